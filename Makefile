@@ -1,0 +1,33 @@
+# The targets the README tells people to run. Each sets up .venv first if needed.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup run test lint bench clean
+
+$(BIN)/memubot: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@
+
+setup: $(BIN)/memubot
+
+run: setup
+	$(BIN)/memubot run
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: setup lint
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python bench/locomo.py
+	$(BIN)/python bench/scale.py
+	$(BIN)/python bench/ingest.py
+
+clean:
+	rm -rf $(VENV) bench/out .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,52 @@
+"""Composition root: builds the parts from Settings, runs them on one AsyncExitStack, stops on signal.
+
+Today it holds the memory open (migrated, model loaded) and shuts down cleanly; the bus,
+schedules and HTTP attach here, in that order, as the daemon grows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from contextlib import AsyncExitStack
+
+from daemon.config import Settings
+from daemon.memory import Memory, make_embedder, system_clock
+
+log = logging.getLogger(__name__)
+
+
+async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
+    """Run until SIGTERM/SIGINT (or `stop` is set); every teardown unwinds in reverse order."""
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    async with AsyncExitStack() as stack:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+            stack.callback(loop.remove_signal_handler, sig)
+        embedder = await asyncio.to_thread(
+            make_embedder,
+            settings.embedder,
+            url=settings.embed_url,
+            model=settings.embed_model,
+            api_key=settings.embed_api_key,
+        )
+        memory = await asyncio.to_thread(
+            Memory.open, settings.db_path, embedder, settings.memory, system_clock
+        )
+        stack.callback(memory.close)  # DuckDB checkpoints last
+        stats = memory.stats()
+        log.warning(
+            "memubot ready: %s (%d resources, %d items), embedder %s; the NATS bus, schedules and HTTP "
+            "endpoints are not wired in yet, use the CLI for import and recall",
+            settings.db_path,
+            stats["resources"],
+            stats["items"],
+            embedder.name,
+        )
+        with contextlib.suppress(asyncio.CancelledError):
+            await stop.wait()
+        log.warning("memubot stopping")
+    return 0

@@ -1,0 +1,326 @@
+"""The `memubot` command line: import, recall and stats on a DuckDB file (no daemon needed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from daemon import __version__
+from daemon.config import Settings, load_settings
+from daemon.errors import InvalidEvent, MemubotError
+from daemon.events import parse_ts, parse_turn
+from daemon.memory import Memory, ResourceIn, Store, make_embedder, system_clock
+from handlers.conversation import resource_from
+
+log = logging.getLogger("memubot")
+
+EPILOG = """\
+examples:
+  memubot import turns.jsonl --db mem.duckdb
+  memubot recall "when did Caroline go to the support group?" --scope conv-26 --db mem.duckdb
+  memubot recall --queries questions.jsonl --db mem.duckdb --k 20 --out answers.jsonl
+  memubot stats --db mem.duckdb --json
+
+settings come from $MEMUBOT_CONFIG (TOML) and MEMUBOT_* variables; see README.md.
+"""
+
+
+class Progress:
+    """Progress on stderr: a live line on a terminal, a line every 10% otherwise."""
+
+    def __init__(self, label: str, stream: TextIO = sys.stderr) -> None:
+        self.label = label
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.start = time.perf_counter()
+        self._last_decile = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        line = f"{self.label}: {done}/{total} ({100 * done / max(total, 1):.0f}%) {rate:.0f}/s"
+        if self.tty:
+            self.stream.write("\r" + line + ("\n" if done >= total else ""))
+            self.stream.flush()
+            return
+        decile = int(10 * done / max(total, 1))
+        if decile != self._last_decile:
+            self._last_decile = decile
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+
+def _open_memory(settings: Settings, db: Path | None) -> Memory:
+    embedder = make_embedder(
+        settings.embedder, url=settings.embed_url, model=settings.embed_model, api_key=settings.embed_api_key
+    )
+    path = db or settings.db_path
+    return Memory.open(path, embedder, settings.memory, clock=system_clock, progress=Progress("re-embedding"))
+
+
+def _read_turns(path: Path, errors: list[tuple[int, str]]) -> Iterator[tuple[int, ResourceIn]]:
+    with path.open("rb") as f:
+        for lineno, raw in enumerate(f, start=1):
+            if not raw.strip():
+                continue
+            try:
+                yield lineno, resource_from(parse_turn(raw.rstrip(b"\r\n")))
+            except InvalidEvent as exc:
+                errors.append((lineno, str(exc)))
+
+
+def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
+    path = Path(args.file)
+    if not path.is_file():
+        print(f"memubot import: no such file: {path}", file=sys.stderr)
+        return 2
+    errors: list[tuple[int, str]] = []
+    turns = list(_read_turns(path, errors))
+    for lineno, reason in errors:
+        print(f"{path}:{lineno}: skipped: {reason}", file=sys.stderr)
+    t0 = time.perf_counter()
+    with _open_memory(settings, args.db) as memory:
+        report = memory.memorize(
+            [t for _, t in turns], progress=None if args.quiet else Progress("importing")
+        )
+    took = time.perf_counter() - t0
+    summary = {
+        "lines": len(turns) + len(errors),
+        "valid": len(turns),
+        "bad_lines": len(errors),
+        "resources_added": report.resources_added,
+        "already_stored": report.resources_skipped,
+        "items_added": report.items_added,
+        "noise_turns": report.noise,
+        "seconds": round(took, 2),
+    }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"imported {path}: {summary['valid']} valid turns ({summary['bad_lines']} bad lines), "
+            f"{report.resources_added} new resources, {report.resources_skipped} already stored, "
+            f"{report.items_added} items ({report.noise} turns were noise) in {took:.1f}s"
+        )
+    return 1 if errors and args.strict else 0
+
+
+def _hit_lines(hits: Sequence[Any], explain: bool) -> Iterator[str]:
+    for rank, h in enumerate(hits, start=1):
+        when = h.occurred_at.date().isoformat() if h.occurred_at else "?"
+        yield f"{rank:2d}. [{h.score:.3f}] ({h.category}, {when}) {h.text}"
+        yield f"      sources: {', '.join(h.source_ids)}"
+        if explain:
+            yield "      " + "  ".join(f"{k}={v:.3f}" for k, v in h.trace.items())
+
+
+def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
+    if args.queries:
+        return _recall_batch(args, settings)
+    if not args.query:
+        print("memubot recall: give a query, or --queries FILE for batch mode", file=sys.stderr)
+        return 2
+    if not args.scope:
+        print("memubot recall: --scope is required (a recall never spans users)", file=sys.stderr)
+        return 2
+    ts = parse_ts(args.ts, "--ts") if args.ts else None
+    with _open_memory(settings, args.db) as memory:
+        t0 = time.perf_counter()
+        hits = memory.recall(
+            args.query, args.scope, k=args.k, ts=ts, session=args.session, explain=args.explain
+        )
+        ms = (time.perf_counter() - t0) * 1000
+    if args.json:
+        out = {
+            "query": args.query,
+            "scope": args.scope,
+            "latency_ms": round(ms, 2),
+            "hits": [h.as_json(args.explain) for h in hits],
+        }
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        if not hits:
+            print(f"no memories in scope {args.scope!r} match")
+        for line in _hit_lines(hits, args.explain):
+            print(line)
+    return 0
+
+
+def _recall_batch(args: argparse.Namespace, settings: Settings) -> int:
+    src = Path(args.queries)
+    if not src.is_file():
+        print(f"memubot recall: no such file: {src}", file=sys.stderr)
+        return 2
+    queries: list[tuple[str, str, str, datetime | None]] = []
+    bad = 0
+    for lineno, line in enumerate(src.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            q = json.loads(line)
+            if not isinstance(q, dict):
+                raise InvalidEvent("line must be a JSON object")
+            for name in ("id", "scope", "query"):
+                if not isinstance(q.get(name), str) or not q[name]:
+                    raise InvalidEvent(f"missing or non-string field {name!r}")
+            ts = parse_ts(q["ts"]) if q.get("ts") else None
+        except (json.JSONDecodeError, InvalidEvent) as exc:
+            bad += 1
+            print(f"{src}:{lineno}: skipped: {exc}", file=sys.stderr)
+            continue
+        queries.append((q["id"], q["scope"], q["query"], ts))
+    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+    progress = Progress("recalling")
+    try:
+        with _open_memory(settings, args.db) as memory:
+            for n, (qid, scope, query, ts) in enumerate(queries, start=1):
+                t0 = time.perf_counter()
+                hits = memory.recall(query, scope, k=args.k, ts=ts, explain=args.explain)
+                ms = (time.perf_counter() - t0) * 1000
+                row = {
+                    "id": qid,
+                    "scope": scope,
+                    "latency_ms": round(ms, 3),
+                    "hits": [h.as_json(args.explain) for h in hits],
+                }
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                if args.out:
+                    progress(n, len(queries))
+    finally:
+        if args.out:
+            out.close()
+    if args.out:
+        print(f"answered {len(queries)} queries ({bad} bad lines) → {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    path = args.db or settings.db_path
+    if not Path(path).exists():
+        print(f"memubot stats: no database at {path}", file=sys.stderr)
+        return 2
+    store = Store(path, read_only=True)
+    try:
+        stats = store.stats(args.scope)
+        scopes = store.scopes() if args.scope is None else [args.scope]
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps({**stats, "scope": args.scope, "scopes": len(scopes)}))
+        return 0
+    print(f"database   {path}  (schema v{stats['schema_version']})")
+    print(f"scope      {args.scope or f'all ({len(scopes)} scopes)'}")
+    print(f"resources  {stats['resources']}")
+    print(f"items      {stats['items']}  ({stats['items_archived']} archived)")
+    for cat, n in stats["items_by_category"].items():
+        print(f"  {cat:12s} {n}")
+    for tier, n in stats["items_by_tier"].items():
+        print(f"  tier {tier:7s} {n}")
+    print(f"categories {stats['categories']}")
+    print(f"index      {stats['index_terms']} terms, {stats['index_postings']} postings")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    import asyncio
+
+    from daemon.app import serve
+
+    logging.getLogger().setLevel(logging.DEBUG if args.verbose else logging.INFO)
+    return asyncio.run(serve(settings))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memubot",
+        description="memubot: a proactive memory daemon for AI agents. These commands work directly "
+        "on a DuckDB memory file, without a running daemon.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"memubot {__version__}")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="TOML config file (default: $MEMUBOT_CONFIG or $XDG_CONFIG_HOME/memubot/memubot.toml)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "run",
+        help="start memubot in the foreground (stops on SIGTERM / Ctrl-C)",
+        description="Open the memory file under the state directory (migrating it), load "
+        "the embedding model and serve until SIGTERM or Ctrl-C.",
+    )
+    p.set_defaults(func=cmd_run)
+
+    db_help = "DuckDB memory file (default: $MEMUBOT_DB or <state dir>/memubot.duckdb)"
+    p = sub.add_parser(
+        "import",
+        help="import conversation turns from a JSON-lines file",
+        description="Import conversation turns (DESIGN.md §4 JSON lines). Bad lines are "
+        "reported with their line number and skipped; importing the same file twice adds nothing.",
+    )
+    p.add_argument("file", help="JSON-lines file, one conversation turn per line")
+    p.add_argument("--db", type=Path, help=db_help)
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--strict", action="store_true", help="exit 1 if any line was bad")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser(
+        "recall",
+        help="find the memories that answer a query",
+        description="Hybrid recall (vectors + BM25, decay, MMR) within one scope, or a batch "
+        "of queries from a JSON-lines file ({id, scope, query, ts} per line).",
+    )
+    p.add_argument("query", nargs="?", help="the question or cue")
+    p.add_argument("--scope", help="whose memory to search (required for a single query)")
+    p.add_argument("--db", type=Path, help=db_help)
+    p.add_argument("--k", type=int, default=10, help="number of hits (default 10)")
+    p.add_argument("--ts", help="the time of the query, ISO-8601 with offset (default: now)")
+    p.add_argument("--session", help="the live session, for the short-term source")
+    p.add_argument("--explain", action="store_true", help="show each hit's score after every stage")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a list")
+    p.add_argument("--queries", help="batch mode: JSON-lines file of queries")
+    p.add_argument("--out", help="batch mode: write answers here (default: stdout)")
+    p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser(
+        "stats",
+        help="count resources, items and categories",
+        description="Counts of the memory file, for one scope or the whole file.",
+    )
+    p.add_argument("--db", type=Path, help=db_help)
+    p.add_argument("--scope", help="only this scope")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_stats)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        settings = load_settings(config_file=args.config)
+        return int(args.func(args, settings))
+    except MemubotError as exc:
+        print(f"memubot {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"memubot {args.command}: interrupted", file=sys.stderr)
+        return 130

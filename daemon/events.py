@@ -1,0 +1,108 @@
+"""Events: frozen dataclasses for what arrives on the bus, and their validation.
+
+Parsing is strict and every rejection names the field, so that a dead-letter record or a
+bad-line report tells the sender exactly what to fix.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from daemon.errors import InvalidEvent
+
+MAX_EVENT_BYTES = 256 * 1024
+MAX_TEXT_CHARS = 64 * 1024
+ROLES = frozenset({"user", "assistant", "system", "tool"})
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationTurn:
+    """One turn of a conversation between the Main Agent and a person (DESIGN.md §4)."""
+
+    id: str
+    scope: str
+    role: str
+    text: str
+    ts: datetime
+    agent: str = "main"
+    session: str | None = None
+    speaker: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _str_field(obj: dict[str, Any], name: str, *, required: bool) -> str | None:
+    value = obj.get(name)
+    if value is None:
+        if required:
+            raise InvalidEvent(f"missing required field {name!r}")
+        return None
+    if not isinstance(value, str):
+        raise InvalidEvent(f"field {name!r} must be a string, got {type(value).__name__}")
+    return value
+
+
+def parse_ts(value: str, name: str = "ts") -> datetime:
+    """An ISO-8601 timestamp that carries an offset; naive times are ambiguous and refused."""
+    try:
+        ts = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+    except ValueError as exc:
+        raise InvalidEvent(f"field {name!r} is not ISO-8601: {value!r}") from exc
+    if ts.tzinfo is None:
+        raise InvalidEvent(f"field {name!r} has no UTC offset: {value!r}")
+    return ts
+
+
+def turn_from_dict(obj: Any) -> ConversationTurn:
+    """Validate a decoded JSON object as a conversation turn."""
+    if not isinstance(obj, dict):
+        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
+    event_id = _str_field(obj, "id", required=True)
+    scope = _str_field(obj, "scope", required=True)
+    role = _str_field(obj, "role", required=True)
+    text = _str_field(obj, "text", required=True)
+    ts_raw = _str_field(obj, "ts", required=True)
+    assert event_id is not None and scope is not None and role is not None
+    assert text is not None and ts_raw is not None
+    if not event_id.strip():
+        raise InvalidEvent("field 'id' is empty")
+    if not scope.strip():
+        raise InvalidEvent("field 'scope' is empty")
+    if role not in ROLES:
+        raise InvalidEvent(f"field 'role' must be one of {sorted(ROLES)}, got {role!r}")
+    if len(text) > MAX_TEXT_CHARS:
+        raise InvalidEvent(f"field 'text' is too long: {len(text)} > {MAX_TEXT_CHARS} characters")
+    meta = obj.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise InvalidEvent(f"field 'meta' must be an object, got {type(meta).__name__}")
+    return ConversationTurn(
+        id=event_id,
+        scope=scope,
+        role=role,
+        text=text,
+        ts=parse_ts(ts_raw),
+        agent=_str_field(obj, "agent", required=False) or "main",
+        session=_str_field(obj, "session", required=False),
+        speaker=_str_field(obj, "speaker", required=False),
+        meta=meta,
+    )
+
+
+def parse_turn(raw: bytes | str) -> ConversationTurn:
+    """Decode and validate one conversation turn from its JSON text."""
+    if isinstance(raw, bytes):
+        if len(raw) > MAX_EVENT_BYTES:
+            raise InvalidEvent(f"event is too large: {len(raw)} > {MAX_EVENT_BYTES} bytes")
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidEvent(f"event is not valid UTF-8 (byte {exc.start})") from exc
+    elif len(raw.encode("utf-8", "surrogatepass")) > MAX_EVENT_BYTES:
+        raise InvalidEvent(f"event is too large: more than {MAX_EVENT_BYTES} bytes")
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InvalidEvent(f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
+    return turn_from_dict(obj)

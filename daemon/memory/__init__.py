@@ -1,0 +1,27 @@
+"""The memory core: Resource → Item → Category in DuckDB with hybrid recall.
+
+No transport imports live here (no NATS, aiohttp or APScheduler): handlers and the CLI use the
+package API below, never SQL.
+"""
+
+from daemon.memory.api import Memory, MemoryParams
+from daemon.memory.embed import Embedder, make_embedder
+from daemon.memory.retrieve import RecallParams
+from daemon.memory.store import Store
+from daemon.memory.types import CATEGORIES, TIERS, Clock, Hit, MemorizeReport, ResourceIn, system_clock
+
+__all__ = [
+    "CATEGORIES",
+    "TIERS",
+    "Clock",
+    "Embedder",
+    "Hit",
+    "MemorizeReport",
+    "Memory",
+    "MemoryParams",
+    "RecallParams",
+    "ResourceIn",
+    "Store",
+    "make_embedder",
+    "system_clock",
+]

@@ -1,0 +1,193 @@
+"""The inverted index: CJK-aware tokenisation and BM25 over postings derived from DuckDB.
+
+The postings table in DuckDB is the truth; `BM25Index` is its in-memory copy for one scope,
+rebuilt from a snapshot and appended to on every write, so that a query scores only the
+postings of its own terms with numpy instead of joining tables.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import rjieba
+
+# Han ideographs (and their extensions), kana and hangul are segmented as CJK; everything else
+# word-like is treated as Latin-script text.
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_RUN = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*)", re.UNICODE)
+_HAN = re.compile(rf"^[{_CJK}]+$")
+
+# Function words carry no topic. Kept short on purpose: BM25's idf already discounts frequent
+# words, the list only removes terms whose postings would be huge and useless.
+STOPWORDS_EN = frozenset(
+    """a an the and or but if of at by for with about against between into through during before after
+    above below to from up down in out on off over under again further then once here there when where
+    why how all any both each few more most other some such no nor not only own same so than too very s t
+    can will just don should now i me my myself we our ours ourselves you your yours yourself yourselves
+    he him his himself she her hers herself it its itself they them their theirs themselves what which
+    who whom this that these those am is are was were be been being have has had having do does did
+    doing would could ought i'm you're he's she's it's we're they're i've you've we've they've i'd you'd
+    he'd she'd we'd they'd i'll you'll he'll she'll we'll they'll isn't aren't wasn't weren't hasn't
+    haven't hadn't doesn't don't didn't won't wouldn't shan't shouldn't can't cannot couldn't mustn't
+    let's that's who's what's here's there's when's where's why's how's also yeah yes oh wow hey hi
+    really thanks thank like get got gonna""".split()
+)
+STOPWORDS_ZH = frozenset(
+    "的 了 和 是 在 我 你 他 她 它 们 这 那 有 就 也 都 而 及 与 着 或 一个 没有 我们 你们 他们 吗 呢 吧 啊 呀 哦 嗯"
+    " 么 把 被 让 给 对 从 向 之 于 以 很 还 又 要 会 能 可以 不 没 个 上 下 中 里 去 来 说".split()
+)
+
+
+def _stem(word: str) -> str:
+    """A light English suffix stripper (plural, -ing, -ed, -ly), never below 3 letters.
+
+    Full Porter stemming over-merges short conversational words; this only folds the forms
+    that most often separate a question from its answer ("paintings"/"painting"/"painted").
+    """
+    if not word.isascii() or len(word) <= 3:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("es") and word[-3:-2] in ("s", "x", "z", "h") and len(word) > 4:
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ingly", "edly", "ing", "ed", "ly"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # "running" → "run", "planned" → "plan"
+            break
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """Index terms of `text`: case-folded, stemmed Latin words and jieba-segmented CJK words.
+
+    Chinese is segmented into words (with `cut_for_search`, which also emits the shorter words
+    inside long compounds), never only into single characters.
+    """
+    text = unicodedata.normalize("NFKC", text).casefold()
+    terms: list[str] = []
+    for match in _RUN.finditer(text):
+        cjk, word = match.group(1), match.group(2)
+        if cjk:
+            for tok in rjieba.cut_for_search(cjk):
+                tok = tok.strip()
+                if tok and tok not in STOPWORDS_ZH and _HAN.match(tok):
+                    terms.append(tok)
+        elif word:
+            word = word.replace("’", "'")
+            if word in STOPWORDS_EN:
+                continue
+            if word.endswith("'s"):
+                word = word[:-2]
+            if word and word not in STOPWORDS_EN:
+                terms.append(_stem(word))
+    return terms
+
+
+def term_counts(text: str) -> tuple[Counter[str], int]:
+    """Term frequencies and document length (in terms) for one document."""
+    terms = tokenize(text)
+    return Counter(terms), len(terms)
+
+
+@dataclass(frozen=True, slots=True)
+class BM25Params:
+    """Okapi BM25 parameters."""
+
+    k1: float = 1.2
+    b: float = 0.75
+
+
+class BM25Index:
+    """In-memory postings for one scope; documents are dense integer positions."""
+
+    def __init__(self, params: BM25Params | None = None) -> None:
+        self.params = params or BM25Params()
+        self._docs: dict[str, list[int]] = {}
+        self._tfs: dict[str, list[int]] = {}
+        self._frozen: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.doc_len = np.zeros(0, dtype=np.float32)
+        self._total_len = 0.0
+
+    @property
+    def n_docs(self) -> int:
+        return int(self.doc_len.shape[0])
+
+    def _grow(self, n: int) -> None:
+        if n > self.doc_len.shape[0]:
+            self.doc_len = np.concatenate([self.doc_len, np.zeros(n - self.doc_len.shape[0], np.float32)])
+
+    def add(self, doc: int, counts: dict[str, int], length: int) -> None:
+        """Append the postings of document `doc` (positions must be added in increasing order)."""
+        self._grow(doc + 1)
+        self.doc_len[doc] = length
+        self._total_len += length
+        for term, tf in counts.items():
+            self._docs.setdefault(term, []).append(doc)
+            self._tfs.setdefault(term, []).append(tf)
+            self._frozen.pop(term, None)
+
+    def extend(self, doc: int, counts: dict[str, int], extra_len: int) -> None:
+        """Grow an existing document by more terms (its context grew): tf and length add up.
+
+        Documents are appended in increasing position, so every term's document list is
+        sorted and the document is found by bisection.
+        """
+        self.doc_len[doc] += extra_len
+        self._total_len += extra_len
+        for term, tf in counts.items():
+            docs = self._docs.setdefault(term, [])
+            tfs = self._tfs.setdefault(term, [])
+            at = bisect.bisect_left(docs, doc)
+            if at < len(docs) and docs[at] == doc:
+                tfs[at] += tf
+            else:
+                docs.insert(at, doc)
+                tfs.insert(at, tf)
+            self._frozen.pop(term, None)
+
+    def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        got = self._frozen.get(term)
+        if got is None:
+            docs = self._docs.get(term)
+            if not docs:
+                return None
+            got = (np.asarray(docs, dtype=np.int64), np.asarray(self._tfs[term], dtype=np.float32))
+            self._frozen[term] = got
+        return got
+
+    def df(self, term: str) -> int:
+        return len(self._docs.get(term, ()))
+
+    def scores(self, query_terms: list[str]) -> np.ndarray:
+        """BM25 score of every document for the query (zeros where no term matches)."""
+        n = self.n_docs
+        out = np.zeros(n, dtype=np.float32)
+        if n == 0:
+            return out
+        k1, b = self.params.k1, self.params.b
+        avgdl = max(self._total_len / n, 1.0)
+        for term, qtf in Counter(query_terms).items():
+            post = self._postings(term)
+            if post is None:
+                continue
+            docs, tf = post
+            df = docs.shape[0]
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            norm = k1 * (1.0 - b + b * self.doc_len[docs] / avgdl)
+            out[docs] += qtf * idf * (tf * (k1 + 1.0)) / (tf + norm)
+        return out
+
+    def terms(self) -> set[str]:
+        return set(self._docs)

@@ -1,0 +1,158 @@
+"""The in-memory view of one scope: vectors, postings and per-item columns, derived from DuckDB.
+
+A `ScopeIndex` is built from a `ScopeSnapshot` and updated after each committed write; it
+remembers the scope's generation so that a stale copy is noticed and rebuilt. Three BM25
+indexes share the item postings: the item's own text (field 0), its conversational context
+(field 1), and one document per session (all own-text postings of the session's items), which
+says how much a whole conversation is about the query.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from daemon.memory.index import BM25Index, BM25Params
+from daemon.memory.store import ScopeSnapshot
+from daemon.memory.vectors import IVFParams, VectorIndex
+
+OWN, CONTEXT = 0, 1
+
+
+def _append(arr: np.ndarray, values: list[float] | list[bool] | list[int], dtype: type) -> np.ndarray:
+    return np.concatenate([arr, np.asarray(values, dtype=dtype)])
+
+
+class ScopeIndex:
+    """Rows 0..n-1 are the scope's items; every column below is aligned with them."""
+
+    def __init__(self, scope: str, dim: int, bm25: BM25Params, ivf: IVFParams) -> None:
+        self.scope = scope
+        self.generation = -1
+        self.ids: list[str] = []
+        self.row_of: dict[str, int] = {}
+        self.l0: list[str] = []
+        self.categories: list[str] = []
+        self.source_ids: list[list[str]] = []
+        self.sessions: list[str | None] = []
+        self.speakers: list[str | None] = []
+        self.session_no = np.zeros(0, np.int64)  # row → session document (-1: no session)
+        self.session_docs: dict[str, int] = {}
+        self.importance = np.zeros(0, np.float32)
+        self.access_count = np.zeros(0, np.float32)
+        self.last_access = np.zeros(0, np.float64)
+        self.occurred = np.zeros(0, np.float64)
+        self.evergreen = np.zeros(0, bool)
+        self.active = np.zeros(0, bool)
+        self.text_len = np.zeros(0, np.float32)
+        self.vectors = VectorIndex(dim, ivf)
+        self.own = BM25Index(bm25)
+        self.context = BM25Index(bm25)
+        self.by_session = BM25Index(bm25)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def speaker_names(self) -> set[str]:
+        return {s for s in self.speakers if s}
+
+    def _session_doc(self, session: str | None) -> int:
+        if not session:
+            return -1
+        doc = self.session_docs.get(session)
+        if doc is None:
+            doc = len(self.session_docs)
+            self.session_docs[session] = doc
+            self.by_session.add(doc, {}, 0)
+        return doc
+
+    @classmethod
+    def build(cls, snap: ScopeSnapshot, scope: str, dim: int, bm25: BM25Params, ivf: IVFParams) -> ScopeIndex:
+        idx = cls(scope, dim, bm25, ivf)
+        n = len(snap.ids)
+        idx.ids = list(snap.ids)
+        idx.row_of = {item_id: row for row, item_id in enumerate(idx.ids)}
+        idx.l0 = list(snap.l0)
+        idx.categories = list(snap.categories)
+        idx.source_ids = [list(s) for s in snap.source_ids]
+        idx.sessions = list(snap.sessions)
+        idx.speakers = list(snap.speakers)
+        idx.importance = snap.importance.astype(np.float32)
+        idx.access_count = snap.access_count.astype(np.float32)
+        idx.last_access = snap.last_access.astype(np.float64)
+        idx.occurred = snap.occurred.astype(np.float64)
+        idx.evergreen = snap.evergreen.astype(bool)
+        idx.active = snap.active.astype(bool)
+        idx.text_len = np.asarray([len(t) for t in idx.l0], dtype=np.float32)
+        if n:
+            idx.vectors.add(snap.vectors)
+        fields: list[list[dict[str, int]]] = [[{} for _ in range(n)], [{} for _ in range(n)]]
+        for term, item_id, field, tf in snap.postings:
+            row = idx.row_of.get(item_id)
+            if row is not None and field in (OWN, CONTEXT):
+                fields[field][row][term] = tf
+        per_session: dict[int, Counter[str]] = {}
+        session_len: dict[int, int] = {}
+        docs = [idx._session_doc(s) for s in idx.sessions]
+        idx.session_no = np.asarray(docs, dtype=np.int64)
+        for row in range(n):
+            idx.own.add(row, fields[OWN][row], int(snap.doc_len[row]))
+            idx.context.add(row, fields[CONTEXT][row], int(snap.ctx_len[row]))
+            if docs[row] >= 0:
+                per_session.setdefault(docs[row], Counter()).update(fields[OWN][row])
+                session_len[docs[row]] = session_len.get(docs[row], 0) + int(snap.doc_len[row])
+        for doc, counts in per_session.items():
+            idx.by_session.extend(doc, dict(counts), session_len[doc])
+        idx.generation = snap.generation
+        return idx
+
+    def append(
+        self,
+        *,
+        ids: list[str],
+        l0: list[str],
+        categories: list[str],
+        source_ids: list[list[str]],
+        sessions: list[str | None],
+        speakers: list[str | None],
+        importance: list[float],
+        occurred: list[float],
+        evergreen: list[bool],
+        vectors: np.ndarray,
+        own: list[tuple[dict[str, int], int]],
+        context: list[tuple[dict[str, int], int]],
+    ) -> None:
+        """Add freshly committed items (the same rows a rebuild from DuckDB would produce)."""
+        start = len(self.ids)
+        self.ids.extend(ids)
+        for offset, item_id in enumerate(ids):
+            self.row_of[item_id] = start + offset
+        self.l0.extend(l0)
+        self.categories.extend(categories)
+        self.source_ids.extend(source_ids)
+        self.sessions.extend(sessions)
+        self.speakers.extend(speakers)
+        n = len(ids)
+        docs = [self._session_doc(s) for s in sessions]
+        self.session_no = _append(self.session_no, docs, np.int64)
+        self.importance = _append(self.importance, importance, np.float32)
+        self.access_count = _append(self.access_count, [0.0] * n, np.float32)
+        self.last_access = _append(self.last_access, [np.nan] * n, np.float64)
+        self.occurred = _append(self.occurred, occurred, np.float64)
+        self.evergreen = _append(self.evergreen, evergreen, bool)
+        self.active = _append(self.active, [True] * n, bool)
+        self.text_len = _append(self.text_len, [float(len(t)) for t in l0], np.float32)
+        self.vectors.add(vectors)
+        for offset in range(n):
+            self.own.add(start + offset, *own[offset])
+            self.context.add(start + offset, *context[offset])
+            if docs[offset] >= 0:
+                self.by_session.extend(docs[offset], *own[offset])
+
+    def extend_context(self, item_id: str, counts: dict[str, int], length: int) -> None:
+        """The turn after an item arrived: its context field grows."""
+        row = self.row_of.get(item_id)
+        if row is not None:
+            self.context.extend(row, counts, length)

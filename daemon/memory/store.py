@@ -1,0 +1,612 @@
+"""The DuckDB store: schema, forward migrations and *all* of memubot's SQL.
+
+One writer (the process that opened the file) owns the connection. Every row carries a scope and
+every read takes one: a missing scope raises ScopeRequired instead of meaning "all users".
+Bulk writes go through `INSERT ... SELECT unnest(?)` because DuckDB's executemany runs row by row
+(a few hundred rows a second here), which would make storage, not embedding, the slow step.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from daemon.errors import ScopeRequired, StoreError
+from daemon.memory.types import ResourceIn
+
+log = logging.getLogger(__name__)
+
+# Forward-only migrations: (version, statements). Never edit a shipped step; append a new one.
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (
+        1,
+        [
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "CREATE SEQUENCE resource_seq START 1",
+            """CREATE TABLE resources (
+                id TEXT PRIMARY KEY,
+                scope TEXT NOT NULL,
+                seq BIGINT NOT NULL DEFAULT nextval('resource_seq'),
+                kind TEXT NOT NULL,
+                session TEXT,
+                role TEXT,
+                speaker TEXT,
+                agent TEXT,
+                text TEXT NOT NULL,
+                occurred_at TIMESTAMPTZ NOT NULL,
+                utc_offset_min INTEGER NOT NULL DEFAULT 0,
+                trust TEXT NOT NULL DEFAULT 'normal',
+                meta JSON,
+                stored_at TIMESTAMPTZ NOT NULL)""",
+            "CREATE INDEX resources_scope_session ON resources (scope, session)",
+            """CREATE TABLE items (
+                id TEXT PRIMARY KEY,
+                scope TEXT NOT NULL,
+                category TEXT NOT NULL,
+                l0 TEXT NOT NULL,
+                l1 JSON,
+                search_text TEXT NOT NULL,
+                context_text TEXT NOT NULL DEFAULT '',
+                speaker TEXT,
+                session TEXT,
+                content_hash TEXT NOT NULL,
+                importance DOUBLE NOT NULL DEFAULT 0.5,
+                confidence DOUBLE NOT NULL DEFAULT 0.5,
+                tier TEXT NOT NULL DEFAULT 'peripheral',
+                access_count INTEGER NOT NULL DEFAULT 0,
+                last_access TIMESTAMPTZ,
+                created_at TIMESTAMPTZ NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL,
+                happened_at TIMESTAMPTZ,
+                valid_from TIMESTAMPTZ,
+                valid_until TIMESTAMPTZ,
+                superseded_by TEXT,
+                due_at TIMESTAMPTZ,
+                evergreen BOOLEAN NOT NULL DEFAULT FALSE,
+                archived BOOLEAN NOT NULL DEFAULT FALSE,
+                doc_len INTEGER NOT NULL DEFAULT 0,
+                ctx_len INTEGER NOT NULL DEFAULT 0)""",
+            "CREATE INDEX items_scope ON items (scope)",
+            """CREATE TABLE item_sources (
+                item_id TEXT NOT NULL,
+                resource_id TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                PRIMARY KEY (item_id, resource_id))""",
+            """CREATE TABLE categories (
+                scope TEXT NOT NULL,
+                name TEXT NOT NULL,
+                summary TEXT NOT NULL DEFAULT '',
+                version INTEGER NOT NULL DEFAULT 0,
+                item_count INTEGER NOT NULL DEFAULT 0,
+                updated_at TIMESTAMPTZ,
+                PRIMARY KEY (scope, name))""",
+            # field 0: the item's own text; field 1: its conversational context (turn before,
+            # the item, turn after), which grows when the next turn arrives.
+            """CREATE TABLE postings (
+                scope TEXT NOT NULL,
+                term TEXT NOT NULL,
+                item_id TEXT NOT NULL,
+                field TINYINT NOT NULL,
+                tf INTEGER NOT NULL,
+                PRIMARY KEY (scope, term, item_id, field))""",
+            """CREATE TABLE scope_state (
+                scope TEXT PRIMARY KEY,
+                generation BIGINT NOT NULL DEFAULT 0)""",
+        ],
+    ),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+def _require(scope: str | None) -> str:
+    if not scope or not isinstance(scope, str):
+        raise ScopeRequired("a scope is required for every read and write")
+    return scope
+
+
+def _utc(ts: datetime | None) -> datetime | None:
+    return ts.astimezone(UTC) if ts is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class ItemRow:
+    """An item as written by the memory core (vectors and postings travel beside it)."""
+
+    id: str
+    scope: str
+    category: str
+    l0: str
+    l1: dict[str, Any]
+    search_text: str
+    context_text: str
+    speaker: str | None
+    session: str | None
+    content_hash: str
+    importance: float
+    confidence: float
+    created_at: datetime
+    happened_at: datetime | None
+    due_at: datetime | None
+    evergreen: bool
+    doc_len: int
+    ctx_len: int
+    source_ids: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class ScopeSnapshot:
+    """Everything the in-memory indexes of one scope are derived from, column by column."""
+
+    generation: int
+    ids: list[str]
+    l0: list[str]
+    categories: list[str]
+    source_ids: list[list[str]]
+    sessions: list[str | None]
+    speakers: list[str | None]
+    importance: np.ndarray
+    access_count: np.ndarray
+    last_access: np.ndarray  # epoch seconds, NaN when never accessed
+    occurred: np.ndarray  # epoch seconds of happened_at or created_at
+    evergreen: np.ndarray
+    active: np.ndarray  # not archived and not superseded
+    doc_len: np.ndarray
+    ctx_len: np.ndarray
+    vectors: np.ndarray  # (n, d) float32, rows aligned with ids
+    postings: list[tuple[str, str, int, int]]  # (term, item_id, field, tf)
+
+
+class Store:
+    """The one DuckDB connection and every statement memubot runs against it."""
+
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.con = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.Error as exc:
+            raise StoreError(f"cannot open DuckDB file {self.path}: {exc}") from exc
+        self.con.execute("SET TimeZone = 'UTC'")
+        self.dim: int | None = None
+        if not read_only:
+            self.migrate()
+        else:
+            self._check_version()
+
+    # ---- schema ---------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        exists = self.con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+        ).fetchone()
+        if not exists or not exists[0]:
+            return 0
+        row = self.con.execute("SELECT max(version) FROM schema_version").fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def _check_version(self) -> int:
+        current = self.schema_version()
+        if current > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {current}, newer than this memubot "
+                f"understands ({SCHEMA_VERSION}); upgrade memubot"
+            )
+        return current
+
+    def migrate(self) -> list[int]:
+        """Apply every migration newer than the file, each in its own transaction."""
+        self.con.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at TIMESTAMPTZ)"
+        )
+        current = self._check_version()
+        applied = []
+        for version, statements in MIGRATIONS:
+            if version <= current:
+                continue
+            with self.transaction():
+                for sql in statements:
+                    self.con.execute(sql)
+                self.con.execute("INSERT INTO schema_version VALUES (?, now())", [version])
+            applied.append(version)
+            log.info("migrated %s to schema version %d", self.path, version)
+        return applied
+
+    def ensure_vectors(self, model: str, dim: int) -> bool:
+        """Create the FLOAT[dim] vector tables for `model`; True when existing vectors were dropped.
+
+        A vector is only comparable with vectors of the same model, so a model change drops
+        the stored vectors and the embedding cache; the memory core then re-embeds every item.
+        """
+        if not isinstance(dim, int) or dim <= 0:
+            raise StoreError(f"invalid embedding dimension {dim!r}")
+        stored = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+        changed = stored.get("embed_model") not in (None, model) or stored.get("embed_dim") not in (
+            None,
+            str(dim),
+        )
+        with self.transaction():
+            if changed:
+                log.warning(
+                    "embedding model changed (%s/%s → %s/%d): dropping stored vectors",
+                    stored.get("embed_model"),
+                    stored.get("embed_dim"),
+                    model,
+                    dim,
+                )
+                self.con.execute("DROP TABLE IF EXISTS item_vectors")
+                self.con.execute("DROP TABLE IF EXISTS embed_cache")
+                self.con.execute("UPDATE scope_state SET generation = generation + 1")
+            self.con.execute(
+                f"CREATE TABLE IF NOT EXISTS item_vectors (item_id TEXT PRIMARY KEY, "
+                f"scope TEXT NOT NULL, vec FLOAT[{dim}] NOT NULL)"
+            )
+            self.con.execute(
+                f"CREATE TABLE IF NOT EXISTS embed_cache (hash TEXT PRIMARY KEY, vec FLOAT[{dim}] NOT NULL)"
+            )
+            self.con.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('embed_model', ?), ('embed_dim', ?)", [model, str(dim)]
+            )
+        self.dim = dim
+        return changed
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    def checkpoint(self) -> None:
+        self.con.execute("CHECKPOINT")
+
+    def close(self) -> None:
+        self.con.close()
+
+    # ---- resources -----------------------------------------------------------------------
+
+    def existing_resource_ids(self, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        rows = self.con.execute(
+            "SELECT id FROM resources WHERE id IN (SELECT unnest(?))", [list(ids)]
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def insert_resources(self, resources: Sequence[ResourceIn], stored_at: datetime) -> None:
+        if not resources:
+            return
+        for r in resources:
+            _require(r.scope)
+        cols: list[list[Any]] = [
+            [r.id for r in resources],
+            [r.scope for r in resources],
+            [r.kind for r in resources],
+            [r.session for r in resources],
+            [r.role for r in resources],
+            [r.speaker for r in resources],
+            [r.agent for r in resources],
+            [r.text for r in resources],
+            [_utc(r.occurred_at) for r in resources],
+            [_offset_minutes(r.occurred_at) for r in resources],
+            [r.trust for r in resources],
+            [json.dumps(r.meta, ensure_ascii=False) for r in resources],
+        ]
+        self.con.execute(
+            "INSERT INTO resources (id, scope, kind, session, role, speaker, agent, text, occurred_at,"
+            " utc_offset_min, trust, meta, stored_at) SELECT unnest(?), unnest(?), unnest(?), unnest(?),"
+            " unnest(?), unnest(?), unnest(?), unnest(?), unnest(?::TIMESTAMPTZ[]), unnest(?),"
+            " unnest(?), unnest(?)::JSON, ?",
+            [*cols, _utc(stored_at)],
+        )
+
+    def previous_turn(
+        self, scope: str, session: str, before: datetime, before_id: str
+    ) -> tuple[str, str, str | None]:
+        """The turn before (`before`, `before_id`) in a session: (speaker, text, its item id or None)."""
+        row = self.con.execute(
+            "SELECT coalesce(r.speaker, r.role, ''), r.text,"
+            " (SELECT min(s.item_id) FROM item_sources s WHERE s.resource_id = r.id)"
+            " FROM resources r WHERE r.scope = ? AND r.session = ?"
+            " AND (r.occurred_at < ? OR (r.occurred_at = ? AND r.id < ?))"
+            " ORDER BY r.occurred_at DESC, r.seq DESC LIMIT 1",
+            [_require(scope), session, _utc(before), _utc(before), before_id],
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else ("", "", None)
+
+    def session_resource_ids(self, scope: str, session: str, limit: int) -> list[str]:
+        """The most recent resource ids of a session, newest first (the short-term window)."""
+        rows = self.con.execute(
+            "SELECT id FROM resources WHERE scope = ? AND session = ? ORDER BY occurred_at DESC, seq DESC"
+            " LIMIT ?",
+            [_require(scope), session, limit],
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    # ---- items, provenance, postings, vectors ----------------------------------------------
+
+    def insert_items(
+        self,
+        items: Sequence[ItemRow],
+        vectors: np.ndarray,
+        postings: Sequence[tuple[str, str, str, int, int]],
+    ) -> None:
+        """Write items with their provenance, vectors and postings (call inside a transaction)."""
+        if not items:
+            return
+        for it in items:
+            _require(it.scope)
+        self.con.execute(
+            "INSERT INTO items (id, scope, category, l0, l1, search_text, context_text, speaker, session,"
+            " content_hash, importance, confidence, created_at, updated_at, happened_at, valid_from, due_at,"
+            " evergreen, doc_len, ctx_len)"
+            " SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)::JSON, unnest(?), unnest(?),"
+            " unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?::TIMESTAMPTZ[]),"
+            " unnest(?::TIMESTAMPTZ[]), unnest(?::TIMESTAMPTZ[]), unnest(?::TIMESTAMPTZ[]),"
+            " unnest(?::TIMESTAMPTZ[]), unnest(?), unnest(?), unnest(?)",
+            [
+                [i.id for i in items],
+                [i.scope for i in items],
+                [i.category for i in items],
+                [i.l0 for i in items],
+                [json.dumps(i.l1, ensure_ascii=False) for i in items],
+                [i.search_text for i in items],
+                [i.context_text for i in items],
+                [i.speaker for i in items],
+                [i.session for i in items],
+                [i.content_hash for i in items],
+                [float(i.importance) for i in items],
+                [float(i.confidence) for i in items],
+                [_utc(i.created_at) for i in items],
+                [_utc(i.created_at) for i in items],
+                [_utc(i.happened_at) for i in items],
+                [_utc(i.happened_at or i.created_at) for i in items],
+                [_utc(i.due_at) for i in items],
+                [bool(i.evergreen) for i in items],
+                [int(i.doc_len) for i in items],
+                [int(i.ctx_len) for i in items],
+            ],
+        )
+        links = [(i.id, s, i.scope) for i in items for s in i.source_ids]
+        if links:
+            self.con.execute(
+                "INSERT OR IGNORE INTO item_sources SELECT unnest(?), unnest(?), unnest(?)",
+                [[x[0] for x in links], [x[1] for x in links], [x[2] for x in links]],
+            )
+        self._insert_vectors([i.id for i in items], [i.scope for i in items], vectors)
+        self._add_postings(postings)
+        self.bump_generation({i.scope for i in items})
+
+    def _add_postings(self, postings: Sequence[tuple[str, str, str, int, int]]) -> None:
+        """(scope, term, item_id, field, tf) rows; an existing posting's tf grows."""
+        if not postings:
+            return
+        self.con.execute(
+            "INSERT INTO postings SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)"
+            " ON CONFLICT (scope, term, item_id, field) DO UPDATE SET tf = postings.tf + excluded.tf",
+            [[p[i] for p in postings] for i in range(5)],
+        )
+
+    def extend_context(
+        self,
+        scope: str,
+        item_id: str,
+        text: str,
+        added_len: int,
+        postings: Sequence[tuple[str, str, str, int, int]],
+    ) -> None:
+        """Append the turn after an item to its context (call inside a transaction)."""
+        self.con.execute(
+            "UPDATE items SET context_text = context_text || chr(10) || ?, ctx_len = ctx_len + ?"
+            " WHERE scope = ? AND id = ?",
+            [text, added_len, _require(scope), item_id],
+        )
+        self._add_postings(postings)
+
+    def _insert_vectors(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
+        if self.dim is None:
+            raise StoreError("vector tables are not set up: call ensure_vectors() first")
+        if vectors.shape != (len(ids), self.dim):
+            raise StoreError(f"vector shape {vectors.shape} does not match ({len(ids)}, {self.dim})")
+        self.con.execute(
+            "INSERT OR REPLACE INTO item_vectors"
+            f" SELECT unnest(?), unnest(?), unnest(?::FLOAT[{self.dim}][])",
+            [ids, scopes, vectors.astype(np.float32).tolist()],
+        )
+
+    def replace_vectors(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
+        with self.transaction():
+            self._insert_vectors(ids, scopes, vectors)
+            self.bump_generation(set(scopes))
+
+    def items_without_vectors(self, limit: int) -> list[tuple[str, str, str]]:
+        """(id, scope, search_text) of items that have no vector yet (after a model change)."""
+        rows = self.con.execute(
+            "SELECT i.id, i.scope, i.search_text FROM items i ANTI JOIN item_vectors v ON v.item_id = i.id"
+            " ORDER BY i.id LIMIT ?",
+            [limit],
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def count_items_without_vectors(self) -> int:
+        row = self.con.execute(
+            "SELECT count(*) FROM items i ANTI JOIN item_vectors v ON v.item_id = i.id"
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def bump_generation(self, scopes: Iterable[str]) -> None:
+        scopes = sorted(set(scopes))
+        if scopes:
+            self.con.execute(
+                "INSERT INTO scope_state SELECT unnest(?), 1"
+                " ON CONFLICT (scope) DO UPDATE SET generation = scope_state.generation + 1",
+                [scopes],
+            )
+
+    def generation(self, scope: str) -> int:
+        row = self.con.execute(
+            "SELECT generation FROM scope_state WHERE scope = ?", [_require(scope)]
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def touch(self, ids: Sequence[str], counts: Sequence[int], at: Sequence[datetime]) -> None:
+        """Record recall accesses: access_count += n, last_access = latest (reinforcement)."""
+        if not ids:
+            return
+        self.con.execute(
+            "UPDATE items SET access_count = items.access_count + t.n,"
+            " last_access = greatest(coalesce(items.last_access, t.at), t.at)"
+            " FROM (SELECT unnest(?) AS id, unnest(?) AS n, unnest(?::TIMESTAMPTZ[]) AS at) t"
+            " WHERE items.id = t.id",
+            [list(ids), list(counts), [_utc(a) for a in at]],
+        )
+
+    # ---- embedding cache -----------------------------------------------------------------
+
+    def cached_vectors(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        if not hashes:
+            return {}
+        rel = self.con.execute(
+            "SELECT hash, vec FROM embed_cache WHERE hash IN (SELECT unnest(?))", [list(hashes)]
+        ).fetchnumpy()
+        return {h: np.asarray(v, dtype=np.float32) for h, v in zip(rel["hash"], rel["vec"], strict=True)}
+
+    def cache_vectors(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
+        if not len(hashes):
+            return
+        self.con.execute(
+            f"INSERT OR IGNORE INTO embed_cache SELECT unnest(?), unnest(?::FLOAT[{self.dim}][])",
+            [list(hashes), vectors.astype(np.float32).tolist()],
+        )
+
+    # ---- reads for the indexes -------------------------------------------------------------
+
+    def snapshot(self, scope: str) -> ScopeSnapshot:
+        """Load one scope's items, vectors and postings: the source every index is built from."""
+        scope = _require(scope)
+        generation = self.generation(scope)
+        rel = self.con.execute(
+            "SELECT i.id, i.l0, i.category, i.importance, i.access_count,"
+            " epoch(i.last_access) AS last_access, epoch(coalesce(i.happened_at, i.created_at)) AS occurred,"
+            " i.evergreen, (NOT i.archived AND i.superseded_by IS NULL AND i.valid_until IS NULL) AS active,"
+            " i.doc_len, i.ctx_len, i.session, i.speaker, v.vec,"
+            " (SELECT list(s.resource_id ORDER BY s.resource_id) FROM item_sources s WHERE s.item_id = i.id)"
+            "   AS sources"
+            " FROM items i JOIN item_vectors v ON v.item_id = i.id WHERE i.scope = ? ORDER BY i.id",
+            [scope],
+        ).fetchnumpy()
+        n = len(rel["id"])
+        dim = self.dim or 0
+        vectors = np.stack(list(rel["vec"])).astype(np.float32) if n else np.zeros((0, dim), np.float32)
+        post = self.con.execute(
+            "SELECT term, item_id, field, tf FROM postings WHERE scope = ?", [scope]
+        ).fetchall()
+        last_access = np.asarray(rel["last_access"], dtype=np.float64)
+        return ScopeSnapshot(
+            generation=generation,
+            ids=[str(x) for x in rel["id"]],
+            l0=[str(x) for x in rel["l0"]],
+            categories=[str(x) for x in rel["category"]],
+            source_ids=[list(x) if x is not None else [] for x in rel["sources"]],
+            sessions=[None if x is None else str(x) for x in rel["session"]],
+            speakers=[None if x is None else str(x) for x in rel["speaker"]],
+            importance=np.asarray(rel["importance"], dtype=np.float32),
+            access_count=np.asarray(rel["access_count"], dtype=np.float32),
+            last_access=np.where(np.isfinite(last_access), last_access, np.nan),
+            occurred=np.asarray(rel["occurred"], dtype=np.float64),
+            evergreen=np.asarray(rel["evergreen"], dtype=bool),
+            active=np.asarray(rel["active"], dtype=bool),
+            doc_len=np.asarray(rel["doc_len"], dtype=np.float32),
+            ctx_len=np.asarray(rel["ctx_len"], dtype=np.float32),
+            vectors=vectors,
+            postings=[(p[0], p[1], int(p[2]), int(p[3])) for p in post],
+        )
+
+    def item_postings(self, scope: str) -> list[tuple[str, str, int, int]]:
+        """(term, item_id, field, tf) of a scope, for consistency checks."""
+        rows = self.con.execute(
+            "SELECT term, item_id, field, tf FROM postings WHERE scope = ? ORDER BY item_id, field, term",
+            [_require(scope)],
+        ).fetchall()
+        return [(r[0], r[1], int(r[2]), int(r[3])) for r in rows]
+
+    def item_texts(self, scope: str) -> list[tuple[str, str, str]]:
+        """(id, search_text, context_text) of a scope's items."""
+        rows = self.con.execute(
+            "SELECT id, search_text, context_text FROM items WHERE scope = ? ORDER BY id", [_require(scope)]
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def item(self, scope: str, item_id: str) -> dict[str, Any] | None:
+        cur = self.con.execute(
+            "SELECT *, (SELECT list(resource_id ORDER BY resource_id) FROM item_sources s"
+            " WHERE s.item_id = items.id) AS source_ids FROM items WHERE scope = ? AND id = ?",
+            [_require(scope), item_id],
+        )
+        row = cur.fetchone()
+        if row is None:
+            return None
+        names = [d[0] for d in cur.description or []]
+        return dict(zip(names, row, strict=True))
+
+    # ---- stats ---------------------------------------------------------------------------
+
+    def scopes(self) -> list[str]:
+        rows = self.con.execute(
+            "SELECT DISTINCT scope FROM resources UNION SELECT DISTINCT scope FROM items ORDER BY 1"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def stats(self, scope: str | None) -> dict[str, Any]:
+        """Counts by layer; `scope=None` is the operator's whole-file view, never used by recall."""
+        where, params = ("WHERE scope = ?", [scope]) if scope is not None else ("", [])
+        one = self.con.execute
+        resources = one(f"SELECT count(*) FROM resources {where}", params).fetchone()
+        items = one(f"SELECT count(*) FROM items {where}", params).fetchone()
+        categories = one(f"SELECT count(*) FROM categories {where}", params).fetchone()
+        by_cat = one(f"SELECT category, count(*) FROM items {where} GROUP BY 1 ORDER BY 1", params).fetchall()
+        by_tier = one(f"SELECT tier, count(*) FROM items {where} GROUP BY 1 ORDER BY 1", params).fetchall()
+        archived = one(
+            f"SELECT count(*) FROM items {where} {'AND' if where else 'WHERE'} archived", params
+        ).fetchone()
+        terms = one(f"SELECT count(DISTINCT term), count(*) FROM postings {where}", params).fetchone()
+        sessions = one(f"SELECT count(DISTINCT session) FROM resources {where}", params).fetchone()
+        return {
+            "resources": int(resources[0]) if resources else 0,
+            "items": int(items[0]) if items else 0,
+            "categories": int(categories[0]) if categories else 0,
+            "items_by_category": {c: int(n) for c, n in by_cat},
+            "items_by_tier": {t: int(n) for t, n in by_tier},
+            "items_archived": int(archived[0]) if archived else 0,
+            "index_terms": int(terms[0]) if terms else 0,
+            "index_postings": int(terms[1]) if terms else 0,
+            "sessions": int(sessions[0]) if sessions else 0,
+            "schema_version": self.schema_version(),
+        }
+
+    def upsert_category_counts(self, scope: str, at: datetime) -> None:
+        """Keep one category row per (scope, category) with its item count; summaries come later."""
+        self.con.execute(
+            "INSERT INTO categories (scope, name, item_count, updated_at)"
+            " SELECT scope, category, count(*), ? FROM items WHERE scope = ? GROUP BY scope, category"
+            " ON CONFLICT (scope, name) DO UPDATE SET item_count = excluded.item_count,"
+            " updated_at = excluded.updated_at",
+            [_utc(at), _require(scope)],
+        )
+
+
+def _offset_minutes(ts: datetime) -> int:
+    off = ts.utcoffset()
+    return int(off.total_seconds() // 60) if off is not None else 0

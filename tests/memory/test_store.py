@@ -1,0 +1,114 @@
+"""The DuckDB store: migrations, scopes, idempotent writes, vectors bound to their model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+
+from daemon.errors import ScopeRequired, StoreError
+from daemon.memory import Memory, MemoryParams
+from daemon.memory.store import SCHEMA_VERSION, Store
+from tests.conftest import FakeClock, turn
+
+
+def test_migrates_an_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "new.duckdb"
+    store = Store(path)
+    assert store.schema_version() == SCHEMA_VERSION
+    tables = {r[0] for r in store.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    assert {"resources", "items", "item_sources", "categories", "postings", "meta"} <= tables
+    store.close()
+    again = Store(path)  # reopening applies nothing twice
+    assert again.migrate() == []
+    assert again.con.execute("SELECT count(*) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
+    again.close()
+
+
+def test_refuses_a_newer_schema(tmp_path: Path) -> None:
+    path = tmp_path / "future.duckdb"
+    Store(path).close()
+    con = duckdb.connect(str(path))
+    con.execute("INSERT INTO schema_version VALUES (999, now())")
+    con.close()
+    with pytest.raises(StoreError, match="newer than this memubot"):
+        Store(path)
+
+
+def test_vectors_are_fixed_size_float_arrays(memory: Memory) -> None:
+    memory.memorize([turn("a1", "I adopted a cat called Luna from the shelter.")])
+    col = memory.store.con.execute(
+        "SELECT data_type FROM information_schema.columns WHERE table_name='item_vectors' AND column_name='vec'"
+    ).fetchone()
+    assert col == ("FLOAT[384]",)
+
+
+def test_reads_without_scope_are_errors(memory: Memory) -> None:
+    with pytest.raises(ScopeRequired):
+        memory.recall("anything", "")
+    with pytest.raises(ScopeRequired):
+        memory.store.snapshot("")
+    with pytest.raises(ScopeRequired):
+        memory.memorize([turn("x", "I live in Berlin and work as a nurse.", scope="")])
+
+
+def test_memorize_is_idempotent(memory: Memory) -> None:
+    turns = [turn(f"t{i}", f"I visited museum number {i} in Paris with my sister.") for i in range(5)]
+    first = memory.memorize(turns + turns[:2])  # duplicates inside one call too
+    assert first.resources_added == 5 and first.resources_skipped == 2
+    second = memory.memorize(turns)
+    assert second.resources_added == 0 and second.resources_skipped == 5 and second.items_added == 0
+    stats = memory.stats("alice")
+    assert stats["resources"] == 5 and stats["items"] == 5
+    links = memory.store.con.execute("SELECT count(*) FROM item_sources").fetchone()
+    assert links == (5,)
+
+
+def test_every_item_links_to_its_resources(memory: Memory) -> None:
+    memory.memorize([turn("r1", "My favourite food is ramen, I eat it every Friday.")])
+    hits = memory.recall("favourite food", "alice", k=1)
+    item = memory.get_item("alice", hits[0].item_id)
+    assert item is not None and item["source_ids"] == ["r1"] and item["scope"] == "alice"
+    assert item["category"] in ("preferences", "patterns")
+
+
+def test_embedding_cache_is_keyed_by_content(memory: Memory) -> None:
+    memory.memorize([turn("c1", "The meeting with Bob moved to Thursday afternoon.", session=None)])
+    memory.memorize([turn("c2", "The meeting with Bob moved to Thursday afternoon.", session=None)])
+    cached = memory.store.con.execute("SELECT count(*) FROM embed_cache").fetchone()
+    assert cached == (1,)  # the same text was embedded once
+
+
+class _OtherModel:
+    """A different embedding model (a projection of the real one) to trigger re-embedding."""
+
+    name = "test/other-model"
+    dim = 8
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.proj = np.random.default_rng(0).normal(size=(384, 8)).astype(np.float32)
+
+    def _n(self, x: np.ndarray) -> np.ndarray:
+        y = x @ self.proj
+        return y / np.linalg.norm(y, axis=-1, keepdims=True)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return self._n(self.inner.embed_passages(texts))  # type: ignore[attr-defined]
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._n(self.inner.embed_query(text))  # type: ignore[attr-defined]
+
+
+def test_model_change_rebuilds_vectors_from_duckdb(db_path: Path, embedder: object, clock: FakeClock) -> None:
+    with Memory.open(db_path, embedder, MemoryParams(), clock=clock) as mem:  # type: ignore[arg-type]
+        mem.memorize([turn(f"m{i}", f"Fact number {i}: I planted {i} tomato plants.") for i in range(4)])
+    with Memory.open(db_path, _OtherModel(embedder), MemoryParams(), clock=clock) as mem:  # type: ignore[arg-type]
+        dims = mem.store.con.execute(
+            "SELECT data_type FROM information_schema.columns WHERE table_name='item_vectors' AND column_name='vec'"
+        ).fetchone()
+        assert dims == ("FLOAT[8]",)
+        assert mem.store.con.execute("SELECT count(*) FROM item_vectors").fetchone() == (4,)
+        assert mem.recall("tomato plants", "alice", k=2)

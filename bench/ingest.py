@@ -39,7 +39,7 @@ def main() -> int:
     if args.limit:
         turns = turns[: args.limit]
     embedder = make_embedder(args.embedder)
-    texts = [d.embed_text for t in turns for d in extract(t, TurnContext())]
+    texts = [d.l0 for t in turns for d in extract(t, TurnContext())]
     batch = 32
     embedder.embed_passages(texts[:batch])  # warm-up
     t0 = time.perf_counter()

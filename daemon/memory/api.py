@@ -202,7 +202,7 @@ class Memory:
                 drafts.append((r.scope, item_id, d))
             if r.session:
                 carry[key] = _Turn(r.speaker or r.role or "", r.text, ids[0] if ids else None)
-        texts = [d.embed_text or d.search_text for _, _, d in drafts]
+        texts = [d.l0 for _, _, d in drafts]  # an item is embedded by its one-line text
         hashes = [content_hash(self.embedder.name, t) for t in texts]
         known = self.store.cached_vectors(sorted(set(hashes)))
         return _Prepared(fresh, len(batch) - len(fresh), drafts, extensions, texts, hashes, known, noise)

@@ -135,7 +135,6 @@ def extract(resource: ResourceIn, ctx: TurnContext) -> list[ItemDraft]:
             category=categorise(text),
             l0=l0,
             search_text=f"{when} {l0}",
-            embed_text=l0,
             context_text=context,
             speaker=speaker or None,
             session=resource.session,

@@ -459,9 +459,9 @@ class Store:
             self.bump_generation(set(scopes))
 
     def items_without_vectors(self, limit: int) -> list[tuple[str, str, str]]:
-        """(id, scope, search_text) of items that have no vector yet (after a model change)."""
+        """(id, scope, l0) of items that have no vector yet (after a model change)."""
         rows = self.con.execute(
-            "SELECT i.id, i.scope, i.search_text FROM items i ANTI JOIN item_vectors v ON v.item_id = i.id"
+            "SELECT i.id, i.scope, i.l0 FROM items i ANTI JOIN item_vectors v ON v.item_id = i.id"
             " ORDER BY i.id LIMIT ?",
             [limit],
         ).fetchall()

@@ -40,9 +40,8 @@ class ItemDraft:
     """An item proposed by an extractor, before it has an id and a vector."""
 
     category: str
-    l0: str
+    l0: str  # the one-line text, also what the embedding model sees
     search_text: str
-    embed_text: str = ""  # what the embedding model sees; search_text when empty
     context_text: str = ""  # the conversation around it (indexed as a second BM25 field)
     speaker: str | None = None
     session: str | None = None

@@ -112,3 +112,22 @@ def test_model_change_rebuilds_vectors_from_duckdb(db_path: Path, embedder: obje
         assert dims == ("FLOAT[8]",)
         assert mem.store.con.execute("SELECT count(*) FROM item_vectors").fetchone() == (4,)
         assert mem.recall("tomato plants", "alice", k=2)
+
+
+def test_a_new_migration_applies_once_and_keeps_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: Memory
+) -> None:
+    memory.memorize([turn("keep", "I keep my passport in the blue drawer.")])
+    path = Path(memory.store.path)
+    memory.close()
+    from daemon.memory import store as store_mod
+
+    extra = (SCHEMA_VERSION + 1, ["ALTER TABLE items ADD COLUMN pinned BOOLEAN DEFAULT FALSE"])
+    monkeypatch.setattr(store_mod, "MIGRATIONS", [*store_mod.MIGRATIONS, extra])
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", extra[0])
+    upgraded = store_mod.Store(path)
+    assert upgraded.schema_version() == extra[0]
+    assert upgraded.con.execute("SELECT count(*) FROM items WHERE NOT pinned").fetchone() == (1,)
+    assert upgraded.migrate() == []
+    upgraded.close()
+    memory.store = store_mod.Store(path)  # the fixture closes what it holds

@@ -447,11 +447,23 @@ class Store:
             raise StoreError("vector tables are not set up: call ensure_vectors() first")
         if vectors.shape != (len(ids), self.dim):
             raise StoreError(f"vector shape {vectors.shape} does not match ({len(ids)}, {self.dim})")
-        self.con.execute(
-            "INSERT OR REPLACE INTO item_vectors"
-            f" SELECT unnest(?), unnest(?), unnest(?::FLOAT[{self.dim}][])",
-            [ids, scopes, vectors.astype(np.float32).tolist()],
+        self._write_vectors(
+            "INSERT OR REPLACE INTO item_vectors SELECT k1, k2, vec::FLOAT[{dim}] FROM _vectors_in",
+            [ids, scopes],
+            vectors,
         )
+
+    def _write_vectors(self, sql: str, keys: list[list[str]], vectors: np.ndarray) -> None:
+        """Bulk-write vectors by scanning numpy arrays (a Python list per vector is 20× slower)."""
+        rows = np.empty(vectors.shape[0], dtype=object)
+        rows[:] = list(np.ascontiguousarray(vectors, dtype=np.float32))
+        data = {f"k{i + 1}": np.asarray(k, dtype=object) for i, k in enumerate(keys)}
+        data["vec"] = rows
+        self.con.register("_vectors_in", data)
+        try:
+            self.con.execute(sql.format(dim=self.dim))
+        finally:
+            self.con.unregister("_vectors_in")
 
     def replace_vectors(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
         with self.transaction():
@@ -513,9 +525,10 @@ class Store:
     def cache_vectors(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
         if not len(hashes):
             return
-        self.con.execute(
-            f"INSERT OR IGNORE INTO embed_cache SELECT unnest(?), unnest(?::FLOAT[{self.dim}][])",
-            [list(hashes), vectors.astype(np.float32).tolist()],
+        self._write_vectors(
+            "INSERT OR IGNORE INTO embed_cache SELECT k1, vec::FLOAT[{dim}] FROM _vectors_in",
+            [list(hashes)],
+            vectors,
         )
 
     # ---- reads for the indexes -------------------------------------------------------------

@@ -6,7 +6,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -44,7 +44,7 @@ class _FakeOpenAI(BaseHTTPRequestHandler):
     """An OpenAI-compatible /v1/embeddings answering from a deterministic hash of the text."""
 
     mode = "ok"
-    seen: list[dict[str, Any]] = []
+    seen: ClassVar[list[dict[str, Any]]] = []
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

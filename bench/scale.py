@@ -111,7 +111,14 @@ def main() -> int:
     with Memory.open(args.db, embedder, MemoryParams()) as memory:  # type: ignore[arg-type]
         if memory.stats("big")["items"] == 0:
             t0 = time.perf_counter()
-            report = memory.memorize(resources)
+            last = [0.0]
+
+            def progress(done: int, total: int) -> None:
+                if time.perf_counter() - last[0] > 15 or done == total:
+                    last[0] = time.perf_counter()
+                    print(f"  wrote {done}/{total} items", file=sys.stderr, flush=True)
+
+            report = memory.memorize(resources, progress=progress)
             result["write_s"] = round(time.perf_counter() - t0, 1)
             result["written_items"] = report.items_added
             print(f"wrote {report.items_added} items in {result['write_s']}s", file=sys.stderr)

@@ -24,7 +24,7 @@ from daemon.memory import retrieve as R
 from daemon.memory.embed import Embedder, content_hash, embed_cached, embed_missing
 from daemon.memory.extract import TurnContext, context_line, extract
 from daemon.memory.index import BM25Params, term_counts, tokenize
-from daemon.memory.scope import CONTEXT, OWN, ScopeIndex
+from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import ItemRow, Store
 from daemon.memory.types import Clock, Hit, ItemDraft, MemorizeReport, ResourceIn, system_clock
 from daemon.memory.vectors import IVFParams
@@ -261,7 +261,11 @@ class Memory:
             self.store.insert_items(rows, p.vectors, postings)
             for scope, item_id, line, (tf, length) in grown:
                 self.store.extend_context(
-                    scope, item_id, line, length, [(scope, t, item_id, CONTEXT, c) for t, c in tf.items()]
+                    scope,
+                    item_id,
+                    line,
+                    length,
+                    [(scope, t, item_id, LATER_CONTEXT, c) for t, c in tf.items()],
                 )
             self.store.bump_generation(scopes)
             for scope in scopes:

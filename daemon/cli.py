@@ -121,6 +121,10 @@ def _hit_lines(hits: Sequence[Any], explain: bool) -> Iterator[str]:
 
 
 def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
+    path = args.db or settings.db_path
+    if not Path(path).exists():
+        print(f"memubot recall: no database at {path} (import something first)", file=sys.stderr)
+        return 2
     if args.queries:
         return _recall_batch(args, settings)
     if not args.query:

@@ -99,8 +99,12 @@ def test_recall_and_stats(env: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert json.loads(capsys.readouterr().out)["resources"] == 1
 
 
-def test_recall_without_scope_is_refused(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["recall", "anything", "--db", str(env / "m.duckdb")]) == 2
+def test_recall_without_scope_or_database_is_refused(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = env / "m.duckdb"
+    assert main(["recall", "anything", "--scope", "caro", "--db", str(db)]) == 2
+    assert "no database" in capsys.readouterr().err and not db.exists()
+    main(["import", str(_write(env / "t.jsonl", [json.dumps(TURNS[0])])), "--db", str(db), "--quiet"])
+    assert main(["recall", "anything", "--db", str(db)]) == 2
     assert "--scope is required" in capsys.readouterr().err
 
 

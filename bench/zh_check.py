@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from daemon.memory import make_embedder  # noqa: E402
+from daemon.memory import make_embedder
 
 MEMORIES = [
     "我女儿下个月要去上海读大学。",

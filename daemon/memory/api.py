@@ -23,7 +23,8 @@ from daemon.errors import ScopeRequired
 from daemon.memory import retrieve as R
 from daemon.memory.embed import Embedder, content_hash, embed_cached, embed_missing
 from daemon.memory.extract import TurnContext, context_line, extract
-from daemon.memory.index import BM25Params, term_counts, tokenize
+from daemon.memory.index import BM25Params, term_counts
+from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import ItemRow, Store
 from daemon.memory.types import Clock, Hit, ItemDraft, MemorizeReport, ResourceIn, system_clock
@@ -372,60 +373,11 @@ class Memory:
         reinforce: bool = True,
     ) -> list[Hit]:
         """Everything after the query embedding: the part the latency target is about."""
-        p = params
         idx = self.scope_index(scope)
         if len(idx) == 0 or k <= 0:
             return []
         when = ts or self.clock()
-        now = when.timestamp()
-        terms = tokenize(query)
-        inactive = int((~idx.active).sum())
-        dense_rows, _, floor = idx.vectors.search_with_floor(qvec, p.dense_n + inactive)
-        dense_rows = dense_rows[idx.active[dense_rows]][: p.dense_n]
-        lexical = np.zeros(len(idx), np.float32)
-        if terms:
-            lexical = (idx.context.scores(terms) + p.own_field_weight * idx.own.scores(terms)).astype(
-                np.float32
-            )
-        bm25_rows = R.top_rows(lexical, p.bm25_n, idx.active)
-        window = self._session_rows(idx, session, p.session_window)
-        c = R.Candidates(R.union_candidates(dense_rows, bm25_rows, window))
-        rows = c.rows
-        c.trace["dense"] = idx.vectors.similarity(qvec, rows)
-        c.trace["bm25"] = lexical[rows]
-        top_dense = float(c.trace["dense"].max()) if rows.size else 1.0
-        c.trace["fused"] = R.fuse(
-            c.trace["dense"], c.trace["bm25"], p, (floor, top_dense), (0.0, float(lexical.max()))
-        )
-        session_scores = idx.by_session.scores(terms) if terms else np.zeros(0, np.float32)
-        c.trace["topic"] = R.topic(session_scores, idx.session_no[rows], p)
-        named = R.named_speakers(query, idx.speaker_names)
-        c.trace["speaker"] = R.speaker_bonus([idx.speakers[r] for r in rows.tolist()], named, p)
-        relevance = c.trace["fused"] + c.trace["topic"] + c.trace["speaker"]
-        c.trace["rerank"] = R.rerank(query, [idx.l0[r] for r in rows.tolist()], relevance, p)
-        c.trace["decay"] = R.decay(
-            now,
-            idx.occurred[rows],
-            idx.last_access[rows],
-            idx.access_count[rows],
-            idx.importance[rows],
-            idx.evergreen[rows],
-            p,
-        )
-        c.trace["length"] = R.length_norm(idx.text_len[rows], p)
-        long_term = c.trace["rerank"] * c.trace["decay"] * c.trace["length"]
-        rank = np.full(rows.shape[0], -1, dtype=np.int64)
-        if window.size:
-            pos = {int(r): i for i, r in enumerate(window.tolist())}
-            rank = np.asarray([pos.get(int(r), -1) for r in rows.tolist()], dtype=np.int64)
-        c.trace["session"] = R.short_term(rank, c.trace["fused"])
-        c.score = R.blend(long_term, c.trace["session"], R.is_deictic(query), p)
-        c.trace["session_rank"] = rank.astype(np.float32)
-        order = R.mmr(c.score, idx.vectors.matrix[rows], k, p.mmr_lambda, p.mmr_pool)
-        c.keep(order)
-        c.trace["final"] = c.score
-        c.keep(R.min_score_mask(c.score, p))
-        c.keep(np.arange(min(k, c.rows.shape[0])))
+        c = run_pipeline(idx, query, qvec, when.timestamp(), session, k, params)
         hits = []
         for i, row in enumerate(c.rows.tolist()):
             trace = {name: float(v[i]) for name, v in c.trace.items() if name != "session_rank"}
@@ -444,16 +396,6 @@ class Memory:
         if reinforce:
             self._reinforce(idx, c.rows, when)
         return hits
-
-    def _session_rows(self, idx: ScopeIndex, session: str | None, window: int) -> np.ndarray:
-        """The newest `window` items of the live session, newest first."""
-        if not session or window <= 0:
-            return np.zeros(0, np.int64)
-        mine = np.asarray(idx.session_rows.get(session, []), dtype=np.int64)
-        if mine.size == 0:
-            return mine
-        order = np.argsort(-idx.occurred[mine], kind="stable")
-        return mine[order][:window]
 
     def _reinforce(self, idx: ScopeIndex, rows: np.ndarray, at: datetime) -> None:
         """Recall reinforces what it returns: counted now in memory, written in batches."""

@@ -58,7 +58,18 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * (len(xs) - 1)))]
 
 
+def current_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def rss_mb() -> float:
+    """Peak RSS of this process image (VmHWM; unlike ru_maxrss it restarts at exec)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -140,6 +151,7 @@ def main() -> int:
         t0 = time.perf_counter()
         idx = memory.scope_index("big")
         result["index_build_s"] = round(time.perf_counter() - t0, 2)
+        result["rss_after_index_build_mb"] = round(current_rss_mb(), 1)
         result["indexed_items"] = len(idx)
         result["ivf"] = idx.vectors.uses_ivf
         questions = [json.loads(x) for x in (DATA / "questions.jsonl").read_text().splitlines() if x.strip()]

@@ -19,7 +19,7 @@ class IVFParams:
 
     ivf_min: int = 20_000  # below this many vectors, search is exact
     rows_per_list: int = 400  # nlist ≈ n / rows_per_list
-    nprobe_frac: float = 0.06  # share of lists scanned per query
+    nprobe_frac: float = 0.12  # share of lists scanned per query (bench/scale.py: recall vs time)
     min_nprobe: int = 8
     train_sample: int = 20_000
     iters: int = 8

@@ -207,10 +207,6 @@ class BM25Index:
         self._merged[term] = got
         return got
 
-    def df(self, term: str) -> int:
-        post = self._postings(term)
-        return 0 if post is None else int(post[0].shape[0])
-
     def scores(self, query_terms: list[str]) -> np.ndarray:
         """BM25 score of every document for the query (zeros where no term matches)."""
         n = self._n
@@ -230,6 +226,3 @@ class BM25Index:
             norm = k1 * (1.0 - b + b * doc_len[docs] / avgdl)
             out[docs] += qtf * idf * (tf * (k1 + 1.0)) / (tf + norm)
         return out
-
-    def terms(self) -> set[str]:
-        return set(self._base) | set(self._tail)

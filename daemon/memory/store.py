@@ -354,15 +354,6 @@ class Store:
         ).fetchone()
         return (row[0], row[1], row[2]) if row else ("", "", None)
 
-    def session_resource_ids(self, scope: str, session: str, limit: int) -> list[str]:
-        """The most recent resource ids of a session, newest first (the short-term window)."""
-        rows = self.con.execute(
-            "SELECT id FROM resources WHERE scope = ? AND session = ? ORDER BY occurred_at DESC, seq DESC"
-            " LIMIT ?",
-            [_require(scope), session, limit],
-        ).fetchall()
-        return [r[0] for r in rows]
-
     # ---- items, provenance, postings, vectors ----------------------------------------------
 
     def insert_items(

@@ -196,7 +196,7 @@ class ScopeSnapshot:
 class Store:
     """The one DuckDB connection and every statement memubot runs against it."""
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False, memory_limit: str = "512MB") -> None:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -205,6 +205,9 @@ class Store:
         except duckdb.Error as exc:
             raise StoreError(f"cannot open DuckDB file {self.path}: {exc}") from exc
         self.con.execute("SET TimeZone = 'UTC'")
+        # DuckDB's buffer pool may otherwise grow to 80% of RAM and keep what the index
+        # rebuild read; memubot's own indexes live in Python, so a modest cache suffices.
+        self.con.execute(f"SET memory_limit = '{memory_limit}'")
         self.dim: int | None = None
         if not read_only:
             self.migrate()

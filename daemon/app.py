@@ -38,7 +38,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         )
         stack.callback(memory.close)  # DuckDB checkpoints last
         stats = memory.stats()
-        log.warning(
+        log.info(
             "memubot ready: %s (%d resources, %d items), embedder %s; the NATS bus, schedules and HTTP "
             "endpoints are not wired in yet, use the CLI for import and recall",
             settings.db_path,
@@ -48,5 +48,5 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         )
         with contextlib.suppress(asyncio.CancelledError):
             await stop.wait()
-        log.warning("memubot stopping")
+        log.info("memubot stopping: closing the memory")
     return 0

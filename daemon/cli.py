@@ -65,6 +65,7 @@ def _open_memory(settings: Settings, db: Path | None) -> Memory:
 
 
 def _read_turns(path: Path, errors: list[tuple[int, str]]) -> Iterator[tuple[int, ResourceIn]]:
+    """Valid turns of a JSON-lines file, streaming; bad lines are appended to `errors`."""
     with path.open("rb") as f:
         for lineno, raw in enumerate(f, start=1):
             if not raw.strip():
@@ -75,38 +76,67 @@ def _read_turns(path: Path, errors: list[tuple[int, str]]) -> Iterator[tuple[int
                 errors.append((lineno, str(exc)))
 
 
+IMPORT_CHUNK = 4096  # turns held in memory at once; progress spans the whole file
+
+
+def _chunks(turns: Iterator[tuple[int, ResourceIn]], size: int) -> Iterator[list[ResourceIn]]:
+    chunk: list[ResourceIn] = []
+    for _, turn in turns:
+        chunk.append(turn)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     path = Path(args.file)
     if not path.is_file():
         print(f"memubot import: no such file: {path}", file=sys.stderr)
         return 2
+    with path.open("rb") as f:
+        total = sum(1 for line in f if line.strip())
     errors: list[tuple[int, str]] = []
-    turns = list(_read_turns(path, errors))
-    for lineno, reason in errors:
-        print(f"{path}:{lineno}: skipped: {reason}", file=sys.stderr)
+    reported = valid = added = skipped = items = noise = 0
+    bar = None if args.quiet else Progress("importing")
     t0 = time.perf_counter()
     with _open_memory(settings, args.db) as memory:
-        report = memory.memorize(
-            [t for _, t in turns], progress=None if args.quiet else Progress("importing")
-        )
+        for chunk in _chunks(_read_turns(path, errors), IMPORT_CHUNK):
+            for lineno, reason in errors[reported:]:
+                print(f"{path}:{lineno}: skipped: {reason}", file=sys.stderr)
+            reported = len(errors)
+            base = valid + len(errors)
+
+            def progress(done: int, _total: int, base: int = base) -> None:
+                if bar is not None:
+                    bar(base + done, total)
+
+            report = memory.memorize(chunk, progress=progress)
+            valid += len(chunk)
+            added += report.resources_added
+            skipped += report.resources_skipped
+            items += report.items_added
+            noise += report.noise
+    for lineno, reason in errors[reported:]:
+        print(f"{path}:{lineno}: skipped: {reason}", file=sys.stderr)
     took = time.perf_counter() - t0
     summary = {
-        "lines": len(turns) + len(errors),
-        "valid": len(turns),
+        "lines": valid + len(errors),
+        "valid": valid,
         "bad_lines": len(errors),
-        "resources_added": report.resources_added,
-        "already_stored": report.resources_skipped,
-        "items_added": report.items_added,
-        "noise_turns": report.noise,
+        "resources_added": added,
+        "already_stored": skipped,
+        "items_added": items,
+        "noise_turns": noise,
         "seconds": round(took, 2),
     }
     if args.json:
         print(json.dumps(summary))
     else:
         print(
-            f"imported {path}: {summary['valid']} valid turns ({summary['bad_lines']} bad lines), "
-            f"{report.resources_added} new resources, {report.resources_skipped} already stored, "
-            f"{report.items_added} items ({report.noise} turns were noise) in {took:.1f}s"
+            f"imported {path}: {valid} valid turns ({len(errors)} bad lines), {added} new resources, "
+            f"{skipped} already stored, {items} items ({noise} turns were noise) in {took:.1f}s"
         )
     return 1 if errors and args.strict else 0
 

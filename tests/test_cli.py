@@ -145,3 +145,35 @@ def test_missing_files_and_help(env: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["stats", "--db", str(env / "absent.duckdb")]) == 2
     assert main([]) == 2
     assert "import" in capsys.readouterr().out
+
+
+def test_import_streams_in_chunks(
+    env: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import daemon.cli as cli
+
+    monkeypatch.setattr(cli, "IMPORT_CHUNK", 2)
+    turns = [
+        {
+            **TURNS[0],
+            "id": f"k:{i}",
+            "text": f"Step {i}: I repaired bicycle wheel number {i} today.",
+            "ts": f"2023-05-08T14:0{i}:00Z",
+        }
+        for i in range(5)
+    ]
+    lines = [json.dumps(t) for t in turns]
+    lines.insert(3, "[]")
+    db = env / "m.duckdb"
+    assert main(["import", str(_write(env / "k.jsonl", lines)), "--db", str(db), "--json", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert summary["valid"] == 5 and summary["bad_lines"] == 1 and summary["items_added"] == 5
+    assert "k.jsonl:4: skipped: event must be a JSON object" in err
+    # context crosses chunk boundaries: item k:1 (chunk 1) knows the turn after it (chunk 2)
+    from daemon.memory import Store
+
+    store = Store(db, read_only=True)
+    contexts = {i: c for i, _, c in store.item_texts("caro")}
+    store.close()
+    assert sum("number 1" in c and "number 2" in c for c in contexts.values()) == 2

@@ -167,7 +167,13 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     with _open_memory(settings, args.db) as memory:
         t0 = time.perf_counter()
         hits = memory.recall(
-            args.query, args.scope, k=args.k, ts=ts, session=args.session, explain=args.explain
+            args.query,
+            args.scope,
+            k=args.k,
+            ts=ts,
+            session=args.session,
+            explain=args.explain,
+            reinforce=not args.no_reinforce,
         )
         ms = (time.perf_counter() - t0) * 1000
     if args.json:
@@ -215,7 +221,9 @@ def _recall_batch(args: argparse.Namespace, settings: Settings) -> int:
         with _open_memory(settings, args.db) as memory:
             for n, (qid, scope, query, ts) in enumerate(queries, start=1):
                 t0 = time.perf_counter()
-                hits = memory.recall(query, scope, k=args.k, ts=ts, explain=args.explain)
+                hits = memory.recall(
+                    query, scope, k=args.k, ts=ts, explain=args.explain, reinforce=not args.no_reinforce
+                )
                 ms = (time.perf_counter() - t0) * 1000
                 row = {
                     "id": qid,
@@ -322,6 +330,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ts", help="the time of the query, ISO-8601 with offset (default: now)")
     p.add_argument("--session", help="the live session, for the short-term source")
     p.add_argument("--explain", action="store_true", help="show each hit's score after every stage")
+    p.add_argument(
+        "--no-reinforce",
+        action="store_true",
+        help="do not count this recall as a use of what it returns (for evaluations)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a list")
     p.add_argument("--queries", help="batch mode: JSON-lines file of queries")
     p.add_argument("--out", help="batch mode: write answers here (default: stdout)")

@@ -209,7 +209,7 @@ def _recall_batch(args: argparse.Namespace, settings: Settings) -> int:
             for name in ("id", "scope", "query"):
                 if not isinstance(q.get(name), str) or not q[name]:
                     raise InvalidEvent(f"missing or non-string field {name!r}")
-            ts = parse_ts(q["ts"]) if q.get("ts") else None
+            ts = parse_ts(q["ts"]) if q.get("ts") is not None else None
         except (json.JSONDecodeError, InvalidEvent) as exc:
             bad += 1
             print(f"{src}:{lineno}: skipped: {exc}", file=sys.stderr)

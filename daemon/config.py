@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from daemon.errors import ConfigError
 from daemon.memory import MemoryParams, RecallParams
+from daemon.memory.retrieve import validate as validate_recall
 
 
 def default_state_dir(environ: Mapping[str, str]) -> Path:
@@ -79,7 +80,12 @@ def _recall_params(table: Mapping[str, Any], path: Path) -> RecallParams:
         if isinstance(default, bool) or not isinstance(value, type(default) | int):
             raise ConfigError(f"{path}: [recall].{key} must be {type(default).__name__}, got {value!r}")
         kwargs[key] = type(default)(value)
-    return RecallParams(**kwargs)
+    params = RecallParams(**kwargs)
+    try:
+        validate_recall(params)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: [recall]: {exc}") from exc
+    return params
 
 
 def load_settings(

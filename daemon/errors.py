@@ -9,7 +9,11 @@ class ConfigError(MemubotError):
     """A setting is missing, malformed or contradicts another one."""
 
 
-class InvalidEvent(MemubotError):
+class InvalidInput(MemubotError):
+    """A value given to memubot is malformed (a time without zone, an unknown option)."""
+
+
+class InvalidEvent(InvalidInput):
     """An incoming event cannot be accepted (bad JSON, missing field, wrong type, too large)."""
 
 

@@ -46,6 +46,8 @@ def _str_field(obj: dict[str, Any], name: str, *, required: bool) -> str | None:
 
 def parse_ts(value: str, name: str = "ts") -> datetime:
     """An ISO-8601 timestamp that carries an offset; naive times are ambiguous and refused."""
+    if not isinstance(value, str):
+        raise InvalidEvent(f"field {name!r} must be an ISO-8601 string, got {type(value).__name__}")
     try:
         ts = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
     except ValueError as exc:

@@ -177,3 +177,24 @@ def test_import_streams_in_chunks(
     contexts = {i: c for i, _, c in store.item_texts("caro")}
     store.close()
     assert sum("number 1" in c and "number 2" in c for c in contexts.values()) == 2
+
+
+def test_batch_bad_ts_type_and_foreign_database(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = env / "m.duckdb"
+    main(["import", str(_write(env / "t.jsonl", [json.dumps(TURNS[0])])), "--db", str(db), "--quiet"])
+    q = _write(
+        env / "q.jsonl",
+        [
+            json.dumps({"id": "q1", "scope": "caro", "query": "group", "ts": 123}),
+            json.dumps({"id": "q2", "scope": "caro", "query": "group"}),
+        ],
+    )
+    assert main(["recall", "--queries", str(q), "--db", str(db), "--out", str(env / "a.jsonl")]) == 0
+    assert "q.jsonl:1: skipped: field 'ts' must be an ISO-8601 string" in capsys.readouterr().err
+    assert [json.loads(x)["id"] for x in (env / "a.jsonl").read_text().splitlines()] == ["q2"]
+    import duckdb
+
+    foreign = env / "other.duckdb"
+    duckdb.connect(str(foreign)).close()
+    assert main(["stats", "--db", str(foreign)]) == 1
+    assert "not a memubot database" in capsys.readouterr().err

@@ -49,3 +49,13 @@ def test_errors_name_the_key(tmp_path: Path, text: str, env: dict[str, str], mat
     cfg.write_text(text)
     with pytest.raises(ConfigError, match=match):
         load_settings({"HOME": str(tmp_path), **env}, cfg)
+
+
+def test_recall_parameters_are_validated(tmp_path: Path) -> None:
+    cfg = tmp_path / "m.toml"
+    cfg.write_text('[recall]\nfusion = "max"\n')
+    with pytest.raises(ConfigError, match="fusion must be one of"):
+        load_settings({"HOME": str(tmp_path)}, cfg)
+    cfg.write_text("[recall]\nmmr_lambda = 1.5\n")
+    with pytest.raises(ConfigError, match="mmr_lambda must be within"):
+        load_settings({"HOME": str(tmp_path)}, cfg)

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from daemon.errors import ScopeRequired
+from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import retrieve as R
 from daemon.memory.embed import Embedder, content_hash, embed_cached, embed_missing
 from daemon.memory.extract import TurnContext, context_line, extract
@@ -33,6 +34,7 @@ from daemon.memory.vectors import IVFParams
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+MAX_QUERY_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,8 @@ class _Turn(NamedTuple):
     speaker: str
     text: str
     item_id: str | None
+    at: datetime = datetime.min.replace(tzinfo=UTC)
+    rid: str = ""
 
 
 def _add(report: MemorizeReport, p: _Prepared) -> MemorizeReport:
@@ -101,6 +105,9 @@ class Memory:
         self.clock = clock
         self._indexes: dict[str, ScopeIndex] = {}
         self._touches: dict[str, tuple[int, datetime]] = {}
+        # One caller at a time: the DuckDB connection and the indexes are not thread-safe,
+        # and callers may use several threads (asyncio.to_thread in handlers).
+        self._lock = threading.RLock()
         if store.ensure_vectors(embedder.name, embedder.dim) or store.count_items_without_vectors():
             self.reembed(progress)
 
@@ -116,9 +123,10 @@ class Memory:
         return cls(Store(path), embedder, params, clock, progress)
 
     def close(self) -> None:
-        self.flush_touches()
-        self.store.checkpoint()
-        self.store.close()
+        with self._lock:
+            self.flush_touches()
+            self.store.checkpoint()
+            self.store.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -136,10 +144,14 @@ class Memory:
         this thread, so storage and indexing hide behind the slow step. Only this thread
         touches the DuckDB connection.
         """
+        with self._lock:
+            return self._memorize(resources, progress)
+
+    def _memorize(self, resources: Sequence[ResourceIn], progress: Progress | None) -> MemorizeReport:
         total = len(resources)
         bs = max(1, self.params.batch_size)
         batches = [list(resources[i : i + bs]) for i in range(0, total, bs)]
-        seen: set[str] = set()
+        seen: set[tuple[str, str]] = set()
         carry: dict[tuple[str, str], _Turn] = {}
         report = MemorizeReport()
         done = 0
@@ -162,30 +174,39 @@ class Memory:
         return report
 
     def _plan(
-        self, batch: list[ResourceIn], seen: set[str], carry: dict[tuple[str, str], _Turn]
+        self, batch: list[ResourceIn], seen: set[tuple[str, str]], carry: dict[tuple[str, str], _Turn]
     ) -> _Prepared:
         """Drop known ids, extract item drafts with each turn's neighbours as context."""
         for r in batch:
             if not r.scope:
                 raise ScopeRequired(f"resource {r.id!r} has no scope")
-        existing = self.store.existing_resource_ids([r.id for r in batch])
+            if r.occurred_at.tzinfo is None or r.occurred_at.utcoffset() is None:
+                raise InvalidInput(f"resource {r.id!r}: occurred_at has no time zone")
+        existing = self.store.existing_resources([(r.scope, r.id) for r in batch])
         fresh: list[ResourceIn] = []
         for r in batch:
-            if r.id in existing or r.id in seen:
+            key = (r.scope, r.id)
+            if key in existing or key in seen:
                 continue
-            seen.add(r.id)
+            seen.add(key)
             fresh.append(r)
         drafts: list[tuple[str, str, ItemDraft]] = []
         position: dict[str, int] = {}
         extensions: list[tuple[str, str, str]] = []
         noise = 0
         for r in sorted(fresh, key=lambda x: (x.occurred_at, x.id)):
+            last: _Turn | None = None
             prev = _Turn("", "", None)
             key = (r.scope, r.session or "")
             if r.session:
-                prev = carry.get(key) or _Turn(
-                    *self.store.previous_turn(r.scope, r.session, r.occurred_at, r.id)
-                )
+                last = carry.get(key)
+                # The carried turn is the previous one only if it really came before this one;
+                # a turn that arrives late takes its context from the store instead.
+                if last is not None and (last.at, last.rid) < (r.occurred_at, r.id):
+                    prev = last
+                else:
+                    speaker, text, item_id = self.store.previous_turn(r.scope, r.session, r.occurred_at, r.id)
+                    prev = _Turn(speaker, text, None if last is not None else item_id)
             got = extract(r, TurnContext(prev_speaker=prev.speaker, prev_text=prev.text))
             if not got:
                 noise += 1
@@ -201,8 +222,10 @@ class Memory:
             for item_id, d in zip(ids, got, strict=True):
                 position[item_id] = len(drafts)
                 drafts.append((r.scope, item_id, d))
-            if r.session:
-                carry[key] = _Turn(r.speaker or r.role or "", r.text, ids[0] if ids else None)
+            if r.session and (last is None or (last.at, last.rid) < (r.occurred_at, r.id)):
+                carry[key] = _Turn(
+                    r.speaker or r.role or "", r.text, ids[0] if ids else None, r.occurred_at, r.id
+                )
         texts = [d.l0 for _, _, d in drafts]  # an item is embedded by its one-line text
         hashes = [content_hash(self.embedder.name, t) for t in texts]
         known = self.store.cached_vectors(sorted(set(hashes)))
@@ -270,7 +293,9 @@ class Memory:
                 )
             self.store.bump_generation(scopes)
             for scope in scopes:
-                self.store.upsert_category_counts(scope, now)
+                self.store.refresh_categories(
+                    scope, sorted({r.category for r in rows if r.scope == scope}), now
+                )
         for scope, idx in list(self._indexes.items()):
             if scope not in scopes:
                 continue
@@ -353,11 +378,26 @@ class Memory:
         """
         if not scope:
             raise ScopeRequired("recall needs a scope")
+        if ts is not None and ts.utcoffset() is None:
+            raise InvalidInput("recall: ts has no time zone")
+        if not query.strip() and query_vector is None:
+            return []
         p = params or self.params.recall
-        qvec = self.embedder.embed_query(query) if query_vector is None else query_vector
-        return self.recall_vector(
-            query, qvec, scope, k=k, ts=ts, session=session, explain=explain, params=p, reinforce=reinforce
-        )
+        with self._lock:
+            qvec = (
+                self.embedder.embed_query(query[:MAX_QUERY_CHARS]) if query_vector is None else query_vector
+            )
+            return self.recall_vector(
+                query,
+                qvec,
+                scope,
+                k=k,
+                ts=ts,
+                session=session,
+                explain=explain,
+                params=p,
+                reinforce=reinforce,
+            )
 
     def recall_vector(
         self,
@@ -373,6 +413,21 @@ class Memory:
         reinforce: bool = True,
     ) -> list[Hit]:
         """Everything after the query embedding: the part the latency target is about."""
+        with self._lock:
+            return self._recall_vector(query, qvec, scope, k, ts, session, explain, params, reinforce)
+
+    def _recall_vector(
+        self,
+        query: str,
+        qvec: np.ndarray,
+        scope: str,
+        k: int,
+        ts: datetime | None,
+        session: str | None,
+        explain: bool,
+        params: R.RecallParams,
+        reinforce: bool,
+    ) -> list[Hit]:
         idx = self.scope_index(scope)
         if len(idx) == 0 or k <= 0:
             return []
@@ -405,14 +460,14 @@ class Memory:
         idx.last_access[rows] = np.fmax(np.nan_to_num(idx.last_access[rows], nan=-np.inf), at.timestamp())
         for row in rows.tolist():
             item_id = idx.ids[row]
-            n, _ = self._touches.get(item_id, (0, at))
-            self._touches[item_id] = (n + 1, at)
+            n, last = self._touches.get(item_id, (0, at))
+            self._touches[item_id] = (n + 1, max(last, at))  # as the in-memory index keeps it
         if len(self._touches) >= self.params.touch_flush:
             self.flush_touches()
 
     def flush_touches(self) -> None:
         """Write buffered access statistics to DuckDB."""
-        with self.store.transaction():
+        with self._lock, self.store.transaction():
             self._flush_touches_unlocked()
 
     def _flush_touches_unlocked(self) -> None:
@@ -425,9 +480,15 @@ class Memory:
     # ---- inspection -----------------------------------------------------------------------
 
     def stats(self, scope: str | None = None) -> dict[str, Any]:
-        self.flush_touches()
-        return self.store.stats(scope)
+        with self._lock:
+            self.flush_touches()
+            return self.store.stats(scope)
 
     def get_item(self, scope: str, item_id: str) -> dict[str, Any] | None:
-        self.flush_touches()
-        return self.store.item(scope, item_id)
+        with self._lock:
+            self.flush_touches()
+            return self.store.item(scope, item_id)
+
+    def get_category(self, scope: str, name: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self.store.category(scope, name)

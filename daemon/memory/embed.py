@@ -183,6 +183,9 @@ class VectorCache(Protocol):
     def cache_vectors(self, hashes: Sequence[str], vectors: np.ndarray) -> None: ...
 
 
+MAX_EMBED_CHARS = 2000  # past ~512 tokens the model truncates anyway; the BM25 fields keep it all
+
+
 def embed_missing(
     embedder: Embedder,
     texts: Sequence[str],
@@ -206,7 +209,7 @@ def embed_missing(
     keys = list(todo)
     for start in range(0, len(keys), batch):
         chunk = keys[start : start + batch]
-        vecs = embedder.embed_passages([texts[todo[h][0]] for h in chunk])
+        vecs = embedder.embed_passages([texts[todo[h][0]][:MAX_EMBED_CHARS] for h in chunk])
         for h, v in zip(chunk, vecs, strict=True):
             out[todo[h]] = v
             fresh[todo[h][0]] = True

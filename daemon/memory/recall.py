@@ -18,6 +18,7 @@ def session_rows(idx: ScopeIndex, session: str | None, window: int) -> np.ndarra
     if not session or window <= 0:
         return np.zeros(0, np.int64)
     mine = np.asarray(idx.session_rows.get(session, []), dtype=np.int64)
+    mine = mine[idx.active[mine]] if mine.size else mine  # archived/superseded never come back
     if mine.size == 0:
         return mine
     order = np.argsort(-idx.occurred[mine], kind="stable")

@@ -19,8 +19,8 @@ Reranker = Callable[[str, Sequence[str]], Sequence[float]]
 
 DEICTIC = re.compile(
     r"\b(just now|a (moment|minute|second) ago|earlier (today|in this (chat|conversation))|"
-    r"(you|i|we) (just )?(said|mentioned|wrote) (above|earlier|before)|above|previous message|"
-    r"last message|this conversation)\b|刚才|刚刚|上面|之前说|前面说|方才",
+    r"(said|mentioned|wrote|told me|told you|asked) (above|earlier|before)|the (message|point) above|"
+    r"previous message|last message|in this conversation)\b|刚才|刚刚|上面说|之前说|前面说|方才",
     re.IGNORECASE,
 )
 
@@ -52,6 +52,23 @@ class RecallParams:
     min_score: float = 0.02
     rerank_n: int = 30
     reranker: Reranker | None = field(default=None, compare=False)
+
+
+FUSIONS = ("minmax", "rrf")
+
+
+def validate(p: RecallParams) -> None:
+    """Reject parameters that would fail or mislead at query time; names the field."""
+    if p.fusion not in FUSIONS:
+        raise ValueError(f"fusion must be one of {FUSIONS}, got {p.fusion!r}")
+    for name in ("dense_n", "bm25_n", "rrf_k", "length_anchor", "mmr_pool", "rerank_n"):
+        if getattr(p, name) < 1:
+            raise ValueError(f"{name} must be at least 1, got {getattr(p, name)!r}")
+    for name in ("decay_weight", "session_weight", "deictic_session_weight", "mmr_lambda"):
+        if not 0.0 <= getattr(p, name) <= 1.0:
+            raise ValueError(f"{name} must be within [0, 1], got {getattr(p, name)!r}")
+    if p.half_life_days <= 0:
+        raise ValueError(f"half_life_days must be positive, got {p.half_life_days!r}")
 
 
 @dataclass(slots=True)
@@ -147,10 +164,26 @@ def speaker_bonus(speakers: Sequence[str | None], named: set[str], p: RecallPara
     return np.asarray([p.w_speaker if s in named else 0.0 for s in speakers], dtype=np.float32)
 
 
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
 def named_speakers(query: str, speakers: set[str]) -> set[str]:
-    """The speakers of the scope whose name appears in the query as a word."""
+    """The speakers of the scope whose name appears in the query (as a word, for Latin names).
+
+    Chinese has no spaces between words, so a Chinese name matches as a substring.
+    """
     low = query.casefold()
-    return {s for s in speakers if s and re.search(rf"(?<!\w){re.escape(s.casefold())}(?!\w)", low)}
+    named = set()
+    for s in speakers:
+        name = s.casefold()
+        if not name:
+            continue
+        if _HAN.search(name):
+            if name in low:
+                named.add(s)
+        elif re.search(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", low):
+            named.add(s)
+    return named
 
 
 def rerank(query: str, texts: Sequence[str], fused: np.ndarray, p: RecallParams) -> np.ndarray:

@@ -32,8 +32,10 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
         [
             "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
             "CREATE SEQUENCE resource_seq START 1",
+            # An event id identifies a resource within its scope: the same id in two scopes is
+            # two resources (a collision must not silently drop one user's data).
             """CREATE TABLE resources (
-                id TEXT PRIMARY KEY,
+                id TEXT NOT NULL,
                 scope TEXT NOT NULL,
                 seq BIGINT NOT NULL DEFAULT nextval('resource_seq'),
                 kind TEXT NOT NULL,
@@ -46,7 +48,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 utc_offset_min INTEGER NOT NULL DEFAULT 0,
                 trust TEXT NOT NULL DEFAULT 'normal',
                 meta JSON,
-                stored_at TIMESTAMPTZ NOT NULL)""",
+                stored_at TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (scope, id))""",
             "CREATE INDEX resources_scope_session ON resources (scope, session)",
             """CREATE TABLE items (
                 id TEXT PRIMARY KEY,
@@ -81,6 +84,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 resource_id TEXT NOT NULL,
                 scope TEXT NOT NULL,
                 PRIMARY KEY (item_id, resource_id))""",
+            "CREATE INDEX item_sources_resource ON item_sources (scope, resource_id)",
             """CREATE TABLE categories (
                 scope TEXT NOT NULL,
                 name TEXT NOT NULL,
@@ -209,6 +213,7 @@ class Store:
         # rebuild read; memubot's own indexes live in Python, so a modest cache suffices.
         self.con.execute(f"SET memory_limit = '{memory_limit}'")
         self.dim: int | None = None
+        self.read_only = read_only
         if not read_only:
             self.migrate()
         else:
@@ -227,6 +232,8 @@ class Store:
 
     def _check_version(self) -> int:
         current = self.schema_version()
+        if current == 0 and self.read_only:
+            raise StoreError(f"{self.path} is not a memubot database (no schema_version table)")
         if current > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} has schema version {current}, newer than this memubot "
@@ -244,10 +251,13 @@ class Store:
         for version, statements in MIGRATIONS:
             if version <= current:
                 continue
-            with self.transaction():
-                for sql in statements:
-                    self.con.execute(sql)
-                self.con.execute("INSERT INTO schema_version VALUES (?, now())", [version])
+            try:
+                with self.transaction():
+                    for sql in statements:
+                        self.con.execute(sql)
+                    self.con.execute("INSERT INTO schema_version VALUES (?, now())", [version])
+            except duckdb.Error as exc:
+                raise StoreError(f"cannot migrate {self.path} to schema version {version}: {exc}") from exc
             applied.append(version)
             log.info("migrated %s to schema version %d", self.path, version)
         return applied
@@ -308,13 +318,16 @@ class Store:
 
     # ---- resources -----------------------------------------------------------------------
 
-    def existing_resource_ids(self, ids: Sequence[str]) -> set[str]:
-        if not ids:
+    def existing_resources(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which (scope, id) pairs are already stored."""
+        if not keys:
             return set()
         rows = self.con.execute(
-            "SELECT id FROM resources WHERE id IN (SELECT unnest(?))", [list(ids)]
+            "SELECT r.scope, r.id FROM resources r JOIN (SELECT unnest(?) AS scope, unnest(?) AS id) k"
+            " ON k.scope = r.scope AND k.id = r.id",
+            [[k[0] for k in keys], [k[1] for k in keys]],
         ).fetchall()
-        return {r[0] for r in rows}
+        return {(r[0], r[1]) for r in rows}
 
     def insert_resources(self, resources: Sequence[ResourceIn], stored_at: datetime) -> None:
         if not resources:
@@ -349,10 +362,10 @@ class Store:
         """The turn before (`before`, `before_id`) in a session: (speaker, text, its item id or None)."""
         row = self.con.execute(
             "SELECT coalesce(r.speaker, r.role, ''), r.text,"
-            " (SELECT min(s.item_id) FROM item_sources s WHERE s.resource_id = r.id)"
+            " (SELECT min(s.item_id) FROM item_sources s WHERE s.scope = r.scope AND s.resource_id = r.id)"
             " FROM resources r WHERE r.scope = ? AND r.session = ?"
             " AND (r.occurred_at < ? OR (r.occurred_at = ? AND r.id < ?))"
-            " ORDER BY r.occurred_at DESC, r.seq DESC LIMIT 1",
+            " ORDER BY r.occurred_at DESC, r.id DESC LIMIT 1",
             [_require(scope), session, _utc(before), _utc(before), before_id],
         ).fetchone()
         return (row[0], row[1], row[2]) if row else ("", "", None)
@@ -667,15 +680,37 @@ class Store:
             "schema_version": self.schema_version(),
         }
 
-    def upsert_category_counts(self, scope: str, at: datetime) -> None:
-        """Keep one category row per (scope, category) with its item count; summaries come later."""
+    def refresh_categories(self, scope: str, names: Sequence[str], at: datetime, top: int = 20) -> None:
+        """Rebuild the rows of categories whose items changed: count, version and summary.
+
+        The summary is derived, never the source of truth: the category's `top` active items by
+        importance then recency, one line each, citing the item as `[ref:<id>]`.
+        """
+        if not names:
+            return
         self.con.execute(
-            "INSERT INTO categories (scope, name, item_count, updated_at)"
-            " SELECT scope, category, count(*), ? FROM items WHERE scope = ? GROUP BY scope, category"
-            " ON CONFLICT (scope, name) DO UPDATE SET item_count = excluded.item_count,"
+            "INSERT INTO categories (scope, name, summary, version, item_count, updated_at)"
+            " SELECT $scope, c.name, coalesce(("
+            "   SELECT string_agg('- ' || t.l0 || ' [ref:' || t.id || ']', chr(10)"
+            "     ORDER BY t.importance DESC, t.created_at DESC, t.id)"
+            "   FROM (SELECT id, l0, importance, created_at FROM items"
+            "     WHERE scope = $scope AND category = c.name AND NOT archived AND superseded_by IS NULL"
+            "     ORDER BY importance DESC, created_at DESC, id LIMIT $top) t), ''),"
+            " 1, (SELECT count(*) FROM items WHERE scope = $scope AND category = c.name), $at"
+            " FROM (SELECT unnest($names) AS name) c"
+            " ON CONFLICT (scope, name) DO UPDATE SET summary = excluded.summary,"
+            " version = categories.version + 1, item_count = excluded.item_count,"
             " updated_at = excluded.updated_at",
-            [_utc(at), _require(scope)],
+            {"scope": _require(scope), "names": sorted(set(names)), "at": _utc(at), "top": top},
         )
+
+    def category(self, scope: str, name: str) -> dict[str, Any] | None:
+        cur = self.con.execute(
+            "SELECT * FROM categories WHERE scope = ? AND name = ?", [_require(scope), name]
+        )
+        row = cur.fetchone()
+        names = [d[0] for d in cur.description or []]
+        return dict(zip(names, row, strict=True)) if row else None
 
 
 def _offset_minutes(ts: datetime) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -96,12 +97,21 @@ def test_time_comes_from_the_query_not_the_wall_clock(memory: Memory, clock: Fak
             ),
         ]
     )
-    soon = memory.recall("garden project", "alice", k=2, ts=base + timedelta(days=61), explain=True)
+    soon = memory.recall(
+        "garden project", "alice", k=2, ts=base + timedelta(days=61), explain=True, reinforce=False
+    )
     decay = {h.source_ids[0]: h.trace["decay"] for h in soon}
     assert decay["new"] > decay["old"]
     clock.now = base + timedelta(days=61)
-    by_clock = memory.recall("garden project", "alice", k=2, explain=True)
-    assert {h.source_ids[0]: h.trace["decay"] for h in by_clock} != {}
+    by_clock = {
+        h.source_ids[0]: h.trace["decay"] for h in memory.recall("garden project", "alice", k=2, explain=True)
+    }
+    assert by_clock == pytest.approx(decay)  # no ts: the injected clock is the time
+    clock.now = base + timedelta(days=400)
+    later = {
+        h.source_ids[0]: h.trace["decay"] for h in memory.recall("garden project", "alice", k=2, explain=True)
+    }
+    assert later["new"] < by_clock["new"]  # a year on, the same memory weighs less
 
 
 def test_deictic_query_prefers_the_live_session(memory: Memory) -> None:

@@ -117,24 +117,58 @@ def main() -> int:
         text=True,
     )
     result["score"] = json.loads(scored.stdout)
-    print(json.dumps(result, indent=1))
-    print_table(result["score"])  # type: ignore[arg-type]
+    table = per_category(args.data / "gold.jsonl", args.out)
+    # The official scorer and this table use the same definitions: check they agree.
+    for key, value in result["score"]["all"].items():  # type: ignore[index]
+        if key in table["all"] and abs(table["all"][key] - value) > 1e-3:
+            sys.exit(f"per-category scoring disagrees with score_locomo.py on {key}")
+    result["per_category"] = table
+    out = args.out.with_suffix(".score.json")
+    out.write_text(json.dumps(result, indent=1))
+    print_table(table, result["score"])  # type: ignore[arg-type]
+    print(f"\nfull result: {out}")
     return 0
 
 
-def print_table(score: dict[str, dict[str, dict[str, float]]]) -> None:
-    """The README table: overall and per category."""
-    a = score["all"]
-    print("\n| | R@1 | R@5 | R@10 | R@20 | evR@10 | Hit@10 |")
-    print("|---|---|---|---|---|---|---|")
-    print(
-        f"| all (n={score['n']}) | {a['R@1']:.3f} | {a['R@5']:.3f} | {a['R@10']:.3f} | {a['R@20']:.3f} "
-        f"| {a['evR@10']:.3f} | {a['Hit@10']:.3f} |"
-    )
-    for cat, v in score["by_category"].items():
-        print(
-            f"| {cat} (n={v['n']}) | {v['R@1']:.3f} | {v['R@5']:.3f} | {v['R@10']:.3f} | {v['R@20']:.3f} | | |"
-        )
+CATS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (1, 5, 10, 20)
+
+
+def per_category(gold_path: Path, answers_path: Path) -> dict[str, dict[str, float]]:
+    """R@k, Hit@k and evR@k per category, with score_locomo.py's definitions."""
+    gold = [json.loads(x) for x in gold_path.read_text().splitlines() if x.strip()]
+    answers = {r["id"]: r for r in map(json.loads, answers_path.read_text().splitlines())}
+    rows: dict[str, list[dict[str, float]]] = {"all": []}
+    for g in gold:
+        ev = set(g.get("evidence_event_ids") or [])
+        if not ev:
+            continue
+        hits = answers.get(g["question_id"], {}).get("hits", [])
+        budget: list[str] = []
+        for h in hits:
+            budget.extend(s for s in h["source_ids"] if s not in budget)
+        row = {}
+        for k in KS:
+            cited = {s for h in hits[:k] for s in h["source_ids"]}
+            row[f"R@{k}"] = len(ev & cited) / len(ev)
+            row[f"Hit@{k}"] = float(bool(ev & cited))
+            row[f"evR@{k}"] = len(ev & set(budget[:k])) / len(ev)
+        rows["all"].append(row)
+        rows.setdefault(CATS.get(g["category"], str(g["category"])), []).append(row)
+    return {
+        cat: {"n": len(rs), **{key: sum(r[key] for r in rs) / len(rs) for key in rs[0]}}
+        for cat, rs in rows.items()
+    }
+
+
+def print_table(table: dict[str, dict[str, float]], score: dict[str, dict[str, float]]) -> None:
+    """The README table: every metric at every k, overall and per category."""
+    cols = [f"{m}@{k}" for m in ("R", "Hit", "evR") for k in KS]
+    print("\n| | " + " | ".join(cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for cat in ["all", *sorted(c for c in table if c != "all")]:
+        v = table[cat]
+        print(f"| {cat} (n={int(v['n'])}) | " + " | ".join(f"{v[c]:.3f}" for c in cols) + " |")
     lat = score.get("latency_ms")
     if lat:
         print(f"\nlatency per question (query embedding included): p50 {lat['p50']} ms, p95 {lat['p95']} ms")

@@ -414,43 +414,29 @@ class Memory:
     ) -> list[Hit]:
         """Everything after the query embedding: the part the latency target is about."""
         with self._lock:
-            return self._recall_vector(query, qvec, scope, k, ts, session, explain, params, reinforce)
-
-    def _recall_vector(
-        self,
-        query: str,
-        qvec: np.ndarray,
-        scope: str,
-        k: int,
-        ts: datetime | None,
-        session: str | None,
-        explain: bool,
-        params: R.RecallParams,
-        reinforce: bool,
-    ) -> list[Hit]:
-        idx = self.scope_index(scope)
-        if len(idx) == 0 or k <= 0:
-            return []
-        when = ts or self.clock()
-        c = run_pipeline(idx, query, qvec, when.timestamp(), session, k, params)
-        hits = []
-        for i, row in enumerate(c.rows.tolist()):
-            trace = {name: float(v[i]) for name, v in c.trace.items() if name != "session_rank"}
-            hits.append(
-                Hit(
-                    item_id=idx.ids[row],
-                    text=idx.l0[row],
-                    score=float(c.score[i]),
-                    category=idx.categories[row],
-                    source_ids=list(idx.source_ids[row]),
-                    occurred_at=datetime.fromtimestamp(float(idx.occurred[row]), tz=when.tzinfo),
-                    source="session" if c.trace["session_rank"][i] >= 0 else "long_term",
-                    trace=trace if explain else {},
+            idx = self.scope_index(scope)
+            if len(idx) == 0 or k <= 0:
+                return []
+            when = ts or self.clock()
+            c = run_pipeline(idx, query, qvec, when.timestamp(), session, k, params)
+            hits = []
+            for i, row in enumerate(c.rows.tolist()):
+                trace = {name: float(v[i]) for name, v in c.trace.items() if name != "session_rank"}
+                hits.append(
+                    Hit(
+                        item_id=idx.ids[row],
+                        text=idx.l0[row],
+                        score=float(c.score[i]),
+                        category=idx.categories[row],
+                        source_ids=list(idx.source_ids[row]),
+                        occurred_at=datetime.fromtimestamp(float(idx.occurred[row]), tz=when.tzinfo),
+                        source="session" if c.trace["session_rank"][i] >= 0 else "long_term",
+                        trace=trace if explain else {},
+                    )
                 )
-            )
-        if reinforce:
-            self._reinforce(idx, c.rows, when)
-        return hits
+            if reinforce:
+                self._reinforce(idx, c.rows, when)
+            return hits
 
     def _reinforce(self, idx: ScopeIndex, rows: np.ndarray, at: datetime) -> None:
         """Recall reinforces what it returns: counted now in memory, written in batches."""

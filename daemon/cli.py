@@ -281,8 +281,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memubot",
-        description="memubot: a proactive memory daemon for AI agents. These commands work directly "
-        "on a DuckDB memory file, without a running daemon.",
+        description="memubot: a proactive memory daemon for AI agents. `run` starts the service; "
+        "import, recall and stats work directly on a DuckDB memory file, without it.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -37,6 +37,8 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
             Memory.open, settings.db_path, embedder, settings.memory, system_clock
         )
         stack.callback(memory.close)  # DuckDB checkpoints last
+        indexed = await asyncio.to_thread(memory.warm)
+        log.info("indexes built for %d items", indexed)
         stats = memory.stats()
         log.info(
             "memubot ready: %s (%d resources, %d items), embedder %s; the NATS bus, schedules and HTTP "

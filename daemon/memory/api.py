@@ -344,6 +344,11 @@ class Memory:
 
     # ---- read path ------------------------------------------------------------------------
 
+    def warm(self) -> int:
+        """Build every scope's index now (at start-up), so no recall pays for it; returns items."""
+        with self._lock:
+            return sum(len(self.scope_index(scope)) for scope in self.store.scopes())
+
     def scope_index(self, scope: str) -> ScopeIndex:
         """The scope's in-memory index, rebuilt from DuckDB when missing or stale."""
         if not scope:

@@ -159,3 +159,12 @@ def test_scope_isolation_property(
             assert hits, "a scope with items returns something for a matching query"
             assert all(s.startswith(prefix) for h in hits for s in h.source_ids)
         assert m.recall(" ".join(q), "C", k=5) == []
+
+
+def test_warm_builds_every_scope_index(memory: Memory) -> None:
+    memory.memorize(
+        [turn("w1", "I water the ferns on Mondays.", scope="p"), turn("w2", "I own a kayak.", scope="q")]
+    )
+    memory._indexes.clear()
+    assert memory.warm() == 2
+    assert set(memory._indexes) == {"p", "q"}

@@ -28,7 +28,7 @@ bench: setup
 	$(BIN)/python bench/locomo.py
 	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/ingest.py
-	$(BIN)/python bench/zh_check.py
+	$(BIN)/python bench/embedders.py
 
 clean:
 	rm -rf $(VENV) bench/out .mypy_cache .ruff_cache .pytest_cache

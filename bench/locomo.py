@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from daemon.cli import Progress  # noqa: E402
 from daemon.events import parse_ts, parse_turn  # noqa: E402
 from daemon.memory import Memory, MemoryParams, RecallParams, make_embedder  # noqa: E402
 from handlers.conversation import resource_from  # noqa: E402
@@ -71,14 +72,7 @@ def main() -> int:
                 if line.strip()
             ]
             t0 = time.perf_counter()
-            last = [0.0]
-
-            def progress(done: int, total: int) -> None:
-                if time.perf_counter() - last[0] > 10 or done == total:
-                    last[0] = time.perf_counter()
-                    print(f"  imported {done}/{total} turns", file=sys.stderr, flush=True)
-
-            report = memory.memorize(turns, progress=progress)
+            report = memory.memorize(turns, progress=Progress("importing"))
             took = time.perf_counter() - t0
             result["import"] = {
                 "turns": len(turns),

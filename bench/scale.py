@@ -32,6 +32,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from daemon.cli import Progress  # noqa: E402
 from daemon.memory import Memory, MemoryParams, ResourceIn, make_embedder  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "locomo"
@@ -108,14 +109,7 @@ def write_synthetic(args: argparse.Namespace, real: object, rng: np.random.Gener
     embedder = TableEmbedder(real.name, real.dim, table, real)  # type: ignore[attr-defined]
     with Memory.open(args.db, embedder, MemoryParams()) as memory:  # type: ignore[arg-type]
         t0 = time.perf_counter()
-        last = [0.0]
-
-        def progress(done: int, total: int) -> None:
-            if time.perf_counter() - last[0] > 15 or done == total:
-                last[0] = time.perf_counter()
-                print(f"  wrote {done}/{total} items", file=sys.stderr, flush=True)
-
-        report = memory.memorize(resources, progress=progress)
+        report = memory.memorize(resources, progress=Progress("writing"))
         took = time.perf_counter() - t0
         print(
             f"wrote {report.items_added} items in {took:.1f}s ({report.items_added / took:.0f}/s)",

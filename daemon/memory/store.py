@@ -378,7 +378,8 @@ class Store:
         vectors: np.ndarray,
         postings: Sequence[tuple[str, str, str, int, int]],
     ) -> None:
-        """Write items with their provenance, vectors and postings (call inside a transaction)."""
+        """Write items with their provenance, vectors and postings (call inside a transaction;
+        the caller bumps the scopes' generation once for everything it wrote)."""
         if not items:
             return
         for it in items:
@@ -422,7 +423,6 @@ class Store:
             )
         self._insert_vectors([i.id for i in items], [i.scope for i in items], vectors)
         self._add_postings(postings)
-        self.bump_generation({i.scope for i in items})
 
     def _add_postings(self, postings: Sequence[tuple[str, str, str, int, int]]) -> None:
         """Append (scope, term, item_id, field, tf) rows."""

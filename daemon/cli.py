@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from daemon import __version__
+from daemon import __version__, jobs
 from daemon.config import Settings, load_settings
 from daemon.errors import InvalidEvent, MemubotError
 from daemon.events import parse_ts, parse_turn
@@ -27,6 +27,8 @@ examples:
   memubot recall "when did Caroline go to the support group?" --scope conv-26 --db mem.duckdb
   memubot recall --queries questions.jsonl --db mem.duckdb --k 20 --out answers.jsonl
   memubot stats --db mem.duckdb --json
+  memubot consolidate --db mem.duckdb
+  memubot forget --scope conv-26 --query "support group" --dry-run --db mem.duckdb
 
 settings come from $MEMUBOT_CONFIG (TOML) and MEMUBOT_* variables; see README.md.
 """
@@ -269,6 +271,66 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _need_db(command: str, settings: Settings, db: Path | None) -> Path | None:
+    path = db or settings.db_path
+    if not Path(path).exists():
+        print(f"memubot {command}: no database at {path}", file=sys.stderr)
+        return None
+    return Path(path)
+
+
+def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
+    if _need_db("consolidate", settings, args.db) is None:
+        return 2
+    at = parse_ts(args.at, "--at") if args.at else None
+    with _open_memory(settings, args.db) as memory:
+        report = jobs.consolidate(memory, settings, args.scope, at)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    for scope, r in report["scopes"].items():
+        print(
+            f"{scope}: {r['active_before']} active items → {r['active_after']}; promoted {r['promoted']},"
+            f" demoted {r['demoted']}, archived {r['archived']}, newly evergreen {r['evergreen']}"
+        )
+    if report["profile_updated"] is not None:
+        print(f"profile file: {'updated' if report['profile_updated'] else 'unchanged'}")
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
+    if _need_db("forget", settings, args.db) is None:
+        return 2
+    with _open_memory(settings, args.db) as memory:
+        counts = memory.forget(
+            args.scope,
+            item_ids=args.item or (),
+            query=args.query,
+            everything=args.all,
+            dry_run=args.dry_run,
+        )
+        if not args.dry_run:
+            jobs.refresh_profile(memory, settings)
+    if args.json:
+        print(json.dumps({"scope": args.scope, "dry_run": args.dry_run, **counts}))
+        return 0
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"{args.scope}: {verb} " + ", ".join(f"{n} {table}" for table, n in counts.items()))
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    if _need_db("restore", settings, args.db) is None:
+        return 2
+    with _open_memory(settings, args.db) as memory:
+        ok = memory.restore(args.scope, args.item)
+    if not ok:
+        print(f"memubot restore: item {args.item} in scope {args.scope!r} is not archived", file=sys.stderr)
+        return 1
+    print(f"restored {args.item}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
 
@@ -349,6 +411,46 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scope", help="only this scope")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser(
+        "consolidate",
+        help="run the lifecycle job now: tiers, archiving, the profile file",
+        description="Move items between tiers (peripheral → working → core and back) by use and "
+        "importance, archive the ones that faded (kept on disk, out of recall, restorable), and "
+        "rewrite the profile file's managed block. The daemon runs this daily.",
+    )
+    p.add_argument("--db", type=Path, help=db_help)
+    p.add_argument("--scope", help="only this scope (default: every scope)")
+    p.add_argument("--at", help="the time to consolidate at, ISO-8601 with offset (default: now)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_consolidate)
+
+    p = sub.add_parser(
+        "forget",
+        help="delete memories for good (the privacy path)",
+        description="Really delete: the items, the resources they came from, their index postings, "
+        "vectors and cached vectors, and the forgotten words in neighbouring items' context. "
+        "Prints how many rows went from each table.",
+    )
+    p.add_argument("--scope", required=True, help="whose memory")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--item", action="append", metavar="ID", help="an item id (repeatable)")
+    what.add_argument("--query", help="every item and resource containing all these words")
+    what.add_argument("--all", action="store_true", help="everything in the scope")
+    p.add_argument("--dry-run", action="store_true", help="count what would go; delete nothing")
+    p.add_argument("--db", type=Path, help=db_help)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_forget)
+
+    p = sub.add_parser(
+        "restore",
+        help="bring an archived item back into recall",
+        description="Archived items are kept on disk; this makes one recallable again.",
+    )
+    p.add_argument("--scope", required=True, help="whose memory")
+    p.add_argument("--item", required=True, metavar="ID", help="the archived item's id")
+    p.add_argument("--db", type=Path, help=db_help)
+    p.set_defaults(func=cmd_restore)
     return parser
 
 

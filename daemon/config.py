@@ -17,6 +17,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from daemon.errors import ConfigError
 from daemon.memory import MemoryParams, RecallParams
+from daemon.memory.dedup import DedupParams
+from daemon.memory.lifecycle import LifecycleParams
+from daemon.memory.lifecycle import validate as validate_lifecycle
 from daemon.memory.retrieve import validate as validate_recall
 
 
@@ -52,6 +55,13 @@ class Settings:
     nats_url: str = "nats://127.0.0.1:4222"
     http_addr: str = "127.0.0.1:8765"
     memory: MemoryParams = field(default_factory=MemoryParams)
+    llm_url: str | None = None  # an OpenAI-compatible endpoint; none: rules do everything
+    llm_model: str = "llama3.1"
+    llm_api_key: str | None = field(default=None, repr=False)
+    llm_timeout: float = 20.0
+    profile_dir: Path | None = None  # the Main Agent's workspace: where USER.md is kept
+    profile_file: str = "USER.md"
+    profile_scope: str | None = None  # whose core memories the profile file shows
 
     @property
     def tz(self) -> ZoneInfo:
@@ -67,25 +77,50 @@ _ENV = [
     ("MEMUBOT_TIMEZONE", "timezone", "timezone"),
     ("MEMUBOT_NATS_URL", "nats_url", "nats_url"),
     ("MEMUBOT_HTTP_ADDR", "http_addr", "http_addr"),
+    ("MEMUBOT_LLM_URL", "llm_url", "llm_url"),
+    ("MEMUBOT_LLM_MODEL", "llm_model", "llm_model"),
+    ("MEMUBOT_LLM_TIMEOUT", "llm_timeout", "llm_timeout"),
+    ("MEMUBOT_PROFILE_DIR", "profile_dir", "profile_dir"),
+    ("MEMUBOT_PROFILE_FILE", "profile_file", "profile_file"),
+    ("MEMUBOT_PROFILE_SCOPE", "profile_scope", "profile_scope"),
 ]
+# [tables] of the TOML file that tune the memory core: section → (MemoryParams field, class)
+_TABLES: dict[str, tuple[str, type[Any]]] = {
+    "recall": ("recall", RecallParams),
+    "dedup": ("dedup", DedupParams),
+    "lifecycle": ("lifecycle", LifecycleParams),
+}
 
 
-def _recall_params(table: Mapping[str, Any], path: Path) -> RecallParams:
-    names = {f.name: f for f in dataclasses.fields(RecallParams) if f.name != "reranker"}
+def _params(cls: type[Any], section: str, table: Mapping[str, Any], path: Path) -> Any:
+    """A parameter dataclass from a TOML table: unknown keys and wrong types are errors."""
+    names = {f.name for f in dataclasses.fields(cls) if f.name != "reranker"}
     kwargs: dict[str, Any] = {}
     for key, value in table.items():
         if key not in names:
-            raise ConfigError(f"{path}: unknown key [recall].{key}; known: {', '.join(sorted(names))}")
-        default = getattr(RecallParams(), key)
+            raise ConfigError(f"{path}: unknown key [{section}].{key}; known: {', '.join(sorted(names))}")
+        default = getattr(cls(), key)
+        if isinstance(default, tuple):
+            if not isinstance(value, list) or len(value) != len(default):
+                raise ConfigError(f"{path}: [{section}].{key} must be a list of {len(default)} numbers")
+            kwargs[key] = tuple(type(d)(v) for d, v in zip(default, value, strict=True))
+            continue
         if isinstance(default, bool) or not isinstance(value, type(default) | int):
-            raise ConfigError(f"{path}: [recall].{key} must be {type(default).__name__}, got {value!r}")
+            raise ConfigError(f"{path}: [{section}].{key} must be {type(default).__name__}, got {value!r}")
         kwargs[key] = type(default)(value)
-    params = RecallParams(**kwargs)
+    params = cls(**kwargs)
     try:
-        validate_recall(params)
+        _VALIDATORS[section](params)
     except ValueError as exc:
-        raise ConfigError(f"{path}: [recall]: {exc}") from exc
+        raise ConfigError(f"{path}: [{section}]: {exc}") from exc
     return params
+
+
+_VALIDATORS: dict[str, Any] = {
+    "recall": validate_recall,
+    "dedup": DedupParams.validate,
+    "lifecycle": validate_lifecycle,
+}
 
 
 def load_settings(
@@ -102,7 +137,7 @@ def load_settings(
             raise ConfigError(f"cannot read config file {path}: {exc}") from exc
     elif config_file is not None:
         raise ConfigError(f"config file {path} does not exist")
-    known = {key for _, key, _ in _ENV} | {"state_dir", "recall"}
+    known = {key for _, key, _ in _ENV} | {"state_dir"} | set(_TABLES)
     for key in data:
         if key not in known:
             raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(known))}")
@@ -116,19 +151,33 @@ def load_settings(
         if env.get(var):
             values[name] = env[var]
     values["db_path"] = Path(values["db_path"])
-    key_file = env.get("MEMUBOT_EMBED_API_KEY_FILE")
-    if env.get("MEMUBOT_EMBED_API_KEY"):
-        values["embed_api_key"] = env["MEMUBOT_EMBED_API_KEY"]
-    elif key_file:
-        try:
-            values["embed_api_key"] = Path(key_file).read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ConfigError(f"MEMUBOT_EMBED_API_KEY_FILE: cannot read {key_file}: {exc}") from exc
-    if "recall" in data:
-        if not isinstance(data["recall"], dict):
-            raise ConfigError(f"{path}: [recall] must be a table")
-        values["memory"] = MemoryParams(recall=_recall_params(data["recall"], path))
+    memory: dict[str, Any] = {}
+    for section, (name, cls) in _TABLES.items():
+        if section in data:
+            if not isinstance(data[section], dict):
+                raise ConfigError(f"{path}: [{section}] must be a table")
+            memory[name] = _params(cls, section, data[section], path)
+    for secret, var in (("llm_api_key", "MEMUBOT_LLM_API_KEY"), ("embed_api_key", "MEMUBOT_EMBED_API_KEY")):
+        if env.get(var):
+            values[secret] = env[var]
+        elif env.get(var + "_FILE"):
+            try:
+                values[secret] = Path(env[var + "_FILE"]).read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise ConfigError(f"{var}_FILE: cannot read {env[var + '_FILE']}: {exc}") from exc
+    if values.get("profile_dir") is not None:
+        values["profile_dir"] = Path(values["profile_dir"])
+    try:
+        values["llm_timeout"] = float(values.get("llm_timeout", 20.0))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"MEMUBOT_LLM_TIMEOUT must be a number of seconds, got {values['llm_timeout']!r}"
+        ) from exc
+    if values["llm_timeout"] <= 0:
+        raise ConfigError("MEMUBOT_LLM_TIMEOUT must be positive")
     values.update({k: v for k, v in overrides.items() if v is not None})
+    if overrides.get("memory") is None:
+        values["memory"] = MemoryParams(timezone=str(values.get("timezone", "UTC")), **memory)
     settings = Settings(**values)
     try:
         settings.tz  # noqa: B018 - validate early, with the setting's name in the message

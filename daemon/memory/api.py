@@ -17,18 +17,30 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
+from zoneinfo import ZoneInfo
 
 import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
+from daemon.memory import dedup as D
+from daemon.memory import lifecycle as L
 from daemon.memory import retrieve as R
 from daemon.memory.embed import Embedder, content_hash, embed_cached, embed_missing
 from daemon.memory.extract import TurnContext, context_line, extract
-from daemon.memory.index import BM25Params, term_counts
+from daemon.memory.index import BM25Params, term_counts, tokenize
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import ItemRow, Store
-from daemon.memory.types import Clock, Hit, ItemDraft, MemorizeReport, ResourceIn, system_clock
+from daemon.memory.types import (
+    CATEGORIES,
+    TIERS,
+    Clock,
+    Hit,
+    ItemDraft,
+    MemorizeReport,
+    ResourceIn,
+    system_clock,
+)
 from daemon.memory.vectors import IVFParams
 
 log = logging.getLogger(__name__)
@@ -44,6 +56,9 @@ class MemoryParams:
     recall: R.RecallParams = field(default_factory=R.RecallParams)
     bm25: BM25Params = field(default_factory=BM25Params)
     ivf: IVFParams = field(default_factory=IVFParams)
+    dedup: D.DedupParams = field(default_factory=D.DedupParams)
+    lifecycle: L.LifecycleParams = field(default_factory=L.LifecycleParams)
+    timezone: str = "UTC"  # the scope's time zone: "tomorrow" and "下周一" are resolved in it
     batch_size: int = 64  # turns per embedding batch / write transaction
     touch_flush: int = 256  # buffered access updates before they are written
 
@@ -67,6 +82,7 @@ class _Prepared:
     noise: int
     vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     fresh: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    report: MemorizeReport = field(default_factory=MemorizeReport)  # dedup outcome, set at commit
 
 
 class _Turn(NamedTuple):
@@ -79,12 +95,126 @@ class _Turn(NamedTuple):
     rid: str = ""
 
 
+def item_hash(l0: str) -> str:
+    """Stage 1 of dedup compares this: the exact one-line text."""
+    return hashlib.sha256(l0.encode()).hexdigest()[:32]
+
+
+@dataclass(slots=True)
+class _Absorbed:
+    """An item that absorbs restatements (SKIP/MERGE): what it becomes."""
+
+    sources: set[str]
+    importance: float
+    confidence: float
+    mentions: int
+    l1: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Created:
+    """An item created earlier in the same batch: later drafts may duplicate it."""
+
+    item_id: str
+    category: str
+    speaker: str
+    l0: str
+    l1: dict[str, Any]
+    vector: np.ndarray
+    hash: str
+    draft: ItemDraft
+
+
+REPEAT_BONUS = 0.05  # importance added per repeated mention (the rule of importance())
+
+
+@dataclass(slots=True)
+class _DedupPlan:
+    """Every dedup decision of a batch and the writes they imply."""
+
+    decisions: dict[int, D.Decision] = field(default_factory=dict)  # draft index → decision
+    absorbed: dict[tuple[str, str], _Absorbed] = field(default_factory=dict)  # stored targets
+    pending: dict[str, _Absorbed] = field(default_factory=dict)  # targets created in this batch
+    superseded: list[tuple[str, str, str, datetime]] = field(default_factory=list)  # scope, old, new, at
+    alias: dict[str, str] = field(default_factory=dict)  # draft id → the item it joined
+    merged_context: list[tuple[str, str, str]] = field(default_factory=list)
+    ops: list[tuple[str, str, str, str | None]] = field(default_factory=list)
+    categories: dict[str, set[str]] = field(default_factory=dict)
+    gone: set[str] = field(default_factory=set)
+    report: MemorizeReport = field(default_factory=MemorizeReport)
+
+    def record(
+        self,
+        i: int,
+        scope: str,
+        item_id: str,
+        d: ItemDraft,
+        decision: D.Decision,
+        store: Store,
+        batch: list[_Created],
+        vector: np.ndarray,
+        h: str,
+    ) -> None:
+        self.decisions[i] = decision
+        self.categories.setdefault(scope, set()).add(d.category)
+        r = self.report
+        if decision.op in (D.CREATE, D.SUPERSEDE):
+            batch.append(_Created(item_id, d.category, d.speaker or "", d.l0, d.l1, vector, h, d))
+            self.ops.append((scope, "created", item_id, None))
+            for old in decision.superseded:
+                self.superseded.append(
+                    (scope, old, item_id, d.observed_at or d.happened_at or datetime.now(UTC))
+                )
+                self.gone.add(old)
+                self.ops.append((scope, "superseded", old, item_id))
+            self.report = replace(
+                r, items_added=r.items_added + 1, superseded=r.superseded + len(decision.superseded)
+            )
+            return
+        target = decision.target or ""
+        self.alias[item_id] = target
+        created = next((c for c in batch if c.item_id == target), None)
+        if created is not None:
+            a = self.pending.setdefault(
+                target,
+                _Absorbed(
+                    set(created.draft.source_ids),
+                    created.draft.importance,
+                    created.draft.confidence,
+                    1,
+                    dict(created.l1),
+                ),
+            )
+        else:
+            key = (scope, target)
+            if key not in self.absorbed:
+                imp, conf, mentions, l1 = store.item_states(scope, [target])[target]
+                self.absorbed[key] = _Absorbed(set(), imp, conf, mentions, l1)
+            a = self.absorbed[key]
+        a.sources.update(d.source_ids)
+        a.mentions += 1
+        a.importance = round(min(1.0, max(a.importance, d.importance) + REPEAT_BONUS), 3)
+        a.confidence = max(a.confidence, d.confidence)
+        if decision.op == D.MERGE:
+            a.l1 = D.merge_l1(a.l1, d.l1)
+            if created is None:  # its words become searchable as context of the item it joined
+                self.merged_context.append((scope, target, d.l0))
+            self.report = replace(r, merged=r.merged + 1)
+        else:
+            self.report = replace(r, skipped=r.skipped + 1)
+        self.ops.append((scope, "merged" if decision.op == D.MERGE else "skipped", target, None))
+
+
 def _add(report: MemorizeReport, p: _Prepared) -> MemorizeReport:
+    r = p.report
     return MemorizeReport(
         resources_added=report.resources_added + len(p.resources),
         resources_skipped=report.resources_skipped + p.skipped,
-        items_added=report.items_added + len(p.drafts),
+        items_added=report.items_added + r.items_added,
         noise=report.noise + p.noise,
+        merged=report.merged + r.merged,
+        skipped=report.skipped + r.skipped,
+        superseded=report.superseded + r.superseded,
     )
 
 
@@ -104,6 +234,7 @@ class Memory:
         self.params = params or MemoryParams()
         self.clock = clock
         self._indexes: dict[str, ScopeIndex] = {}
+        self.tz = ZoneInfo(self.params.timezone)
         self._touches: dict[str, tuple[int, datetime]] = {}
         # One caller at a time: the DuckDB connection and the indexes are not thread-safe,
         # and callers may use several threads (asyncio.to_thread in handlers).
@@ -207,7 +338,7 @@ class Memory:
                 else:
                     speaker, text, item_id = self.store.previous_turn(r.scope, r.session, r.occurred_at, r.id)
                     prev = _Turn(speaker, text, None if last is not None else item_id)
-            got = extract(r, TurnContext(prev_speaker=prev.speaker, prev_text=prev.text))
+            got = extract(r, TurnContext(prev_speaker=prev.speaker, prev_text=prev.text, tz=self.tz))
             if not got:
                 noise += 1
             ids = [item_id_for(r.scope, r.id, n) for n in range(len(got))]
@@ -239,41 +370,53 @@ class Memory:
         if not p.resources:
             return
         now = self.clock()
+        plan = self._dedup(p)
         rows: list[ItemRow] = []
+        vec_rows: list[int] = []
         postings: list[tuple[str, str, str, int, int]] = []
         own: list[tuple[dict[str, int], int]] = []
         context: list[tuple[dict[str, int], int]] = []
-        for scope, item_id, d in p.drafts:
+        for i, (scope, item_id, d) in enumerate(p.drafts):
+            if plan.decisions[i].op not in (D.CREATE, D.SUPERSEDE):
+                continue
             tf, length = term_counts(d.search_text)
             ctf, clen = term_counts(d.context_text)
             own.append((dict(tf), length))
             context.append((dict(ctf), clen))
             postings.extend((scope, term, item_id, OWN, c) for term, c in tf.items())
             postings.extend((scope, term, item_id, CONTEXT, c) for term, c in ctf.items())
+            absorbed = plan.pending.get(item_id)
             rows.append(
                 ItemRow(
                     id=item_id,
                     scope=scope,
                     category=d.category,
                     l0=d.l0,
-                    l1=d.l1,
+                    l1=absorbed.l1 if absorbed else d.l1,
                     search_text=d.search_text,
                     context_text=d.context_text,
                     speaker=d.speaker,
                     session=d.session,
-                    content_hash=hashlib.sha256(d.l0.encode()).hexdigest()[:32],
-                    importance=d.importance,
-                    confidence=d.confidence,
+                    content_hash=item_hash(d.l0),
+                    importance=absorbed.importance if absorbed else d.importance,
+                    confidence=absorbed.confidence if absorbed else d.confidence,
                     created_at=now,
                     happened_at=d.happened_at,
                     due_at=d.due_at,
                     evergreen=d.evergreen,
                     doc_len=length,
                     ctx_len=clen,
-                    source_ids=d.source_ids,
+                    source_ids=tuple(sorted({*d.source_ids, *(absorbed.sources if absorbed else ())})),
+                    observed_at=d.observed_at,
+                    mentions=absorbed.mentions if absorbed else 1,
                 )
             )
-        grown = [(scope, item_id, line, term_counts(line)) for scope, item_id, line in p.extensions]
+            vec_rows.append(i)
+        vectors = p.vectors[vec_rows] if vec_rows else np.zeros((0, self.embedder.dim), np.float32)
+        grown = [
+            (scope, plan.alias.get(item_id, item_id), line, term_counts(line))
+            for scope, item_id, line in [*p.extensions, *plan.merged_context]
+        ]
         scopes = {r.scope for r in p.resources}
         before = {s: self.store.generation(s) for s in scopes if s in self._indexes}
         self._flush_touches_unlocked()
@@ -282,7 +425,20 @@ class Memory:
             self.store.cache_vectors(
                 [h for h, f in zip(p.hashes, p.fresh, strict=True) if f], p.vectors[p.fresh]
             )
-            self.store.insert_items(rows, p.vectors, postings)
+            self.store.insert_items(rows, vectors, postings)
+            for (scope, target), a in plan.absorbed.items():
+                self.store.absorb(
+                    scope,
+                    target,
+                    source_ids=sorted(a.sources),
+                    importance=a.importance,
+                    confidence=a.confidence,
+                    mentions=a.mentions,
+                    l1=a.l1,
+                    at=now,
+                )
+            for scope, old, new, at in plan.superseded:
+                self.store.supersede(scope, old, new, at)
             for scope, item_id, line, (tf, length) in grown:
                 self.store.extend_context(
                     scope,
@@ -291,11 +447,11 @@ class Memory:
                     length,
                     [(scope, t, item_id, LATER_CONTEXT, c) for t, c in tf.items()],
                 )
+            self.store.log_ops(plan.ops, now)
             self.store.bump_generation(scopes)
             for scope in scopes:
-                self.store.refresh_categories(
-                    scope, sorted({r.category for r in rows if r.scope == scope}), now
-                )
+                self.store.refresh_categories(scope, sorted(plan.categories.get(scope, set())), now)
+        p.report = plan.report
         for scope, idx in list(self._indexes.items()):
             if scope not in scopes:
                 continue
@@ -311,16 +467,79 @@ class Memory:
                 sessions=[rows[i].session for i in sel],
                 speakers=[rows[i].speaker for i in sel],
                 importance=[rows[i].importance for i in sel],
-                occurred=[(rows[i].happened_at or now).timestamp() for i in sel],
+                occurred=[(rows[i].observed_at or rows[i].happened_at or now).timestamp() for i in sel],
                 evergreen=[rows[i].evergreen for i in sel],
-                vectors=p.vectors[sel] if sel else np.zeros((0, self.embedder.dim), np.float32),
+                vectors=vectors[sel] if sel else np.zeros((0, self.embedder.dim), np.float32),
                 own=[own[i] for i in sel],
                 context=[context[i] for i in sel],
             )
+            for (a_scope, target), a in plan.absorbed.items():
+                if a_scope == scope:
+                    idx.absorb(target, sorted(a.sources), a.importance)
+            for s_scope, old, _, _ in plan.superseded:
+                if s_scope == scope:
+                    idx.deactivate([old])
             for g_scope, item_id, _, (tf, length) in grown:
                 if g_scope == scope:
                     idx.extend_context(item_id, dict(tf), length)
             idx.generation = self.store.generation(scope)
+
+    def _dedup(self, p: _Prepared) -> _DedupPlan:
+        """Stage 1 and 2 of dedup for every draft of a batch, against the store and the batch.
+
+        Candidates are the scope's active items of the same category and speaker with the same
+        content hash or a cosine of at least the stage-1 threshold, plus, for slotted
+        categories, every item of the same slot family (a contradiction need not be similar).
+        """
+        dp = self.params.dedup
+        plan = _DedupPlan()
+        by_scope: dict[str, list[int]] = {}
+        for i, (scope, _, _) in enumerate(p.drafts):
+            by_scope.setdefault(scope, []).append(i)
+        for scope, members in by_scope.items():
+            idx = self.scope_index(scope)
+            drafts = [p.drafts[i][2] for i in members]
+            known = self.store.items_by_hash(scope, [item_hash(d.l0) for d in drafts])
+            vecs = p.vectors[members]
+            sims = idx.vectors.matrix @ vecs.T if len(idx) else np.zeros((0, len(members)), np.float32)
+            cats = np.asarray(idx.categories, dtype=object)
+            spk = np.asarray([s or "" for s in idx.speakers], dtype=object)
+            slots: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
+            batch: list[_Created] = []  # created earlier in this batch
+            for j, i in enumerate(members):
+                _, item_id, d = p.drafts[i]
+                speaker = d.speaker or ""
+                h = item_hash(d.l0)
+                cands: dict[str, D.Candidate] = {}
+                if len(idx):
+                    mask = idx.active & (cats == d.category) & (spk == speaker)
+                    col = np.where(mask, sims[:, j], -1.0)
+                    for row in np.flatnonzero(col >= dp.same_threshold)[
+                        np.argsort(-col[col >= dp.same_threshold])
+                    ][:5]:
+                        cands[idx.ids[row]] = D.Candidate(idx.ids[row], idx.l0[row], {}, float(col[row]))
+                exact_id = known.get((d.category, speaker, h))
+                if exact_id is not None:
+                    cands[exact_id] = D.Candidate(exact_id, d.l0, {}, 1.0, exact=True)
+                if d.category in D.SLOTTED:
+                    key = (d.category, speaker)
+                    if key not in slots:
+                        slots[key] = self.store.slot_items(scope, d.category, speaker)
+                    for sid, sl0, sl1 in slots[key]:
+                        row = idx.row_of.get(sid)
+                        if row is None or not idx.active[row] or sid in plan.gone:
+                            continue
+                        cos = float(sims[row, j])
+                        prev = cands.get(sid)
+                        cands[sid] = D.Candidate(sid, sl0, sl1, cos, exact=prev.exact if prev else False)
+                for c in batch:
+                    if c.category == d.category and c.speaker == speaker and c.item_id not in plan.gone:
+                        cos = float(c.vector @ vecs[j])
+                        cands[c.item_id] = D.Candidate(c.item_id, c.l0, c.l1, cos, exact=c.hash == h)
+                live = [c for c in cands.values() if c.item_id not in plan.gone]
+                decision = D.decide(d.category, d.l1, d.l0, live, dp)
+                plan.record(i, scope, item_id, d, decision, self.store, batch, vecs[j], h)
+        return plan
 
     def reembed(self, progress: Progress | None = None) -> int:
         """Give every item without a vector one (after a model change); returns how many."""
@@ -468,6 +687,148 @@ class Memory:
         self.store.touch(ids, [self._touches[i][0] for i in ids], [self._touches[i][1] for i in ids])
         self._touches.clear()
 
+    # ---- forgetting ------------------------------------------------------------------------
+
+    def consolidate(self, scope: str | None = None, at: datetime | None = None) -> dict[str, dict[str, int]]:
+        """The lifecycle job: move items between tiers and archive the faded ones.
+
+        Runs `lifecycle.plan` over each scope's active items at `at` (default: the clock).
+        Core-tier profile facts become evergreen. Archived items leave recall but stay on disk
+        (`restore` brings one back); resources are never touched. Returns counts per scope,
+        with the active item count before and after.
+        """
+        with self._lock:
+            self._flush_touches_unlocked()
+            now = at or self.clock()
+            out: dict[str, dict[str, int]] = {}
+            for sc in [scope] if scope else self.store.scopes():
+                out[sc] = self._consolidate_scope(sc, now)
+            return out
+
+    def _consolidate_scope(self, scope: str, now: datetime) -> dict[str, int]:
+        rows = self.store.lifecycle_rows(scope)
+        live = ~rows["archived"].astype(bool) if len(rows["id"]) else np.zeros(0, bool)
+        ids = [str(x) for x in rows["id"][live]]
+        report = {"active_before": len(ids), "promoted": 0, "demoted": 0, "archived": 0, "evergreen": 0}
+        if ids:
+            tier = np.asarray([TIERS.index(str(t)) for t in rows["tier"][live]], dtype=np.int64)
+            plan = L.plan(
+                now.timestamp(),
+                rows["last_seen"][live].astype(np.float64),
+                rows["access_count"][live].astype(np.float64),
+                rows["importance"][live].astype(np.float64),
+                tier,
+                rows["evergreen"][live].astype(bool),
+                self.params.lifecycle,
+            )
+            changed = np.flatnonzero(plan.tier != tier)
+            tiers = {ids[i]: TIERS[int(plan.tier[i])] for i in changed.tolist()}
+            archive = [ids[i] for i in np.flatnonzero(plan.archive).tolist()]
+            cats = rows["category"][live]
+            ever = rows["evergreen"][live].astype(bool)
+            pinned = [
+                ids[i]
+                for i in np.flatnonzero(
+                    (plan.tier == TIERS.index("core")) & (cats == "profile") & ~ever
+                ).tolist()
+            ]
+            ops: list[tuple[str, str, str, str | None]] = [
+                (scope, "promoted" if plan.tier[i] > tier[i] else "demoted", ids[i], None)
+                for i in changed.tolist()
+            ]
+            ops += [(scope, "archived", item_id, None) for item_id in archive]
+            report.update(
+                promoted=int((plan.tier > tier).sum()),
+                demoted=int((plan.tier < tier).sum()),
+                archived=len(archive),
+                evergreen=len(pinned),
+            )
+            if tiers or archive or pinned:
+                with self.store.transaction():
+                    self.store.set_lifecycle(scope, tiers, archive, pinned, now)
+                    self.store.log_ops(ops, now)
+                    self.store.bump_generation([scope])
+                    self.store.refresh_categories(scope, sorted({str(c) for c in cats}), now)
+        report["active_after"] = report["active_before"] - report["archived"]
+        return report
+
+    def restore(self, scope: str, item_id: str) -> bool:
+        """Bring an archived item back into recall; False when it is not archived."""
+        with self._lock:
+            now = self.clock()
+            with self.store.transaction():
+                ok = self.store.restore(scope, item_id, now)
+                if ok:
+                    self.store.log_ops([(scope, "restored", item_id, None)], now)
+                    self.store.bump_generation([scope])
+            return ok
+
+    def forget(
+        self,
+        scope: str,
+        *,
+        item_ids: Sequence[str] = (),
+        query: str | None = None,
+        everything: bool = False,
+        dry_run: bool = False,
+    ) -> dict[str, int]:
+        """Really delete memories: the privacy path. Returns rows deleted per table.
+
+        `item_ids` forgets those items and the resources they came from; `query` forgets every
+        item and resource whose text holds all of the query's words; `everything` forgets the
+        scope. Items derived only from forgotten resources go too, and neighbours whose
+        context quoted a forgotten turn are re-indexed without it, so no posting, vector or
+        cached vector of the forgotten words remains. `dry_run` counts without deleting.
+        """
+        if not scope:
+            raise ScopeRequired("forget needs a scope")
+        if sum([bool(item_ids), query is not None, everything]) != 1:
+            raise InvalidInput("forget needs exactly one of: item ids, a query, everything")
+        with self._lock:
+            self._flush_touches_unlocked()
+            items: list[str] = []
+            resources: list[str] = []
+            if everything:
+                items = [t[0] for t in self.store.item_texts(scope)]
+                resources = [r[0] for r in self.store.resource_texts(scope)]
+            elif query is not None:
+                terms = set(tokenize(query))
+                if not terms:
+                    raise InvalidInput(f"forget: the query {query!r} has no searchable words")
+                items = [i for i, text, _ in self.store.item_texts(scope) if terms <= set(tokenize(text))]
+                resources = [r[0] for r in self.store.resource_texts(scope) if terms <= set(tokenize(r[3]))]
+            else:
+                known = {t[0] for t in self.store.item_texts(scope)}
+                missing = sorted(set(item_ids) - known)
+                if missing:
+                    raise InvalidInput(f"forget: no item {', '.join(missing)} in scope {scope!r}")
+                items = list(item_ids)
+            items, resources = self.store.forget_closure(scope, items, resources)
+            gone_texts = [" ".join(r[3].split()) for r in self.store.resource_texts(scope, resources)]
+            sessions = sorted({r[1] for r in self.store.resource_texts(scope, resources) if r[1]})
+            contexts = []
+            for item_id, ctx in self.store.contexts_mentioning(scope, sessions, items):
+                lines = ctx.split("\n")
+                kept = [ln for ln in lines if not any(t and t in ln for t in gone_texts)]
+                if len(kept) != len(lines):
+                    text = "\n".join(kept)
+                    tf, length = term_counts(text)
+                    contexts.append(
+                        (item_id, text, length, [(scope, t, item_id, CONTEXT, c) for t, c in tf.items()])
+                    )
+            if dry_run:
+                return {"items": len(items), "resources": len(resources), "contexts_rewritten": len(contexts)}
+            hashes = [content_hash(self.embedder.name, t) for t in self.store.item_l0(scope, items)]
+            counts = self.store.forget(scope, items, resources, hashes, contexts)
+            counts["contexts_rewritten"] = len(contexts)
+            if everything:
+                counts["categories"] = self.store.drop_categories(scope)
+            else:
+                self.store.refresh_categories(scope, list(CATEGORIES), self.clock())
+            self._indexes.pop(scope, None)
+            log.info("forgot in scope %s: %s", scope, counts)
+            return counts
+
     # ---- inspection -----------------------------------------------------------------------
 
     def stats(self, scope: str | None = None) -> dict[str, Any]:
@@ -479,6 +840,16 @@ class Memory:
         with self._lock:
             self.flush_touches()
             return self.store.item(scope, item_id)
+
+    def profile_items(self, scope: str) -> list[dict[str, Any]]:
+        """Core-tier preferences and profile facts of a scope (what the profile file shows)."""
+        with self._lock:
+            return self.store.profile_items(scope)
+
+    def ops(self, scope: str, after_seq: int = 0) -> list[dict[str, Any]]:
+        """The memory-op log of a scope: created, merged, superseded, archived, ..."""
+        with self._lock:
+            return self.store.ops(scope, after_seq)
 
     def get_category(self, scope: str, name: str) -> dict[str, Any] | None:
         with self._lock:

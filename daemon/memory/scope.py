@@ -152,3 +152,17 @@ class ScopeIndex:
         row = self.row_of.get(item_id)
         if row is not None:
             self.context.extend(row, counts, length)
+
+    def absorb(self, item_id: str, source_ids: list[str], importance: float) -> None:
+        """A restatement joined the item: more provenance, a new importance."""
+        row = self.row_of.get(item_id)
+        if row is not None:
+            self.source_ids[row] = sorted({*self.source_ids[row], *source_ids})
+            self.importance[row] = importance
+
+    def deactivate(self, item_ids: list[str]) -> None:
+        """Superseded or archived: kept in the rows, never returned by recall."""
+        for item_id in item_ids:
+            row = self.row_of.get(item_id)
+            if row is not None:
+                self.active[row] = False

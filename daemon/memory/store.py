@@ -8,6 +8,7 @@ Bulk writes go through `INSERT ... SELECT unnest(?)` because DuckDB's executeman
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Iterable, Iterator, Sequence
@@ -108,6 +109,33 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 generation BIGINT NOT NULL DEFAULT 0)""",
         ],
     ),
+    (
+        2,
+        [
+            # DuckDB refuses ALTER on a table that an index depends on: drop, alter, recreate.
+            "DROP INDEX items_scope",
+            # how often the fact was stated (exact or near-duplicate restatements raise it)
+            "ALTER TABLE items ADD COLUMN mentions INTEGER NOT NULL DEFAULT 1",
+            "ALTER TABLE items ADD COLUMN archived_at TIMESTAMPTZ",
+            # when the fact was said (happened_at is when it happened: "yesterday" resolved)
+            "ALTER TABLE items ADD COLUMN observed_at TIMESTAMPTZ",
+            "UPDATE items SET observed_at = happened_at",
+            "CREATE INDEX items_scope ON items (scope)",
+            "CREATE INDEX items_hash ON items (scope, content_hash)",
+            # a digest of what a summary was built from: unchanged items, no new version
+            "ALTER TABLE categories ADD COLUMN digest TEXT NOT NULL DEFAULT ''",
+            "CREATE SEQUENCE memory_op_seq START 1",
+            # what the memory did, in order: created / merged / skipped / superseded / archived /
+            # restored / promoted / demoted / forgotten (the daemon publishes these on the bus)
+            """CREATE TABLE memory_ops (
+                seq BIGINT NOT NULL DEFAULT nextval('memory_op_seq'),
+                scope TEXT NOT NULL,
+                op TEXT NOT NULL,
+                item_id TEXT NOT NULL,
+                other_id TEXT,
+                op_at TIMESTAMPTZ NOT NULL)""",
+        ],
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -145,6 +173,8 @@ class ItemRow:
     doc_len: int
     ctx_len: int
     source_ids: tuple[str, ...]
+    observed_at: datetime | None = None
+    mentions: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,11 +417,11 @@ class Store:
         self.con.execute(
             "INSERT INTO items (id, scope, category, l0, l1, search_text, context_text, speaker, session,"
             " content_hash, importance, confidence, created_at, updated_at, happened_at, valid_from, due_at,"
-            " evergreen, doc_len, ctx_len)"
+            " evergreen, doc_len, ctx_len, observed_at, mentions)"
             " SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)::JSON, unnest(?), unnest(?),"
             " unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?::TIMESTAMPTZ[]),"
             " unnest(?::TIMESTAMPTZ[]), unnest(?::TIMESTAMPTZ[]), unnest(?::TIMESTAMPTZ[]),"
-            " unnest(?::TIMESTAMPTZ[]), unnest(?), unnest(?), unnest(?)",
+            " unnest(?::TIMESTAMPTZ[]), unnest(?), unnest(?), unnest(?), unnest(?::TIMESTAMPTZ[]), unnest(?)",
             [
                 [i.id for i in items],
                 [i.scope for i in items],
@@ -413,6 +443,8 @@ class Store:
                 [bool(i.evergreen) for i in items],
                 [int(i.doc_len) for i in items],
                 [int(i.ctx_len) for i in items],
+                [_utc(i.observed_at or i.happened_at) for i in items],
+                [int(i.mentions) for i in items],
             ],
         )
         links = [(i.id, s, i.scope) for i in items for s in i.source_ids]
@@ -549,7 +581,7 @@ class Store:
         generation = self.generation(scope)
         rel = self.con.execute(
             "SELECT i.id, i.l0, i.category, i.importance, i.access_count,"
-            " epoch(i.last_access) AS last_access, epoch(coalesce(i.happened_at, i.created_at)) AS occurred,"
+            " epoch(i.last_access) AS last_access, epoch(coalesce(i.observed_at, i.happened_at, i.created_at)) AS occurred,"
             " i.evergreen, (NOT i.archived AND i.superseded_by IS NULL AND i.valid_until IS NULL) AS active,"
             " i.doc_len, i.ctx_len, i.session, i.speaker, v.vec,"
             " (SELECT list(s.resource_id ORDER BY s.resource_id) FROM item_sources s WHERE s.item_id = i.id)"
@@ -680,29 +712,343 @@ class Store:
             "schema_version": self.schema_version(),
         }
 
-    def refresh_categories(self, scope: str, names: Sequence[str], at: datetime, top: int = 20) -> None:
-        """Rebuild the rows of categories whose items changed: count, version and summary.
+    def refresh_categories(self, scope: str, names: Sequence[str], at: datetime, top: int = 20) -> list[str]:
+        """Rebuild the summaries of categories whose items changed; returns the names rebuilt.
 
         The summary is derived, never the source of truth: the category's `top` active items by
-        importance then recency, one line each, citing the item as `[ref:<id>]`.
+        importance then recency, one line each, citing the item as `[ref:<id>]`. A digest of
+        those lines and the item count decides whether anything changed: only then is the
+        summary rewritten and its version raised, so the version counts real changes.
         """
         if not names:
-            return
-        self.con.execute(
-            "INSERT INTO categories (scope, name, summary, version, item_count, updated_at)"
-            " SELECT $scope, c.name, coalesce(("
+            return []
+        params = {"scope": _require(scope), "names": sorted(set(names)), "top": top}
+        rows = self.con.execute(
+            "SELECT c.name, coalesce(("
             "   SELECT string_agg('- ' || t.l0 || ' [ref:' || t.id || ']', chr(10)"
             "     ORDER BY t.importance DESC, t.created_at DESC, t.id)"
             "   FROM (SELECT id, l0, importance, created_at FROM items"
             "     WHERE scope = $scope AND category = c.name AND NOT archived AND superseded_by IS NULL"
-            "     ORDER BY importance DESC, created_at DESC, id LIMIT $top) t), ''),"
-            " 1, (SELECT count(*) FROM items WHERE scope = $scope AND category = c.name), $at"
-            " FROM (SELECT unnest($names) AS name) c"
-            " ON CONFLICT (scope, name) DO UPDATE SET summary = excluded.summary,"
-            " version = categories.version + 1, item_count = excluded.item_count,"
-            " updated_at = excluded.updated_at",
-            {"scope": _require(scope), "names": sorted(set(names)), "at": _utc(at), "top": top},
+            "     ORDER BY importance DESC, created_at DESC, id LIMIT $top) t), '') AS summary,"
+            " (SELECT count(*) FROM items WHERE scope = $scope AND category = c.name AND NOT archived"
+            "   AND superseded_by IS NULL) AS n"
+            " FROM (SELECT unnest($names) AS name) c",
+            params,
+        ).fetchall()
+        stored = dict(
+            self.con.execute(
+                "SELECT name, digest FROM categories WHERE scope = $scope AND name IN (SELECT unnest($names))",
+                {"scope": params["scope"], "names": params["names"]},
+            ).fetchall()
         )
+        changed = []
+        for name, summary, n in rows:
+            digest = hashlib.sha256(f"{n}\x00{summary}".encode()).hexdigest()[:32]
+            if stored.get(name) == digest:
+                continue
+            changed.append(name)
+            self.con.execute(
+                "INSERT INTO categories (scope, name, summary, version, item_count, updated_at, digest)"
+                " VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET"
+                " summary = excluded.summary, version = categories.version + 1,"
+                " item_count = excluded.item_count, updated_at = excluded.updated_at, digest = excluded.digest",
+                [params["scope"], name, summary, int(n), _utc(at), digest],
+            )
+        return changed
+
+    # ---- dedup and update ------------------------------------------------------------------
+
+    def items_by_hash(self, scope: str, hashes: Sequence[str]) -> dict[tuple[str, str, str], str]:
+        """Active items with one of these content hashes: (category, speaker, hash) → item id."""
+        if not hashes:
+            return {}
+        rows = self.con.execute(
+            "SELECT category, coalesce(speaker, ''), content_hash, min(id) FROM items"
+            " WHERE scope = ? AND content_hash IN (SELECT unnest(?)) AND NOT archived"
+            " AND superseded_by IS NULL GROUP BY ALL",
+            [_require(scope), sorted(set(hashes))],
+        ).fetchall()
+        return {(r[0], r[1], r[2]): r[3] for r in rows}
+
+    def item_states(
+        self, scope: str, ids: Sequence[str]
+    ) -> dict[str, tuple[float, float, int, dict[str, Any]]]:
+        """id → (importance, confidence, mentions, l1) for the items a batch updates."""
+        if not ids:
+            return {}
+        rows = self.con.execute(
+            "SELECT id, importance, confidence, mentions, l1 FROM items WHERE scope = ? AND id IN"
+            " (SELECT unnest(?))",
+            [_require(scope), sorted(set(ids))],
+        ).fetchall()
+        return {r[0]: (float(r[1]), float(r[2]), int(r[3]), json.loads(r[4]) if r[4] else {}) for r in rows}
+
+    def absorb(
+        self,
+        scope: str,
+        item_id: str,
+        *,
+        source_ids: Sequence[str],
+        importance: float,
+        confidence: float,
+        mentions: int,
+        l1: dict[str, Any],
+        at: datetime,
+    ) -> None:
+        """A restatement joins an existing item (SKIP or MERGE): provenance, counts, fields."""
+        scope = _require(scope)
+        self.con.execute(
+            "UPDATE items SET importance = ?, confidence = ?, mentions = ?, l1 = ?::JSON, updated_at = ?"
+            " WHERE scope = ? AND id = ?",
+            [importance, confidence, mentions, json.dumps(l1, ensure_ascii=False), _utc(at), scope, item_id],
+        )
+        self.link_sources(scope, item_id, source_ids)
+
+    def slot_items(
+        self, scope: str, category: str, speaker: str | None
+    ) -> list[tuple[str, str, dict[str, Any]]]:
+        """(id, l0, l1) of the active items of one category and speaker: the slots a new
+        preference, profile fact or entity may contradict."""
+        rows = self.con.execute(
+            "SELECT id, l0, l1 FROM items WHERE scope = ? AND category = ? AND coalesce(speaker, '') = ?"
+            " AND NOT archived AND superseded_by IS NULL ORDER BY id",
+            [_require(scope), category, speaker or ""],
+        ).fetchall()
+        return [(r[0], r[1], json.loads(r[2]) if r[2] else {}) for r in rows]
+
+    def link_sources(self, scope: str, item_id: str, source_ids: Sequence[str]) -> None:
+        if source_ids:
+            self.con.execute(
+                "INSERT OR IGNORE INTO item_sources SELECT ?, unnest(?), ?",
+                [item_id, list(source_ids), _require(scope)],
+            )
+
+    def supersede(self, scope: str, old_id: str, new_id: str, at: datetime) -> None:
+        """The old item stops being valid at `at`; it keeps its row, sources and history."""
+        self.con.execute(
+            "UPDATE items SET valid_until = ?, superseded_by = ?, updated_at = ? WHERE scope = ? AND id = ?",
+            [_utc(at), new_id, _utc(at), _require(scope), old_id],
+        )
+
+    def log_ops(self, ops: Sequence[tuple[str, str, str, str | None]], at: datetime) -> None:
+        """Append (scope, op, item id, other id) rows to the memory-op log."""
+        if ops:
+            self.con.execute(
+                "INSERT INTO memory_ops (scope, op, item_id, other_id, op_at)"
+                " SELECT unnest(?), unnest(?), unnest(?), unnest(?), ?",
+                [[o[i] for o in ops] for i in range(4)] + [_utc(at)],
+            )
+
+    def ops(self, scope: str, after_seq: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+        rows = self.con.execute(
+            "SELECT seq, op, item_id, other_id, op_at FROM memory_ops WHERE scope = ? AND seq > ?"
+            " ORDER BY seq LIMIT ?",
+            [_require(scope), after_seq, limit],
+        ).fetchall()
+        return [{"seq": r[0], "op": r[1], "item_id": r[2], "other_id": r[3], "at": r[4]} for r in rows]
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    def lifecycle_rows(self, scope: str) -> dict[str, np.ndarray]:
+        """Per item: id, category, tier, accesses, last seen, importance, evergreen, archived."""
+        rel = self.con.execute(
+            "SELECT id, category, tier, access_count, importance, evergreen, archived,"
+            " epoch(greatest(coalesce(observed_at, created_at), coalesce(last_access, created_at)))"
+            "   AS last_seen"
+            " FROM items WHERE scope = ? AND superseded_by IS NULL ORDER BY id",
+            [_require(scope)],
+        ).fetchnumpy()
+        return {k: np.asarray(v) for k, v in rel.items()}
+
+    def set_lifecycle(
+        self,
+        scope: str,
+        tiers: dict[str, str],
+        archive: Sequence[str],
+        evergreen: Sequence[str],
+        at: datetime,
+    ) -> None:
+        """Write a consolidation step: new tiers, newly archived and newly evergreen items."""
+        scope = _require(scope)
+        if tiers:
+            self.con.execute(
+                "UPDATE items SET tier = t.tier, updated_at = $at FROM"
+                " (SELECT unnest($ids) AS id, unnest($tiers) AS tier) t"
+                " WHERE items.scope = $scope AND items.id = t.id",
+                {"ids": list(tiers), "tiers": list(tiers.values()), "scope": scope, "at": _utc(at)},
+            )
+        if archive:
+            self.con.execute(
+                "UPDATE items SET archived = TRUE, archived_at = ?, updated_at = ?"
+                " WHERE scope = ? AND id IN (SELECT unnest(?))",
+                [_utc(at), _utc(at), scope, list(archive)],
+            )
+        if evergreen:
+            self.con.execute(
+                "UPDATE items SET evergreen = TRUE, updated_at = ? WHERE scope = ? AND id IN (SELECT unnest(?))",
+                [_utc(at), scope, list(evergreen)],
+            )
+
+    def restore(self, scope: str, item_id: str, at: datetime) -> bool:
+        """Bring an archived item back into recall (as a fresh peripheral item)."""
+        row = self.con.execute(
+            "UPDATE items SET archived = FALSE, archived_at = NULL, tier = 'peripheral', last_access = ?,"
+            " updated_at = ? WHERE scope = ? AND id = ? AND archived RETURNING id",
+            [_utc(at), _utc(at), _require(scope), item_id],
+        ).fetchone()
+        return row is not None
+
+    def profile_items(self, scope: str) -> list[dict[str, Any]]:
+        """Core-tier, active preferences and profile facts: what the profile file shows."""
+        cur = self.con.execute(
+            "SELECT id, category, l0, l1, importance, updated_at FROM items WHERE scope = ? AND tier = 'core'"
+            " AND category IN ('profile', 'preferences') AND NOT archived AND superseded_by IS NULL"
+            " ORDER BY category, importance DESC, id",
+            [_require(scope)],
+        )
+        names = [d[0] for d in cur.description or []]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    # ---- forgetting (real deletion) ------------------------------------------------------
+
+    def forget_closure(
+        self, scope: str, item_ids: Sequence[str], resource_ids: Sequence[str]
+    ) -> tuple[list[str], list[str]]:
+        """What forgetting these items and resources deletes: (item ids, resource ids).
+
+        Forgetting an item forgets the resources it came from; an item whose every source is
+        forgotten goes too (it would otherwise keep a copy of the forgotten words).
+        """
+        scope = _require(scope)
+        res = set(resource_ids)
+        if item_ids:
+            rows = self.con.execute(
+                "SELECT DISTINCT resource_id FROM item_sources WHERE scope = ? AND item_id IN (SELECT unnest(?))",
+                [scope, list(item_ids)],
+            ).fetchall()
+            res |= {r[0] for r in rows}
+        items = set(item_ids)
+        if res:
+            rows = self.con.execute(
+                "SELECT item_id FROM item_sources WHERE scope = ? GROUP BY item_id"
+                " HAVING bool_and(resource_id IN (SELECT unnest(?)))",
+                [scope, sorted(res)],
+            ).fetchall()
+            items |= {r[0] for r in rows}
+        return sorted(items), sorted(res)
+
+    def resource_texts(self, scope: str, ids: Sequence[str] | None = None) -> list[tuple[str, str, str, str]]:
+        """(id, session, speaker-or-role, text) of a scope's resources (all, or the given ids)."""
+        sql = "SELECT id, coalesce(session, ''), coalesce(speaker, role, ''), text FROM resources WHERE scope = ?"
+        params: list[Any] = [_require(scope)]
+        if ids is not None:
+            sql += " AND id IN (SELECT unnest(?))"
+            params.append(list(ids))
+        return [(r[0], r[1], r[2], r[3]) for r in self.con.execute(sql + " ORDER BY id", params).fetchall()]
+
+    def contexts_mentioning(
+        self, scope: str, sessions: Sequence[str], exclude: Sequence[str]
+    ) -> list[tuple[str, str]]:
+        """(id, context_text) of the items in these sessions, except `exclude`."""
+        if not sessions:
+            return []
+        rows = self.con.execute(
+            "SELECT id, context_text FROM items WHERE scope = ? AND session IN (SELECT unnest(?))"
+            " AND id NOT IN (SELECT unnest(?)) ORDER BY id",
+            [_require(scope), list(sessions), list(exclude) or [""]],
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def item_l0(self, scope: str, ids: Sequence[str]) -> list[str]:
+        if not ids:
+            return []
+        rows = self.con.execute(
+            "SELECT l0 FROM items WHERE scope = ? AND id IN (SELECT unnest(?))", [_require(scope), list(ids)]
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def forget(
+        self,
+        scope: str,
+        item_ids: Sequence[str],
+        resource_ids: Sequence[str],
+        cache_hashes: Sequence[str],
+        contexts: Sequence[tuple[str, str, int, Sequence[tuple[str, str, str, int, int]]]],
+    ) -> dict[str, int]:
+        """Delete items, resources, their postings, vectors and cached vectors (in a transaction).
+
+        `contexts` rewrites neighbours whose context quoted a forgotten turn: (item id, new
+        context text, its length, its new context postings). Items that a forgotten item had
+        superseded become valid again. Returns the number of rows deleted per table.
+        """
+        scope = _require(scope)
+        items, res = list(item_ids) or [""], list(resource_ids) or [""]
+        counts: dict[str, int] = {}
+
+        def run(name: str, sql: str, params: list[Any]) -> None:
+            row = self.con.execute(sql, params).fetchone()
+            counts[name] = counts.get(name, 0) + (int(row[0]) if row and row[0] is not None else 0)
+
+        with self.transaction():
+            for item_id, text, length, postings in contexts:
+                self.con.execute(
+                    "DELETE FROM postings WHERE scope = ? AND item_id = ? AND field > 0", [scope, item_id]
+                )
+                self.con.execute(
+                    "UPDATE items SET context_text = ?, ctx_len = ? WHERE scope = ? AND id = ?",
+                    [text, length, scope, item_id],
+                )
+                self._add_postings(postings)
+            self.con.execute(
+                "UPDATE items SET superseded_by = NULL, valid_until = NULL WHERE scope = ?"
+                " AND superseded_by IN (SELECT unnest(?))",
+                [scope, items],
+            )
+            q = "SELECT unnest(?)"
+            run(
+                "postings",
+                f"WITH d AS (DELETE FROM postings WHERE scope = ? AND item_id IN ({q}) RETURNING 1) SELECT count(*) FROM d",
+                [scope, items],
+            )
+            run(
+                "item_vectors",
+                f"WITH d AS (DELETE FROM item_vectors WHERE scope = ? AND item_id IN ({q}) RETURNING 1) SELECT count(*) FROM d",
+                [scope, items],
+            )
+            run(
+                "item_sources",
+                f"WITH d AS (DELETE FROM item_sources WHERE scope = ? AND (item_id IN ({q}) OR resource_id IN ({q})) RETURNING 1) SELECT count(*) FROM d",
+                [scope, items, res],
+            )
+            run(
+                "memory_ops",
+                f"WITH d AS (DELETE FROM memory_ops WHERE scope = ? AND (item_id IN ({q}) OR other_id IN ({q})) RETURNING 1) SELECT count(*) FROM d",
+                [scope, items, items],
+            )
+            run(
+                "items",
+                f"WITH d AS (DELETE FROM items WHERE scope = ? AND id IN ({q}) RETURNING 1) SELECT count(*) FROM d",
+                [scope, items],
+            )
+            run(
+                "resources",
+                f"WITH d AS (DELETE FROM resources WHERE scope = ? AND id IN ({q}) RETURNING 1) SELECT count(*) FROM d",
+                [scope, res],
+            )
+            if cache_hashes:
+                run(
+                    "embed_cache",
+                    f"WITH d AS (DELETE FROM embed_cache WHERE hash IN ({q}) RETURNING 1) SELECT count(*) FROM d",
+                    [list(cache_hashes)],
+                )
+            self.bump_generation([scope])
+        return counts
+
+    def drop_categories(self, scope: str) -> int:
+        rows = self.con.execute(
+            "DELETE FROM categories WHERE scope = ? RETURNING name", [_require(scope)]
+        ).fetchall()
+        return len(rows)
 
     def category(self, scope: str, name: str) -> dict[str, Any] | None:
         cur = self.con.execute(

@@ -49,7 +49,8 @@ class ItemDraft:
     importance: float = 0.5
     confidence: float = 0.5
     source_ids: tuple[str, ...] = ()
-    happened_at: datetime | None = None
+    happened_at: datetime | None = None  # when the fact happened ("yesterday" resolved)
+    observed_at: datetime | None = None  # when it was said: orders the session's turns
     due_at: datetime | None = None
     evergreen: bool = False
 
@@ -88,5 +89,8 @@ class MemorizeReport:
 
     resources_added: int = 0
     resources_skipped: int = 0
-    items_added: int = 0
+    items_added: int = 0  # created
     noise: int = 0
+    merged: int = 0
+    skipped: int = 0
+    superseded: int = 0

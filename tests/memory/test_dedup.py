@@ -79,14 +79,33 @@ def test_a_different_number_or_name_is_never_a_duplicate() -> None:
     assert D.markers(a) == {"Alice", "1", "Paris"}
     assert D.decide("patterns", {}, b, [_cand("m", {}, 0.99, l0=a)], P).op == D.CREATE
     rust = "Alice: I like Rust."
-    assert D.decide("preferences", {"value": "Rust"}, rust, [_cand("p", {"value": "Python"}, 0.96, l0="Alice: I like Python.")], P).op == D.CREATE
+    assert (
+        D.decide(
+            "preferences",
+            {"value": "Rust"},
+            rust,
+            [_cand("p", {"value": "Python"}, 0.96, l0="Alice: I like Python.")],
+            P,
+        ).op
+        == D.CREATE
+    )
     assert D.decide("cases", {}, "x", [_cand("e", {}, 0.2, exact=True)], P).op == D.SKIP
 
 
 def test_change_marker_supersedes_a_similar_statement() -> None:
     text = "These days I prefer working from home."
-    assert D.decide("preferences", {"value": "working from home"}, text, [_cand("o", {"value": "the office"}, 0.9)], P).op == D.SUPERSEDE
-    assert D.decide("preferences", {"value": "working from home"}, text, [_cand("o", {"value": "the office"}, 0.6)], P).op == D.CREATE
+    assert (
+        D.decide(
+            "preferences", {"value": "working from home"}, text, [_cand("o", {"value": "the office"}, 0.9)], P
+        ).op
+        == D.SUPERSEDE
+    )
+    assert (
+        D.decide(
+            "preferences", {"value": "working from home"}, text, [_cand("o", {"value": "the office"}, 0.6)], P
+        ).op
+        == D.CREATE
+    )
 
 
 def test_params_are_validated() -> None:

@@ -14,7 +14,9 @@ from daemon.memory.types import ItemDraft, ResourceIn
 AT = datetime(2024, 3, 8, 9, 0, tzinfo=UTC)  # a Friday
 
 
-def _one(text: str, *, speaker: str = "Dana", role: str = "user", ctx: TurnContext | None = None) -> ItemDraft:
+def _one(
+    text: str, *, speaker: str = "Dana", role: str = "user", ctx: TurnContext | None = None
+) -> ItemDraft:
     r = ResourceIn(id="r1", scope="s", text=text, occurred_at=AT, speaker=speaker, role=role, session="s1")
     got = extract(r, ctx or TurnContext(tz=ZoneInfo("Europe/Berlin")))
     assert len(got) == 1
@@ -39,7 +41,11 @@ def _one(text: str, *, speaker: str = "Dana", role: str = "user", ctx: TurnConte
         ("My dog is called Rex.", "entities", {"name": "Rex", "type": "pet", "attribute": "dog"}),
         ("Priya is my boss.", "entities", {"name": "Priya", "type": "person", "attribute": "boss"}),
         ("我的猫叫咪咪", "entities", {"name": "咪咪", "type": "pet", "attribute": "猫"}),
-        ("I fixed the flaky test by pinning numpy.", "cases", {"problem": "the flaky test", "solution": "pinning numpy"}),
+        (
+            "I fixed the flaky test by pinning numpy.",
+            "cases",
+            {"problem": "the flaky test", "solution": "pinning numpy"},
+        ),
         ("原来是缓存的问题，清掉就好了", "cases", {"solution": "缓存的问题，清掉就好了"}),
         ("I go running every morning before work.", "patterns", {"frequency": "every morning"}),
         ("我每天晚上都读书", "patterns", {"frequency": "每天"}),
@@ -62,7 +68,9 @@ def test_speaker_attribution_and_pronoun_resolution() -> None:
     assert d.speaker == "Melanie" and d.l0.startswith("Melanie: ")
     assert d.l1["who"] == ["Melanie", "Oscar"]  # "him" is the one person the turn before named
     two = TurnContext(prev_speaker="Caroline", prev_text="Did Oscar or Maria call?", tz=ZoneInfo("UTC"))
-    assert _one("Yes, she called.", speaker="Melanie", ctx=two).l1["who"] == ["Melanie"]  # ambiguous: unresolved
+    assert _one("Yes, she called.", speaker="Melanie", ctx=two).l1["who"] == [
+        "Melanie"
+    ]  # ambiguous: unresolved
 
 
 def test_relative_dates_become_absolute_in_the_scope_time_zone() -> None:

@@ -52,17 +52,26 @@ def test_restatements_merge_and_keep_all_provenance(memory: Memory) -> None:
         ]
     )
     assert report.items_added == 0 and report.skipped + report.merged == 2
-    items = memory.store.con.execute("SELECT id, mentions, importance FROM items WHERE scope='alice'").fetchall()
+    items = memory.store.con.execute(
+        "SELECT id, mentions, importance FROM items WHERE scope='alice'"
+    ).fetchall()
     assert len(items) == 1
     item_id, mentions, imp = items[0]
     assert mentions == 3 and imp > 0.65  # repeated mentions raise importance
     assert memory.get_item("alice", item_id)["source_ids"] == ["a1", "a2", "a3"]  # type: ignore[index]
-    assert memory.recall("where does Alice live", "alice", k=1, reinforce=False)[0].source_ids == ["a1", "a2", "a3"]
+    assert memory.recall("where does Alice live", "alice", k=1, reinforce=False)[0].source_ids == [
+        "a1",
+        "a2",
+        "a3",
+    ]
 
 
 def test_duplicates_inside_one_batch_are_caught(memory: Memory) -> None:
     report = memory.memorize(
-        [turn("b1", "My favourite tea is sencha.", at=T0), turn("b2", "My favourite tea is sencha.", at=T0 + timedelta(minutes=1))]
+        [
+            turn("b1", "My favourite tea is sencha.", at=T0),
+            turn("b2", "My favourite tea is sencha.", at=T0 + timedelta(minutes=1)),
+        ]
     )
     assert report.items_added == 1 and report.skipped == 1
     assert memory.stats("alice")["items"] == 1
@@ -78,7 +87,9 @@ def test_events_append(memory: Memory) -> None:
     assert report.items_added == 2
 
 
-def test_consolidation_promotes_and_archives_and_restore_brings_back(memory: Memory, clock: FakeClock) -> None:
+def test_consolidation_promotes_and_archives_and_restore_brings_back(
+    memory: Memory, clock: FakeClock
+) -> None:
     memory.memorize(
         [
             turn("c1", "I went to the farmers market and bought apples.", at=T0),
@@ -86,8 +97,10 @@ def test_consolidation_promotes_and_archives_and_restore_brings_back(memory: Mem
             turn("c3", "I adopted a greyhound from the shelter.", at=T0),
         ]
     )
-    ids = {r[0]: r[1] for r in memory.store.con.execute(
-        "SELECT s.resource_id, s.item_id FROM item_sources s").fetchall()}
+    ids = {
+        r[0]: r[1]
+        for r in memory.store.con.execute("SELECT s.resource_id, s.item_id FROM item_sources s").fetchall()
+    }
     for _ in range(4):  # the greyhound is recalled again and again: it earns a higher tier
         memory.recall("greyhound shelter", "alice", k=1, ts=T0 + timedelta(days=2))
     report = memory.consolidate("alice", at=T0 + timedelta(days=3))["alice"]
@@ -135,9 +148,16 @@ def test_forget_leaves_no_trace(memory: Memory, embedder: object) -> None:
     assert counts["items"] == 1 and counts["resources"] == 1 and counts["item_vectors"] == 1
     assert counts["postings"] > 0 and counts["embed_cache"] == 1 and counts["contexts_rewritten"] == 2
     con = memory.store.con
-    for table, col in (("resources", "text"), ("items", "l0"), ("items", "search_text"), ("items", "context_text")):
+    for table, col in (
+        ("resources", "text"),
+        ("items", "l0"),
+        ("items", "search_text"),
+        ("items", "context_text"),
+    ):
         assert con.execute(f"SELECT count(*) FROM {table} WHERE {col} ILIKE '%notebook%'").fetchone() == (0,)
-    assert con.execute("SELECT count(*) FROM postings WHERE term LIKE 'notebook%' OR term = 'pin'").fetchone() == (0,)
+    assert con.execute(
+        "SELECT count(*) FROM postings WHERE term LIKE 'notebook%' OR term = 'pin'"
+    ).fetchone() == (0,)
     assert con.execute("SELECT count(*) FROM item_vectors WHERE item_id = ?", [secret[0]]).fetchone() == (0,)
     h = content_hash(memory.embedder.name, l0)
     assert con.execute("SELECT count(*) FROM embed_cache WHERE hash = ?", [h]).fetchone() == (0,)

@@ -78,10 +78,14 @@ def main() -> int:
                 "turns": len(turns),
                 "items": report.items_added,
                 "noise": report.noise,
+                "merged": report.merged,
+                "skipped": report.skipped,
+                "superseded": report.superseded,
                 "seconds": round(took, 1),
                 "turns_per_s": round(len(turns) / took, 1),
             }
             print(f"import: {len(turns)} turns in {took:.1f}s ({len(turns) / took:.1f}/s)", file=sys.stderr)
+            print(f"import: {json.dumps(result['import'])}", file=sys.stderr)
         questions = [
             json.loads(line)
             for line in (args.data / "questions.jsonl").read_text(encoding="utf-8").splitlines()

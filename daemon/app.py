@@ -12,8 +12,8 @@ import logging
 import signal
 from contextlib import AsyncExitStack
 
+from daemon.compose import open_memory
 from daemon.config import Settings
-from daemon.memory import Memory, make_embedder, system_clock
 
 log = logging.getLogger(__name__)
 
@@ -26,16 +26,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
             stack.callback(loop.remove_signal_handler, sig)
-        embedder = await asyncio.to_thread(
-            make_embedder,
-            settings.embedder,
-            url=settings.embed_url,
-            model=settings.embed_model,
-            api_key=settings.embed_api_key,
-        )
-        memory = await asyncio.to_thread(
-            Memory.open, settings.db_path, embedder, settings.memory, system_clock
-        )
+        memory = await asyncio.to_thread(open_memory, settings)
         stack.callback(memory.close)  # DuckDB checkpoints last
         indexed = await asyncio.to_thread(memory.warm)
         log.info("indexes built for %d items", indexed)
@@ -46,7 +37,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
             settings.db_path,
             stats["resources"],
             stats["items"],
-            embedder.name,
+            memory.embedder.name,
         )
         with contextlib.suppress(asyncio.CancelledError):
             await stop.wait()

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from daemon import __version__, jobs
+from daemon.compose import open_memory
 from daemon.config import Settings, load_settings
 from daemon.errors import InvalidEvent, MemubotError
 from daemon.events import parse_ts, parse_turn
-from daemon.memory import Memory, ResourceIn, Store, make_embedder, system_clock
+from daemon.memory import Memory, ResourceIn, Store
 from handlers.conversation import resource_from
 
 log = logging.getLogger("memubot")
@@ -59,11 +60,7 @@ class Progress:
 
 
 def _open_memory(settings: Settings, db: Path | None) -> Memory:
-    embedder = make_embedder(
-        settings.embedder, url=settings.embed_url, model=settings.embed_model, api_key=settings.embed_api_key
-    )
-    path = db or settings.db_path
-    return Memory.open(path, embedder, settings.memory, clock=system_clock, progress=Progress("re-embedding"))
+    return open_memory(settings, db, progress=Progress("re-embedding"))
 
 
 def _read_turns(path: Path, errors: list[tuple[int, str]]) -> Iterator[tuple[int, ResourceIn]]:

@@ -26,8 +26,10 @@ from daemon.memory import dedup as D
 from daemon.memory import lifecycle as L
 from daemon.memory import retrieve as R
 from daemon.memory.embed import Embedder, content_hash, embed_cached, embed_missing
-from daemon.memory.extract import TurnContext, context_line, extract
+from daemon.memory.extract import TurnContext, context_line, extract, from_facts
 from daemon.memory.index import BM25Params, term_counts, tokenize
+from daemon.memory.llm import LLMExtractor, LLMTurn
+from daemon.memory.noise import is_noise
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import ItemRow, Store
@@ -228,8 +230,10 @@ class Memory:
         params: MemoryParams | None = None,
         clock: Clock = system_clock,
         progress: Progress | None = None,
+        llm: LLMExtractor | None = None,
     ) -> None:
         self.store = store
+        self.llm = llm
         self.embedder = embedder
         self.params = params or MemoryParams()
         self.clock = clock
@@ -250,8 +254,9 @@ class Memory:
         params: MemoryParams | None = None,
         clock: Clock = system_clock,
         progress: Progress | None = None,
+        llm: LLMExtractor | None = None,
     ) -> Memory:
-        return cls(Store(path), embedder, params, clock, progress)
+        return cls(Store(path), embedder, params, clock, progress, llm)
 
     def close(self) -> None:
         with self._lock:
@@ -321,16 +326,14 @@ class Memory:
                 continue
             seen.add(key)
             fresh.append(r)
-        drafts: list[tuple[str, str, ItemDraft]] = []
-        position: dict[str, int] = {}
-        extensions: list[tuple[str, str, str]] = []
-        noise = 0
-        for r in sorted(fresh, key=lambda x: (x.occurred_at, x.id)):
-            last: _Turn | None = None
+        ordered = sorted(fresh, key=lambda x: (x.occurred_at, x.id))
+        # pass 1: each turn's previous turn in its session (from this call, or from the store)
+        prevs: list[_Turn] = []
+        for r in ordered:
             prev = _Turn("", "", None)
             key = (r.scope, r.session or "")
+            last = carry.get(key) if r.session else None
             if r.session:
-                last = carry.get(key)
                 # The carried turn is the previous one only if it really came before this one;
                 # a turn that arrives late takes its context from the store instead.
                 if last is not None and (last.at, last.rid) < (r.occurred_at, r.id):
@@ -338,29 +341,95 @@ class Memory:
                 else:
                     speaker, text, item_id = self.store.previous_turn(r.scope, r.session, r.occurred_at, r.id)
                     prev = _Turn(speaker, text, None if last is not None else item_id)
-            got = extract(r, TurnContext(prev_speaker=prev.speaker, prev_text=prev.text, tz=self.tz))
+            prevs.append(prev)
+            if r.session and (last is None or (last.at, last.rid) < (r.occurred_at, r.id)):
+                carry[key] = _Turn(r.speaker or r.role or "", r.text, None, r.occurred_at, r.id)
+        # pass 2: extraction (rules, or the LLM in batches with the rules as fallback)
+        ctxs = [TurnContext(prev_speaker=p.speaker, prev_text=p.text, tz=self.tz) for p in prevs]
+        extracted = self._extract(ordered, ctxs)
+        first_item = {
+            (r.scope, r.id): item_id_for(r.scope, r.id, 0)
+            for r, got in zip(ordered, extracted, strict=True)
+            if got
+        }
+        here = {(r.scope, r.id) for r in ordered}
+        for key, t in list(carry.items()):
+            if (key[0], t.rid) in here:  # later batches see which item this turn became
+                carry[key] = t._replace(item_id=first_item.get((key[0], t.rid)))
+        # pass 3: item ids, and each turn as context of the item before it
+        drafts: list[tuple[str, str, ItemDraft]] = []
+        position: dict[str, int] = {}
+        extensions: list[tuple[str, str, str]] = []
+        noise = 0
+        for r, prev, got in zip(ordered, prevs, extracted, strict=True):
             if not got:
                 noise += 1
             ids = [item_id_for(r.scope, r.id, n) for n in range(len(got))]
-            if prev.item_id:  # this turn becomes part of the previous item's context
+            mine = (r.scope, prev.rid)
+            prev_item = first_item.get(mine) if mine in here else prev.item_id
+            if prev_item:  # this turn becomes part of the previous item's context
                 line = context_line(r)
-                at = position.get(prev.item_id)
+                at = position.get(prev_item)
                 if at is None:
-                    extensions.append((r.scope, prev.item_id, line))
+                    extensions.append((r.scope, prev_item, line))
                 else:
                     scope, item_id, d = drafts[at]
                     drafts[at] = (scope, item_id, replace(d, context_text=f"{d.context_text}\n{line}"))
             for item_id, d in zip(ids, got, strict=True):
                 position[item_id] = len(drafts)
                 drafts.append((r.scope, item_id, d))
-            if r.session and (last is None or (last.at, last.rid) < (r.occurred_at, r.id)):
-                carry[key] = _Turn(
-                    r.speaker or r.role or "", r.text, ids[0] if ids else None, r.occurred_at, r.id
-                )
         texts = [d.l0 for _, _, d in drafts]  # an item is embedded by its one-line text
         hashes = [content_hash(self.embedder.name, t) for t in texts]
         known = self.store.cached_vectors(sorted(set(hashes)))
         return _Prepared(fresh, len(batch) - len(fresh), drafts, extensions, texts, hashes, known, noise)
+
+    def _ask_llm(self, d: ItemDraft, live: list[D.Candidate]) -> D.Decision | None:
+        """Stage 2 by the LLM, when one is configured and there is something to decide;
+        None (the rules decide) when it is not, or when it fails."""
+        if self.llm is None or any(c.exact for c in live):
+            return None
+        near = sorted(live, key=lambda c: -c.cosine)[:5]
+        if not near or (d.category not in D.SLOTTED and near[0].cosine < self.params.dedup.same_threshold):
+            return None
+        answer = self.llm.decide(d.category, d.l0, [(c.item_id, c.l0) for c in near])
+        if answer is None:
+            return None
+        op, target = answer
+        if op == D.SUPERSEDE and target and d.category not in D.APPEND_ONLY:  # events append
+            return D.Decision(D.SUPERSEDE, superseded=(target,), reason="llm")
+        if op in (D.MERGE, D.SKIP) and target:
+            return D.Decision(op, target, reason="llm")
+        return D.Decision(D.CREATE, reason="llm")
+
+    def _extract(self, turns: list[ResourceIn], ctxs: list[TurnContext]) -> list[list[ItemDraft]]:
+        """Drafts per turn: the LLM's when one is configured and answers, else the rules'."""
+        rules = [extract(r, c) for r, c in zip(turns, ctxs, strict=True)]
+        if self.llm is None:
+            return rules
+        out = list(rules)
+        kept = [i for i, r in enumerate(turns) if not is_noise(r.text)]
+        size = max(1, self.llm.cfg.batch_size)
+        for start in range(0, len(kept), size):
+            chunk = kept[start : start + size]
+            facts = self.llm.extract(
+                [
+                    LLMTurn(
+                        turns[i].speaker or turns[i].role or "",
+                        turns[i].role,
+                        turns[i].text,
+                        turns[i].occurred_at,
+                    )
+                    for i in chunk
+                ]
+            )
+            if facts is None:
+                continue  # the LLM failed (logged): this chunk keeps the rules' drafts
+            for n, i in enumerate(chunk):
+                mine = [f for f in facts if f.turn == n]
+                out[i] = from_facts(
+                    turns[i], ctxs[i], [(f.category, f.l0, f.l1, f.importance, f.confidence) for f in mine]
+                )
+        return out
 
     def _embed(self, plan: _Prepared) -> None:
         """The slow step, on the worker thread: no DuckDB access here."""
@@ -537,7 +606,7 @@ class Memory:
                         cos = float(c.vector @ vecs[j])
                         cands[c.item_id] = D.Candidate(c.item_id, c.l0, c.l1, cos, exact=c.hash == h)
                 live = [c for c in cands.values() if c.item_id not in plan.gone]
-                decision = D.decide(d.category, d.l1, d.l0, live, dp)
+                decision = self._ask_llm(d, live) or D.decide(d.category, d.l1, d.l0, live, dp)
                 plan.record(i, scope, item_id, d, decision, self.store, batch, vecs[j], h)
         return plan
 

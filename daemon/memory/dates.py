@@ -6,44 +6,54 @@ the user's time zone. Pure functions: no I/O, no clock reads; the time always co
 
 Why not ``dateparser``: measured here, ``dateparser.parse("next Monday at 10")`` took 3 s to return
 None, and it returns None for "下周一", "明天下午三点", "两天前" and "上周五". So the expressions are
-recognised with precompiled regexes and the calendar arithmetic is done with ``dateutil.relativedelta``.
+recognised with precompiled regexes, and months/years are shifted with ``dateutil.relativedelta``.
 
 Conventions (each one a decision, tested):
 
 * Arithmetic happens on the local wall-clock date of ``at`` in ``tz``; results are built with
   ``datetime(..., tzinfo=tz)`` so zoneinfo picks the offset. "tomorrow at 10" across a DST change is
   10:00 local. A wall time that does not exist (inside a spring-forward gap) is left as zoneinfo
-  resolves it (fold=0).
+  resolves it (fold=0). Only "N hours/minutes ago/later" count elapsed time.
 * Weeks are ISO weeks, Monday first. "this Monday"/这周一/本周一 = the Monday of the current week (may
-  be in the past); "next Monday"/下周一 = the Monday of the following week; "last Monday"/上周一 = the
-  Monday of the previous week; 下下周/上上周 = two weeks on/back. "last/this/next week" → that week's
-  Monday, granularity "week". "this coming Monday"/"this past Monday" = the nearest one strictly after/
-  before today.
+  be in the past); "next Monday"/下周一 = the Monday of the following week (on a Sunday: tomorrow);
+  "last Monday"/上周一 = the Monday of the previous week; 下下周/上上周 = two weeks on/back.
+  "last/this/next week"/上周/这周/下周 → that week's Monday, granularity "week". "this coming Monday"/
+  "this past Monday" = the nearest one strictly after/before today.
 * A bare weekday ("on Monday", 周一, 星期五) is the nearest one strictly after today, unless its sentence
   is past tense, then the nearest one strictly before today. Tense is a deliberately simple cue rule:
   the sentence (split on . ! ? ; 。！？；and newlines) has a past cue ("was", "did", "went", "had",
-  "-ed" verbs minus a stoplist like "need"/"scheduled", "last", "ago", "yesterday"; 了/过/已经/刚/上次)
-  and no future cue ("will", "'ll", "going to", "next", "tomorrow", "can", "want to"; 要/会/将/打算).
-  The same rule picks the year of an absolute date without one ("May 20" → the nearest such day on or
-  before today in a past sentence, on or after today in a future one, else the nearest) and drops
-  "in 3 days" from a past sentence, where it is a duration ("I read it in 3 days").
-* "the weekend"/周末 → its Saturday (granularity "day", but direction looks at both days).
-* Times of day: "at 10", "10am", "3 pm", "10:30", "noon", 上午/下午/晚上 + N点(半|一刻|N分) attach to
-  the date expression next to them. A bare hour 1-6 with no am/pm and no period word is read as
-  afternoon ("tomorrow at 3" → 15:00), a zero-padded one is not ("at 03:00"). Period words without an
-  hour resolve to a representative hour, has_time=True, granularity "time": morning 09:00,
-  noon 12:00, afternoon 15:00, evening/night/tonight/今晚/晚上 20:00, 凌晨 05:00. A time with no date
-  next to it counts only when unambiguous ("3pm", "at 10:30", "at noon", 下午三点) and resolves to the
-  event's own day.
-* ``value`` is the start of the day (00:00) when no time was said; the first day of the unit for
-  calendar units ("last month" → the 1st, "next year" → 1 January); the shifted day for offsets
-  ("3 weeks ago" → exactly 21 days back, granularity "week"; "in 1 month" on Jan 31 → Feb 29 2024, as
-  relativedelta clamps). "2 hours ago"/"in 30 minutes" shift the instant and truncate to the minute.
+  "-ed" words minus a stoplist like "need"/"scheduled", "last", "ago", "yesterday"; 了/过/已经/刚才/
+  上次) and no future cue ("will", "'ll", "going to", "next", "tomorrow", "can", "could", "want to";
+  要/会/将/打算/准备). The same rule picks the year of a date said without one ("May 20" → the nearest
+  such day on or before today in a past sentence, on or after today in a future one, else the nearest),
+  the month of "on the 5th", the day of a lone time ("let's meet at 10:30" said at noon → tomorrow), and
+  drops "in 3 days" from a past sentence, where it is a duration ("I read it in 3 days"). "every
+  Monday", "on Mondays", 每周一 are habits, not dates.
+* "the weekend"/周末 → its Saturday (granularity "day"; direction looks at both days). Bare "the
+  weekend" is the current one on Sat/Sun, else the coming one, or the last one in a past sentence.
+* Times of day: "at 10", "10am", "3 pm", "10:30", "noon", "in the evening", 上午/下午/晚上 +
+  N点(半|一刻|三刻|N分) or 3:30 attach to the date expression next to them ("tomorrow at 3pm", "at 3pm
+  tomorrow", "10am on Friday", 明天下午三点). A bare hour 1-6 with no am/pm and no period word is read
+  as afternoon ("tomorrow at 3" → 15:00), a zero-padded one is not ("at 03:00"). Period words without
+  an hour resolve to a representative hour with has_time=True, granularity "time": morning/早上/上午
+  09:00, 中午 12:00, afternoon/下午 15:00, evening/night/tonight/今晚/晚上 20:00, 凌晨 05:00. A time
+  with no date next to it counts only when unambiguous ("3pm", "at 10:30", "at noon", 下午三点; not
+  "at 10", not a lone "10:30", not 三点).
+* ``value`` is 00:00 of the day when no time was said; the first day of the unit for calendar units
+  ("last month" → the 1st, "next year" → 1 January); the shifted day for offsets ("3 weeks ago" →
+  exactly 21 days back, granularity "week"; "in 1 month" on Jan 31 → Feb 29 2024, as relativedelta
+  clamps). "2 hours ago"/"in 30 minutes" shift the instant and truncate it to the minute.
+* ``granularity`` is the unit the expression was said in ("day", "week", "month", "year"), or "time"
+  when a time of day was said (then ``has_time`` is True).
 * ``direction`` compares the whole interval the expression denotes with ``at``: "future" if it starts
   after ``at``, "past" if it ends at or before ``at``, else "present" ("today", "this week", "this
   morning" said at 10:00, "at 3pm" said at 15:00:30).
 * Overlapping candidates keep the longest ("the day before yesterday" beats "yesterday", "上周五" beats
   "周五", "三天前" beats "前天").
+
+Cost: a turn is lower-cased once and checked for cue substrings ("day", "week", "ago", a digit, 天,
+周, 月 ...); a turn without any returns before a single pattern runs. Each pattern family runs only if
+its own cue is present, and every pattern starts with a literal so the regex engine can skip ahead.
 """
 
 from __future__ import annotations
@@ -289,8 +299,9 @@ _WD_NAMES = "monday tuesday wednesday thursday friday saturday sunday".split()
 _EN_WD = "|".join(_WD_NAMES)
 _EN_UNIT = r"(?P<unit>day|week|month|year|hour|hr|minute|min)s?"
 
-# Every family regex starts with a literal (or a digit class), never with \b or an optional group: only
-# then can CPython's matcher skip ahead to candidate positions. Word starts are checked in code.
+# The family regexes start with a literal (or a digit class), not with \b or an optional group: only
+# then can CPython's matcher skip ahead to candidate positions; word starts are checked in code. The
+# exceptions (_EN_AGO, _EN_FROM_NOW) start with a number and run only when "ago"/" from " is present.
 _EN_DEICTIC = re.compile(
     r"(?:the\s+day\s+before\s+yesterday|day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow"
     r"|day\s+after\s+tomorrow|today|tonight|yesterday|tomorrow|this\s+morning|this\s+afternoon"
@@ -563,13 +574,16 @@ def _offset_hit(ctx: _Ctx, start: int, end: int, n: float, unit: str, sign: int,
     if n != int(n):
         return None
     k = sign * int(n)
-    if unit in ("day", "天", "日"):
-        return _Hit(start, end, _days(ctx.today, k), "day", lang=lang)
-    if unit in ("week", "周", "星期", "礼拜"):
-        return _Hit(start, end, _days(ctx.today, 7 * k), "week", takes_time=False, lang=lang)
-    if unit in ("month", "月"):
-        return _Hit(start, end, _shift(ctx.today, months=k), "month", takes_time=False, lang=lang)
-    return _Hit(start, end, _shift(ctx.today, years=k), "year", takes_time=False, lang=lang)
+    try:
+        if unit in ("day", "天", "日"):
+            return _Hit(start, end, _days(ctx.today, k), "day", lang=lang)
+        if unit in ("week", "周", "星期", "礼拜"):
+            return _Hit(start, end, _days(ctx.today, 7 * k), "week", takes_time=False, lang=lang)
+        if unit in ("month", "月"):
+            return _Hit(start, end, _shift(ctx.today, months=k), "month", takes_time=False, lang=lang)
+        return _Hit(start, end, _shift(ctx.today, years=k), "year", takes_time=False, lang=lang)
+    except (ValueError, OverflowError):
+        return None  # "5000 years ago" falls off the calendar datetime can hold
 
 
 def _weekend(ctx: _Ctx, weeks: int, start: int, end: int, lang: str) -> _Hit:
@@ -728,7 +742,8 @@ def _en_absolute(ctx: _Ctx) -> list[_Hit]:
         if not _word_start(text, s):
             continue
         if m["y3"]:
-            hits.append(_Hit(s, e, date(int(m["y3"]), _EN_MONTHS[m["mon"]], 1), "month", takes_time=False))
+            if d := _valid(int(m["y3"]), _EN_MONTHS[m["mon"]], 1):
+                hits.append(_Hit(s, e, d, "month", takes_time=False))
         elif orig[s : m.end("mon")] not in ("may", "mar", "march"):  # lower-case: verbs ("you may 2 ...")
             hits.extend(_en_calendar_day(ctx, s, e, _EN_MONTHS[m["mon"]], int(m["d"]), m["y"]))
     for m in _EN_DIGIT_FIRST.finditer(text):

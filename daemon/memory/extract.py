@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -394,6 +394,33 @@ def extract(resource: ResourceIn, ctx: TurnContext) -> list[ItemDraft]:
             due_at=due_at,
             evergreen=bool(_PIN.search(text)),
         )
+    ]
+
+
+def from_facts(
+    resource: ResourceIn,
+    ctx: TurnContext,
+    facts: list[tuple[str, str, dict[str, Any], float, float]],
+) -> list[ItemDraft]:
+    """Drafts from facts an LLM extracted from one turn: (category, l0, l1, importance,
+    confidence). Context, dates and provenance are the rules' own, so both paths index alike."""
+    base = extract(resource, ctx)  # only turns that passed the noise filter reach the LLM
+    if not facts or not base:
+        return []
+    rule = base[0]
+    when = f"[{date_label(resource.occurred_at.astimezone(ctx.tz))}]"
+    speaker = resource.speaker or resource.role or ""
+    return [
+        replace(
+            rule,
+            category=category,
+            l0=" ".join(l0.split()),
+            search_text=f"{when} {' '.join(l0.split())}",
+            l1={**l1, "speaker": speaker, "role": resource.role},
+            importance=round(min(max(imp, 0.0), 1.0), 3),
+            confidence=round(min(max(conf, 0.0), 1.0), 3),
+        )
+        for category, l0, l1, imp, conf in facts
     ]
 
 

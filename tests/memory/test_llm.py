@@ -411,3 +411,60 @@ def test_validation_is_loose_where_it_costs_nothing() -> None:
     assert validate_decision({"op": "create", "target": "it_a"}, ["it_a"]) == ("CREATE", None)
     with pytest.raises(LLMOutputError, match="op must be one of"):
         validate_decision({"op": "DELETE", "target": "it_a"}, ["it_a"])
+
+
+# ---- through the Memory facade ---------------------------------------------------------------
+
+
+def _memory_turns() -> list[Any]:
+    from daemon.memory.types import ResourceIn
+
+    texts = [
+        ("Caroline", "Hey Mel! Good to see you!"),  # noise: never sent to the LLM
+        ("Melanie", "Hey Caroline! I'm swamped with the kids & work."),
+        ("Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
+        ("Melanie", "I love painting landscapes, it's how I relax. I paint every Sunday morning."),
+    ]
+    return [
+        ResourceIn(
+            id=f"m{i}",
+            scope="conv",
+            text=t,
+            occurred_at=MAY_8 + timedelta(minutes=i),
+            session="s1",
+            speaker=who,
+            role="user",
+        )
+        for i, (who, t) in enumerate(texts)
+    ]
+
+
+def test_memorize_uses_the_llm_facts(fake: FakeLLM, tmp_path: Path, embedder: Any) -> None:
+    from daemon.memory import Memory
+
+    fake.answer("memorize_en")
+    with Memory.open(tmp_path / "m.duckdb", embedder, llm=_extractor(fake)) as memory:
+        report = memory.memorize(_memory_turns())
+        assert report.items_added == 4 and report.noise == 1
+        rows = memory.store.con.execute("SELECT category, l0 FROM items ORDER BY l0").fetchall()
+        assert ("preferences", "Melanie loves painting landscapes.") in rows
+        assert ("patterns", "Melanie paints every Sunday morning.") in rows  # two facts from one turn
+        sent = fake.messages(0)[-1]["content"]
+        assert "Good to see you" not in sent and "support group" in sent  # noise is filtered first
+        hit = memory.recall("what does Melanie paint", "conv", k=1, reinforce=False)[0]
+        assert hit.source_ids == ["m3"]  # provenance: the turn the fact came from
+
+
+def test_memorize_falls_back_to_the_rules_on_broken_output(
+    fake: FakeLLM, tmp_path: Path, embedder: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from daemon.memory import Memory
+
+    fake.answer("extract_broken", "extract_broken")
+    with Memory.open(tmp_path / "m.duckdb", embedder, llm=_extractor(fake)) as memory:
+        with caplog.at_level(logging.WARNING):
+            report = memory.memorize(_memory_turns())
+        assert report.items_added == 3 and len(fake.seen) == 2  # one try, one repair, then rules
+        l0s = [r[0] for r in memory.store.con.execute("SELECT l0 FROM items ORDER BY l0").fetchall()]
+        assert any(t.startswith("Melanie: I love painting landscapes") for t in l0s)  # the rule's item
+    assert any("LLM" in r.getMessage() or "llm" in r.getMessage() for r in caplog.records)

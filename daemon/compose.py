@@ -1,0 +1,43 @@
+"""Building the memory from Settings: the embedder, the optional LLM, the DuckDB file.
+
+The CLI and the daemon open the memory the same way through `open_memory`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from daemon.config import Settings
+from daemon.memory import Memory, make_embedder, system_clock
+from daemon.memory.llm import LLMConfig, LLMExtractor
+
+
+def make_llm(settings: Settings) -> LLMExtractor | None:
+    """The LLM extractor when MEMUBOT_LLM_URL is set; None means the rules do everything."""
+    if not settings.llm_url:
+        return None
+    return LLMExtractor(
+        LLMConfig(
+            url=settings.llm_url,
+            model=settings.llm_model,
+            api_key=settings.llm_api_key,
+            timeout_s=settings.llm_timeout,
+        )
+    )
+
+
+def open_memory(
+    settings: Settings, db: Path | None = None, progress: Callable[[int, int], None] | None = None
+) -> Memory:
+    embedder = make_embedder(
+        settings.embedder, url=settings.embed_url, model=settings.embed_model, api_key=settings.embed_api_key
+    )
+    return Memory.open(
+        db or settings.db_path,
+        embedder,
+        settings.memory,
+        clock=system_clock,
+        progress=progress,
+        llm=make_llm(settings),
+    )

@@ -198,3 +198,93 @@ def test_batch_bad_ts_type_and_foreign_database(env: Path, capsys: pytest.Captur
     duckdb.connect(str(foreign)).close()
     assert main(["stats", "--db", str(foreign)]) == 1
     assert "not a memubot database" in capsys.readouterr().err
+
+
+def test_consolidate_forget_and_restore(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = env / "m.duckdb"
+    ws = env / "ws"
+    ws.mkdir()
+    (ws / "USER.md").write_text("# Notes I keep\n", encoding="utf-8")
+    turns = [
+        {**TURNS[0], "id": "p:1", "text": "Remember that I always prefer window seats on planes."},
+        *TURNS,
+    ]
+    assert (
+        main(
+            [
+                "import",
+                str(_write(env / "t.jsonl", [json.dumps(t) for t in turns])),
+                "--db",
+                str(db),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    # a year later: the ordinary items fade and are archived; nothing is deleted
+    assert main(["consolidate", "--db", str(db), "--at", "2024-05-08T00:00:00Z", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    caro = report["scopes"]["caro"]
+    assert caro["archived"] >= 1 and caro["active_after"] == caro["active_before"] - caro["archived"]
+    assert report["profile_updated"] is None  # no profile file configured
+    # forget: a dry run, then for real; the counts name each table
+    assert (
+        main(["forget", "--scope", "caro", "--query", "sunrise lake", "--dry-run", "--db", str(db), "--json"])
+        == 0
+    )
+    dry = json.loads(capsys.readouterr().out)
+    assert dry["dry_run"] and dry["items"] == 1 and dry["resources"] == 1
+    assert main(["forget", "--scope", "caro", "--query", "sunrise lake", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "deleted" in out and "1 resources" in out and "postings" in out
+    assert main(["recall", "sunrise", "--scope", "caro", "--db", str(db), "--json", "--no-reinforce"]) == 0
+    assert all("sunrise" not in h["text"] for h in json.loads(capsys.readouterr().out)["hits"])
+    # restore: an archived item comes back; a second restore says it is not archived
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    archived = con.execute("SELECT id FROM items WHERE archived LIMIT 1").fetchone()
+    con.close()
+    assert archived is not None
+    assert main(["restore", "--scope", "caro", "--item", archived[0], "--db", str(db)]) == 0
+    assert main(["restore", "--scope", "caro", "--item", archived[0], "--db", str(db)]) == 1
+    assert "is not archived" in capsys.readouterr().err
+
+
+def test_forget_requires_exactly_one_target(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["forget", "--scope", "caro", "--all", "--query", "x"])
+    assert "not allowed with" in capsys.readouterr().err
+    assert main(["forget", "--scope", "caro", "--all", "--db", str(env / "none.duckdb")]) == 2
+    assert "no database" in capsys.readouterr().err
+
+
+def test_consolidate_writes_the_profile_file(
+    env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from daemon.config import load_settings
+    from daemon.memory import Memory
+    from daemon.compose import open_memory
+    from daemon import jobs
+
+    ws = env / "ws"
+    ws.mkdir()
+    (ws / "USER.md").write_text("# Notes I keep\n", encoding="utf-8")
+    monkeypatch.setenv("MEMUBOT_PROFILE_DIR", str(ws))
+    monkeypatch.setenv("MEMUBOT_PROFILE_SCOPE", "caro")
+    settings = load_settings()
+    turn = {**TURNS[0], "id": "p:1", "text": "Remember that I always prefer window seats on planes."}
+    assert main(["import", str(_write(env / "t.jsonl", [json.dumps(turn)])), "--quiet"]) == 0
+    with open_memory(settings) as memory:
+        assert isinstance(memory, Memory)
+        for _ in range(10):  # used again and again: it earns the core tier
+            memory.recall("window seats", "caro", k=1)
+        report = jobs.consolidate(memory, settings, at=None)
+    assert report["profile_updated"] is True
+    text = (ws / "USER.md").read_text(encoding="utf-8")
+    assert text.startswith("# Notes I keep\n") and "window seats" in text and "[ref:it_" in text
+    # forgetting it removes it from the profile file too
+    assert main(["forget", "--scope", "caro", "--query", "window seats"]) == 0
+    assert "window seats" not in (ws / "USER.md").read_text(encoding="utf-8")
+    assert (ws / "USER.md").read_text(encoding="utf-8").startswith("# Notes I keep\n")

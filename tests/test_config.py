@@ -59,3 +59,42 @@ def test_recall_parameters_are_validated(tmp_path: Path) -> None:
     cfg.write_text("[recall]\nmmr_lambda = 1.5\n")
     with pytest.raises(ConfigError, match="mmr_lambda must be within"):
         load_settings({"HOME": str(tmp_path)}, cfg)
+
+
+def test_memory_tables_profile_and_llm_settings(tmp_path: Path) -> None:
+    cfg = tmp_path / "m.toml"
+    cfg.write_text(
+        'timezone = "Europe/Berlin"\nprofile_dir = "/ws"\nprofile_scope = "alice"\n'
+        "[dedup]\nsame_threshold = 0.9\n[lifecycle]\nscale_days = [30, 90, 400]\narchive_floor = 0.05\n"
+    )
+    key = tmp_path / "llm.key"
+    key.write_text("sk-secret\n")
+    env = {
+        "HOME": str(tmp_path),
+        "MEMUBOT_LLM_URL": "http://127.0.0.1:11434/v1",
+        "MEMUBOT_LLM_API_KEY_FILE": str(key),
+    }
+    s = load_settings(env, cfg)
+    assert s.memory.timezone == "Europe/Berlin"  # the scope's zone reaches date resolution
+    assert s.memory.dedup.same_threshold == 0.9 and s.memory.dedup.skip_threshold == 0.98
+    assert s.memory.lifecycle.scale_days == (30.0, 90.0, 400.0) and s.memory.lifecycle.archive_floor == 0.05
+    assert s.profile_dir == Path("/ws") and s.profile_scope == "alice" and s.profile_file == "USER.md"
+    assert s.llm_url == "http://127.0.0.1:11434/v1" and s.llm_api_key == "sk-secret"
+    assert "sk-secret" not in repr(s)
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "match"),
+    [
+        ("[dedup]\nsame_threshold = 0.99\n", {}, "skip_threshold must not be below"),
+        ("[lifecycle]\nscale_days = [1, 2]\n", {}, r"\[lifecycle\].scale_days must be a list of 3"),
+        ("[lifecycle]\nbogus = 1\n", {}, r"unknown key \[lifecycle\].bogus"),
+        ("", {"MEMUBOT_LLM_TIMEOUT": "soon"}, "MEMUBOT_LLM_TIMEOUT must be a number"),
+        ("", {"MEMUBOT_LLM_API_KEY_FILE": "/nonexistent/key"}, "MEMUBOT_LLM_API_KEY_FILE: cannot read"),
+    ],
+)
+def test_new_settings_errors_name_the_key(tmp_path: Path, text: str, env: dict[str, str], match: str) -> None:
+    cfg = tmp_path / "m.toml"
+    cfg.write_text(text)
+    with pytest.raises(ConfigError, match=match):
+        load_settings({"HOME": str(tmp_path), **env}, cfg)

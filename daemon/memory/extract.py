@@ -45,7 +45,7 @@ _PREF_NEG = re.compile(
     re.IGNORECASE,
 )
 _PREF_POS = re.compile(
-    r"\b(?:i|we)\s+(?:really\s+|also\s+|just\s+|still\s+|absolutely\s+|totally\s+)?"
+    r"\b(?:i|we)\s+(?:really\s+|also\s+|just\s+|still\s+|absolutely\s+|totally\s+|always\s+|usually\s+|generally\s+)?"
     r"(?:like|love|prefer|enjoy|adore|am (?:a (?:big |huge )?fan of|into|passionate about))\s+" + _VALUE,
     re.IGNORECASE,
 )

@@ -853,7 +853,7 @@ class Store:
         """Per item: id, category, tier, accesses, last seen, importance, evergreen, archived."""
         rel = self.con.execute(
             "SELECT id, category, tier, access_count, importance, evergreen, archived,"
-            " epoch(greatest(coalesce(observed_at, created_at), coalesce(last_access, created_at)))"
+            " epoch(greatest(coalesce(observed_at, created_at), coalesce(last_access, observed_at, created_at)))"
             "   AS last_seen"
             " FROM items WHERE scope = ? AND superseded_by IS NULL ORDER BY id",
             [_require(scope)],

@@ -263,10 +263,10 @@ def test_forget_requires_exactly_one_target(env: Path, capsys: pytest.CaptureFix
 def test_consolidate_writes_the_profile_file(
     env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from daemon import jobs
+    from daemon.compose import open_memory
     from daemon.config import load_settings
     from daemon.memory import Memory
-    from daemon.compose import open_memory
-    from daemon import jobs
 
     ws = env / "ws"
     ws.mkdir()

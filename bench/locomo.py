@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +52,19 @@ def main() -> int:
     ap.add_argument("--k", type=int, default=20)
     ap.add_argument("--no-reinforce", action="store_true", help="recall without updating access stats")
     ap.add_argument("--set", action="append", default=[], help="override a RecallParams field: key=value")
+    ap.add_argument(
+        "--consolidate",
+        action="store_true",
+        help="then run the lifecycle job on a copy of the database at the questions' time and "
+        "answer again: store size and recall before/after consolidation",
+    )
+    ap.add_argument(
+        "--consolidate-after",
+        type=int,
+        default=0,
+        metavar="DAYS",
+        help="consolidate this many days after each conversation's questions (default 0)",
+    )
     args = ap.parse_args()
 
     if not (args.data / "events.jsonl").exists():
@@ -121,11 +135,65 @@ def main() -> int:
         if key in table["all"] and abs(table["all"][key] - value) > 1e-3:
             sys.exit(f"per-category scoring disagrees with score_locomo.py on {key}")
     result["per_category"] = table
+    if args.consolidate:
+        result["consolidation"] = consolidation(args, embedder, params, questions)
     out = args.out.with_suffix(".score.json")
     out.write_text(json.dumps(result, indent=1))
     print_table(table, result["score"])  # type: ignore[arg-type]
     print(f"\nfull result: {out}")
     return 0
+
+
+def answer(memory: Memory, questions: list[dict], out_path: Path, k: int, reinforce: bool) -> None:
+    with out_path.open("w", encoding="utf-8") as out:
+        for q in questions:
+            hits = memory.recall(
+                q["query"],
+                q["scope"],
+                k=k,
+                ts=parse_ts(q["ts"]) if q.get("ts") else None,
+                reinforce=reinforce,
+            )
+            out.write(json.dumps({"id": q["id"], "hits": [h.as_json() for h in hits]}) + "\n")
+
+
+def consolidation(
+    args: argparse.Namespace, embedder: object, params: MemoryParams, questions: list[dict]
+) -> dict:
+    """The lifecycle job on a copy of the database, at the time the questions are asked."""
+    import shutil
+
+    copy = args.db.with_suffix(".consolidated.duckdb")
+    Path(str(copy) + ".wal").unlink(missing_ok=True)
+    shutil.copyfile(args.db, copy)
+    # each conversation is consolidated at the time its own questions are asked (plus an offset)
+    asked: dict[str, datetime] = {}
+    for q in questions:
+        if q.get("ts"):
+            ts = parse_ts(q["ts"]) + timedelta(days=args.consolidate_after)
+            asked[q["scope"]] = max(asked.get(q["scope"], ts), ts)
+    with Memory.open(copy, embedder, params) as memory:  # type: ignore[arg-type]
+        before = memory.stats()
+        report = {}
+        for scope, at in sorted(asked.items()):
+            report.update(memory.consolidate(scope, at=at))
+        after = memory.stats()
+        out = args.out.with_suffix(".consolidated.jsonl")
+        answer(memory, questions, out, args.k, reinforce=not args.no_reinforce)
+    table = per_category(args.data / "gold.jsonl", out)
+    totals = {key: sum(r[key] for r in report.values()) for key in next(iter(report.values()))}
+    print(f"\nconsolidation {args.consolidate_after} days after the questions: {json.dumps(totals)}")
+    print(
+        f"active items {before['items'] - before['items_archived']} → {after['items'] - after['items_archived']}"
+    )
+    print(f"R@10 after consolidation: {table['all']['R@10']:.3f}, evR@10 {table['all']['evR@10']:.3f}")
+    return {
+        "days_after_questions": args.consolidate_after,
+        "totals": totals,
+        "before": before,
+        "after": after,
+        "recall_after": table,
+    }
 
 
 CATS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

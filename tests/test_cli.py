@@ -222,8 +222,8 @@ def test_consolidate_forget_and_restore(env: Path, capsys: pytest.CaptureFixture
         == 0
     )
     capsys.readouterr()
-    # a year later: the ordinary items fade and are archived; nothing is deleted
-    assert main(["consolidate", "--db", str(db), "--at", "2024-05-08T00:00:00Z", "--json"]) == 0
+    # fourteen months later: the ordinary items have faded and are archived; nothing is deleted
+    assert main(["consolidate", "--db", str(db), "--at", "2024-07-08T00:00:00Z", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     caro = report["scopes"]["caro"]
     assert caro["archived"] >= 1 and caro["active_after"] == caro["active_before"] - caro["archived"]

@@ -35,7 +35,6 @@ _CHANGE = re.compile(
     r"not .{1,30} any ?more)\b|改用|不再|现在|以后都|换成|已经不",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
@@ -91,7 +90,8 @@ def same_value(a: Any, b: Any) -> bool:
         return False
     if _HAN.search(x) or _HAN.search(y):
         return x in y or y in x
-    wx, wy = set(_WORD.findall(x)), set(_WORD.findall(y))
+    # index terms, not words: a pronoun ("I adore them") names nothing to compare
+    wx, wy = set(tokenize(x)), set(tokenize(y))
     return bool(wx) and bool(wy) and (wx <= wy or wy <= wx)
 
 

@@ -39,9 +39,11 @@ _PREF_INSTEAD = re.compile(
     re.IGNORECASE,
 )
 _PREF_NEG = re.compile(
-    r"\b(?:i|we)\s+(?:really\s+|just\s+|still\s+)?(?:don't|do not|no longer|never|can't stand|cannot stand|"
-    r"hate|dislike|detest|am not (?:a fan of|into))\s+(?:really\s+)?(?:like\s+|love\s+|enjoy\s+|eat\s+|use\s+)?"
-    + _VALUE,
+    r"\b(?:i|we)\s+(?:really\s+|just\s+|still\s+)?(?:"
+    # a negated liking verb ("I don't like X", "I no longer eat X") ...
+    r"(?:don't|do not|no longer|never|won't)\s+(?:really\s+|much\s+)?(?:like|love|enjoy|eat|drink|use|want|care for)"
+    # ... or a verb of dislike ("I hate X", "I can't stand X")
+    r"|can't stand|cannot stand|hate|dislike|detest|am not (?:a fan of|into))\s+" + _VALUE,
     re.IGNORECASE,
 )
 _PREF_POS = re.compile(

@@ -37,20 +37,23 @@ class LifecycleParams:
 
     With the defaults, an ordinary (importance 0.5) item that is never recalled:
 
-    - peripheral: median life 39 days; falls below the archive floor after ~87 days (~3 months;
-      ~71 days for an assistant turn at importance 0.35, ~100 days at 0.6);
-    - working: median 125 days; falls below `demote_below` after ~217 days (~7 months);
-    - core: median ~1.9 years; falls below `demote_below` after ~3.8 years (~6.6 at importance 0.9).
+    - peripheral: median life ~164 days; falls below the archive floor after ~1 year (~297 days
+      for an assistant turn at importance 0.35, ~420 days at 0.6);
+    - working: median ~1 year; falls below `demote_below` after ~1.8 years;
+    - core: median ~3.2 years; falls below `demote_below` after ~6.4 years.
+
+    Why a year: on LoCoMo the questions cite turns up to 243 days old (median 99); a first
+    default that archived after ~3 months took R@10 from 0.78 to 0.22 when the job ran at the
+    questions' time (bench/locomo.py --consolidate). People ask about last season's trip.
     """
 
     # Weibull scale λ (days) per tier: the age at which survival is e^-1 ≈ 0.37. Each tier is
-    # roughly 3-6× the one below, so that a promotion changes an item's horizon from weeks
-    # (chit-chat) to months (what is in use) to years (who the user is).
-    scale_days: tuple[float, float, float] = (50.0, 180.0, 1095.0)
+    # roughly 2.5-3.5× the one below, so that a promotion changes an item's horizon from months
+    # (what was said once) to years (what is in use, who the user is).
+    scale_days: tuple[float, float, float] = (210.0, 540.0, 1825.0)
     # Weibull shape k per tier, i.e. how the hazard changes with age:
-    # - peripheral k=1.5 > 1, a sharp drop: a grace period of a few weeks (follow-ups to a
-    #   conversation come within days), then a rising hazard: chit-chat nobody has asked about
-    #   for two months will not be asked about;
+    # - peripheral k=1.5 > 1, a sharp drop: a long grace period (what was said is asked about
+    #   for months), then a rising hazard: what nobody has needed for a year is not needed;
     # - working k=1.0, memoryless: a constant hazard, the same assumption as the recall half-life;
     # - core k=0.8 < 1, a long tail: a falling hazard (Lindy): a fact that has mattered for a
     #   year will likely matter next year.
@@ -64,9 +67,8 @@ class LifecycleParams:
     # (×1), so 1.0 → importance 1 lives twice as long, importance 0 half as long, and an
     # assistant turn (0.35) ×0.81.
     importance_boost: float = 1.0
-    # Archive below 10% survival: ~3 months for an ordinary, never-recalled peripheral item (the
-    # span over which people still say "remember when we talked about…"). Never evergreen, never
-    # an item that stays in working or core.
+    # Archive below 10% survival: ~1 year for an ordinary, never-recalled peripheral item. Never
+    # evergreen, never an item that stays in working or core.
     archive_floor: float = 0.1
     # peripheral → working after 3 recalls (the user keeps coming back to it) or importance 0.7
     # (what the extractor gives to a user's "remember that…" or a stated profile fact).

@@ -105,20 +105,22 @@ def test_consolidation_promotes_and_archives_and_restore_brings_back(
         memory.recall("greyhound shelter", "alice", k=1, ts=T0 + timedelta(days=2))
     report = memory.consolidate("alice", at=T0 + timedelta(days=3))["alice"]
     assert report["promoted"] >= 1 and report["archived"] == 0
+    # six months on, nothing ordinary has been archived yet (people ask about last season)
+    assert memory.consolidate("alice", at=T0 + timedelta(days=180))["alice"]["archived"] == 0
     tiers = dict(memory.store.con.execute("SELECT id, tier FROM items").fetchall())
     assert tiers[ids["c3"]] == "working" and tiers[ids["c1"]] == "peripheral"
-    # four months later the market trip (never used, ordinary) has faded; the pinned fact has not
-    later = memory.consolidate("alice", at=T0 + timedelta(days=130))["alice"]
+    # fourteen months later the market trip (never used, ordinary) has faded; the pinned fact has not
+    later = memory.consolidate("alice", at=T0 + timedelta(days=420))["alice"]
     assert later["archived"] >= 1
     state = {r[0]: r[1] for r in memory.store.con.execute("SELECT id, archived FROM items").fetchall()}
     assert state[ids["c1"]] and not state[ids["c2"]]
     assert ids["c1"] not in _ids_of(memory, "farmers market apples")
     assert memory.stats("alice")["resources"] == 3  # resources are never deleted by decay
-    assert memory.consolidate("alice", at=T0 + timedelta(days=130))["alice"]["archived"] == 0  # idempotent
-    clock.now = T0 + timedelta(days=131)
+    assert memory.consolidate("alice", at=T0 + timedelta(days=420))["alice"]["archived"] == 0  # idempotent
+    clock.now = T0 + timedelta(days=421)
     assert memory.restore("alice", ids["c1"]) and not memory.restore("alice", ids["c1"])
     assert ids["c1"] in _ids_of(memory, "farmers market apples")
-    assert memory.consolidate("alice", at=T0 + timedelta(days=132))["alice"]["archived"] == 0
+    assert memory.consolidate("alice", at=T0 + timedelta(days=422))["alice"]["archived"] == 0
 
 
 def test_category_summaries_are_versioned_and_rebuilt_only_on_change(memory: Memory) -> None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The decay demonstration: one item's weight over 90 days, per tier, with and without recalls.
+"""The decay demonstration: one item's weight over 90 days (`--days`), per tier, with and without recalls.
 
 usage: python bench/decay_plot.py [--out docs/decay.png] [--days 90] [--recalls 10,25,45 | --every 7]
                                  [--importance 0.5]
@@ -15,16 +15,22 @@ each without reinforcement (never recalled) and with recalls that return the ite
 `--recalls` (default 10, 25 and 45, then silence: the curves show the reset, the slower decay a
 used item earns, and the decay resuming) or every `--every` days; each recall resets the item's
 clock and counts as an access. The archive floor (and, for
-working and core, the demotion threshold) is marked. The peripheral panel also follows the
-recalled item through the daily consolidation job (`lifecycle.plan`), which promotes it.
+working and core, the demotion threshold) is marked, and so is the day the never-recalled item
+crosses it: on the axis if it is within `--days`, as a note in the panel if it is later (with the
+default parameters it is months to years later: the lifecycle keeps what was said for about a
+year). The peripheral panel also follows the recalled item through the daily consolidation job
+(`lifecycle.plan`), which promotes it.
 
-A table of the values on days 0/7/30/60/90 is printed to stdout for the README; on a recall
-day the value is the one just after the recall.
+Printed to stdout for the README: a table of the values on days 0/7/30/60/90 (those within
+`--days`; on a recall day the value is the one just after the recall), and a table of the day on
+which a never-recalled item of each tier crosses its threshold: the archive floor (peripheral)
+or `demote_below` (working, core), whatever `--days` is.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -93,6 +99,32 @@ def first_day(days: np.ndarray, mask: np.ndarray) -> float | None:
     return float(days[np.argmax(mask)]) if mask.any() else None
 
 
+def threshold_of(tier: int, lp: L.LifecycleParams) -> tuple[str, float]:
+    """What ends a tier for an unused item: archiving (peripheral) or demotion (working, core)."""
+    if tier == L.PERIPHERAL:
+        return "archive floor", lp.archive_floor
+    return "demote_below", lp.demote_below
+
+
+def crossing_day(tier: int, importance: float, threshold: float, lp: L.LifecycleParams) -> float | None:
+    """The exact age (days) at which a never-recalled item's lifecycle score drops below
+    `threshold` in `tier` (bisection on `lifecycle_score`, which falls monotonically with age);
+    None if it never does within 10,000 years (e.g. a floor of 0)."""
+
+    def below(d: float) -> bool:
+        return bool(curves(np.array([d]), np.zeros(0), tier, importance, lp)[0][0] < threshold)
+
+    lo, hi = 0.0, 1.0
+    while not below(hi):
+        lo, hi = hi, hi * 2.0
+        if hi > 3.66e6:
+            return None
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        lo, hi = (lo, mid) if below(mid) else (mid, hi)
+    return hi
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--out", type=Path, default=Path("docs/decay.png"), help="PNG to write")
@@ -104,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--importance", type=float, default=0.5, help="the item's importance (0..1)")
     ap.add_argument("--dpi", type=int, default=100)
     args = ap.parse_args(argv)
+    if args.days < 1:
+        ap.error("--days must be at least 1")
 
     import matplotlib
 
@@ -112,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
 
     lp = L.LifecycleParams()
     L.validate(lp)
-    days = np.linspace(0.0, args.days, args.days * 8 + 1)  # 3-hour steps show the saw-tooth
+    # 3-hour steps show the saw-tooth; long axes are capped at 4000 steps (the daily job is a loop)
+    days = np.linspace(0.0, args.days, min(args.days * 8, 4000) + 1)
     days = np.union1d(days, np.asarray(TABLE_DAYS, np.float64))
     if args.every > 0:
         recalls = np.arange(args.every, args.days + 1e-9, args.every)
@@ -123,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     none = np.zeros(0)
 
     rows: list[tuple[str, str, np.ndarray]] = []
+    horizons: list[tuple[str, str, float, float | None]] = []
     fig, axes = plt.subplots(1, len(TIERS), figsize=(13.5, 4.4), sharey=True)
     for tier, (ax, name) in enumerate(zip(axes, TIERS, strict=True)):
         s0, w0 = curves(days, none, tier, args.importance, lp)
@@ -147,17 +183,31 @@ def main(argv: list[str] | None = None) -> int:
         ax.set_xlim(0, args.days)
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
+        what, threshold = threshold_of(tier, lp)
+        cross = crossing_day(tier, args.importance, threshold, lp)
+        horizons.append((name, what, threshold, cross))
+        verb = "archived" if tier == L.PERIPHERAL else "demoted"
+        color = "C3" if tier == L.PERIPHERAL else "0.4"
+        if cross is not None and cross <= args.days:
+            ax.plot([cross], [threshold], "o", color=color)
+            ax.annotate(
+                f"never recalled: {verb} ≈ day {math.ceil(cross)}",
+                (cross, threshold),
+                (max(cross - 0.5 * args.days, 0.02 * args.days), threshold + 0.2),
+                fontsize=8,
+                arrowprops={"arrowstyle": "->", "lw": 0.8},
+            )
+        else:
+            when = "never" if cross is None else f"on day {math.ceil(cross)} (≈{cross / 365.25:.1f} y)"
+            ax.text(
+                0.03,
+                0.22 if tier == L.PERIPHERAL else 0.40,
+                f"never recalled: {s0[-1]:.2f} on day {args.days};\n{verb} {when}, beyond this axis",
+                transform=ax.transAxes,
+                fontsize=8,
+                color="C0",
+            )
         if tier == L.PERIPHERAL:
-            archived = first_day(days, s0 < lp.archive_floor)
-            if archived is not None:
-                ax.plot([archived], [lp.archive_floor], "o", color="C3")
-                ax.annotate(
-                    f"archived ≈ day {archived:.0f}",
-                    (archived, lp.archive_floor),
-                    (archived - 42, lp.archive_floor + 0.2),
-                    fontsize=8,
-                    arrowprops={"arrowstyle": "->", "lw": 0.8},
-                )
             s2, t2, _ = consolidated(days, recalls, args.importance, lp)
             ups = [first_day(days, t2 >= i) for i in (L.WORKING, L.CORE)]
             label = "lifecycle, recalled + daily job: " + ", ".join(
@@ -190,6 +240,13 @@ def main(argv: list[str] | None = None) -> int:
     for tier_name, curve, values in rows:
         cells = " | ".join(f"{values[i]:.3f}" for i in idx)
         print(f"| {tier_name} | {curve} | {cells} |")
+    print(
+        f"\n| tier (never recalled, importance {args.importance:g}) | falls below | value | on day | ≈ years |"
+    )
+    print("|---|---|---:|---:|---:|")
+    for tier_name, what, threshold, cross in horizons:
+        day, years = ("never", "-") if cross is None else (f"{math.ceil(cross)}", f"{cross / 365.25:.1f}")
+        print(f"| {tier_name} | {what} | {threshold:g} | {day} | {years} |")
     print(f"\nwrote {args.out} ({args.out.stat().st_size / 1024:.0f} KB)")
     return 0
 

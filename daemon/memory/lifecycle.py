@@ -40,7 +40,7 @@ class LifecycleParams:
     - peripheral: median life ~164 days; falls below the archive floor after ~1 year (~297 days
       for an assistant turn at importance 0.35, ~420 days at 0.6);
     - working: median ~1 year; falls below `demote_below` after ~1.8 years;
-    - core: median ~3.2 years; falls below `demote_below` after ~6.4 years.
+    - core: median ~3.2 years; falls below `demote_below` after ~6.3 years.
 
     Why a year: on LoCoMo the questions cite turns up to 243 days old (median 99); a first
     default that archived after ~3 months took R@10 from 0.78 to 0.22 when the job ran at the
@@ -57,8 +57,9 @@ class LifecycleParams:
     # - working k=1.0, memoryless: a constant hazard, the same assumption as the recall half-life;
     # - core k=0.8 < 1, a long tail: a falling hazard (Lindy): a fact that has mattered for a
     #   year will likely matter next year.
-    # (Because peripheral has k>1, in its first ~4 days it scores marginally above a working item
-    # of the same age; both are above 0.97 then, so no decision depends on it.)
+    # (Because peripheral has k>1, in its first ~32 days it scores marginally above a working
+    # item of the same age, and core sits just below working for ~4 days; all are above 0.9
+    # then, so no promotion, demotion or archiving depends on it.)
     shape: tuple[float, float, float] = (1.5, 1.0, 0.8)
     # t_eff = age / (1 + access_boost·log1p(accesses)): log1p, because the 10th recall says less
     # than the 2nd. 0.5 → one recall stretches life ×1.35, three ×1.69, ten ×2.2, a hundred ×3.3.

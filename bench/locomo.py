@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from daemon.cli import Progress  # noqa: E402
 from daemon.events import parse_ts, parse_turn  # noqa: E402
 from daemon.memory import Memory, MemoryParams, RecallParams, make_embedder  # noqa: E402
+from daemon.memory.dedup import DedupParams  # noqa: E402
 from handlers.conversation import resource_from  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo"
@@ -52,6 +53,7 @@ def main() -> int:
     ap.add_argument("--k", type=int, default=20)
     ap.add_argument("--no-reinforce", action="store_true", help="recall without updating access stats")
     ap.add_argument("--set", action="append", default=[], help="override a RecallParams field: key=value")
+    ap.add_argument("--dedup", action="append", default=[], help="override a DedupParams field: key=value")
     ap.add_argument(
         "--consolidate",
         action="store_true",
@@ -76,8 +78,10 @@ def main() -> int:
             Path(str(args.db) + suffix).unlink(missing_ok=True)
 
     embedder = make_embedder(args.embedder)
-    params = MemoryParams(recall=parse_sets(args.set))
-    result: dict[str, object] = {"embedder": embedder.name, "recall_params": args.set}
+    dedup = DedupParams(**{k: float(v) for k, _, v in (pair.partition("=") for pair in args.dedup)})
+    dedup.validate()
+    params = MemoryParams(recall=parse_sets(args.set), dedup=dedup)
+    result: dict[str, object] = {"embedder": embedder.name, "recall_params": args.set, "dedup": args.dedup}
     with Memory.open(args.db, embedder, params) as memory:
         if memory.stats()["resources"] == 0:
             turns = [

@@ -156,6 +156,7 @@ class _DedupPlan:
         batch: list[_Created],
         vector: np.ndarray,
         h: str,
+        now: datetime,
     ) -> None:
         self.decisions[i] = decision
         self.categories.setdefault(scope, set()).add(d.category)
@@ -164,9 +165,7 @@ class _DedupPlan:
             batch.append(_Created(item_id, d.category, d.speaker or "", d.l0, d.l1, vector, h, d))
             self.ops.append((scope, "created", item_id, None))
             for old in decision.superseded:
-                self.superseded.append(
-                    (scope, old, item_id, d.observed_at or d.happened_at or datetime.now(UTC))
-                )
+                self.superseded.append((scope, old, item_id, d.observed_at or d.happened_at or now))
                 self.gone.add(old)
                 self.ops.append((scope, "superseded", old, item_id))
             self.report = replace(
@@ -439,7 +438,7 @@ class Memory:
         if not p.resources:
             return
         now = self.clock()
-        plan = self._dedup(p)
+        plan = self._dedup(p, now)
         rows: list[ItemRow] = []
         vec_rows: list[int] = []
         postings: list[tuple[str, str, str, int, int]] = []
@@ -553,7 +552,7 @@ class Memory:
                     idx.extend_context(item_id, dict(tf), length)
             idx.generation = self.store.generation(scope)
 
-    def _dedup(self, p: _Prepared) -> _DedupPlan:
+    def _dedup(self, p: _Prepared, now: datetime) -> _DedupPlan:
         """Stage 1 and 2 of dedup for every draft of a batch, against the store and the batch.
 
         Candidates are the scope's active items of the same category and speaker with the same
@@ -607,7 +606,7 @@ class Memory:
                         cands[c.item_id] = D.Candidate(c.item_id, c.l0, c.l1, cos, exact=c.hash == h)
                 live = [c for c in cands.values() if c.item_id not in plan.gone]
                 decision = self._ask_llm(d, live) or D.decide(d.category, d.l1, d.l0, live, dp)
-                plan.record(i, scope, item_id, d, decision, self.store, batch, vecs[j], h)
+                plan.record(i, scope, item_id, d, decision, self.store, batch, vecs[j], h, now)
         return plan
 
     def reembed(self, progress: Progress | None = None) -> int:

@@ -233,3 +233,38 @@ def test_schema_v1_file_migrates(tmp_path: Path) -> None:
     row = store.con.execute("SELECT mentions, observed_at FROM items WHERE id = 'i1'").fetchone()
     assert row == (1, datetime(2023, 1, 1, tzinfo=UTC))
     store.close()
+
+
+def test_a_merge_keeps_provenance_and_makes_the_new_words_searchable(
+    db_path: Path, embedder: object, clock: FakeClock
+) -> None:
+    from daemon.memory import MemoryParams
+    from daemon.memory.dedup import DedupParams
+
+    # thresholds chosen so that this paraphrase lands between "similar" and "near-identical"
+    params = MemoryParams(dedup=DedupParams(same_threshold=0.85, skip_threshold=0.999))
+    with Memory.open(db_path, embedder, params, clock=clock) as memory:  # type: ignore[arg-type]
+        memory.memorize([turn("l1", "I live in Lisbon.", at=T0)])
+        report = memory.memorize(
+            [
+                turn(
+                    "l2",
+                    "I live in Lisbon, in a flat near the river.",
+                    at=T0 + timedelta(days=2),
+                    session="s2",
+                )
+            ]
+        )
+        assert report.merged == 1 and report.items_added == 0
+        (item_id,) = [r[0] for r in memory.store.con.execute("SELECT id FROM items").fetchall()]
+        item = memory.get_item("alice", item_id)
+        assert item is not None and item["source_ids"] == ["l1", "l2"] and item["mentions"] == 2
+        assert item["l0"] == "Alice: I live in Lisbon."  # the item keeps its text ...
+        hit = memory.recall("flat near the river", "alice", k=1, reinforce=False)[0]
+        assert hit.item_id == item_id and hit.source_ids == ["l1", "l2"]  # ... and finds the new words
+        assert [o["op"] for o in memory.ops("alice")] == ["created", "merged"]
+        memory._indexes.clear()  # the same after a rebuild from DuckDB
+        assert memory.recall("flat near the river", "alice", k=1, reinforce=False)[0].source_ids == [
+            "l1",
+            "l2",
+        ]

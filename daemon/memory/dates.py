@@ -64,8 +64,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-# python-dateutil ships no type information; "unused-ignore" keeps this line clean once stubs exist.
-from dateutil.relativedelta import relativedelta  # type: ignore[import-untyped,unused-ignore]
+from dateutil.relativedelta import relativedelta
 
 __all__ = ["DateMention", "resolve_dates"]
 
@@ -90,9 +89,11 @@ class DateMention:
 # (the tests check these helpers against relativedelta's MO(+1)/MO(-1)).
 
 
-def _shift(d: date, **kwargs: int) -> date:
-    """Month/year arithmetic (relativedelta is untyped: this wrapper gives it a type)."""
-    out: date = d + relativedelta(**kwargs)
+def _shift(
+    d: date, *, months: int = 0, years: int = 0, month: int | None = None, day: int | None = None
+) -> date:
+    """Month/year arithmetic: relative `months`/`years`, then absolute `month`/`day` if given."""
+    out: date = d + relativedelta(months=months, years=years, month=month, day=day)
     return out
 
 
@@ -1002,7 +1003,11 @@ def _mention(ctx: _Ctx, hit: _Hit) -> DateMention:
             end = _local(hit.day + timedelta(days=hit.span_days), tz=tz)
         else:
             step = {"day": 1, "week": 7}.get(granularity)
-            nxt = _days(hit.day, step) if step else _shift(hit.day, **{f"{granularity}s": 1})
+            nxt = (
+                _days(hit.day, step)
+                if step
+                else _shift(hit.day, months=int(granularity == "month"), years=int(granularity == "year"))
+            )
             end = _local(nxt, tz=tz)
     # Same tzinfo on both sides: Python compares wall-clock times, which is the intended meaning.
     direction = "future" if start > ctx.at else ("past" if end <= ctx.at else "present")

@@ -82,6 +82,7 @@ class _Prepared:
     hashes: list[str]
     known: dict[str, np.ndarray]
     noise: int
+    later: dict[str, list[str]]  # draft id → context lines added in this batch
     vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     fresh: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     report: MemorizeReport = field(default_factory=MemorizeReport)  # dedup outcome, set at commit
@@ -106,7 +107,7 @@ def item_hash(l0: str) -> str:
 class _Absorbed:
     """An item that absorbs restatements (SKIP/MERGE): what it becomes."""
 
-    sources: set[str]
+    sources: dict[str, str]  # resource id → embed-cache key of the text it contributed
     importance: float
     confidence: float
     mentions: int
@@ -125,6 +126,7 @@ class _Created:
     vector: np.ndarray
     hash: str
     draft: ItemDraft
+    embed_hash: str
 
 
 REPEAT_BONUS = 0.05  # importance added per repeated mention (the rule of importance())
@@ -156,21 +158,33 @@ class _DedupPlan:
         batch: list[_Created],
         vector: np.ndarray,
         h: str,
+        eh: str,
         now: datetime,
+        said_at: Callable[[str], datetime | None],
     ) -> None:
         self.decisions[i] = decision
         self.categories.setdefault(scope, set()).add(d.category)
         r = self.report
         if decision.op in (D.CREATE, D.SUPERSEDE):
-            batch.append(_Created(item_id, d.category, d.speaker or "", d.l0, d.l1, vector, h, d))
+            batch.append(_Created(item_id, d.category, d.speaker or "", d.l0, d.l1, vector, h, d, eh))
             self.ops.append((scope, "created", item_id, None))
+            said = d.observed_at or d.happened_at or now
+            gone = 0
             for old in decision.superseded:
-                self.superseded.append((scope, old, item_id, d.observed_at or d.happened_at or now))
+                old_said = said_at(old)
+                if old_said is not None and old_said > said:
+                    # a statement that arrives late is older than what it contradicts: it is
+                    # stored as history, superseded by the newer one, not the other way round
+                    self.superseded.append((scope, item_id, old, old_said))
+                    self.gone.add(item_id)
+                    self.ops.append((scope, "superseded", item_id, old))
+                    gone += 1
+                    continue
+                self.superseded.append((scope, old, item_id, said))
                 self.gone.add(old)
                 self.ops.append((scope, "superseded", old, item_id))
-            self.report = replace(
-                r, items_added=r.items_added + 1, superseded=r.superseded + len(decision.superseded)
-            )
+                gone += 1
+            self.report = replace(r, items_added=r.items_added + 1, superseded=r.superseded + gone)
             return
         target = decision.target or ""
         self.alias[item_id] = target
@@ -179,7 +193,7 @@ class _DedupPlan:
             a = self.pending.setdefault(
                 target,
                 _Absorbed(
-                    set(created.draft.source_ids),
+                    dict.fromkeys(created.draft.source_ids, created.embed_hash),
                     created.draft.importance,
                     created.draft.confidence,
                     1,
@@ -190,9 +204,9 @@ class _DedupPlan:
             key = (scope, target)
             if key not in self.absorbed:
                 imp, conf, mentions, l1 = store.item_states(scope, [target])[target]
-                self.absorbed[key] = _Absorbed(set(), imp, conf, mentions, l1)
+                self.absorbed[key] = _Absorbed({}, imp, conf, mentions, l1)
             a = self.absorbed[key]
-        a.sources.update(d.source_ids)
+        a.sources.update(dict.fromkeys(d.source_ids, eh))
         a.mentions += 1
         a.importance = round(min(1.0, max(a.importance, d.importance) + REPEAT_BONUS), 3)
         a.confidence = max(a.confidence, d.confidence)
@@ -204,6 +218,13 @@ class _DedupPlan:
         else:
             self.report = replace(r, skipped=r.skipped + 1)
         self.ops.append((scope, "merged" if decision.op == D.MERGE else "skipped", target, None))
+
+
+def _quotes(line: str, turn: str) -> bool:
+    """Whether a context line quotes this turn ("Speaker: text"): alone, after a "[date] "
+    prefix, or followed by its resolved-date note. Whole lines, never substrings."""
+    body = line.split("] ", 1)[1] if line.startswith("[") and "] " in line else line
+    return body == turn or body.startswith(turn + " (")
 
 
 def _add(report: MemorizeReport, p: _Prepared) -> MemorizeReport:
@@ -237,6 +258,7 @@ class Memory:
         self.params = params or MemoryParams()
         self.clock = clock
         self._indexes: dict[str, ScopeIndex] = {}
+        self._alias: dict[str, str] = {}  # draft id → the item it joined, during one memorize
         self.tz = ZoneInfo(self.params.timezone)
         self._touches: dict[str, tuple[int, datetime]] = {}
         # One caller at a time: the DuckDB connection and the indexes are not thread-safe,
@@ -283,6 +305,7 @@ class Memory:
             return self._memorize(resources, progress)
 
     def _memorize(self, resources: Sequence[ResourceIn], progress: Progress | None) -> MemorizeReport:
+        self._alias = {}
         total = len(resources)
         bs = max(1, self.params.batch_size)
         batches = [list(resources[i : i + bs]) for i in range(0, total, bs)]
@@ -359,6 +382,9 @@ class Memory:
         drafts: list[tuple[str, str, ItemDraft]] = []
         position: dict[str, int] = {}
         extensions: list[tuple[str, str, str]] = []
+        later: dict[
+            str, list[str]
+        ] = {}  # lines added to drafts of this batch (moved if a draft joins another item)
         noise = 0
         for r, prev, got in zip(ordered, prevs, extracted, strict=True):
             if not got:
@@ -374,21 +400,28 @@ class Memory:
                 else:
                     scope, item_id, d = drafts[at]
                     drafts[at] = (scope, item_id, replace(d, context_text=f"{d.context_text}\n{line}"))
+                    later.setdefault(item_id, []).append(line)
             for item_id, d in zip(ids, got, strict=True):
                 position[item_id] = len(drafts)
                 drafts.append((r.scope, item_id, d))
         texts = [d.l0 for _, _, d in drafts]  # an item is embedded by its one-line text
         hashes = [content_hash(self.embedder.name, t) for t in texts]
         known = self.store.cached_vectors(sorted(set(hashes)))
-        return _Prepared(fresh, len(batch) - len(fresh), drafts, extensions, texts, hashes, known, noise)
+        return _Prepared(
+            fresh, len(batch) - len(fresh), drafts, extensions, texts, hashes, known, noise, later
+        )
 
     def _ask_llm(self, d: ItemDraft, live: list[D.Candidate]) -> D.Decision | None:
         """Stage 2 by the LLM, when one is configured and there is something to decide;
         None (the rules decide) when it is not, or when it fails."""
         if self.llm is None or any(c.exact for c in live):
             return None
-        near = sorted(live, key=lambda c: -c.cosine)[:5]
-        if not near or (d.category not in D.SLOTTED and near[0].cosine < self.params.dedup.same_threshold):
+        # Only similar candidates are worth a call (each one blocks memorize for up to the
+        # timeout); contradictions of dissimilar slots are the rules' job.
+        near = [
+            c for c in sorted(live, key=lambda c: -c.cosine) if c.cosine >= self.params.dedup.same_threshold
+        ][:5]
+        if not near:
             return None
         answer = self.llm.decide(d.category, d.l0, [(c.item_id, c.l0) for c in near])
         if answer is None:
@@ -475,15 +508,28 @@ class Memory:
                     doc_len=length,
                     ctx_len=clen,
                     source_ids=tuple(sorted({*d.source_ids, *(absorbed.sources if absorbed else ())})),
+                    source_hashes={
+                        **dict.fromkeys(d.source_ids, p.hashes[i]),
+                        **(absorbed.sources if absorbed else {}),
+                    },
                     observed_at=d.observed_at,
                     mentions=absorbed.mentions if absorbed else 1,
                 )
             )
             vec_rows.append(i)
         vectors = p.vectors[vec_rows] if vec_rows else np.zeros((0, self.embedder.dim), np.float32)
+        # A draft that joined another item (SKIP/MERGE) hands the turns after it to that item,
+        # also when the next turn comes in a later batch (self._alias lives for one memorize).
+        self._alias.update(plan.alias)
+        moved = [
+            (scope, item_id, line)
+            for scope, item_id, _ in p.drafts
+            if item_id in plan.alias
+            for line in p.later.get(item_id, [])
+        ]
         grown = [
-            (scope, plan.alias.get(item_id, item_id), line, term_counts(line))
-            for scope, item_id, line in [*p.extensions, *plan.merged_context]
+            (scope, self._alias.get(item_id, item_id), line, term_counts(line))
+            for scope, item_id, line in [*p.extensions, *plan.merged_context, *moved]
         ]
         scopes = {r.scope for r in p.resources}
         before = {s: self.store.generation(s) for s in scopes if s in self._indexes}
@@ -498,7 +544,7 @@ class Memory:
                 self.store.absorb(
                     scope,
                     target,
-                    source_ids=sorted(a.sources),
+                    source_ids=a.sources,
                     importance=a.importance,
                     confidence=a.confidence,
                     mentions=a.mentions,
@@ -574,6 +620,16 @@ class Memory:
             spk = np.asarray([s or "" for s in idx.speakers], dtype=object)
             slots: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
             batch: list[_Created] = []  # created earlier in this batch
+
+            def said_at(
+                item_id: str, idx: ScopeIndex = idx, batch: list[_Created] = batch
+            ) -> datetime | None:
+                row = idx.row_of.get(item_id)
+                if row is not None:
+                    return datetime.fromtimestamp(float(idx.occurred[row]), tz=UTC)
+                made = next((c for c in batch if c.item_id == item_id), None)
+                return made.draft.observed_at if made is not None else None
+
             for j, i in enumerate(members):
                 _, item_id, d = p.drafts[i]
                 speaker = d.speaker or ""
@@ -606,7 +662,9 @@ class Memory:
                         cands[c.item_id] = D.Candidate(c.item_id, c.l0, c.l1, cos, exact=c.hash == h)
                 live = [c for c in cands.values() if c.item_id not in plan.gone]
                 decision = self._ask_llm(d, live) or D.decide(d.category, d.l1, d.l0, live, dp)
-                plan.record(i, scope, item_id, d, decision, self.store, batch, vecs[j], h, now)
+                plan.record(
+                    i, scope, item_id, d, decision, self.store, batch, vecs[j], h, p.hashes[i], now, said_at
+                )
         return plan
 
     def reembed(self, progress: Progress | None = None) -> int:
@@ -871,13 +929,14 @@ class Memory:
                 if missing:
                     raise InvalidInput(f"forget: no item {', '.join(missing)} in scope {scope!r}")
                 items = list(item_ids)
-            items, resources = self.store.forget_closure(scope, items, resources)
-            gone_texts = [" ".join(r[3].split()) for r in self.store.resource_texts(scope, resources)]
-            sessions = sorted({r[1] for r in self.store.resource_texts(scope, resources) if r[1]})
+            items, resources, orphans = self.store.forget_closure(scope, items, resources)
+            gone = self.store.resources(scope, resources)
+            quoted = [context_line(r) for r in gone]
+            sessions = sorted({r.session for r in gone if r.session})
             contexts = []
             for item_id, ctx in self.store.contexts_mentioning(scope, sessions, items):
                 lines = ctx.split("\n")
-                kept = [ln for ln in lines if not any(t and t in ln for t in gone_texts)]
+                kept = [ln for ln in lines if not any(_quotes(ln, q) for q in quoted)]
                 if len(kept) != len(lines):
                     text = "\n".join(kept)
                     tf, length = term_counts(text)
@@ -885,8 +944,14 @@ class Memory:
                         (item_id, text, length, [(scope, t, item_id, CONTEXT, c) for t, c in tf.items()])
                     )
             if dry_run:
-                return {"items": len(items), "resources": len(resources), "contexts_rewritten": len(contexts)}
+                return {
+                    "items": len(items),
+                    "resources": len(resources),
+                    "contexts_rewritten": len(contexts),
+                    "reextracted": len(orphans),
+                }
             hashes = [content_hash(self.embedder.name, t) for t in self.store.item_l0(scope, items)]
+            kept_sources = self.store.resources(scope, orphans)
             counts = self.store.forget(scope, items, resources, hashes, contexts)
             counts["contexts_rewritten"] = len(contexts)
             if everything:
@@ -894,6 +959,12 @@ class Memory:
             else:
                 self.store.refresh_categories(scope, list(CATEGORIES), self.clock())
             self._indexes.pop(scope, None)
+            if kept_sources:
+                # Other resources of a forgotten item stay: extract them again, without the
+                # forgotten part (their resource rows are written back unchanged).
+                self.store.delete_resources(scope, [r.id for r in kept_sources])
+                self._memorize(kept_sources, None)
+            counts["reextracted"] = len(kept_sources)
             log.info("forgot in scope %s: %s", scope, counts)
             return counts
 

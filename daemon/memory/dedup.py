@@ -83,6 +83,16 @@ def _norm(value: Any) -> str:
     return str(value or "").casefold().strip()
 
 
+def same_terms(a: Any, b: Any) -> bool:
+    """Two slot values with the same index terms (CJK: the same text)."""
+    x, y = _norm(a), _norm(b)
+    if not x or not y:
+        return False
+    if _HAN.search(x) or _HAN.search(y):
+        return x == y
+    return bool(tokenize(x)) and set(tokenize(x)) == set(tokenize(y))
+
+
 def same_value(a: Any, b: Any) -> bool:
     """Two slot values name the same thing: one's words contain the other's (CJK: substring)."""
     x, y = _norm(a), _norm(b)
@@ -114,8 +124,10 @@ def contradicts(
             and not old.get("negative")
         ):
             return True
-        if same_value(new.get("value"), old.get("value")) and bool(new.get("negative")) != bool(
-            old.get("negative")
+        # the same thing with the opposite polarity: the same words, not one phrase inside the
+        # other ("I love hiking" is not undone by "I don't like hiking in the rain")
+        if bool(new.get("negative")) != bool(old.get("negative")) and same_terms(
+            new.get("value"), old.get("value")
         ):
             return True
         if new.get("key") and _norm(new.get("key")) == _norm(old.get("key")):
@@ -131,13 +143,18 @@ def contradicts(
     return cosine >= p.same_threshold and bool(_CHANGE.search(new_text))
 
 
-_MARKER = re.compile(r"\d+(?:[.,:]\d+)*|\b[A-Z][\w'-]+")
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+# a capitalised word inside a sentence (after a lower-case word or a comma): a name, not the
+# sentence's first word or the speaker prefix ("Caroline: Wow, ...")
+_PROPER_NOUN = re.compile(r"(?<=[a-z0-9,;'’]\s)[A-Z][\w'-]+")
 
 
 def markers(text: str) -> set[str]:
-    """Numbers and capitalised words: what tells two similar sentences apart ("museum 1" vs
-    "museum 2", "Python" vs "Rust"). Embeddings barely see them, so they are checked apart."""
-    return set(_MARKER.findall(text))
+    """Numbers and names: what tells two similar sentences apart ("museum 1" vs "museum 2",
+    "Python" vs "Rust"). Embeddings barely see them, so they are checked apart."""
+    return set(_NUMBER.findall(text)) | {
+        w for w in _PROPER_NOUN.findall(text) if w not in ("I", "I'm", "I've", "I'll", "I'd")
+    }
 
 
 def same_words(a: str, b: str) -> bool:

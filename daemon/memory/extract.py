@@ -93,6 +93,7 @@ _PROFILE_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("location", re.compile(r"我(?:住在|搬到了?|定居在?)(?P<value>[^，。！？,.!?]{2,12})")),
     ("origin", re.compile(r"我(?:来自|是)(?P<value>[^，。！？,.!?]{2,8}?)人")),
 ]
+_PROPER = frozenset({"name", "employer", "location", "origin"})
 # Attributes a person has one of at a time: a new value supersedes the old one.
 SINGLE_VALUED = frozenset({"name", "age", "job", "employer", "location", "birthday"})
 
@@ -102,10 +103,11 @@ _RELATIONS_EN = (
     "girlfriend|fiance|fiancee|son|daughter|friend|best friend|boss|manager|colleague|coworker|doctor|"
     "dentist|therapist|neighbor|neighbour|landlord|roommate|teacher|mentor|grandma|grandpa|aunt|uncle|cousin"
 )
+# The relation is matched case-insensitively, the name must be capitalised: "my boss called me"
+# names nobody.
 _ENTITY_EN = re.compile(
-    rf"\bmy\s+(?:new\s+|little\s+|older\s+|younger\s+|old\s+)?(?P<rel>{_RELATIONS_EN})(?:'s name is|\s+is called|\s+is named|"
-    r"\s+named|\s+called|,)\s+(?P<name>[A-Z][\w'-]+)",
-    re.IGNORECASE,
+    rf"(?i:\bmy\s+(?:new\s+|little\s+|older\s+|younger\s+|old\s+)?(?P<rel>{_RELATIONS_EN})(?:'s name is|\s+is called|"
+    r"\s+is named|\s+named|\s+called|,))\s+(?P<name>[A-Z][\w'-]+)"
 )
 _ENTITY_EN_IS = re.compile(
     rf"\b(?P<name>[A-Z][\w'-]+)\s+is\s+my\s+(?:new\s+|little\s+|older\s+|younger\s+)?(?P<rel>{_RELATIONS_EN})\b"
@@ -205,9 +207,13 @@ def profile_fields(text: str) -> dict[str, Any] | None:
     for attribute, rx in _PROFILE_RULES:
         m = rx.search(text)
         if m:
-            value = next((v for v in m.groups() if v), "")
-            if _clean(value):
-                return {"attribute": attribute, "value": _clean(value)}
+            value = _clean(next((v for v in m.groups() if v), ""))
+            # In English a place, employer or name is a proper noun: "I live in Boston", not
+            # "I live in fear", "I'm working at home", "I moved to a new team".
+            if attribute in _PROPER and value[:1].isascii() and not value[:1].isupper():
+                continue
+            if value:
+                return {"attribute": attribute, "value": value}
     return None
 
 
@@ -303,6 +309,9 @@ def categorise(text: str) -> tuple[str, dict[str, Any] | None]:
     return "events", None
 
 
+MAX_DATE_CHARS = 2000
+MAX_DATE_NOTES = 4
+
 # The share each category adds to importance: facts about the person outlive episodes.
 CATEGORY_IMPORTANCE = {
     "profile": 0.15,
@@ -364,7 +373,8 @@ def extract(resource: ResourceIn, ctx: TurnContext) -> list[ItemDraft]:
         return []
     speaker = resource.speaker or resource.role or ""
     local = resource.occurred_at.astimezone(ctx.tz)
-    dates = resolve_dates(text, local, ctx.tz)
+    # dates are looked for at the start of long texts only, and at most a few are noted
+    dates = resolve_dates(text[:MAX_DATE_CHARS], local, ctx.tz)[:MAX_DATE_NOTES]
     l0 = (f"{speaker}: {text}" if speaker else text) + _date_note(dates)
     when = f"[{date_label(local)}]"
     prev = _one_line(ctx.prev_text)

@@ -127,6 +127,7 @@ _REFUSALS_EN = re.compile(
     rf"(?>(?:{_REFUSAL_EN.pattern})(?!\w))(?: (?>(?:{_REFUSAL_EN.pattern}|thanks?|thank you|thx)(?!\w)))*+"
 )
 # Laughter and pleas trail a question without changing it ("are u a robot lol").
+_MAX_FILLER_UNITS = 60
 _TRAIL = re.compile(r"(?:\s+(?:lol|lmao|haha\w*|hehe\w*|xd|pls|please|plz))+$")
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -223,6 +224,9 @@ def is_noise(text: str) -> bool:
     about the assistant, or too little text to say anything (emoji, punctuation, one word)."""
     norm = unicodedata.normalize("NFKC", text).replace("’", "'").replace("`", "'").replace("´", "'")
     norm = _EMOTICON.sub(" ", norm)
-    if content_units(norm) < _MIN_UNITS:
+    units = content_units(norm)
+    if units < _MIN_UNITS:
         return True
+    if units > _MAX_FILLER_UNITS:
+        return False  # nobody says 60 words of thanks; and the sentence rules stay linear-time
     return all(_is_filler_sentence(s) for s in _SENTENCE_END.split(norm) if s.strip())

@@ -34,6 +34,12 @@ def resolve_target(root: Path, name: str) -> Path:
     return target
 
 
+def _safe(text: object) -> str:
+    """One line, and never a comment marker: a remembered "<!-- memubot:end -->" must not end
+    the block early (what follows it would stay in the file for good)."""
+    return " ".join(str(text).split()).replace("<!--", "&lt;!--").replace("-->", "--&gt;")
+
+
 def render(items: Sequence[dict[str, Any]]) -> str:
     """The managed block for these items (core preferences and profile facts), deterministic."""
     lines = [BEGIN, "## What memubot has learned", ""]
@@ -44,7 +50,7 @@ def render(items: Sequence[dict[str, Any]]) -> str:
         if not mine:
             continue
         lines.append(f"### {_HEADINGS[category]}")
-        lines.extend(f"- {' '.join(str(i['l0']).split())} [ref:{i['id']}]" for i in mine)
+        lines.extend(f"- {_safe(i['l0'])} [ref:{i['id']}]" for i in mine)
         lines.append("")
     while lines[-1] == "":
         lines.pop()
@@ -74,14 +80,18 @@ def splice(existing: str, block: str) -> str:
 def write_profile(root: Path, name: str, items: Sequence[dict[str, Any]]) -> bool:
     """Update the managed block of `root/name`; True when the file changed."""
     target = resolve_target(root, name)
-    existing = target.read_text(encoding="utf-8") if target.exists() else ""
+    # newline="" keeps the person's line endings (CRLF stays CRLF) byte for byte
+    existing = ""
+    if target.exists():
+        with target.open(encoding="utf-8", newline="") as f:
+            existing = f.read()
     updated = splice(existing, render(items))
     if updated == existing:
         return False
     mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(updated)
             f.flush()
             os.fsync(f.fileno())
@@ -90,4 +100,13 @@ def write_profile(root: Path, name: str, items: Sequence[dict[str, Any]]) -> boo
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_dir(target.parent)  # the rename itself survives a crash
     return True
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

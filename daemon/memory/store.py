@@ -13,8 +13,8 @@ import json
 import logging
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +124,11 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX items_hash ON items (scope, content_hash)",
             # a digest of what a summary was built from: unchanged items, no new version
             "ALTER TABLE categories ADD COLUMN digest TEXT NOT NULL DEFAULT ''",
+            # the embedding-cache key of the text each source contributed (a skipped or merged
+            # restatement has its own), so that forgetting the source can drop its cached vector
+            "DROP INDEX item_sources_resource",
+            "ALTER TABLE item_sources ADD COLUMN embed_hash TEXT",
+            "CREATE INDEX item_sources_resource ON item_sources (scope, resource_id)",
             "CREATE SEQUENCE memory_op_seq START 1",
             # what the memory did, in order: created / merged / skipped / superseded / archived /
             # restored / promoted / demoted / forgotten (the daemon publishes these on the bus)
@@ -175,6 +180,7 @@ class ItemRow:
     source_ids: tuple[str, ...]
     observed_at: datetime | None = None
     mentions: int = 1
+    source_hashes: dict[str, str] = field(default_factory=dict)  # resource id → embed-cache key
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,11 +453,11 @@ class Store:
                 [int(i.mentions) for i in items],
             ],
         )
-        links = [(i.id, s, i.scope) for i in items for s in i.source_ids]
+        links = [(i.id, s, i.scope, i.source_hashes.get(s)) for i in items for s in i.source_ids]
         if links:
             self.con.execute(
-                "INSERT OR IGNORE INTO item_sources SELECT unnest(?), unnest(?), unnest(?)",
-                [[x[0] for x in links], [x[1] for x in links], [x[2] for x in links]],
+                "INSERT OR IGNORE INTO item_sources SELECT unnest(?), unnest(?), unnest(?), unnest(?)",
+                [[x[i] for x in links] for i in range(4)],
             )
         self._insert_vectors([i.id for i in items], [i.scope for i in items], vectors)
         self._add_postings(postings)
@@ -477,12 +483,13 @@ class Store:
 
         `postings` carry field 2; readers add them to field 1.
         """
-        self.con.execute(
-            "UPDATE items SET context_text = context_text || chr(10) || ?, ctx_len = ctx_len + ?"
-            " WHERE scope = ? AND id = ?",
+        updated = self.con.execute(
+            "UPDATE items SET context_text = context_text || chr(10) || ? , ctx_len = ctx_len + ?"
+            " WHERE scope = ? AND id = ? RETURNING id",
             [text, added_len, _require(scope), item_id],
-        )
-        self._add_postings(postings)
+        ).fetchall()
+        if updated:  # never postings for an item that is not there
+            self._add_postings(postings)
 
     def _insert_vectors(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
         if self.dim is None:
@@ -601,14 +608,14 @@ class Store:
             " WHERE session IS NOT NULL GROUP BY session) "
         )
         fields = []
-        for field in (0, 1):
+        for field_no in (0, 1):
             fields.append(
                 _field_postings(
                     self.con.execute(
                         rows_cte + "SELECT p.term, r.row AS doc, sum(p.tf)::INTEGER AS tf FROM postings p"
                         " JOIN r ON r.id = p.item_id WHERE p.scope = $scope AND least(p.field, 1) = $field"
                         " GROUP BY p.term, r.row ORDER BY p.term, r.row",
-                        {"scope": scope, "field": field},
+                        {"scope": scope, "field": field_no},
                     ).fetchnumpy()
                 )
             )
@@ -788,7 +795,7 @@ class Store:
         scope: str,
         item_id: str,
         *,
-        source_ids: Sequence[str],
+        source_ids: dict[str, str],
         importance: float,
         confidence: float,
         mentions: int,
@@ -816,11 +823,12 @@ class Store:
         ).fetchall()
         return [(r[0], r[1], json.loads(r[2]) if r[2] else {}) for r in rows]
 
-    def link_sources(self, scope: str, item_id: str, source_ids: Sequence[str]) -> None:
+    def link_sources(self, scope: str, item_id: str, source_ids: dict[str, str]) -> None:
+        """Add provenance: resource id → the embed-cache key of the text it contributed."""
         if source_ids:
             self.con.execute(
-                "INSERT OR IGNORE INTO item_sources SELECT ?, unnest(?), ?",
-                [item_id, list(source_ids), _require(scope)],
+                "INSERT OR IGNORE INTO item_sources SELECT ?, unnest(?), ?, unnest(?)",
+                [item_id, list(source_ids), _require(scope), list(source_ids.values())],
             )
 
     def supersede(self, scope: str, old_id: str, new_id: str, at: datetime) -> None:
@@ -913,11 +921,13 @@ class Store:
 
     def forget_closure(
         self, scope: str, item_ids: Sequence[str], resource_ids: Sequence[str]
-    ) -> tuple[list[str], list[str]]:
-        """What forgetting these items and resources deletes: (item ids, resource ids).
+    ) -> tuple[list[str], list[str], list[str]]:
+        """What forgetting these items and resources touches: (items, resources, orphans).
 
-        Forgetting an item forgets the resources it came from; an item whose every source is
-        forgotten goes too (it would otherwise keep a copy of the forgotten words).
+        Forgetting an item forgets every resource it came from. Every item linked to a forgotten
+        resource goes too, even if it has other sources: a merge may have copied the forgotten
+        words into it. Its other sources are the orphans: resources that stay and are extracted
+        again, so what they said is still remembered, without the forgotten part.
         """
         scope = _require(scope)
         res = set(resource_ids)
@@ -930,12 +940,44 @@ class Store:
         items = set(item_ids)
         if res:
             rows = self.con.execute(
-                "SELECT item_id FROM item_sources WHERE scope = ? GROUP BY item_id"
-                " HAVING bool_and(resource_id IN (SELECT unnest(?)))",
+                "SELECT DISTINCT item_id FROM item_sources WHERE scope = ? AND resource_id IN (SELECT unnest(?))",
                 [scope, sorted(res)],
             ).fetchall()
             items |= {r[0] for r in rows}
-        return sorted(items), sorted(res)
+        orphans: set[str] = set()
+        if items:
+            rows = self.con.execute(
+                "SELECT DISTINCT resource_id FROM item_sources WHERE scope = ? AND item_id IN (SELECT unnest(?))",
+                [scope, sorted(items)],
+            ).fetchall()
+            orphans = {r[0] for r in rows} - res
+        return sorted(items), sorted(res), sorted(orphans)
+
+    def resources(self, scope: str, ids: Sequence[str]) -> list[ResourceIn]:
+        """Stored resources as the memory core reads them (for extracting them again)."""
+        if not ids:
+            return []
+        rows = self.con.execute(
+            "SELECT id, scope, text, occurred_at, utc_offset_min, kind, session, role, speaker, agent, trust,"
+            " meta FROM resources WHERE scope = ? AND id IN (SELECT unnest(?)) ORDER BY occurred_at, id",
+            [_require(scope), list(ids)],
+        ).fetchall()
+        return [
+            ResourceIn(
+                id=r[0],
+                scope=r[1],
+                text=r[2],
+                occurred_at=r[3].astimezone(timezone(timedelta(minutes=int(r[4])))),
+                kind=r[5],
+                session=r[6],
+                role=r[7],
+                speaker=r[8],
+                agent=r[9],
+                trust=r[10],
+                meta=json.loads(r[11]) if r[11] else {},
+            )
+            for r in rows
+        ]
 
     def resource_texts(self, scope: str, ids: Sequence[str] | None = None) -> list[tuple[str, str, str, str]]:
         """(id, session, speaker-or-role, text) of a scope's resources (all, or the given ids)."""
@@ -990,6 +1032,12 @@ class Store:
             counts[name] = counts.get(name, 0) + (int(row[0]) if row and row[0] is not None else 0)
 
         with self.transaction():
+            linked = self.con.execute(
+                "SELECT DISTINCT embed_hash FROM item_sources WHERE scope = ? AND embed_hash IS NOT NULL"
+                " AND (item_id IN (SELECT unnest(?)) OR resource_id IN (SELECT unnest(?)))",
+                [scope, items, res],
+            ).fetchall()
+            cache_hashes = sorted({*cache_hashes, *(r[0] for r in linked)})
             for item_id, text, length, postings in contexts:
                 self.con.execute(
                     "DELETE FROM postings WHERE scope = ? AND item_id = ? AND field > 0", [scope, item_id]
@@ -1043,6 +1091,14 @@ class Store:
                 )
             self.bump_generation([scope])
         return counts
+
+    def delete_resources(self, scope: str, ids: Sequence[str]) -> None:
+        """Remove resource rows (forget uses it to extract surviving sources again)."""
+        if ids:
+            self.con.execute(
+                "DELETE FROM resources WHERE scope = ? AND id IN (SELECT unnest(?))",
+                [_require(scope), list(ids)],
+            )
 
     def drop_categories(self, scope: str) -> int:
         rows = self.con.execute(

@@ -76,7 +76,7 @@ def test_events_append_unless_restated_in_the_same_words() -> None:
 
 def test_a_different_number_or_name_is_never_a_duplicate() -> None:
     a, b = "Alice: I visited museum number 1 in Paris.", "Alice: I visited museum number 2 in Paris."
-    assert D.markers(a) == {"Alice", "1", "Paris"}
+    assert D.markers(a) == {"1", "Paris"}  # the speaker prefix and sentence starts are no names
     assert D.decide("patterns", {}, b, [_cand("m", {}, 0.99, l0=a)], P).op == D.CREATE
     rust = "Alice: I like Rust."
     assert (
@@ -113,3 +113,22 @@ def test_params_are_validated() -> None:
         D.DedupParams(same_threshold=0.9, skip_threshold=0.8).validate()
     with pytest.raises(ValueError, match="same_threshold"):
         D.DedupParams(same_threshold=0.0).validate()
+
+
+@pytest.mark.parametrize(
+    ("category", "old", "new"),
+    [
+        ("entities", "My boss's name is Carol.", "My boss called me yesterday about the report."),
+        ("profile", "I work at Google as an engineer.", "I'm working at home today."),
+        ("profile", "I live in Boston.", "I moved to a new team last month."),
+        ("profile", "I live in Boston.", "I live in fear of spiders."),
+        ("preferences", "I love hiking.", "I don't like hiking in the rain."),
+    ],
+)
+def test_ordinary_sentences_never_supersede_a_fact(category: str, old: str, new: str) -> None:
+    rules = {"entities": entity_fields, "profile": profile_fields, "preferences": preference_fields}[category]
+    o, n = rules(old), rules(new)
+    assert o is not None
+    if n is None:
+        return  # not even read as the same kind of fact: nothing to compare
+    assert D.decide(category, n, new, [_cand("old", o, 0.5)], P).op != D.SUPERSEDE

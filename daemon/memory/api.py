@@ -44,6 +44,7 @@ from daemon.memory.types import (
     system_clock,
 )
 from daemon.memory.vectors import IVFParams
+from daemon.memory.writeplan import Created, DedupPlan, item_hash
 
 log = logging.getLogger(__name__)
 
@@ -97,128 +98,6 @@ class _Turn(NamedTuple):
     item_id: str | None
     at: datetime = datetime.min.replace(tzinfo=UTC)
     rid: str = ""
-
-
-def item_hash(l0: str) -> str:
-    """Stage 1 of dedup compares this: the exact one-line text."""
-    return hashlib.sha256(l0.encode()).hexdigest()[:32]
-
-
-@dataclass(slots=True)
-class _Absorbed:
-    """An item that absorbs restatements (SKIP/MERGE): what it becomes."""
-
-    sources: dict[str, str]  # resource id → embed-cache key of the text it contributed
-    importance: float
-    confidence: float
-    mentions: int
-    l1: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class _Created:
-    """An item created earlier in the same batch: later drafts may duplicate it."""
-
-    item_id: str
-    category: str
-    speaker: str
-    l0: str
-    l1: dict[str, Any]
-    vector: np.ndarray
-    hash: str
-    draft: ItemDraft
-    embed_hash: str
-
-
-REPEAT_BONUS = 0.05  # importance added per repeated mention (the rule of importance())
-
-
-@dataclass(slots=True)
-class _DedupPlan:
-    """Every dedup decision of a batch and the writes they imply."""
-
-    decisions: dict[int, D.Decision] = field(default_factory=dict)  # draft index → decision
-    absorbed: dict[tuple[str, str], _Absorbed] = field(default_factory=dict)  # stored targets
-    pending: dict[str, _Absorbed] = field(default_factory=dict)  # targets created in this batch
-    superseded: list[tuple[str, str, str, datetime]] = field(default_factory=list)  # scope, old, new, at
-    alias: dict[str, str] = field(default_factory=dict)  # draft id → the item it joined
-    merged_context: list[tuple[str, str, str]] = field(default_factory=list)
-    ops: list[tuple[str, str, str, str | None]] = field(default_factory=list)
-    categories: dict[str, set[str]] = field(default_factory=dict)
-    gone: set[str] = field(default_factory=set)
-    report: MemorizeReport = field(default_factory=MemorizeReport)
-
-    def record(
-        self,
-        i: int,
-        scope: str,
-        item_id: str,
-        d: ItemDraft,
-        decision: D.Decision,
-        store: Store,
-        batch: list[_Created],
-        vector: np.ndarray,
-        h: str,
-        eh: str,
-        now: datetime,
-        said_at: Callable[[str], datetime | None],
-    ) -> None:
-        self.decisions[i] = decision
-        self.categories.setdefault(scope, set()).add(d.category)
-        r = self.report
-        if decision.op in (D.CREATE, D.SUPERSEDE):
-            batch.append(_Created(item_id, d.category, d.speaker or "", d.l0, d.l1, vector, h, d, eh))
-            self.ops.append((scope, "created", item_id, None))
-            said = d.observed_at or d.happened_at or now
-            gone = 0
-            for old in decision.superseded:
-                old_said = said_at(old)
-                if old_said is not None and old_said > said:
-                    # a statement that arrives late is older than what it contradicts: it is
-                    # stored as history, superseded by the newer one, not the other way round
-                    self.superseded.append((scope, item_id, old, old_said))
-                    self.gone.add(item_id)
-                    self.ops.append((scope, "superseded", item_id, old))
-                    gone += 1
-                    continue
-                self.superseded.append((scope, old, item_id, said))
-                self.gone.add(old)
-                self.ops.append((scope, "superseded", old, item_id))
-                gone += 1
-            self.report = replace(r, items_added=r.items_added + 1, superseded=r.superseded + gone)
-            return
-        target = decision.target or ""
-        self.alias[item_id] = target
-        created = next((c for c in batch if c.item_id == target), None)
-        if created is not None:
-            a = self.pending.setdefault(
-                target,
-                _Absorbed(
-                    dict.fromkeys(created.draft.source_ids, created.embed_hash),
-                    created.draft.importance,
-                    created.draft.confidence,
-                    1,
-                    dict(created.l1),
-                ),
-            )
-        else:
-            key = (scope, target)
-            if key not in self.absorbed:
-                imp, conf, mentions, l1 = store.item_states(scope, [target])[target]
-                self.absorbed[key] = _Absorbed({}, imp, conf, mentions, l1)
-            a = self.absorbed[key]
-        a.sources.update(dict.fromkeys(d.source_ids, eh))
-        a.mentions += 1
-        a.importance = round(min(1.0, max(a.importance, d.importance) + REPEAT_BONUS), 3)
-        a.confidence = max(a.confidence, d.confidence)
-        if decision.op == D.MERGE:
-            a.l1 = D.merge_l1(a.l1, d.l1)
-            if created is None:  # its words become searchable as context of the item it joined
-                self.merged_context.append((scope, target, d.l0))
-            self.report = replace(r, merged=r.merged + 1)
-        else:
-            self.report = replace(r, skipped=r.skipped + 1)
-        self.ops.append((scope, "merged" if decision.op == D.MERGE else "skipped", target, None))
 
 
 def _quotes(line: str, turn: str) -> bool:
@@ -609,7 +488,7 @@ class Memory:
                     idx.extend_context(item_id, dict(tf), length)
             idx.generation = self.store.generation(scope)
 
-    def _dedup(self, p: _Prepared, now: datetime) -> _DedupPlan:
+    def _dedup(self, p: _Prepared, now: datetime) -> DedupPlan:
         """Stage 1 and 2 of dedup for every draft of a batch, against the store and the batch.
 
         Candidates are the scope's active items of the same category and speaker with the same
@@ -617,7 +496,7 @@ class Memory:
         categories, every item of the same slot family (a contradiction need not be similar).
         """
         dp = self.params.dedup
-        plan = _DedupPlan()
+        plan = DedupPlan()
         by_scope: dict[str, list[int]] = {}
         for i, (scope, _, _) in enumerate(p.drafts):
             by_scope.setdefault(scope, []).append(i)
@@ -631,11 +510,9 @@ class Memory:
             spk = np.asarray([s or "" for s in idx.speakers], dtype=object)
             slots: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
             masks: dict[tuple[str, str], np.ndarray] = {}
-            batch: list[_Created] = []  # created earlier in this batch
+            batch: list[Created] = []  # created earlier in this batch
 
-            def said_at(
-                item_id: str, idx: ScopeIndex = idx, batch: list[_Created] = batch
-            ) -> datetime | None:
+            def said_at(item_id: str, idx: ScopeIndex = idx, batch: list[Created] = batch) -> datetime | None:
                 row = idx.row_of.get(item_id)
                 if row is not None:
                     return datetime.fromtimestamp(float(idx.occurred[row]), tz=UTC)

@@ -29,7 +29,6 @@ from daemon.memory.embed import Embedder, content_hash, embed_cached, embed_miss
 from daemon.memory.extract import TurnContext, context_line, extract, from_facts
 from daemon.memory.index import BM25Params, term_counts, tokenize
 from daemon.memory.llm import LLMExtractor, LLMTurn
-from daemon.memory.noise import is_noise
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import ItemRow, Store
@@ -328,7 +327,7 @@ class Memory:
         if self.llm is None:
             return rules
         out = list(rules)
-        kept = [i for i, r in enumerate(turns) if not is_noise(r.text)]
+        kept = [i for i, got in enumerate(rules) if got]  # the noise filter has spoken: no drafts
         size = max(1, self.llm.cfg.batch_size)
         for start in range(0, len(kept), size):
             chunk = kept[start : start + size]
@@ -348,7 +347,10 @@ class Memory:
             for n, i in enumerate(chunk):
                 mine = [f for f in facts if f.turn == n]
                 out[i] = from_facts(
-                    turns[i], ctxs[i], [(f.category, f.l0, f.l1, f.importance, f.confidence) for f in mine]
+                    turns[i],
+                    ctxs[i],
+                    rules[i][0],
+                    [(f.category, f.l0, f.l1, f.importance, f.confidence) for f in mine],
                 )
         return out
 

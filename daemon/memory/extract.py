@@ -412,14 +412,12 @@ def extract(resource: ResourceIn, ctx: TurnContext) -> list[ItemDraft]:
 def from_facts(
     resource: ResourceIn,
     ctx: TurnContext,
+    rule: ItemDraft,
     facts: list[tuple[str, str, dict[str, Any], float, float]],
 ) -> list[ItemDraft]:
     """Drafts from facts an LLM extracted from one turn: (category, l0, l1, importance,
-    confidence). Context, dates and provenance are the rules' own, so both paths index alike."""
-    base = extract(resource, ctx)  # only turns that passed the noise filter reach the LLM
-    if not facts or not base:
-        return []
-    rule = base[0]
+    confidence). Context, dates and provenance come from the turn's rule draft `rule`, so both
+    paths index alike."""
     when = f"[{date_label(resource.occurred_at.astimezone(ctx.tz))}]"
     speaker = resource.speaker or resource.role or ""
     return [

@@ -42,9 +42,10 @@ class LifecycleParams:
     - working: median ~1 year; falls below `demote_below` after ~1.8 years;
     - core: median ~3.2 years; falls below `demote_below` after ~6.3 years.
 
-    Why a year: on LoCoMo the questions cite turns up to 243 days old (median 99); a first
-    default that archived after ~3 months took R@10 from 0.78 to 0.22 when the job ran at the
-    questions' time (bench/locomo.py --consolidate). People ask about last season's trip.
+    Why a year: on LoCoMo the questions cite turns up to 243 days old (median 99, an ad-hoc count
+    over gold.jsonl); a first default that archived after ~3 months took R@10 from 0.78 to 0.22
+    in an early bench/locomo.py --consolidate (which consolidated every conversation at the
+    latest question time of all, overstating the loss). People ask about last season's trip.
     """
 
     # Weibull scale λ (days) per tier: the age at which survival is e^-1 ≈ 0.37. Each tier is

@@ -1027,9 +1027,11 @@ class Store:
         items, res = list(item_ids) or [""], list(resource_ids) or [""]
         counts: dict[str, int] = {}
 
-        def run(name: str, sql: str, params: list[Any]) -> None:
-            row = self.con.execute(sql, params).fetchone()
-            counts[name] = counts.get(name, 0) + (int(row[0]) if row and row[0] is not None else 0)
+        def delete(table: str, where: str, params: list[Any]) -> None:
+            row = self.con.execute(
+                f"WITH d AS (DELETE FROM {table} WHERE {where} RETURNING 1) SELECT count(*) FROM d", params
+            ).fetchone()
+            counts[table] = int(row[0]) if row and row[0] is not None else 0
 
         with self.transaction():
             linked = self.con.execute(
@@ -1053,42 +1055,20 @@ class Store:
                 [scope, items],
             )
             q = "SELECT unnest(?)"
-            run(
-                "postings",
-                f"WITH d AS (DELETE FROM postings WHERE scope = ? AND item_id IN ({q}) RETURNING 1) SELECT count(*) FROM d",
-                [scope, items],
-            )
-            run(
-                "item_vectors",
-                f"WITH d AS (DELETE FROM item_vectors WHERE scope = ? AND item_id IN ({q}) RETURNING 1) SELECT count(*) FROM d",
-                [scope, items],
-            )
-            run(
+            delete("postings", f"scope = ? AND item_id IN ({q})", [scope, items])
+            delete("item_vectors", f"scope = ? AND item_id IN ({q})", [scope, items])
+            delete(
                 "item_sources",
-                f"WITH d AS (DELETE FROM item_sources WHERE scope = ? AND (item_id IN ({q}) OR resource_id IN ({q})) RETURNING 1) SELECT count(*) FROM d",
+                f"scope = ? AND (item_id IN ({q}) OR resource_id IN ({q}))",
                 [scope, items, res],
             )
-            run(
-                "memory_ops",
-                f"WITH d AS (DELETE FROM memory_ops WHERE scope = ? AND (item_id IN ({q}) OR other_id IN ({q})) RETURNING 1) SELECT count(*) FROM d",
-                [scope, items, items],
+            delete(
+                "memory_ops", f"scope = ? AND (item_id IN ({q}) OR other_id IN ({q}))", [scope, items, items]
             )
-            run(
-                "items",
-                f"WITH d AS (DELETE FROM items WHERE scope = ? AND id IN ({q}) RETURNING 1) SELECT count(*) FROM d",
-                [scope, items],
-            )
-            run(
-                "resources",
-                f"WITH d AS (DELETE FROM resources WHERE scope = ? AND id IN ({q}) RETURNING 1) SELECT count(*) FROM d",
-                [scope, res],
-            )
+            delete("items", f"scope = ? AND id IN ({q})", [scope, items])
+            delete("resources", f"scope = ? AND id IN ({q})", [scope, res])
             if cache_hashes:
-                run(
-                    "embed_cache",
-                    f"WITH d AS (DELETE FROM embed_cache WHERE hash IN ({q}) RETURNING 1) SELECT count(*) FROM d",
-                    [list(cache_hashes)],
-                )
+                delete("embed_cache", f"hash IN ({q})", [list(cache_hashes)])
             self.bump_generation([scope])
         return counts
 

@@ -62,6 +62,13 @@ class Settings:
     profile_dir: Path | None = None  # the Main Agent's workspace: where USER.md is kept
     profile_file: str = "USER.md"
     profile_scope: str | None = None  # whose core memories the profile file shows
+    morning_at: str = "09:00"  # the morning tick, local time in `timezone`
+    consolidate_at: str = "03:30"  # the daily consolidation (decay, tiers, archive), local time
+    heartbeat_hours: float = 4.0  # the heartbeat tick's period
+    stop_timeout: float = 30.0  # seconds SIGTERM waits for in-flight events before giving up
+    # systemd's notification socket and watchdog period (set by systemd, read here only)
+    notify_socket: str | None = None
+    watchdog_usec: int | None = None
 
     @property
     def tz(self) -> ZoneInfo:
@@ -83,6 +90,10 @@ _ENV = [
     ("MEMUBOT_PROFILE_DIR", "profile_dir", "profile_dir"),
     ("MEMUBOT_PROFILE_FILE", "profile_file", "profile_file"),
     ("MEMUBOT_PROFILE_SCOPE", "profile_scope", "profile_scope"),
+    ("MEMUBOT_MORNING_AT", "morning_at", "morning_at"),
+    ("MEMUBOT_CONSOLIDATE_AT", "consolidate_at", "consolidate_at"),
+    ("MEMUBOT_HEARTBEAT_HOURS", "heartbeat_hours", "heartbeat_hours"),
+    ("MEMUBOT_STOP_TIMEOUT", "stop_timeout", "stop_timeout"),
 ]
 # [tables] of the TOML file that tune the memory core: section → (MemoryParams field, class)
 _TABLES: dict[str, tuple[str, type[Any]]] = {
@@ -121,6 +132,24 @@ _VALIDATORS: dict[str, Any] = {
     "dedup": DedupParams.validate,
     "lifecycle": validate_lifecycle,
 }
+
+
+def _positive(value: Any, var: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{var} must be a number, got {value!r}") from exc
+    if not number > 0:
+        raise ConfigError(f"{var} must be positive, got {value!r}")
+    return number
+
+
+def _clock_time(value: str, var: str) -> str:
+    """A local time of day as HH:MM (24-hour)."""
+    hh, sep, mm = value.strip().partition(":")
+    if not (sep and hh.isdigit() and mm.isdigit() and int(hh) < 24 and int(mm) < 60):
+        raise ConfigError(f"{var} must be a time of day as HH:MM, got {value!r}")
+    return f"{int(hh):02d}:{int(mm):02d}"
 
 
 def load_settings(
@@ -175,6 +204,16 @@ def load_settings(
         ) from exc
     if values["llm_timeout"] <= 0:
         raise ConfigError("MEMUBOT_LLM_TIMEOUT must be positive")
+    for name, var in (("heartbeat_hours", "MEMUBOT_HEARTBEAT_HOURS"), ("stop_timeout", "MEMUBOT_STOP_TIMEOUT")):
+        if name in values:
+            values[name] = _positive(values[name], var)
+    for name, var in (("morning_at", "MEMUBOT_MORNING_AT"), ("consolidate_at", "MEMUBOT_CONSOLIDATE_AT")):
+        if name in values:
+            values[name] = _clock_time(str(values[name]), var)
+    if env.get("NOTIFY_SOCKET"):
+        values["notify_socket"] = env["NOTIFY_SOCKET"]
+    if env.get("WATCHDOG_USEC", "").isdigit():
+        values["watchdog_usec"] = int(env["WATCHDOG_USEC"])
     values.update({k: v for k, v in overrides.items() if v is not None})
     if overrides.get("memory") is None:
         values["memory"] = MemoryParams(timezone=str(values.get("timezone", "UTC")), **memory)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from daemon.errors import InvalidEvent
@@ -92,8 +92,8 @@ def turn_from_dict(obj: Any) -> ConversationTurn:
     )
 
 
-def parse_turn(raw: bytes | str) -> ConversationTurn:
-    """Decode and validate one conversation turn from its JSON text."""
+def decode(raw: bytes | str) -> Any:
+    """Size check, UTF-8 and JSON: the first three reasons an event is refused."""
     if isinstance(raw, bytes):
         if len(raw) > MAX_EVENT_BYTES:
             raise InvalidEvent(f"event is too large: {len(raw)} > {MAX_EVENT_BYTES} bytes")
@@ -104,7 +104,82 @@ def parse_turn(raw: bytes | str) -> ConversationTurn:
     elif len(raw.encode("utf-8", "surrogatepass")) > MAX_EVENT_BYTES:
         raise InvalidEvent(f"event is too large: more than {MAX_EVENT_BYTES} bytes")
     try:
-        obj = json.loads(raw)
+        return json.loads(raw)
     except json.JSONDecodeError as exc:
         raise InvalidEvent(f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
-    return turn_from_dict(obj)
+
+
+def parse_turn(raw: bytes | str) -> ConversationTurn:
+    """Decode and validate one conversation turn from its JSON text."""
+    return turn_from_dict(decode(raw))
+
+
+# ---- ticks ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """A scheduled moment (morning, heartbeat, consolidation) published by the scheduler."""
+
+    id: str
+    schedule: str
+    fired_at: datetime  # the scheduled fire time, not when the job happened to run
+
+
+def tick_id(schedule: str, fire_time: datetime) -> str:
+    """`<schedule>:<fire time, minute precision, UTC>`: the same tick has the same id after a restart."""
+    utc = fire_time.astimezone(UTC).replace(second=0, microsecond=0)
+    return f"{schedule}:{utc.strftime('%Y-%m-%dT%H:%MZ')}"
+
+
+def tick_body(schedule: str, fire_time: datetime) -> dict[str, str]:
+    return {"id": tick_id(schedule, fire_time), "schedule": schedule, "ts": fire_time.isoformat()}
+
+
+def tick_from_dict(obj: Any) -> Tick:
+    if not isinstance(obj, dict):
+        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
+    event_id = _str_field(obj, "id", required=True)
+    schedule = _str_field(obj, "schedule", required=True)
+    ts = parse_ts(obj.get("ts"), "ts") if "ts" in obj else None
+    assert event_id is not None and schedule is not None
+    if ts is None:
+        raise InvalidEvent("missing required field 'ts'")
+    return Tick(id=event_id, schedule=schedule, fired_at=ts)
+
+
+# ---- feedback -------------------------------------------------------------------------
+
+VERDICTS = frozenset({"accepted", "dismissed", "snoozed"})
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """What the person did with a suggestion, reported by the Main Agent."""
+
+    id: str
+    suggestion_id: str
+    verdict: str
+    ts: datetime
+    scope: str | None = None
+
+
+def feedback_from_dict(obj: Any) -> Feedback:
+    if not isinstance(obj, dict):
+        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
+    event_id = _str_field(obj, "id", required=True)
+    suggestion = _str_field(obj, "suggestion_id", required=True)
+    verdict = _str_field(obj, "verdict", required=True)
+    ts_raw = _str_field(obj, "ts", required=True)
+    assert event_id is not None and suggestion is not None and verdict is not None and ts_raw is not None
+    if not event_id.strip():
+        raise InvalidEvent("field 'id' is empty")
+    if verdict not in VERDICTS:
+        raise InvalidEvent(f"field 'verdict' must be one of {sorted(VERDICTS)}, got {verdict!r}")
+    return Feedback(
+        id=event_id,
+        suggestion_id=suggestion,
+        verdict=verdict,
+        ts=parse_ts(ts_raw),
+        scope=_str_field(obj, "scope", required=False),
+    )

@@ -28,6 +28,7 @@ from daemon.memory import retrieve as R
 from daemon.memory.embed import Embedder, content_hash, embed_cached, embed_missing
 from daemon.memory.extract import TurnContext, context_line, extract, from_facts
 from daemon.memory.index import BM25Params, term_counts, tokenize
+from daemon.memory.ledger import Ledger
 from daemon.memory.llm import LLMExtractor, LLMTurn
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
@@ -143,6 +144,7 @@ class Memory:
         # One caller at a time: the DuckDB connection and the indexes are not thread-safe,
         # and callers may use several threads (asyncio.to_thread in handlers).
         self._lock = threading.RLock()
+        self.ledger = Ledger(store, self._lock)
         if store.ensure_vectors(embedder.name, embedder.dim) or store.count_items_without_vectors():
             self.reembed(progress)
 
@@ -845,7 +847,7 @@ class Memory:
                 }
             hashes = [content_hash(self.embedder.name, t) for t in self.store.item_l0(scope, items)]
             kept_sources = self.store.resources(scope, orphans)
-            counts = self.store.forget(scope, items, resources, hashes, contexts)
+            counts = self.store.forget(scope, items, resources, hashes, contexts, self.clock())
             counts["contexts_rewritten"] = len(contexts)
             if everything:
                 counts["categories"] = self.store.drop_categories(scope)

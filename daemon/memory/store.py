@@ -141,6 +141,41 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 op_at TIMESTAMPTZ NOT NULL)""",
         ],
     ),
+    (
+        3,
+        [
+            # The idempotency ledger: every event id the daemon has handled, and a tombstone
+            # for every forgotten resource, so that redelivery, publisher retries and restarts
+            # never store anything twice, and a forgotten turn never comes back.
+            """CREATE TABLE events (
+                event_id TEXT PRIMARY KEY,
+                subject TEXT NOT NULL,
+                scope TEXT,
+                outcome TEXT NOT NULL,
+                handled_at TIMESTAMPTZ NOT NULL)""",
+            "CREATE SEQUENCE dead_letter_seq START 1",
+            # events the daemon could not handle, with the reason and the raw bytes to replay
+            """CREATE TABLE dead_letters (
+                id BIGINT PRIMARY KEY DEFAULT nextval('dead_letter_seq'),
+                event_id TEXT,
+                subject TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                payload BLOB NOT NULL,
+                stream_seq BIGINT,
+                failed_at TIMESTAMPTZ NOT NULL,
+                replayed_at TIMESTAMPTZ)""",
+            # what the person said about a suggestion (accepted / dismissed / snoozed)
+            """CREATE TABLE feedback (
+                event_id TEXT PRIMARY KEY,
+                scope TEXT,
+                suggestion_id TEXT NOT NULL,
+                verdict TEXT NOT NULL,
+                given_at TIMESTAMPTZ NOT NULL)""",
+            # positions of the daemon's outboxes (e.g. the last memory op published)
+            "CREATE TABLE cursors (name TEXT PRIMARY KEY, position BIGINT NOT NULL)",
+        ],
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -355,12 +390,14 @@ class Store:
     # ---- resources -----------------------------------------------------------------------
 
     def existing_resources(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
-        """Which (scope, id) pairs are already stored."""
+        """Which (scope, id) pairs are already stored, or were forgotten (their tombstone stays)."""
         if not keys:
             return set()
         rows = self.con.execute(
-            "SELECT r.scope, r.id FROM resources r JOIN (SELECT unnest(?) AS scope, unnest(?) AS id) k"
-            " ON k.scope = r.scope AND k.id = r.id",
+            "WITH k AS (SELECT unnest(?) AS scope, unnest(?) AS id)"
+            " SELECT r.scope, r.id FROM resources r JOIN k ON k.scope = r.scope AND k.id = r.id"
+            " UNION SELECT k.scope, k.id FROM events e JOIN k ON k.scope = e.scope AND k.id = e.event_id"
+            " WHERE e.outcome = 'forgotten'",
             [[k[0] for k in keys], [k[1] for k in keys]],
         ).fetchall()
         return {(r[0], r[1]) for r in rows}
@@ -1016,6 +1053,7 @@ class Store:
         resource_ids: Sequence[str],
         cache_hashes: Sequence[str],
         contexts: Sequence[tuple[str, str, int, Sequence[tuple[str, str, str, int, int]]]],
+        forgotten_at: datetime,
     ) -> dict[str, int]:
         """Delete items, resources, their postings, vectors and cached vectors (in a transaction).
 
@@ -1067,6 +1105,14 @@ class Store:
             )
             delete("items", f"scope = ? AND id IN ({q})", [scope, items])
             delete("resources", f"scope = ? AND id IN ({q})", [scope, res])
+            # Tombstones: a forgotten turn redelivered by the bus or imported again stays forgotten.
+            self.con.execute(
+                "INSERT INTO events (event_id, subject, scope, outcome, handled_at)"
+                " SELECT id, 'forget', ?, 'forgotten', ? FROM (SELECT unnest(?) AS id) WHERE id <> ''"
+                " ON CONFLICT (event_id) DO UPDATE SET outcome = 'forgotten', handled_at = excluded.handled_at",
+                [scope, _utc(forgotten_at), res],
+            )
+            self.log_ops([(scope, "forgotten", i, None) for i in items if i], forgotten_at)
             if cache_hashes:
                 delete("embed_cache", f"hash IN ({q})", [list(cache_hashes)])
             self.bump_generation([scope])

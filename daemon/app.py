@@ -1,45 +1,194 @@
 """Composition root: builds the parts from Settings, runs them on one AsyncExitStack, stops on signal.
 
-Today it holds the memory open (migrated, model loaded) and shuts down cleanly; the bus,
-schedules and HTTP attach here, in that order, as the daemon grows.
+Start order: memory, broker, NATS connection and streams, consumer, RPC, scheduler, HTTP, then
+READY to systemd. On SIGTERM the stack unwinds in reverse: HTTP stops taking requests, the
+scheduler stops, RPC unsubscribes, the consumer finishes and acks its batch, the last memory
+ops are published, the connection drains, the embedded broker stops, DuckDB checkpoints last.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import os
 import signal
+import time
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
 
+import nats
+from nats.aio.client import Client as NATS
+
+from daemon import __version__
+from daemon.broker import broker
+from daemon.bus import ensure_streams
 from daemon.compose import open_memory
 from daemon.config import Settings
+from daemon.consumer import Consumer
+from daemon.dispatch import Dispatcher
+from daemon.http import make_app, serve_http
+from daemon.memory import Memory
+from daemon.metrics import Metrics
+from daemon.notify import Notifier, watchdog_interval, watchdog_loop
+from daemon.outbox import OpsOutbox
+from daemon.rpc import RpcServer
+from handlers.deps import Deps
+from schedules.scheduler import TickScheduler
 
 log = logging.getLogger(__name__)
+
+RUNTIME_FILE = "memubot.json"  # where a running daemon says how to reach it (pid, NATS URL, HTTP)
+
+
+def runtime_file(settings: Settings) -> Path:
+    return settings.state_dir / RUNTIME_FILE
+
+
+@contextlib.asynccontextmanager
+async def _connect(url: str) -> AsyncIterator[NATS]:
+    """A NATS connection that reconnects forever once up, and drains (flushing acks) on exit."""
+
+    async def on_error(exc: Exception) -> None:
+        log.warning("NATS: %s", exc)
+
+    async def on_disconnect() -> None:
+        log.warning("NATS: disconnected from %s, reconnecting", url)
+
+    async def on_reconnect() -> None:
+        log.info("NATS: reconnected to %s", url)
+
+    nc = await nats.connect(
+        url,
+        name=f"memubot-{__version__}",
+        connect_timeout=5,
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=1,
+        error_cb=on_error,
+        disconnected_cb=on_disconnect,
+        reconnected_cb=on_reconnect,
+    )
+    try:
+        yield nc
+    finally:
+        try:
+            await asyncio.wait_for(nc.drain(), 10)
+        except Exception as exc:  # a connection already closing: nothing left to flush
+            log.debug("NATS drain: %s", exc)
+            await nc.close()
+
+
+def _sizes(memory: Memory) -> dict[str, float]:
+    stats = memory.stats()
+    return {
+        "resources": stats["resources"],
+        "items": stats["items"],
+        "categories": stats["categories"],
+        "events": memory.ledger.count(),
+        "dead_letters": memory.ledger.count_dead_letters(),
+    }
+
+
+def _write_runtime(path: Path, info: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(info, indent=1), encoding="utf-8")
+    tmp.replace(path)
 
 
 async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
     """Run until SIGTERM/SIGINT (or `stop` is set); every teardown unwinds in reverse order."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
+    notifier = Notifier(settings.notify_socket)
+    t_start = time.monotonic()
+    settings.state_dir.mkdir(parents=True, exist_ok=True)
     async with AsyncExitStack() as stack:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
             stack.callback(loop.remove_signal_handler, sig)
+        notifier.status("opening the memory")
         memory = await asyncio.to_thread(open_memory, settings)
         stack.callback(memory.close)  # DuckDB checkpoints last
         indexed = await asyncio.to_thread(memory.warm)
-        log.info("indexes built for %d items", indexed)
-        stats = memory.stats()
-        log.info(
-            "memubot ready: %s (%d resources, %d items), embedder %s; the NATS bus, schedules and HTTP "
-            "endpoints are not wired in yet, use the CLI for import and recall",
-            settings.db_path,
-            stats["resources"],
-            stats["items"],
-            memory.embedder.name,
+        log.info("memory %s open, indexes built for %d items", settings.db_path, indexed)
+        metrics = Metrics()
+        metrics.set_sizes_source(lambda: _sizes(memory))
+
+        notifier.status("connecting to NATS")
+        bus = await stack.enter_async_context(broker(settings.nats_url, settings.state_dir))
+        nc = await stack.enter_async_context(_connect(bus.url))
+        js = nc.jetstream()
+        await ensure_streams(js)
+
+        async def publish(subject: str, body: bytes, msg_id: str) -> None:
+            await js.publish(subject, body, headers={"Nats-Msg-Id": msg_id})
+
+        outbox = OpsOutbox(memory.ledger, publish, metrics)
+
+        async def pump() -> None:
+            try:
+                await outbox.pump()
+            except Exception as exc:  # the bus is down: the cursor stays, the next pump resends
+                log.warning("publishing memory ops failed: %s", exc)
+
+        deps = Deps(memory, settings, memory.clock)
+        dispatcher = Dispatcher(deps, metrics)
+        consumer = Consumer(js, dispatcher, after_batch=pump)
+        await pump()  # whatever a previous run committed but did not publish
+        await consumer.start()
+        stack.push_async_callback(pump)  # after the consumer's last batch
+        stack.push_async_callback(consumer.stop, settings.stop_timeout)
+
+        rpc = RpcServer(
+            nc, dispatcher, flush=consumer.flush, pending=consumer.pending, after_write=pump, metrics=metrics
         )
+        await rpc.start()
+        stack.push_async_callback(rpc.stop)
+
+        async def publish_tick(subject: str, body: dict[str, str]) -> None:
+            await publish(subject, json.dumps(body).encode(), body["id"])
+
+        scheduler = TickScheduler(settings, publish_tick)
+        scheduler.start()
+        stack.push_async_callback(scheduler.shutdown)
+
+        def ready() -> dict[str, bool]:
+            return {
+                "broker": nc.is_connected,
+                "consumer": consumer.running,
+                "db": memory.is_open,
+                "scheduler": scheduler.running,
+            }
+
+        host, port = await stack.enter_async_context(serve_http(make_app(metrics, ready), settings.http_addr))
+        info = {
+            "pid": os.getpid(),
+            "version": __version__,
+            "nats_url": bus.url,
+            "embedded_broker": bus.embedded,
+            "http": f"http://{host}:{port}",
+            "db": str(settings.db_path),
+        }
+        runtime = runtime_file(settings)
+        _write_runtime(runtime, info)
+        stack.callback(runtime.unlink, missing_ok=True)
+
+        interval = watchdog_interval(settings.watchdog_usec)
+        if interval:
+            dog = asyncio.create_task(watchdog_loop(notifier, interval, lambda: consumer.running))
+            stack.callback(dog.cancel)
+        status = (
+            f"ready: {memory.embedder.name}, NATS {bus.url}{' (embedded)' if bus.embedded else ''}, "
+            f"HTTP {host}:{port}"
+        )
+        notifier.ready(status)
+        log.info("memubot %s %s in %.1fs", __version__, status, time.monotonic() - t_start)
         with contextlib.suppress(asyncio.CancelledError):
             await stop.wait()
-        log.info("memubot stopping: closing the memory")
+        log.info("memubot stopping: draining")
+        notifier.stopping()
+    log.info("memubot stopped")
     return 0

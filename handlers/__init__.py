@@ -1,11 +1,43 @@
-"""ROUTES: the one visible list of trigger handlers, event type → handler.
+"""ROUTES: the one visible list of trigger handlers, subject → event parser → handler.
 
-Each handler is a plain async function in its own module. The conversation handler is the only
-one so far; the daemon (issue 4) wires ROUTES to the bus.
+Each handler is a plain async function in its own module that takes a batch of parsed events
+of its kind and the Deps, and returns one outcome per event. The daemon's dispatcher
+(daemon/dispatch.py) matches an incoming subject here; a subject no route claims is
+dead-lettered with that reason.
 """
 
-from handlers import conversation
+from __future__ import annotations
 
-ROUTES = {
-    "conversation": conversation.handle,
-}
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from daemon.events import feedback_from_dict, tick_from_dict, turn_from_dict
+from handlers import conversation, feedback, tick
+from handlers.deps import Deps
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """Which subjects a handler takes (an exact subject, or a prefix ending in '.')."""
+
+    kind: str
+    subject: str
+    parse: Callable[[Any], Any]  # a decoded JSON object → the event dataclass (InvalidEvent if not)
+    handle: Callable[[Sequence[Any], Deps], Awaitable[list[str]]]
+
+    def matches(self, subject: str) -> bool:
+        if self.subject.endswith("."):
+            return subject.startswith(self.subject) and len(subject) > len(self.subject)
+        return subject == self.subject
+
+
+ROUTES: tuple[Route, ...] = (
+    Route("conversation", "memubot.in.conversation.", turn_from_dict, conversation.handle),
+    Route("tick", "memubot.in.tick.", tick_from_dict, tick.handle),
+    Route("feedback", "memubot.in.feedback", feedback_from_dict, feedback.handle),
+)
+
+
+def route_for(subject: str, routes: Sequence[Route] = ROUTES) -> Route | None:
+    return next((r for r in routes if r.matches(subject)), None)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 from daemon.events import ConversationTurn
-from daemon.memory import MemorizeReport, Memory, ResourceIn
+from daemon.memory import ResourceIn
+from handlers.deps import Deps
 
 log = logging.getLogger(__name__)
 
@@ -27,15 +29,14 @@ def resource_from(turn: ConversationTurn) -> ResourceIn:
     )
 
 
-async def handle(turn: ConversationTurn, memory: Memory) -> MemorizeReport:
-    """Memorize one turn off the event loop; idempotent on the turn's id."""
-    report = await asyncio.to_thread(memory.memorize, [resource_from(turn)])
-    log.info(
-        "conversation %s scope=%s: +%d resource, +%d items%s",
-        turn.id,
-        turn.scope,
+async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
+    """Memorize turns (one batch, embedded together) off the event loop; idempotent on turn id."""
+    report = await asyncio.to_thread(deps.memory.memorize, [resource_from(t) for t in turns])
+    log.debug(
+        "conversation batch of %d: +%d resources, +%d items, %d already stored",
+        len(turns),
         report.resources_added,
         report.items_added,
-        " (already stored)" if report.resources_skipped else "",
+        report.resources_skipped,
     )
-    return report
+    return ["stored"] * len(turns)

@@ -145,6 +145,7 @@ class Memory:
         # and callers may use several threads (asyncio.to_thread in handlers).
         self._lock = threading.RLock()
         self.ledger = Ledger(store, self._lock)
+        self._closed = False
         if store.ensure_vectors(embedder.name, embedder.dim) or store.count_items_without_vectors():
             self.reembed(progress)
 
@@ -162,9 +163,16 @@ class Memory:
 
     def close(self) -> None:
         with self._lock:
+            if self._closed:
+                return
             self.flush_touches()
             self.store.checkpoint()
             self.store.close()
+            self._closed = True
+
+    @property
+    def is_open(self) -> bool:
+        return not self._closed
 
     def __enter__(self) -> Memory:
         return self

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from daemon.config import load_settings
 from daemon.errors import InvalidInput
 from daemon.events import ConversationTurn
 from daemon.memory import Memory, MemoryParams
 from daemon.memory import retrieve as R
 from handlers.conversation import handle
+from handlers.deps import Deps
 from tests.conftest import FakeClock, turn
 
 BASE = datetime(2024, 2, 1, 9, 0, tzinfo=UTC)
@@ -93,9 +95,10 @@ async def test_concurrent_handler_calls_are_serialised(memory: Memory) -> None:
         )
         for i in range(6)
     ]
-    reports = await asyncio.gather(*(handle(t, memory) for t in turns + turns[:2]))
-    assert sum(r.resources_added for r in reports) == 6
-    assert memory.stats("alice")["resources"] == 6
+    deps = Deps(memory, load_settings({"HOME": "/nonexistent"}), memory.clock)
+    outcomes = await asyncio.gather(*(handle([t], deps) for t in turns + turns[:2]))
+    assert outcomes == [["stored"]] * 8
+    assert memory.stats("alice")["resources"] == 6  # the two repeats stored nothing
 
 
 def test_chinese_speaker_names_and_deixis() -> None:

@@ -1,0 +1,163 @@
+"""The monitor: a durable JetStream pull consumer of `memubot.in.>` that acks after commit.
+
+Messages are fetched in batches and handed to the dispatcher; each message is acknowledged
+only after the dispatcher's verdict, i.e. after its effects (or its dead-letter record) are
+committed to DuckDB. A failure is negatively acknowledged with a growing delay; on the last
+delivery attempt the dispatcher dead-letters it instead. A crash before the ack means the
+server delivers again, and the idempotency ledger makes that harmless.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from nats.aio.msg import Msg
+from nats.errors import TimeoutError as NatsTimeout
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+from daemon.bus import IN_SUBJECTS
+from daemon.dispatch import ACK, Dispatcher, Incoming
+
+log = logging.getLogger(__name__)
+
+IN_STREAM = "MEMUBOT_IN"
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerParams:
+    """How the consumer pulls and retries (the README lists the defaults)."""
+
+    durable: str = "memubot"
+    batch: int = 64  # turns embedded together: one batch is one commit
+    max_deliver: int = 5  # the fifth failure is a dead letter
+    backoff_s: tuple[float, ...] = (2.0, 10.0, 60.0, 300.0)  # delay before attempt 2, 3, 4, 5
+    # longer than the slowest batch (64 turns with an LLM): an unacked batch is redelivered after it
+    ack_wait_s: float = 600.0
+    fetch_timeout_s: float = 1.0
+
+
+class Consumer:
+    """Pulls from MEMUBOT_IN, dispatches, acks or naks; `stop()` lets the current batch finish."""
+
+    def __init__(
+        self,
+        js: JetStreamContext,
+        dispatcher: Dispatcher,
+        params: ConsumerParams | None = None,
+        after_batch: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.js = js
+        self.dispatcher = dispatcher
+        self.params = params or ConsumerParams()
+        self.after_batch = after_batch
+        self._sub: JetStreamContext.PullSubscription | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+        self.last_batch_at = time.monotonic()
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def start(self) -> None:
+        p = self.params
+        self._sub = await self.js.pull_subscribe(
+            IN_SUBJECTS,
+            durable=p.durable,
+            stream=IN_STREAM,
+            config=ConsumerConfig(
+                durable_name=p.durable,
+                ack_policy=AckPolicy.EXPLICIT,
+                deliver_policy=DeliverPolicy.ALL,
+                max_deliver=p.max_deliver,
+                ack_wait=p.ack_wait_s,
+                max_ack_pending=max(1000, 4 * p.batch),
+            ),
+        )
+        self._task = asyncio.create_task(self._run(), name="memubot-consumer")
+        log.info("consuming %s from %s as durable %r", IN_SUBJECTS, IN_STREAM, p.durable)
+
+    async def _run(self) -> None:
+        assert self._sub is not None
+        while not self._stopping.is_set():
+            try:
+                msgs = await self._sub.fetch(self.params.batch, timeout=self.params.fetch_timeout_s)
+            except NatsTimeout:
+                self.last_batch_at = time.monotonic()
+                continue
+            except Exception as exc:  # a broken connection: nats-py reconnects; try again shortly
+                if self._stopping.is_set():
+                    break
+                log.warning("fetching from %s failed: %s", IN_STREAM, exc)
+                await asyncio.sleep(1.0)
+                continue
+            await self._process(msgs)
+            self.last_batch_at = time.monotonic()
+
+    async def _process(self, msgs: list[Msg]) -> None:
+        batch = []
+        for m in msgs:
+            meta = m.metadata
+            batch.append(
+                Incoming(
+                    subject=m.subject,
+                    data=m.data,
+                    attempt=meta.num_delivered,
+                    max_attempts=self.params.max_deliver,
+                    stream_seq=meta.sequence.stream,
+                )
+            )
+        verdicts = await self.dispatcher.dispatch(batch)
+        for m, msg, verdict in zip(msgs, batch, verdicts, strict=True):
+            if verdict.action == ACK:
+                await m.ack()
+            else:
+                backoff = self.params.backoff_s
+                await m.nak(delay=backoff[min(msg.attempt, len(backoff)) - 1])
+        if self.after_batch is not None:
+            await self.after_batch()
+
+    async def pending(self) -> tuple[int, int]:
+        """(published but not yet delivered, delivered but not yet acked) according to the server."""
+        info = await self.js.consumer_info(IN_STREAM, self.params.durable)
+        return int(info.num_pending or 0), int(info.num_ack_pending or 0)
+
+    async def flush(self, timeout: float) -> int:
+        """Wait until every event published before this call is acked; returns the stream position."""
+        target = int((await self.js.stream_info(IN_STREAM)).state.last_seq or 0)
+        deadline = time.monotonic() + timeout
+        while True:
+            info = await self.js.consumer_info(IN_STREAM, self.params.durable)
+            floor = int(info.ack_floor.stream_seq or 0) if info.ack_floor else 0
+            if floor >= target:
+                return target
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"after {timeout:.0f}s, events up to stream position {target} are not all handled "
+                    f"(acked through {floor}; {info.num_ack_pending} in flight or waiting for a retry)"
+                )
+            await asyncio.sleep(0.05)
+
+    async def stop(self, timeout: float) -> None:
+        """Stop fetching and let the batch in hand finish and ack (up to `timeout` seconds)."""
+        self._stopping.set()
+        if self._task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+        except TimeoutError:
+            log.warning("the batch in hand did not finish within %.0fs: it will be redelivered", timeout)
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._sub is not None:
+            # unsubscribing a pull subscription keeps the durable consumer on the server
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()
+        log.info("consumer stopped after %d events", self.dispatcher.handled)

@@ -1,0 +1,258 @@
+"""Request/reply API on `memubot.rpc.<verb>`: recall, memorize, forget, stats, flush, deadletters.
+
+Every request gets exactly one JSON reply: `{"ok": true, "result": {...}}` or
+`{"ok": false, "error": {"type": ..., "message": ...}}`; a bad request is answered, never
+dropped. The verbs are plain async functions over the memory and the dispatcher; this module
+owns only the NATS side (subscriptions, decoding, the reply envelope).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from datetime import date, datetime
+from typing import Any
+
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+
+from daemon.bus import conversation_subject, rpc_subject
+from daemon.dispatch import Dispatcher, Incoming
+from daemon.errors import InvalidInput, MemubotError
+from daemon.events import MAX_EVENT_BYTES, parse_ts
+from daemon.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+VERBS = ("recall", "memorize", "forget", "stats", "flush", "deadletters")
+MAX_REQUEST_BYTES = 4 * MAX_EVENT_BYTES
+MAX_MEMORIZE_TURNS = 512
+
+
+class NotFound(MemubotError):
+    """The request names something that does not exist."""
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return f"<{len(value)} bytes>"
+    return str(value)
+
+
+def encode(obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, default=_json_default).encode()
+
+
+def error_reply(kind: str, message: str) -> bytes:
+    return encode({"ok": False, "error": {"type": kind, "message": message}})
+
+
+def _field(req: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+    value = req.get(name, default)
+    if value is None:
+        return default
+    # bool is an int in Python: refuse it where a number is meant
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        wanted = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise InvalidInput(f"field {name!r} must be {wanted}, got {type(value).__name__}")
+    return value
+
+
+def _required(req: dict[str, Any], name: str) -> str:
+    value = _field(req, name, str)
+    if not value or not value.strip():
+        raise InvalidInput(f"missing required field {name!r}")
+    return str(value)
+
+
+class RpcServer:
+    """Serves the verbs; one subscription per verb (each answers its requests in order)."""
+
+    def __init__(
+        self,
+        nc: NATS,
+        dispatcher: Dispatcher,
+        *,
+        flush: Callable[[float], Awaitable[int]],
+        pending: Callable[[], Awaitable[tuple[int, int]]],
+        after_write: Callable[[], Awaitable[Any]],
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.nc = nc
+        self.dispatcher = dispatcher
+        self.memory = dispatcher.deps.memory
+        self._flush = flush
+        self._pending = pending
+        self._after_write = after_write
+        self.metrics = metrics or dispatcher.metrics
+        self._subs: list[Subscription] = []
+
+    async def start(self) -> None:
+        for verb in VERBS:
+            sub = await self.nc.subscribe(rpc_subject(verb), queue="memubot", cb=self._callback(verb))
+            self._subs.append(sub)
+        log.info("answering requests on %s", ", ".join(rpc_subject(v) for v in VERBS))
+
+    async def stop(self) -> None:
+        for sub in self._subs:
+            try:
+                await sub.unsubscribe()
+            except Exception as exc:  # the connection may already be closing
+                log.debug("unsubscribe failed: %s", exc)
+        self._subs.clear()
+
+    def _callback(self, verb: str) -> Callable[[Msg], Awaitable[None]]:
+        method: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] = getattr(self, f"rpc_{verb}")
+
+        async def on_request(msg: Msg) -> None:
+            reply = await self.answer(verb, method, msg.data)
+            if msg.reply:
+                await msg.respond(reply)
+
+        return on_request
+
+    async def answer(
+        self, verb: str, method: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]], data: bytes
+    ) -> bytes:
+        t0 = time.perf_counter()
+        outcome = "ok"
+        try:
+            if len(data) > MAX_REQUEST_BYTES:
+                raise InvalidInput(f"request is too large: {len(data)} > {MAX_REQUEST_BYTES} bytes")
+            try:
+                req = json.loads(data.decode("utf-8")) if data.strip() else {}
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise InvalidInput(f"request is not JSON: {exc}") from exc
+            if not isinstance(req, dict):
+                raise InvalidInput(f"request must be a JSON object, got {type(req).__name__}")
+            reply = encode({"ok": True, "result": await method(req)})
+        except NotFound as exc:
+            outcome, reply = "not_found", error_reply("not_found", str(exc))
+        except (InvalidInput, MemubotError) as exc:
+            outcome, reply = "invalid", error_reply("invalid_request", str(exc))
+        except TimeoutError as exc:
+            outcome, reply = "timeout", error_reply("timeout", str(exc) or "timed out")
+        except Exception as exc:  # a bug must still answer, and never stop the daemon
+            log.exception("rpc %s failed", verb)
+            outcome, reply = "error", error_reply("internal", f"{type(exc).__name__}: {exc}")
+        self.metrics.rpc(verb, outcome)
+        log.info("rpc %s: %s in %.1f ms", verb, outcome, 1000 * (time.perf_counter() - t0))
+        return reply
+
+    # ---- verbs ------------------------------------------------------------------------
+
+    async def rpc_recall(self, req: dict[str, Any]) -> dict[str, Any]:
+        scope, query = _required(req, "scope"), _required(req, "query")
+        k = _field(req, "k", int, 10)
+        if not 1 <= k <= 200:
+            raise InvalidInput(f"field 'k' must be between 1 and 200, got {k}")
+        ts = parse_ts(req["ts"], "ts") if req.get("ts") is not None else None
+        explain = bool(_field(req, "explain", bool, False))
+        t0 = time.perf_counter()
+        hits = await asyncio.to_thread(
+            self.memory.recall,
+            query,
+            scope,
+            k=k,
+            ts=ts,
+            session=_field(req, "session", str),
+            explain=explain,
+            reinforce=bool(_field(req, "reinforce", bool, True)),
+        )
+        seconds = time.perf_counter() - t0
+        self.metrics.recall_seconds(seconds)
+        return {
+            "scope": scope,
+            "query": query,
+            "latency_ms": round(1000 * seconds, 2),
+            "hits": [h.as_json(explain) for h in hits],
+        }
+
+    async def rpc_memorize(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Store turns now, through the same dispatcher as the bus (ledger, dead letters)."""
+        turns = req["turns"] if "turns" in req else [req]
+        if not isinstance(turns, list) or not turns:
+            raise InvalidInput("field 'turns' must be a non-empty list of conversation turns")
+        if len(turns) > MAX_MEMORIZE_TURNS:
+            raise InvalidInput(f"at most {MAX_MEMORIZE_TURNS} turns per request, got {len(turns)}")
+        batch = []
+        for turn in turns:
+            agent = turn.get("agent") if isinstance(turn, dict) else None
+            subject = conversation_subject(agent if isinstance(agent, str) and agent else "main")
+            batch.append(Incoming(subject, encode(turn)))
+        verdicts = await self.dispatcher.dispatch(batch)
+        await self._after_write()
+        return {
+            "results": [
+                {"id": v.event_id, "outcome": v.outcome, "reason": v.reason, "dead_letter": v.dead_letter_id}
+                for v in verdicts
+            ]
+        }
+
+    async def rpc_forget(self, req: dict[str, Any]) -> dict[str, Any]:
+        scope = _required(req, "scope")
+        items = _field(req, "items", list, [])
+        if not all(isinstance(i, str) for i in items):
+            raise InvalidInput("field 'items' must be a list of item ids")
+        counts = await asyncio.to_thread(
+            self.memory.forget,
+            scope,
+            item_ids=items,
+            query=_field(req, "query", str),
+            everything=bool(_field(req, "all", bool, False)),
+            dry_run=bool(_field(req, "dry_run", bool, False)),
+        )
+        await self._after_write()
+        return {"scope": scope, "deleted": counts, "dry_run": bool(req.get("dry_run"))}
+
+    async def rpc_stats(self, req: dict[str, Any]) -> dict[str, Any]:
+        scope = _field(req, "scope", str)
+        stats = await asyncio.to_thread(self.memory.stats, scope)
+        pending, in_flight = await self._pending()
+        ledger = self.memory.ledger
+        stats["daemon"] = {
+            "handled": await asyncio.to_thread(ledger.count),
+            "dead_letters": await asyncio.to_thread(ledger.count_dead_letters),
+            "pending": pending,
+            "in_flight": in_flight,
+        }
+        return stats
+
+    async def rpc_flush(self, req: dict[str, Any]) -> dict[str, Any]:
+        timeout = float(_field(req, "timeout", (int, float), 30.0))
+        if not 0 < timeout <= 3600:
+            raise InvalidInput(f"field 'timeout' must be in (0, 3600] seconds, got {timeout}")
+        position = await self._flush(timeout)
+        await self._after_write()
+        return {"position": position}
+
+    async def rpc_deadletters(self, req: dict[str, Any]) -> dict[str, Any]:
+        action = _field(req, "action", str, "list")
+        ledger = self.memory.ledger
+        if action == "list":
+            limit = _field(req, "limit", int, 100)
+            rows = await asyncio.to_thread(
+                ledger.dead_letters, include_replayed=bool(_field(req, "all", bool, False)), limit=limit
+            )
+            return {"dead_letters": rows}
+        if action == "replay":
+            dead_id = _field(req, "id", int)
+            if dead_id is None:
+                raise InvalidInput("replay needs field 'id' (a dead-letter id)")
+            if await asyncio.to_thread(ledger.get_dead_letter, dead_id) is None:
+                raise NotFound(f"no dead letter #{dead_id}")
+            verdict = await self.dispatcher.replay_dead_letter(dead_id)
+            await self._after_write()
+            return {
+                "id": dead_id,
+                "event_id": verdict.event_id,
+                "outcome": verdict.outcome,
+                "reason": verdict.reason,
+            }
+        raise InvalidInput(f"field 'action' must be 'list' or 'replay', got {action!r}")

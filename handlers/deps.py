@@ -1,0 +1,17 @@
+"""Deps: what every handler receives (the memory, the settings, the injected clock)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from daemon.config import Settings
+from daemon.memory import Clock, Memory
+
+
+@dataclass(frozen=True, slots=True)
+class Deps:
+    """Handlers take their collaborators from here; time comes from `clock`, never the wall."""
+
+    memory: Memory
+    settings: Settings
+    clock: Clock

@@ -1,0 +1,181 @@
+"""The dispatcher with a real Memory: ledger, duplicates, dead letters with reasons, retries."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daemon.config import load_settings
+from daemon.dispatch import ACK, RETRY, Dispatcher, Incoming
+from daemon.events import MAX_EVENT_BYTES, tick_body, turn_from_dict
+from daemon.memory import Memory
+from handlers import ROUTES, Route
+from handlers.deps import Deps
+from tests.conftest import FakeClock
+
+SUBJECT = "memubot.in.conversation.main"
+
+
+def turn_bytes(i: int, text: str | None = None, **over: Any) -> bytes:
+    body = {
+        "id": f"t{i}",
+        "scope": "alice",
+        "agent": "main",
+        "session": "s1",
+        "role": "user",
+        "speaker": "Alice",
+        "text": text or f"I booked flight number {i} to Lisbon for the conference.",
+        "ts": f"2024-02-01T09:{i % 60:02d}:00+00:00",
+    }
+    body.update(over)
+    return json.dumps(body).encode()
+
+
+@pytest.fixture
+def dispatcher(memory: Memory, tmp_path: Path, clock: FakeClock) -> Dispatcher:
+    settings = load_settings({"HOME": str(tmp_path), "MEMUBOT_STATE_DIR": str(tmp_path / "state")})
+    return Dispatcher(Deps(memory, settings, clock))
+
+
+async def test_turns_are_stored_once_and_recorded_in_the_ledger(
+    dispatcher: Dispatcher, memory: Memory
+) -> None:
+    batch = [Incoming(SUBJECT, turn_bytes(i)) for i in range(3)]
+    verdicts = await dispatcher.dispatch(batch)
+    assert [(v.action, v.outcome, v.event_id) for v in verdicts] == [
+        (ACK, "stored", "t0"),
+        (ACK, "stored", "t1"),
+        (ACK, "stored", "t2"),
+    ]
+    assert memory.ledger.seen(["t0", "t1", "t2", "t9"]) == {"t0", "t1", "t2"}
+    again = await dispatcher.dispatch(
+        [*batch, Incoming(SUBJECT, turn_bytes(3)), Incoming(SUBJECT, turn_bytes(3))]
+    )
+    assert [v.outcome for v in again] == ["duplicate", "duplicate", "duplicate", "stored", "duplicate"]
+    assert memory.stats("alice")["resources"] == 4
+
+
+@pytest.mark.parametrize(
+    ("subject", "data", "reason"),
+    [
+        (SUBJECT, b"{not json", "invalid JSON"),
+        (SUBJECT, b"\xff\xfe{}", "not valid UTF-8"),
+        (SUBJECT, b"[1, 2]", "must be a JSON object"),
+        (
+            SUBJECT,
+            json.dumps({"id": "x", "scope": "a", "role": "user", "ts": "2024-01-01T00:00:00Z"}).encode(),
+            "'text'",
+        ),
+        (SUBJECT, turn_bytes(1, ts="2024-01-01T00:00:00"), "no UTC offset"),
+        (SUBJECT, turn_bytes(1, role=5), "'role' must be a string"),
+        (SUBJECT, turn_bytes(1, scope=""), "'scope' is empty"),
+        (SUBJECT, b" " * (MAX_EVENT_BYTES + 1), "too large"),
+        ("memubot.in.unknown", turn_bytes(1), "no handler for subject"),
+        (
+            "memubot.in.feedback",
+            json.dumps(
+                {"id": "f", "suggestion_id": "s", "verdict": "meh", "ts": "2024-01-01T00:00:00Z"}
+            ).encode(),
+            "'verdict'",
+        ),
+        ("memubot.in.tick.morning", json.dumps({"id": "m", "schedule": "morning"}).encode(), "'ts'"),
+    ],
+)
+async def test_malformed_events_become_dead_letters_with_a_precise_reason(
+    dispatcher: Dispatcher, memory: Memory, subject: str, data: bytes, reason: str
+) -> None:
+    [verdict] = await dispatcher.dispatch([Incoming(subject, data, stream_seq=7)])
+    assert verdict.action == ACK and verdict.outcome == "dead_letter"
+    assert verdict.reason and reason in verdict.reason
+    [row] = memory.ledger.dead_letters()
+    assert row["subject"] == subject and reason in row["reason"] and row["bytes"] == len(data)
+    assert bytes(memory.ledger.get_dead_letter(row["id"])["payload"]) == data  # kept for replay
+    # redelivered after a crash before the ack: the same record, not a second one
+    await dispatcher.dispatch([Incoming(subject, data, attempt=2, stream_seq=7)])
+    assert len(memory.ledger.dead_letters()) == 1
+
+
+async def test_one_bad_event_does_not_sink_its_batch(dispatcher: Dispatcher, memory: Memory) -> None:
+    batch = [Incoming(SUBJECT, turn_bytes(0)), Incoming(SUBJECT, b"oops"), Incoming(SUBJECT, turn_bytes(2))]
+    verdicts = await dispatcher.dispatch(batch)
+    assert [v.outcome for v in verdicts] == ["stored", "dead_letter", "stored"]
+    assert memory.stats("alice")["resources"] == 2
+
+
+def _flaky_routes(fail_ids: set[str], calls: list[list[str]]) -> tuple[Route, ...]:
+    async def handle(events: Sequence[Any], deps: Deps) -> list[str]:
+        calls.append([e.id for e in events])
+        if any(e.id in fail_ids for e in events):
+            raise RuntimeError("disk on fire")
+        return ["stored"] * len(events)
+
+    return (Route("conversation", "memubot.in.conversation.", turn_from_dict, handle), *ROUTES[1:])
+
+
+async def test_a_failing_event_is_retried_then_dead_lettered_on_the_last_attempt(
+    memory: Memory, dispatcher: Dispatcher
+) -> None:
+    calls: list[list[str]] = []
+    flaky = Dispatcher(dispatcher.deps, routes=_flaky_routes({"t1"}, calls))
+    batch = [Incoming(SUBJECT, turn_bytes(i), attempt=1, max_attempts=3) for i in range(3)]
+    verdicts = await flaky.dispatch(batch)
+    # the batch failed, so each event was tried alone: the good ones are committed
+    assert calls == [["t0", "t1", "t2"], ["t0"], ["t1"], ["t2"]]
+    assert [(v.action, v.outcome) for v in verdicts] == [(ACK, "stored"), (RETRY, "retry"), (ACK, "stored")]
+    assert "disk on fire" in (verdicts[1].reason or "")
+    assert memory.ledger.seen(["t0", "t1", "t2"]) == {"t0", "t2"}
+    [last] = await flaky.dispatch([Incoming(SUBJECT, turn_bytes(1), attempt=3, max_attempts=3, stream_seq=2)])
+    assert (last.action, last.outcome) == (ACK, "dead_letter")
+    [row] = memory.ledger.dead_letters()
+    assert row["event_id"] == "t1" and row["attempts"] == 3 and "RuntimeError: disk on fire" in row["reason"]
+
+
+async def test_a_dead_letter_replays_once_the_cause_is_fixed(memory: Memory, dispatcher: Dispatcher) -> None:
+    calls: list[list[str]] = []
+    flaky = Dispatcher(dispatcher.deps, routes=_flaky_routes({"t5"}, calls))
+    [dead] = await flaky.dispatch([Incoming(SUBJECT, turn_bytes(5))])
+    assert dead.outcome == "dead_letter" and dead.dead_letter_id is not None
+    verdict = await dispatcher.replay_dead_letter(dead.dead_letter_id)  # the real handler works
+    assert verdict.outcome == "stored" and memory.stats("alice")["resources"] == 1
+    assert memory.ledger.dead_letters() == []
+    assert memory.ledger.dead_letters(include_replayed=True)[0]["replayed_at"] is not None
+    with pytest.raises(Exception, match="already replayed"):
+        await dispatcher.replay_dead_letter(dead.dead_letter_id)
+
+
+async def test_a_forgotten_turn_redelivered_stays_forgotten(dispatcher: Dispatcher, memory: Memory) -> None:
+    data = turn_bytes(1, text="My locker code is 4412 and I keep it at the gym.")
+    await dispatcher.dispatch([Incoming(SUBJECT, data)])
+    memory.forget("alice", query="locker code")
+    assert memory.stats("alice")["resources"] == 0
+    [verdict] = await dispatcher.dispatch([Incoming(SUBJECT, data, attempt=2)])
+    assert verdict.outcome == "duplicate"
+    assert memory.stats("alice")["resources"] == 0
+    assert memory.ledger.outcome("t1") == "forgotten"
+
+
+async def test_ticks_and_feedback(dispatcher: Dispatcher, memory: Memory, clock: FakeClock) -> None:
+    await dispatcher.dispatch([Incoming(SUBJECT, turn_bytes(1))])
+    tick = tick_body("consolidate", clock.now)
+    fb = {
+        "id": "fb1",
+        "suggestion_id": "sg1",
+        "verdict": "accepted",
+        "ts": "2024-03-01T12:00:00Z",
+        "scope": "alice",
+    }
+    verdicts = await dispatcher.dispatch(
+        [
+            Incoming("memubot.in.tick.consolidate", json.dumps(tick).encode()),
+            Incoming("memubot.in.tick.morning", json.dumps(tick_body("morning", clock.now)).encode()),
+            Incoming("memubot.in.feedback", json.dumps(fb).encode()),
+        ]
+    )
+    assert [v.outcome for v in verdicts] == ["consolidated", "noop", "stored"]
+    assert [f["verdict"] for f in memory.ledger.feedback("sg1")] == ["accepted"]
+    again = await dispatcher.dispatch([Incoming("memubot.in.tick.consolidate", json.dumps(tick).encode())])
+    assert again[0].outcome == "duplicate"  # a restart around the tick: handled once

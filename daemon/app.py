@@ -55,8 +55,11 @@ async def _connect(url: str) -> AsyncIterator[NATS]:
     async def on_error(exc: Exception) -> None:
         log.warning("NATS: %s", exc)
 
+    closing = False
+
     async def on_disconnect() -> None:
-        log.warning("NATS: disconnected from %s, reconnecting", url)
+        if not closing:
+            log.warning("NATS: disconnected from %s, reconnecting", url)
 
     async def on_reconnect() -> None:
         log.info("NATS: reconnected to %s", url)
@@ -74,6 +77,7 @@ async def _connect(url: str) -> AsyncIterator[NATS]:
     try:
         yield nc
     finally:
+        closing = True
         try:
             await asyncio.wait_for(nc.drain(), 10)
         except Exception as exc:  # a connection already closing: nothing left to flush

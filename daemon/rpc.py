@@ -214,6 +214,7 @@ class RpcServer:
     async def rpc_stats(self, req: dict[str, Any]) -> dict[str, Any]:
         scope = _field(req, "scope", str)
         stats = await asyncio.to_thread(self.memory.stats, scope)
+        stats["scopes"] = len(await asyncio.to_thread(self.memory.scopes)) if scope is None else 1
         pending, in_flight = await self._pending()
         ledger = self.memory.ledger
         stats["daemon"] = {

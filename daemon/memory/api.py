@@ -877,6 +877,10 @@ class Memory:
             self.flush_touches()
             return self.store.stats(scope)
 
+    def scopes(self) -> list[str]:
+        with self._lock:
+            return self.store.scopes()
+
     def get_item(self, scope: str, item_id: str) -> dict[str, Any] | None:
         with self._lock:
             self.flush_touches()

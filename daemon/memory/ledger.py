@@ -135,7 +135,9 @@ class Ledger:
 
     def mark_replayed(self, dead_id: int, at: datetime) -> None:
         with self._lock:
-            self.store.con.execute("UPDATE dead_letters SET replayed_at = ? WHERE id = ?", [_utc(at), dead_id])
+            self.store.con.execute(
+                "UPDATE dead_letters SET replayed_at = ? WHERE id = ?", [_utc(at), dead_id]
+            )
 
     def count_dead_letters(self) -> int:
         with self._lock:

@@ -1,0 +1,308 @@
+"""CLI commands that talk to a running daemon: send, deadletters, doctor, replay; and the lookup
+that lets recall and stats ask the daemon first and fall back to the DuckDB file.
+
+The daemon holds the DuckDB file's write lock, so while it runs, the CLI asks it over NATS
+request/reply. A daemon is found through the runtime file it writes when READY (its embedded
+broker's URL) or at MEMUBOT_NATS_URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from daemon.broker import probe, server_binary
+from daemon.client import Client, RpcError, runtime_info
+from daemon.config import Settings
+from daemon.errors import MemubotError
+
+T = TypeVar("T")
+
+
+def candidate_urls(settings: Settings) -> list[str]:
+    info = runtime_info(settings.state_dir)
+    urls = [str(info["nats_url"])] if info and info.get("nats_url") else []
+    return [*urls, settings.nats_url] if settings.nats_url not in urls else urls
+
+
+async def _find_broker(settings: Settings) -> str | None:
+    for url in candidate_urls(settings):
+        if await probe(url, timeout=1.0):
+            return url
+    return None
+
+
+async def _with_client(settings: Settings, fn: Callable[[Client], Awaitable[T]]) -> T | None:
+    """Run fn against the daemon; None when no broker answers or no daemon listens on it."""
+    url = await _find_broker(settings)
+    if url is None:
+        return None
+    client = await Client.connect(url)
+    try:
+        return await fn(client)
+    except RpcError as exc:
+        if exc.kind == "unavailable":
+            return None
+        raise
+    finally:
+        await client.close()
+
+
+def ask_daemon(settings: Settings, verb: str, body: dict[str, Any], timeout: float = 60.0) -> Any | None:
+    """One RPC to the running daemon; None if there is none (the caller falls back to the file)."""
+    return asyncio.run(_with_client(settings, lambda c: c.request(verb, body, timeout=timeout)))
+
+
+# ---- send -------------------------------------------------------------------------------
+
+
+def cmd_send(args: argparse.Namespace, settings: Settings) -> int:
+    async def send() -> str | None:
+        url = await _find_broker(settings)
+        if url is None:
+            return None
+        async with await Client.connect(url) as client:
+            event_id = await client.publish_turn(
+                args.text,
+                scope=args.scope,
+                role=args.role,
+                id=args.id,
+                session=args.session,
+                speaker=args.speaker,
+                agent=args.agent,
+                ts=args.ts,
+            )
+            if args.wait:
+                await client.flush(timeout=args.wait)
+            return event_id
+
+    event_id = asyncio.run(send())
+    if event_id is None:
+        tried = ", ".join(candidate_urls(settings))
+        print(f"memubot send: no NATS server answers ({tried}); is `memubot run` running?", file=sys.stderr)
+        return 1
+    print(event_id)
+    return 0
+
+
+# ---- dead letters -------------------------------------------------------------------------
+
+
+def _print_dead(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        print("no dead letters")
+    for r in rows:
+        replayed = f"  (replayed {r['replayed_at']})" if r.get("replayed_at") else ""
+        print(
+            f"#{r['id']}  {r['failed_at']}  {r['subject']}  {r['event_id'] or '-'}  x{r['attempts']}{replayed}"
+        )
+        print(f"     {r['reason']}")
+
+
+def cmd_deadletters(args: argparse.Namespace, settings: Settings) -> int:
+    body: dict[str, Any] = (
+        {"action": "replay", "id": args.replay}
+        if args.replay is not None
+        else {"action": "list", "all": args.all, "limit": args.limit}
+    )
+    result = None if args.db else ask_daemon(settings, "deadletters", body)
+    if result is None:
+        result = _deadletters_offline(args, settings, body)
+    if args.json:
+        print(json.dumps(result, default=str, ensure_ascii=False))
+    elif args.replay is not None:
+        print(f"dead letter #{args.replay} ({result['event_id']}): {result['outcome']}")
+        if result.get("reason"):
+            print(f"     {result['reason']}")
+    else:
+        _print_dead(result["dead_letters"])
+    return 1 if args.replay is not None and result["outcome"] == "dead_letter" else 0
+
+
+def _deadletters_offline(
+    args: argparse.Namespace, settings: Settings, body: dict[str, Any]
+) -> dict[str, Any]:
+    """No daemon: work on the DuckDB file directly, through the same dispatcher for a replay."""
+    from daemon.compose import open_memory
+    from daemon.dispatch import Dispatcher
+    from handlers.deps import Deps
+
+    path = args.db or settings.db_path
+    if not Path(path).exists():
+        raise MemubotError(f"no database at {path}")
+    with open_memory(settings, args.db) as memory:
+        if body["action"] == "list":
+            rows = memory.ledger.dead_letters(include_replayed=args.all, limit=args.limit)
+            return {"dead_letters": [{k: v for k, v in r.items()} for r in rows]}
+        dispatcher = Dispatcher(Deps(memory, settings, memory.clock))
+        verdict = asyncio.run(dispatcher.replay_dead_letter(args.replay))
+        return {
+            "id": args.replay,
+            "event_id": verdict.event_id,
+            "outcome": verdict.outcome,
+            "reason": verdict.reason,
+        }
+
+
+# ---- doctor -----------------------------------------------------------------------------
+
+
+def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    """Check configuration, broker, daemon, database and model; one line per check."""
+    failures = 0
+
+    def check(name: str, ok: bool, detail: str, fatal: bool = True) -> None:
+        nonlocal failures
+        mark = "ok " if ok else ("FAIL" if fatal else "warn")
+        failures += 0 if ok or not fatal else 1
+        print(f"[{mark}] {name:10s} {detail}")
+
+    check(
+        "config", True, f"state {settings.state_dir}, timezone {settings.timezone}, HTTP {settings.http_addr}"
+    )
+    try:
+        settings.state_dir.mkdir(parents=True, exist_ok=True)
+        probe_file = settings.state_dir / ".doctor"
+        probe_file.write_text("ok", encoding="utf-8")
+        probe_file.unlink()
+        check("state dir", True, f"{settings.state_dir} is writable")
+    except OSError as exc:
+        check("state dir", False, f"{settings.state_dir}: {exc}")
+    try:
+        check("nats-server", True, str(server_binary()))
+    except MemubotError as exc:
+        check("nats-server", False, str(exc))
+    url = asyncio.run(_find_broker(settings))
+    stats = ask_daemon(settings, "stats", {}, timeout=10) if url else None
+    if stats is not None:
+        d = stats["daemon"]
+        check("broker", True, f"{url}")
+        check(
+            "daemon",
+            True,
+            f"running: {stats['resources']} resources, {stats['items']} items; handled {d['handled']} events, "
+            f"{d['pending']} pending, {d['dead_letters']} dead letters",
+        )
+        check(
+            "dead letters",
+            d["dead_letters"] == 0,
+            f"{d['dead_letters']} (see `memubot deadletters`)",
+            fatal=False,
+        )
+    else:
+        detail = f"{url} answers, but no daemon listens" if url else f"none answers at {settings.nats_url}"
+        check("broker", True, detail + " (`memubot run` starts an embedded one)")
+        check("daemon", False, "not running", fatal=False)
+        _doctor_offline(settings, check)
+    return 1 if failures else 0
+
+
+def _doctor_offline(settings: Settings, check: Callable[..., None]) -> None:
+    from daemon.memory import Store, make_embedder
+
+    if settings.db_path.exists():
+        try:
+            store = Store(settings.db_path, read_only=True)
+            version = store.schema_version()
+            store.close()
+            check("database", True, f"{settings.db_path} (schema v{version})")
+        except Exception as exc:
+            check("database", False, f"{settings.db_path}: {exc}")
+    else:
+        check("database", True, f"{settings.db_path} does not exist yet (created on first run)")
+    try:
+        embedder = make_embedder(
+            settings.embedder,
+            url=settings.embed_url,
+            model=settings.embed_model,
+            api_key=settings.embed_api_key,
+        )
+        vec = embedder.embed_query("doctor")
+        check("model", True, f"{embedder.name}: {vec.shape[-1]} dimensions")
+    except Exception as exc:
+        check("model", False, f"{settings.embedder}: {exc}")
+
+
+# ---- replay -----------------------------------------------------------------------------
+
+
+def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
+    from daemon.cli import Progress
+    from daemon.replay import replay
+
+    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+    try:
+        summary = asyncio.run(
+            replay(
+                Path(args.scenario),
+                out,
+                settings,
+                state_dir=args.state,
+                progress=None if args.quiet else Progress("replaying"),
+            )
+        )
+    finally:
+        if args.out:
+            out.close()
+    print(json.dumps(summary, ensure_ascii=False), file=sys.stderr)
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    """Register send, deadletters, doctor and replay on the `memubot` parser."""
+    p = sub.add_parser(
+        "send",
+        help="publish one conversation turn to the running daemon",
+        description="Publish a turn on memubot.in.conversation.<agent> (JetStream, Nats-Msg-Id = its id). "
+        "Prints the event id.",
+    )
+    p.add_argument("text", help="what was said")
+    p.add_argument("--scope", required=True, help="whose memory")
+    p.add_argument("--role", default="user", choices=["user", "assistant", "system", "tool"])
+    p.add_argument("--session", help="conversation session id")
+    p.add_argument("--speaker", help="who spoke (a name)")
+    p.add_argument("--agent", default="main", help="the agent that saw the turn (default main)")
+    p.add_argument("--id", help="event id (default: generated)")
+    p.add_argument("--ts", help="ISO-8601 time with offset (default: now)")
+    p.add_argument("--wait", type=float, metavar="SECONDS", help="wait until the daemon has stored it")
+    p.set_defaults(func=cmd_send)
+
+    p = sub.add_parser(
+        "deadletters",
+        help="list events that could not be handled, or replay one",
+        description="Dead letters: malformed events and events that failed on every delivery attempt, "
+        "each with its reason and raw bytes. Asks the running daemon, else reads the file.",
+    )
+    p.add_argument("--replay", type=int, metavar="ID", help="handle dead letter ID again now")
+    p.add_argument("--all", action="store_true", help="include dead letters already replayed")
+    p.add_argument("--limit", type=int, default=100, help="how many to list (newest first, default 100)")
+    p.add_argument("--db", type=Path, help="work on this DuckDB file instead of asking the daemon")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_deadletters)
+
+    p = sub.add_parser(
+        "doctor",
+        help="check configuration, broker, daemon, database and model",
+        description="One line per check; exits 1 if something needed to run is broken.",
+    )
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser(
+        "replay",
+        help="run a recorded scenario with simulated time and write what memubot says",
+        description="Replay a scenario (../shared/bench/proactive/README.md format) through the same "
+        "pipeline as the daemon, with a simulated clock and scheduled ticks at their simulated times, "
+        "into a fresh memory. Writes every outgoing message as JSON lines with its simulated time.",
+    )
+    p.add_argument("scenario", help="scenario JSON file")
+    p.add_argument("--out", help="JSON-lines output (default: stdout)")
+    p.add_argument(
+        "--state", type=Path, help="keep the replay's memory in this directory (default: temporary)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=cmd_replay)

@@ -1,0 +1,109 @@
+"""The HTTP face of the daemon: liveness, readiness and Prometheus metrics on one aiohttp app."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from aiohttp import web
+
+from daemon.errors import ConfigError
+from daemon.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+ReadyCheck = Callable[[], dict[str, bool]]
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+# app keys, so that routes added later (webhooks) reach the same dependencies
+METRICS = web.AppKey("metrics", Metrics)
+READY = web.AppKey[ReadyCheck]("ready")
+
+SHUTDOWN_TIMEOUT = 5.0  # seconds in-flight requests get once we stop listening
+
+
+@web.middleware
+async def _errors_as_json(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """An unexpected exception becomes a logged 500, never a dropped connection or a dead server."""
+    try:
+        return await handler(request)
+    except web.HTTPException:
+        raise  # 404, 405, 413 and friends are answers, not failures
+    except Exception:
+        log.exception("%s %s failed", request.method, request.path)
+        # the details stay in the journal: the body may reach a webhook sender
+        return web.json_response({"error": "internal server error"}, status=500)
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    # liveness: answering at all proves the event loop turns
+    return web.json_response({"status": "ok"})
+
+
+async def _readyz(request: web.Request) -> web.Response:
+    try:
+        checks = {name: bool(ok) for name, ok in request.app[READY]().items()}
+    except Exception as exc:
+        log.warning("readiness check raised: %s", exc)
+        return web.json_response({"ready": False, "error": f"{type(exc).__name__}: {exc}"}, status=503)
+    ready = all(checks.values())
+    return web.json_response({"ready": ready, "checks": checks}, status=200 if ready else 503)
+
+
+async def _metrics(request: web.Request) -> web.Response:
+    body, content_type = request.app[METRICS].render()
+    # the content type carries version and charset parameters, so it goes in as a raw header
+    return web.Response(body=body, headers={"Content-Type": content_type})
+
+
+def make_app(metrics: Metrics, ready: ReadyCheck, *, max_body: int = 1 << 20) -> web.Application:
+    """The app with /healthz, /readyz and /metrics; bodies over `max_body` bytes get 413."""
+    app = web.Application(client_max_size=max_body, middlewares=[_errors_as_json])
+    app[METRICS] = metrics
+    app[READY] = ready
+    app.router.add_get("/healthz", _healthz)
+    app.router.add_get("/readyz", _readyz)
+    app.router.add_get("/metrics", _metrics)
+    return app
+
+
+def parse_addr(addr: str) -> tuple[str, int]:
+    """`host:port` (IPv6 as `[::1]:8765`) → (host, port); ConfigError names the setting."""
+    host, sep, port_text = addr.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        host = ""  # a bare IPv6 address is ambiguous: which colon starts the port?
+    if not sep or not host or not port_text.isdigit() or int(port_text) > 65535:
+        raise ConfigError(
+            f"MEMUBOT_HTTP_ADDR (http_addr) must be host:port with a port 0-65535, "
+            f"IPv6 as [::1]:8765; got {addr!r}"
+        )
+    return host, int(port_text)
+
+
+@contextlib.asynccontextmanager
+async def serve_http(app: web.Application, addr: str) -> AsyncIterator[tuple[str, int]]:
+    """Listen on `addr` (port 0 picks a free one) and yield the bound (host, port).
+
+    On exit the listener closes first, in-flight requests get SHUTDOWN_TIMEOUT seconds, then the
+    app's cleanup runs: the "HTTP stops taking requests" step of the daemon's shutdown.
+    """
+    host, port = parse_addr(addr)
+    # no access log: health probes and scrapes every few seconds would bury the journal; the
+    # handlers log the requests that matter (one line per event)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port)
+        try:
+            await site.start()
+        except OSError as exc:  # address in use, not ours, or a host name that does not resolve
+            raise ConfigError(f"MEMUBOT_HTTP_ADDR: cannot listen on {addr}: {exc}") from exc
+        # a name like "localhost" may bind several sockets; the first one is where we are
+        bound_host, bound_port = runner.addresses[0][:2]
+        log.info("HTTP listening on %s:%d", bound_host, bound_port)
+        yield bound_host, bound_port
+    finally:
+        await runner.cleanup()

@@ -31,7 +31,6 @@ from daemon.config import Settings
 from daemon.consumer import Consumer
 from daemon.dispatch import Dispatcher
 from daemon.http import make_app, serve_http
-from daemon.memory import Memory
 from daemon.metrics import Metrics
 from daemon.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.outbox import OpsOutbox
@@ -41,6 +40,7 @@ from schedules.scheduler import TickScheduler
 
 log = logging.getLogger(__name__)
 
+SIZES_EVERY_S = 2.0  # how stale the /metrics store sizes may be
 RUNTIME_FILE = "memubot.json"  # where a running daemon says how to reach it (pid, NATS URL, HTTP)
 
 
@@ -85,17 +85,6 @@ async def _connect(url: str) -> AsyncIterator[NATS]:
             await nc.close()
 
 
-def _sizes(memory: Memory) -> dict[str, float]:
-    stats = memory.stats()
-    return {
-        "resources": stats["resources"],
-        "items": stats["items"],
-        "categories": stats["categories"],
-        "events": memory.ledger.count(),
-        "dead_letters": memory.ledger.count_dead_letters(),
-    }
-
-
 def _write_runtime(path: Path, info: dict[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(info, indent=1), encoding="utf-8")
@@ -119,7 +108,21 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         indexed = await asyncio.to_thread(memory.warm)
         log.info("memory %s open, indexes built for %d items", settings.db_path, indexed)
         metrics = Metrics()
-        metrics.set_sizes_source(lambda: _sizes(memory))
+        # A scrape runs on the event loop: it reads counts refreshed off-loop, never the DuckDB file
+        # (whose lock a long memorize may hold).
+        sizes = await asyncio.to_thread(memory.ledger.table_counts)
+        metrics.set_sizes_source(lambda: sizes)
+
+        async def refresh_sizes() -> None:
+            while True:
+                await asyncio.sleep(SIZES_EVERY_S)
+                try:
+                    sizes.update(await asyncio.to_thread(memory.ledger.table_counts))
+                except Exception as exc:  # closed during shutdown, or a store error: keep the old counts
+                    log.debug("store sizes: %s", exc)
+
+        sizer = asyncio.create_task(refresh_sizes(), name="memubot-sizes")
+        stack.callback(sizer.cancel)
 
         notifier.status("connecting to NATS")
         bus = await stack.enter_async_context(broker(settings.nats_url, settings.state_dir))

@@ -163,8 +163,13 @@ async def test_http_health_ready_and_metrics(daemon: Running) -> None:
             assert r.status == 200 and body["ready"] and all(body["checks"].values())
         async with http.get(f"{base}/metrics") as r:
             text = await r.text()
-    assert 'memubot_events_total{kind="conversation",outcome="stored"} 1.0' in text
-    assert 'memubot_store_rows{table="resources"} 1.0' in text
+        assert 'memubot_events_total{kind="conversation",outcome="stored"} 1.0' in text
+        async with asyncio.timeout(30):  # store sizes are refreshed off the event loop every few seconds
+            while 'memubot_store_rows{table="resources"} 1.0' not in text:
+                await asyncio.sleep(0.2)
+                async with http.get(f"{base}/metrics") as r:
+                    text = await r.text()
+    assert 'memubot_store_rows{table="dead_letters"} 0.0' in text
 
 
 async def test_no_daemon_means_a_clear_error(nats_url: str) -> None:
@@ -196,3 +201,42 @@ async def test_the_embedded_broker_starts_when_no_server_answers(tmp_path: Path)
     assert reply["ok"] and reply["result"]["resources"] == 0
     stop.set()
     assert await asyncio.wait_for(task, 60) == 0
+
+
+async def test_systemd_hears_ready_watchdog_and_stopping(tmp_path: Path, nats_url: str) -> None:
+    import socket
+
+    sock_path = tmp_path / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(sock_path))
+    sock.setblocking(False)
+    settings = load_settings(
+        {
+            "HOME": str(tmp_path),
+            "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
+            "MEMUBOT_NATS_URL": nats_url,
+            "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
+            "NOTIFY_SOCKET": str(sock_path),
+            "WATCHDOG_USEC": "400000",
+        }
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve(settings, stop))
+    loop = asyncio.get_running_loop()
+    heard: list[str] = []
+
+    async def until(prefix: str) -> None:
+        async with asyncio.timeout(60):
+            while not any(m.startswith(prefix) for m in heard):
+                heard.append((await loop.sock_recv(sock, 4096)).decode())
+
+    try:
+        await until("READY=1")
+        assert "STATUS=ready" in next(m for m in heard if m.startswith("READY=1"))
+        await until("WATCHDOG=1")
+        stop.set()
+        await until("STOPPING=1")
+        assert await asyncio.wait_for(task, 60) == 0
+    finally:
+        stop.set()
+        sock.close()

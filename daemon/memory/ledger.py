@@ -71,6 +71,16 @@ class Ledger:
             row = self.store.con.execute("SELECT count(*) FROM events").fetchone()
         return int(row[0]) if row else 0
 
+    def table_counts(self) -> dict[str, float]:
+        """Row counts of the main tables (cheap: for the daemon's metrics)."""
+        tables = ("resources", "items", "categories", "events")
+        sql = " UNION ALL ".join(f"SELECT '{t}', count(*) FROM {t}" for t in tables)
+        with self._lock:
+            rows = self.store.con.execute(
+                sql + " UNION ALL SELECT 'dead_letters', count(*) FROM dead_letters WHERE replayed_at IS NULL"
+            ).fetchall()
+        return {str(name): float(n) for name, n in rows}
+
     # ---- dead letters -----------------------------------------------------------------
 
     def dead_letter(

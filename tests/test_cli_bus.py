@@ -1,0 +1,102 @@
+"""The CLI against a running daemon (send, stats, recall, deadletters, doctor) and without one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daemon.app import runtime_file, serve
+from daemon.cli import main
+from daemon.config import load_settings
+
+
+def env(tmp_path: Path, nats_url: str) -> dict[str, str]:
+    return {
+        "HOME": str(tmp_path),
+        "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
+        "MEMUBOT_NATS_URL": nats_url,
+        "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
+        "MEMUBOT_CONFIG": str(tmp_path / "none.toml"),
+    }
+
+
+@pytest.fixture
+async def running(
+    tmp_path: Path, nats_url: str, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[dict[str, str]]:
+    values = env(tmp_path, nats_url)
+    for k, v in values.items():
+        monkeypatch.setenv(k, v)
+    settings = load_settings(values)
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve(settings, stop))
+    async with asyncio.timeout(60):
+        while not runtime_file(settings).exists():
+            assert not task.done()
+            await asyncio.sleep(0.05)
+    yield values
+    stop.set()
+    assert await asyncio.wait_for(task, 60) == 0
+
+
+async def cli(*argv: str) -> int:
+    # the CLI runs its own event loop: give it a thread, as a shell would give it a process
+    return await asyncio.to_thread(main, list(argv))
+
+
+async def test_send_then_stats_recall_and_deadletters_through_the_daemon(
+    running: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        await cli(
+            "send", "My dentist is Dr. Okafor on Elm Street.", "--scope", "zoe", "--id", "c1", "--wait", "60"
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.strip() == "c1"
+    assert await cli("stats", "--scope", "zoe", "--json") == 0
+    stats: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert stats["resources"] == 1 and stats["daemon"]["handled"] == 1 and stats["scope"] == "zoe"
+    assert await cli("recall", "who is my dentist?", "--scope", "zoe", "--json") == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert "Okafor" in hits[0]["text"]
+    assert await cli("deadletters") == 0
+    assert "no dead letters" in capsys.readouterr().out
+    assert await cli("doctor") == 0
+    out = capsys.readouterr().out
+    assert "[ok ] daemon" in out and "1 resources" in out
+
+
+async def test_without_a_daemon_the_cli_uses_the_file(
+    tmp_path: Path, nats_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for k, v in env(tmp_path, "nats://127.0.0.1:1").items():
+        monkeypatch.setenv(k, v)
+    assert await cli("send", "hello", "--scope", "zoe") == 1
+    assert "no NATS server answers" in capsys.readouterr().err
+    turns = tmp_path / "t.jsonl"
+    turns.write_text(
+        json.dumps(
+            {
+                "id": "f1",
+                "scope": "zoe",
+                "role": "user",
+                "text": "I play cello in a quartet.",
+                "ts": "2024-01-01T10:00:00Z",
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert await cli("import", str(turns), "--quiet") == 0
+    capsys.readouterr()
+    assert await cli("stats", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["resources"] == 1
+    assert await cli("doctor") == 0  # no daemon is a warning, not a failure
+    out = capsys.readouterr().out
+    assert "[warn] daemon" in out and "[ok ] model" in out and "schema v3" in out

@@ -1,0 +1,114 @@
+"""`memubot replay`: a scenario through the real pipeline with simulated time."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daemon.config import load_settings
+from daemon.errors import InvalidInput
+from daemon.replay import load_scenario, replay, scenario_settings, timeline
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench" / "proactive"
+
+
+def scenario(tmp_path: Path, **over: Any) -> Path:
+    body = {
+        "name": "tiny",
+        "scope": "bob",
+        "timezone": "Europe/Berlin",
+        "start": "2026-03-02T08:00:00+01:00",
+        "end": "2026-03-03T10:00:00+01:00",
+        "config": {"quiet_hours": ["22:00", "07:00"], "heartbeat_hours": 6},
+        "events": [
+            {
+                "at": "2026-03-02T15:10:00+01:00",
+                "subject": "memubot.in.conversation.main",
+                "body": {
+                    "id": "e1",
+                    "scope": "bob",
+                    "role": "user",
+                    "text": "Next Monday at 10:00 I have the board demo.",
+                    "ts": "2026-03-02T15:10:00+01:00",
+                },
+            },
+            {
+                "at": "2026-03-02T16:00:00+01:00",
+                "subject": "memubot.in.conversation.main",
+                "body": {"id": "bad"},
+            },
+        ],
+    }
+    body.update(over)
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    return path
+
+
+async def test_replay_fires_ticks_at_simulated_times_and_writes_ops_with_them(tmp_path: Path) -> None:
+    path = scenario(tmp_path)
+    base = load_settings({"HOME": str(tmp_path)})
+    out = io.StringIO()
+    summary = await replay(path, out, base, state_dir=tmp_path / "state")
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    # the valid turn was stored at its simulated time; its creation op carries that time
+    created = [x for x in lines if x["subject"] == "memubot.out.memory.created"]
+    assert len(created) == 1 and created[0]["at"] == "2026-03-02T15:10:00+01:00"
+    assert created[0]["body"]["scope"] == "bob" and created[0]["id"] == "memory-op:1"
+    assert summary["outcomes"]["stored"] == 1 and summary["outcomes"]["dead_letter"] == 1
+    assert summary["ignored_config"] == ["quiet_hours"]
+    # ticks over 26 h: consolidation at 03:30, morning at 09:00, heartbeat every 6 h (config override)
+    settings, _ = scenario_settings(base, load_scenario(path), tmp_path / "s2")
+    ticks = [(s.at, s.subject) for s in timeline(load_scenario(path), settings) if s.origin == "tick"]
+    local = [(at.astimezone(settings.tz).strftime("%d %H:%M"), subj.rsplit(".", 1)[1]) for at, subj in ticks]
+    assert ("03 03:30", "consolidate") in local and ("03 09:00", "morning") in local
+    assert sum(1 for _, name in local if name == "heartbeat") == 4
+    assert summary["ticks"] == len(ticks)
+
+
+async def test_replay_runs_in_event_time_not_wall_time(tmp_path: Path) -> None:
+    path = scenario(tmp_path)
+    await replay(path, io.StringIO(), load_settings({"HOME": str(tmp_path)}), state_dir=tmp_path / "state")
+    from daemon.memory.store import Store
+
+    store = Store(tmp_path / "state" / "memubot.duckdb", read_only=True)
+    try:
+        [(created, due)] = store.con.execute("SELECT created_at, due_at FROM items").fetchall()
+        handled = store.con.execute("SELECT min(handled_at), max(handled_at) FROM events").fetchone()
+    finally:
+        store.close()
+    assert created.year == 2026 and created.month == 3  # the simulated clock, not today
+    assert due is not None and due.date().isoformat() == "2026-03-09"  # "next Monday" from 2 March 2026
+    assert handled is not None and handled[0] >= datetime.fromisoformat("2026-03-02T07:00:00+00:00")
+
+
+def test_scenario_errors_name_the_problem(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match="missing required field 'end'"):
+        load_scenario(_without(tmp_path, "end"))
+    with pytest.raises(InvalidInput, match="before start"):
+        load_scenario(scenario(tmp_path, end="2026-01-01T00:00:00+00:00"))
+    with pytest.raises(InvalidInput, match=r"events\[0\] needs"):
+        load_scenario(scenario(tmp_path, events=[{"at": "2026-03-02T08:00:00+01:00"}]))
+
+
+def _without(tmp_path: Path, key: str) -> Path:
+    path = scenario(tmp_path)
+    body = json.loads(path.read_text(encoding="utf-8"))
+    del body[key]
+    path.write_text(json.dumps(body), encoding="utf-8")
+    return path
+
+
+def test_shared_scenarios_load_with_their_payload_files() -> None:
+    files = sorted(SHARED.glob("*.json"))
+    assert files, f"no scenarios under {SHARED}"
+    for f in files:
+        sc = load_scenario(f)
+        assert sc.events and sc.start < sc.end
+        for step in sc.events:
+            assert b"payload_file" not in step.data  # inlined from ../../fixtures

@@ -363,3 +363,21 @@ def test_jobs_before_start_come_from_the_triggers() -> None:
 def test_duplicate_schedule_names_are_refused() -> None:
     with pytest.raises(ValueError, match="each-second"):
         TickScheduler(settings(), Recorder(), EVERY_SECOND * 2)
+
+
+async def test_catch_up_publishes_the_ticks_missed_while_down() -> None:
+    # started at 10:15 Berlin: the 09:00 morning tick (2 h grace), the 03:30 consolidation
+    # (12 h grace) and the 09:00 heartbeat are due; a restart republishes the same ids
+    now = datetime(2024, 6, 3, 10, 15, tzinfo=BERLIN)
+    recorder = Recorder()
+    sched = TickScheduler(settings(timezone="Europe/Berlin"), recorder, clock=lambda: now)
+    sent = await sched.catch_up()
+    assert sorted(sent) == [
+        "consolidate:2024-06-03T01:30Z",
+        "heartbeat:2024-06-03T06:00Z",
+        "morning:2024-06-03T07:00Z",
+    ]
+    again = TickScheduler(settings(timezone="Europe/Berlin"), Recorder(), clock=lambda: now)
+    assert sorted(await again.catch_up()) == sorted(sent)
+    late = TickScheduler(settings(timezone="Europe/Berlin"), Recorder(), clock=lambda: now.replace(hour=23))
+    assert [t.split(":")[0] for t in await late.catch_up()] == ["heartbeat"]  # the others are past grace

@@ -374,7 +374,7 @@ async def test_catch_up_publishes_the_ticks_missed_while_down() -> None:
     sent = await sched.catch_up()
     assert sorted(sent) == [
         "consolidate:2024-06-03T01:30Z",
-        "heartbeat:2024-06-03T06:00Z",
+        "heartbeat:2024-06-03T07:00Z",  # the fixed 4 h grid: 09:00 local in summer
         "morning:2024-06-03T07:00Z",
     ]
     again = TickScheduler(settings(timezone="Europe/Berlin"), Recorder(), clock=lambda: now)

@@ -87,7 +87,7 @@ async def test_published_turns_are_stored_once_and_recallable(daemon: Running) -
     await c.flush(timeout=60)
     stats = await c.stats("alice")
     assert stats["resources"] == 3
-    assert stats["daemon"]["handled"] == 3 and stats["daemon"]["pending"] == 0
+    assert stats["daemon"]["pending"] == 0 and stats["daemon"]["dead_letters"] == 0
     hits = await c.recall("what is my cat's name?", scope="alice", k=3)
     assert hits and "Miso" in hits[0]["text"] and hits[0]["source_ids"] == ["d0"]
 

@@ -141,9 +141,13 @@ class Memory:
         self._alias: dict[str, str] = {}  # draft id → the item it joined, during one memorize
         self.tz = ZoneInfo(self.params.timezone)
         self._touches: dict[str, tuple[int, datetime]] = {}
-        # One caller at a time: the DuckDB connection and the indexes are not thread-safe,
-        # and callers may use several threads (asyncio.to_thread in handlers).
+        # `_lock` guards the DuckDB connection and the indexes, which are not thread-safe, and
+        # callers may use several threads (asyncio.to_thread in handlers). `_write` admits one
+        # writer at a time (memorize, forget, consolidate, restore) and is always taken before
+        # `_lock`; a memorize holds `_lock` only to plan and commit a batch, not while the batch
+        # embeds, so recalls are answered in between instead of waiting for the whole import.
         self._lock = threading.RLock()
+        self._write = threading.RLock()
         self.ledger = Ledger(store, self._lock)
         self._closed = False
         if store.ensure_vectors(embedder.name, embedder.dim) or store.count_items_without_vectors():
@@ -190,7 +194,7 @@ class Memory:
         this thread, so storage and indexing hide behind the slow step. Only this thread
         touches the DuckDB connection.
         """
-        with self._lock:
+        with self._write:
             return self._memorize(resources, progress)
 
     def _memorize(
@@ -209,12 +213,14 @@ class Memory:
             for batch in [*batches, None]:
                 nxt: tuple[_Prepared, Future[None]] | None = None
                 if batch is not None:
-                    plan = self._plan(batch, seen, carry, again)
+                    with self._lock:
+                        plan = self._plan(batch, seen, carry, again)
                     nxt = (plan, pool.submit(self._embed, plan))
                 if inflight is not None:
                     plan_done, fut = inflight
-                    fut.result()
-                    self._commit(plan_done)
+                    fut.result()  # without the data lock: recalls run while the batch embeds
+                    with self._lock:
+                        self._commit(plan_done)
                     report = _add(report, plan_done)
                     done += len(plan_done.resources) + plan_done.skipped
                     if progress:
@@ -726,7 +732,7 @@ class Memory:
         (`restore` brings one back); resources are never touched. Returns counts per scope,
         with the active item count before and after.
         """
-        with self._lock:
+        with self._write, self._lock:
             self._flush_touches_unlocked()
             now = at or self.clock()
             out: dict[str, dict[str, int]] = {}
@@ -783,7 +789,7 @@ class Memory:
 
     def restore(self, scope: str, item_id: str) -> bool:
         """Bring an archived item back into recall; False when it is not archived."""
-        with self._lock:
+        with self._write, self._lock:
             now = self.clock()
             with self.store.transaction():
                 ok = self.store.restore(scope, item_id, now)
@@ -813,7 +819,7 @@ class Memory:
             raise ScopeRequired("forget needs a scope")
         if sum([bool(item_ids), query is not None, everything]) != 1:
             raise InvalidInput("forget needs exactly one of: item ids, a query, everything")
-        with self._lock:
+        with self._write, self._lock:
             self._flush_touches_unlocked()
             items: list[str] = []
             resources: list[str] = []

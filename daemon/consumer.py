@@ -97,7 +97,13 @@ class Consumer:
                 log.warning("fetching from %s failed: %s", IN_STREAM, exc)
                 await asyncio.sleep(1.0)
                 continue
-            await self._process(msgs)
+            try:
+                await self._process(msgs)
+            except Exception:  # the store failed under the dispatcher: retry later, keep consuming
+                log.exception("a batch of %d events failed outside any handler: retrying it later", len(msgs))
+                for m in msgs:
+                    with contextlib.suppress(Exception):
+                        await m.nak(delay=self.params.backoff_s[0])
             self.last_batch_at = time.monotonic()
 
     async def _process(self, msgs: list[Msg]) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from daemon.errors import InvalidEvent
+from daemon.errors import InvalidEvent, InvalidInput
 from daemon.events import decode
 from daemon.memory.ledger import Handled, Ledger
 from daemon.metrics import Metrics
@@ -145,7 +145,8 @@ class Dispatcher:
 
     async def _failed(self, msg: Incoming, p: _Parsed, exc: Exception) -> Verdict:
         reason = f"{type(exc).__name__}: {exc}"
-        if msg.attempt < msg.max_attempts:
+        # a handler that refuses the event's content (InvalidInput) will refuse it every time
+        if msg.attempt < msg.max_attempts and not isinstance(exc, InvalidInput):
             self.metrics.event(p.route.kind, "retry")
             log.warning(
                 "%s %s: attempt %d/%d failed, will retry: %s",

@@ -179,3 +179,19 @@ async def test_ticks_and_feedback(dispatcher: Dispatcher, memory: Memory, clock:
     assert [f["verdict"] for f in memory.ledger.feedback("sg1")] == ["accepted"]
     again = await dispatcher.dispatch([Incoming("memubot.in.tick.consolidate", json.dumps(tick).encode())])
     assert again[0].outcome == "duplicate"  # a restart around the tick: handled once
+
+
+async def test_an_event_a_handler_refuses_is_dead_lettered_without_retries(
+    memory: Memory, dispatcher: Dispatcher
+) -> None:
+    from daemon.errors import InvalidInput
+
+    async def refuse(events: Sequence[Any], deps: Deps) -> list[str]:
+        raise InvalidInput("scope 'x' is not allowed here")
+
+    strict = Dispatcher(
+        dispatcher.deps, routes=(Route("conversation", "memubot.in.conversation.", turn_from_dict, refuse),)
+    )
+    [verdict] = await strict.dispatch([Incoming(SUBJECT, turn_bytes(1), attempt=1, max_attempts=5)])
+    assert (verdict.action, verdict.outcome) == (ACK, "dead_letter")
+    assert "not allowed" in (verdict.reason or "")

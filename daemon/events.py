@@ -44,6 +44,25 @@ def _str_field(obj: dict[str, Any], name: str, *, required: bool) -> str | None:
     return value
 
 
+MAX_SCOPE_CHARS = 128
+# a scope names a NATS subject token (memubot.out.suggestion.<scope>): no separators or wildcards
+_SCOPE_FORBIDDEN = frozenset(".*>")
+
+
+def check_scope(scope: str, name: str = "scope") -> str:
+    """A scope is one subject token: non-empty, no whitespace, '.', '*' or '>', at most 128 chars."""
+    if not scope.strip():
+        raise InvalidEvent(f"field {name!r} is empty")
+    if len(scope) > MAX_SCOPE_CHARS:
+        raise InvalidEvent(f"field {name!r} is longer than {MAX_SCOPE_CHARS} characters")
+    bad = sorted({c for c in scope if c in _SCOPE_FORBIDDEN or c.isspace() or not c.isprintable()})
+    if bad:
+        raise InvalidEvent(
+            f"field {name!r} may not contain {''.join(bad)!r} (it names a bus subject): {scope!r}"
+        )
+    return scope
+
+
 def parse_ts(value: str, name: str = "ts") -> datetime:
     """An ISO-8601 timestamp that carries an offset; naive times are ambiguous and refused."""
     if not isinstance(value, str):
@@ -70,8 +89,7 @@ def turn_from_dict(obj: Any) -> ConversationTurn:
     assert text is not None and ts_raw is not None
     if not event_id.strip():
         raise InvalidEvent("field 'id' is empty")
-    if not scope.strip():
-        raise InvalidEvent("field 'scope' is empty")
+    check_scope(scope)
     if role not in ROLES:
         raise InvalidEvent(f"field 'role' must be one of {sorted(ROLES)}, got {role!r}")
     if len(text) > MAX_TEXT_CHARS:
@@ -179,5 +197,5 @@ def feedback_from_dict(obj: Any) -> Feedback:
         suggestion_id=suggestion,
         verdict=verdict,
         ts=parse_ts(ts_raw),
-        scope=_str_field(obj, "scope", required=False),
+        scope=check_scope(scope) if (scope := _str_field(obj, "scope", required=False)) is not None else None,
     )

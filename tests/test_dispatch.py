@@ -73,6 +73,8 @@ async def test_turns_are_stored_once_and_recorded_in_the_ledger(
         (SUBJECT, turn_bytes(1, ts="2024-01-01T00:00:00"), "no UTC offset"),
         (SUBJECT, turn_bytes(1, role=5), "'role' must be a string"),
         (SUBJECT, turn_bytes(1, scope=""), "'scope' is empty"),
+        (SUBJECT, turn_bytes(1, scope="alice.smith"), "may not contain '.'"),
+        (SUBJECT, turn_bytes(1, scope="al ice>"), "may not contain ' >'"),
         (SUBJECT, b" " * (MAX_EVENT_BYTES + 1), "too large"),
         ("memubot.in.unknown", turn_bytes(1), "no handler for subject"),
         (

@@ -144,7 +144,10 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         deps = Deps(memory, settings, memory.clock)
         dispatcher = Dispatcher(deps, metrics)
         consumer = Consumer(js, dispatcher, after_batch=pump)
-        await pump()  # whatever a previous run committed but did not publish
+        await outbox.start_cursor()
+        # whatever a previous run committed but did not publish goes out in the background
+        backlog = asyncio.create_task(pump(), name="memubot-ops-backlog")
+        stack.push_async_callback(asyncio.wait, {backlog})
         await consumer.start()
         stack.push_async_callback(pump)  # after the consumer's last batch
         stack.push_async_callback(consumer.stop, settings.stop_timeout)

@@ -88,7 +88,9 @@ class Consumer:
         while not self._stopping.is_set():
             try:
                 msgs = await self._sub.fetch(self.params.batch, timeout=self.params.fetch_timeout_s)
-            except NatsTimeout:
+            except (NatsTimeout, TimeoutError):
+                # nats-py raises its own timeout, or the built-in one when its deadline ran out
+                # between two internal requests: both just mean "nothing to fetch yet"
                 self.last_batch_at = time.monotonic()
                 continue
             except Exception as exc:  # a broken connection: nats-py reconnects; try again shortly

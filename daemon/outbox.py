@@ -54,6 +54,21 @@ class OpsOutbox:
         self.metrics = metrics
         self._lock = asyncio.Lock()
 
+    async def start_cursor(self) -> int:
+        """On a file the daemon has never published from, start after its existing ops.
+
+        A memory built offline (`memubot import`, a copied file) holds one op per item; nobody
+        was listening when they happened, and announcing 100,000 of them would flood the
+        stream. Ops made while the daemon was down, after it once ran, are still published.
+        """
+        if await asyncio.to_thread(self.ledger.has_cursor, CURSOR):
+            return await asyncio.to_thread(self.ledger.cursor, CURSOR)
+        last = await asyncio.to_thread(self.ledger.last_op_seq)
+        await asyncio.to_thread(self.ledger.set_cursor, CURSOR, last)
+        if last:
+            log.info("memory ops up to #%d were made before the daemon first ran: not published", last)
+        return last
+
     async def pump(self) -> int:
         """Publish everything new; returns how many messages went out."""
         sent = 0

@@ -185,6 +185,17 @@ class Ledger:
             row = self.store.con.execute("SELECT position FROM cursors WHERE name = ?", [name]).fetchone()
         return int(row[0]) if row else 0
 
+    def has_cursor(self, name: str) -> bool:
+        with self._lock:
+            return (
+                self.store.con.execute("SELECT 1 FROM cursors WHERE name = ?", [name]).fetchone() is not None
+            )
+
+    def last_op_seq(self) -> int:
+        with self._lock:
+            row = self.store.con.execute("SELECT coalesce(max(seq), 0) FROM memory_ops").fetchone()
+        return int(row[0]) if row else 0
+
     def set_cursor(self, name: str, position: int) -> None:
         with self._lock:
             self.store.con.execute(

@@ -37,8 +37,9 @@ class ConsumerParams:
     batch: int = 64  # turns embedded together: one batch is one commit
     max_deliver: int = 5  # the fifth failure is a dead letter
     backoff_s: tuple[float, ...] = (2.0, 10.0, 60.0, 300.0)  # delay before attempt 2, 3, 4, 5
-    # longer than the slowest batch (64 turns with an LLM): an unacked batch is redelivered after it
-    ack_wait_s: float = 600.0
+    # A batch in hand is redelivered this long after its last sign of life, e.g. after a crash;
+    # while a batch is being handled its messages are marked in progress every third of it.
+    ack_wait_s: float = 30.0
     fetch_timeout_s: float = 1.0
 
 
@@ -121,7 +122,13 @@ class Consumer:
                     stream_seq=meta.sequence.stream,
                 )
             )
-        verdicts = await self.dispatcher.dispatch(batch)
+        alive = asyncio.create_task(self._keep_alive(msgs), name="memubot-in-progress")
+        try:
+            verdicts = await self.dispatcher.dispatch(batch)
+        finally:
+            alive.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await alive
         for m, msg, verdict in zip(msgs, batch, verdicts, strict=True):
             if verdict.action == ACK:
                 await m.ack()
@@ -130,6 +137,14 @@ class Consumer:
                 await m.nak(delay=backoff[min(msg.attempt, len(backoff)) - 1])
         if self.after_batch is not None:
             await self.after_batch()
+
+    async def _keep_alive(self, msgs: list[Msg]) -> None:
+        """Tell the server the batch is still being worked on (a long embedding or LLM call)."""
+        while True:
+            await asyncio.sleep(self.params.ack_wait_s / 3)
+            for m in msgs:
+                with contextlib.suppress(Exception):
+                    await m.in_progress()
 
     async def pending(self) -> tuple[int, int]:
         """(published but not yet delivered, delivered but not yet acked) according to the server."""

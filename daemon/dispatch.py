@@ -81,12 +81,17 @@ class Dispatcher:
         parsed: list[_Parsed] = []
         for i, msg in enumerate(batch):
             route = route_for(msg.subject, self.routes)
+            obj: Any = None
             try:
                 if route is None:
                     raise InvalidEvent(f"no handler for subject {msg.subject!r}")
-                event = route.parse(decode(msg.data))
+                obj = decode(msg.data)
+                event = route.parse(obj)
             except InvalidEvent as exc:
-                verdicts[i] = await self._dead(msg, route.kind if route else "unknown", str(exc), None)
+                # keep the sender's id when the body has one: the dead letter is easier to trace
+                sent_id = obj.get("id") if isinstance(obj, dict) else None
+                sent_id = sent_id if isinstance(sent_id, str) and sent_id.strip() else None
+                verdicts[i] = await self._dead(msg, route.kind if route else "unknown", str(exc), sent_id)
                 continue
             parsed.append(_Parsed(i, route, event))
         seen = await asyncio.to_thread(self.ledger.seen, [p.event.id for p in parsed])

@@ -197,3 +197,15 @@ async def test_an_event_a_handler_refuses_is_dead_lettered_without_retries(
     [verdict] = await strict.dispatch([Incoming(SUBJECT, turn_bytes(1), attempt=1, max_attempts=5)])
     assert (verdict.action, verdict.outcome) == (ACK, "dead_letter")
     assert "not allowed" in (verdict.reason or "")
+
+
+async def test_a_dead_letter_keeps_the_senders_id_when_there_is_one(
+    dispatcher: Dispatcher, memory: Memory
+) -> None:
+    bad = json.dumps(
+        {"id": "fb-9", "suggestion_id": "s", "verdict": "loved it", "ts": "2024-01-01T00:00:00Z"}
+    )
+    [verdict] = await dispatcher.dispatch([Incoming("memubot.in.feedback", bad.encode())])
+    assert verdict.outcome == "dead_letter" and verdict.event_id == "fb-9"
+    assert memory.ledger.dead_letters()[0]["event_id"] == "fb-9"
+    assert memory.ledger.seen(["fb-9"]) == set()  # not handled: a fixed resend is still accepted

@@ -14,8 +14,6 @@ from daemon.config import load_settings
 from daemon.errors import InvalidInput
 from daemon.replay import load_scenario, replay, scenario_settings, timeline
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench" / "proactive"
-
 
 def scenario(tmp_path: Path, **over: Any) -> Path:
     body = {
@@ -104,11 +102,26 @@ def _without(tmp_path: Path, key: str) -> Path:
     return path
 
 
-def test_shared_scenarios_load_with_their_payload_files() -> None:
-    files = sorted(SHARED.glob("*.json"))
-    assert files, f"no scenarios under {SHARED}"
-    for f in files:
-        sc = load_scenario(f)
-        assert sc.events and sc.start < sc.end
-        for step in sc.events:
-            assert b"payload_file" not in step.data  # inlined from ../../fixtures
+def test_a_payload_file_is_inlined_relative_to_the_scenario(tmp_path: Path) -> None:
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "fixtures" / "pr.json").write_text(
+        json.dumps({"action": "review_requested"}), encoding="utf-8"
+    )
+    (tmp_path / "scenarios").mkdir()
+    event = {"id": "gh1", "event": "pull_request", "payload_file": "../fixtures/pr.json"}
+    path = scenario(
+        tmp_path, events=[{"at": "2026-03-02T09:00:00+01:00", "subject": "memubot.in.github", "body": event}]
+    )
+    moved = tmp_path / "scenarios" / path.name
+    path.rename(moved)
+    [step] = load_scenario(moved).events
+    assert json.loads(step.data) == {
+        "id": "gh1",
+        "event": "pull_request",
+        "payload": {"action": "review_requested"},
+    }
+    missing = scenario(
+        tmp_path, events=[{"at": "2026-03-02T09:00:00+01:00", "subject": "memubot.in.github", "body": event}]
+    )
+    with pytest.raises(InvalidInput, match="cannot read"):
+        load_scenario(missing)  # from tmp_path, ../fixtures/pr.json does not exist

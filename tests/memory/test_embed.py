@@ -127,3 +127,43 @@ def test_embed_missing_embeds_each_new_text_once() -> None:
     assert e.calls == [["a", "c"]]
     assert fresh.tolist() == [True, False, False, True]
     assert vecs[1].sum() == 0 and vecs[2].sum() == 2.0
+
+
+def test_engine_lock_lets_a_waiting_query_go_before_the_next_passage_chunk() -> None:
+    import threading
+
+    import numpy as np
+
+    from daemon.memory.embed import PASSAGE_CHUNK, EngineLock, _chunked
+
+    lock = EngineLock()
+    calls: list[str] = []
+    in_chunk = threading.Event()
+    gate = threading.Event()
+
+    def passages(texts: list[str]) -> np.ndarray:
+        calls.append(f"passages:{len(texts)}")
+        in_chunk.set()
+        assert gate.wait(10)
+        return np.ones((len(texts), 4), np.float32)
+
+    writer = threading.Thread(target=_chunked, args=(lock, passages, ["t"] * (3 * PASSAGE_CHUNK), 4))
+    writer.start()
+    assert in_chunk.wait(10)  # the first chunk is being embedded
+    querier_waiting = threading.Event()
+
+    def query() -> None:
+        querier_waiting.set()
+        with lock.query():
+            calls.append("query")
+
+    q = threading.Thread(target=query)
+    q.start()
+    assert querier_waiting.wait(10)
+    with lock._cond:  # the query is queued on the lock before the chunk ends
+        assert lock._cond.wait_for(lambda: lock._queries == 1, timeout=10)
+    gate.set()
+    writer.join(10)
+    q.join(10)
+    chunk = f"passages:{PASSAGE_CHUNK}"
+    assert calls == [chunk, "query", chunk, chunk]

@@ -447,6 +447,21 @@ def latency_rows(
     return e2e
 
 
+async def recalls_during(client: Client, turns: list[dict[str, Any]], done: asyncio.Event) -> list[float]:
+    """Round-trip latencies (s) of recalls sent every 0.5 s until `done`: a user asking mid-import."""
+    latencies: list[float] = []
+    i = 0
+    while not done.is_set():
+        t = turns[(37 * i) % len(turns)]
+        i += 1
+        t0 = time.perf_counter()
+        await client.recall(str(t["text"])[:200], scope=str(t["scope"]), k=10, reinforce=False)
+        latencies.append(time.perf_counter() - t0)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done.wait(), 0.5)
+    return latencies
+
+
 async def bench_ingest(args: argparse.Namespace, res: Results, broker: Broker) -> None:
     turns = load_turns(args.turns + args.paced)
     burst, paced = turns[: args.turns], turns[args.turns :]
@@ -465,8 +480,12 @@ async def bench_ingest(args: argparse.Namespace, res: Results, broker: Broker) -
                 for t in burst:
                     sent[t["id"]] = await publish(client, t)
                 pub_s = time.perf_counter() - t0
-                log(f"ingest: published in {pub_s:.1f}s, waiting for flush")
+                log(f"ingest: published in {pub_s:.1f}s, waiting for flush (recalling every 0.5 s meanwhile)")
+                busy = asyncio.Event()
+                during = asyncio.create_task(recalls_during(client, burst, busy))
                 await client.flush(timeout=min(3600.0, max(600.0, 2.0 * len(burst))))
+                busy.set()
+                recall_lat = await during
                 burst_rss, burst_hwm = d.mem_mb()
                 if paced:
                     log(f"ingest: publishing {len(paced)} turns paced at {args.rate:g} turns/s")
@@ -499,6 +518,12 @@ async def bench_ingest(args: argparse.Namespace, res: Results, broker: Broker) -
             "ratio raw embedding time / end-to-end time",
             f"{raw_s / e2e:.2f}",
             "1.0 = the daemon adds nothing to embedding",
+        )
+        res.add(
+            "ingest",
+            f"RPC recall round trip p50 / p95 during the burst of {len(burst)}",
+            lat_cell(recall_lat),
+            f"{len(recall_lat)} recalls, one every 0.5 s while the daemon embedded and committed",
         )
         if paced:
             latency_rows(res, f"paced {len(paced)} at {args.rate:g}/s", paced, sent, done, throughput=False)
@@ -618,8 +643,8 @@ async def bench_recall_size(
             "startup",
             f"spawn → READY, existing DB of {label}",
             f"{ready:.2f} s",
-            f"first start on a file written without the daemon: READY waits for the indexes and for "
-            f"publishing every memory op of the file (memubot.out.memory.*); daemon's own log: {reported} s",
+            f"first start on a file written without the daemon (READY waits for the indexes; the file's "
+            f"existing memory ops are not announced); daemon's own log: {reported} s",
         )
         res.add(
             "startup",

@@ -166,7 +166,8 @@ class Memory:
         return cls(Store(path), embedder, params, clock, progress, llm)
 
     def close(self) -> None:
-        with self._lock:
+        # after the writer in progress, if any: a batch is never cut off half-committed
+        with self._write, self._lock:
             if self._closed:
                 return
             self.flush_touches()

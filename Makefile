@@ -33,6 +33,8 @@ bench: setup
 	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/embedders.py
+	$(BIN)/python bench/embed_contention.py
+	$(BIN)/python bench/daemon.py --items 10000,100000
 
 clean:
 	rm -rf $(VENV) bench/out .mypy_cache .ruff_cache .pytest_cache

@@ -40,7 +40,9 @@ from schedules.scheduler import TickScheduler
 
 log = logging.getLogger(__name__)
 
-SIZES_EVERY_S = 2.0  # how stale the /metrics store sizes may be
+SIZES_EVERY_S = 2.0
+# A batch this slow is stuck: 64 turns embed in ~4 s, and with an LLM each call times out in 20 s.
+STUCK_AFTER_S = 600.0  # how stale the /metrics store sizes may be
 RUNTIME_FILE = "memubot.json"  # where a running daemon says how to reach it (pid, NATS URL, HTTP)
 
 
@@ -171,7 +173,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         def ready() -> dict[str, bool]:
             return {
                 "broker": nc.is_connected,
-                "consumer": consumer.running,
+                "consumer": consumer.healthy(STUCK_AFTER_S),
                 "db": memory.is_open,
                 "scheduler": scheduler.running,
             }
@@ -191,7 +193,11 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
 
         interval = watchdog_interval(settings.watchdog_usec)
         if interval:
-            dog = asyncio.create_task(watchdog_loop(notifier, interval, lambda: consumer.running))
+            # no pings while the consumer is stuck (a DuckDB call or a batch that never ends):
+            # systemd restarts the daemon, and the batch in hand is redelivered
+            dog = asyncio.create_task(
+                watchdog_loop(notifier, interval, lambda: consumer.healthy(STUCK_AFTER_S))
+            )
             stack.callback(dog.cancel)
         status = (
             f"ready: {memory.embedder.name}, NATS {bus.url}{' (embedded)' if bus.embedded else ''}, "

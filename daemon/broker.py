@@ -89,10 +89,10 @@ def server_binary() -> Path:
     )
 
 
-def _config(store_dir: Path, limits: BrokerLimits) -> str:
-    """A nats-server configuration file: loopback, a port of its choosing, JetStream with limits."""
+def _config(store_dir: Path, limits: BrokerLimits, port: int) -> str:
+    """A nats-server configuration file: loopback, the port (-1: its choice), JetStream with limits."""
     return (
-        "listen: 127.0.0.1:-1\n"
+        f"listen: 127.0.0.1:{port}\n"
         f"max_payload: {limits.max_payload}\n"
         "jetstream {\n"
         f"  store_dir: {json.dumps(str(store_dir))}\n"
@@ -118,7 +118,7 @@ async def _read_port(ports_dir: Path, pid: int, process: asyncio.subprocess.Proc
     raise BrokerError(f"nats-server did not report its port within {START_TIMEOUT_S:.0f}s")
 
 
-async def start_embedded(state_dir: Path, limits: BrokerLimits | None = None) -> Broker:
+async def start_embedded(state_dir: Path, limits: BrokerLimits | None = None, port: int = -1) -> Broker:
     """Start nats-server with JetStream under `state_dir/nats`; returns once it answers."""
     root = state_dir / "nats"
     ports_dir = root / "run"
@@ -126,7 +126,7 @@ async def start_embedded(state_dir: Path, limits: BrokerLimits | None = None) ->
     for d in (ports_dir, store):
         d.mkdir(parents=True, exist_ok=True)
     conf = root / "nats-server.conf"
-    conf.write_text(_config(store, limits or BrokerLimits()), encoding="utf-8")
+    conf.write_text(_config(store, limits or BrokerLimits(), port), encoding="utf-8")
     log_file = root / "nats-server.log"
     process = await asyncio.create_subprocess_exec(
         str(server_binary()),
@@ -139,6 +139,9 @@ async def start_embedded(state_dir: Path, limits: BrokerLimits | None = None) ->
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL,
+        # its own process group: Ctrl-C in a terminal reaches memubot only, which drains first
+        # and then stops the server
+        start_new_session=True,
     )
     try:
         url = await _read_port(ports_dir, process.pid, process)
@@ -170,6 +173,18 @@ async def stop(broker: Broker, timeout: float = STOP_TIMEOUT_S) -> int | None:
     return process.returncode
 
 
+async def _start_on_configured_port(url: str, state_dir: Path, limits: BrokerLimits | None) -> Broker:
+    """Listen where MEMUBOT_NATS_URL points when that is a free loopback port, so that agents
+    and restarts find the same address; else on a port the server chooses (see memubot.json)."""
+    parts = urlsplit(url if "://" in url else f"nats://{url}")
+    if parts.hostname in ("127.0.0.1", "localhost") and parts.port:
+        try:
+            return await start_embedded(state_dir, limits, port=parts.port)
+        except BrokerError as exc:
+            log.warning("cannot listen on %s (%s): letting nats-server choose a port", url, exc)
+    return await start_embedded(state_dir, limits)
+
+
 @contextlib.asynccontextmanager
 async def broker(url: str, state_dir: Path, limits: BrokerLimits | None = None) -> AsyncIterator[Broker]:
     """The configured server if it answers, else an embedded one, stopped on exit."""
@@ -178,7 +193,7 @@ async def broker(url: str, state_dir: Path, limits: BrokerLimits | None = None) 
         yield Broker(url)
         return
     log.info("no NATS server answers at %s: starting the embedded one", url)
-    embedded = await start_embedded(state_dir, limits)
+    embedded = await _start_on_configured_port(url, state_dir, limits)
     try:
         yield embedded
     finally:

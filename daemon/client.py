@@ -19,6 +19,7 @@ import nats
 from nats.aio.client import Client as NATS
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
+from daemon.broker import probe
 from daemon.bus import conversation_subject, rpc_subject
 from daemon.errors import MemubotError
 
@@ -55,9 +56,12 @@ class Client:
 
     @classmethod
     async def connect(cls, url: str, timeout: float = 30.0, name: str = "memubot-client") -> Client:
-        # one attempt, no reconnect loop: a caller that gets no daemon should hear it at once
+        """Connect, failing at once if nothing answers; once connected, reconnect for as long as
+        it takes (a daemon restarted by systemd comes back on the same port)."""
+        if not await probe(url, timeout=2.0):
+            raise RpcError("unavailable", f"no NATS server answers at {url}")
         nc = await nats.connect(
-            url, name=name, connect_timeout=5, max_reconnect_attempts=0, allow_reconnect=False
+            url, name=name, connect_timeout=5, max_reconnect_attempts=-1, reconnect_time_wait=1
         )
         return cls(nc, timeout)
 
@@ -101,10 +105,17 @@ class Client:
         await self.publish(conversation_subject(agent), body)
         return event_id
 
-    async def publish(self, subject: str, body: dict[str, Any]) -> None:
-        """Publish any event on a `memubot.in.*` subject, deduplicated by its id."""
+    async def publish(self, subject: str, body: dict[str, Any]) -> bool:
+        """Publish any event on a `memubot.in.*` subject, deduplicated by its id.
+
+        False when the server dropped it as a duplicate of an id published in the last two
+        hours: a corrected event needs a new id.
+        """
         data = json.dumps({k: v for k, v in body.items() if v is not None}, ensure_ascii=False).encode()
-        await self.js.publish(subject, data, headers={"Nats-Msg-Id": str(body["id"])}, timeout=self.timeout)
+        ack = await self.js.publish(
+            subject, data, headers={"Nats-Msg-Id": str(body["id"])}, timeout=self.timeout
+        )
+        return not ack.duplicate
 
     async def send_feedback(self, suggestion_id: str, verdict: str, *, scope: str | None = None) -> str:
         """Report what the person did with a suggestion: accepted, dismissed or snoozed."""

@@ -68,19 +68,21 @@ class Consumer:
 
     async def start(self) -> None:
         p = self.params
-        self._sub = await self.js.pull_subscribe(
-            IN_SUBJECTS,
-            durable=p.durable,
-            stream=IN_STREAM,
-            config=ConsumerConfig(
-                durable_name=p.durable,
-                ack_policy=AckPolicy.EXPLICIT,
-                deliver_policy=DeliverPolicy.ALL,
-                max_deliver=p.max_deliver,
-                ack_wait=p.ack_wait_s,
-                max_ack_pending=max(1000, 4 * p.batch),
-            ),
+        config = ConsumerConfig(
+            durable_name=p.durable,
+            ack_policy=AckPolicy.EXPLICIT,
+            deliver_policy=DeliverPolicy.ALL,
+            # The server never gives up on a message: the dispatcher dead-letters it after
+            # `max_deliver` attempts, even when those attempts ended in crashes (a server-side
+            # limit would drop it silently, with no dead letter and a stuck ack floor).
+            max_deliver=-1,
+            ack_wait=p.ack_wait_s,
+            max_ack_pending=max(1000, 4 * p.batch),
+            filter_subject=IN_SUBJECTS,
         )
+        # create, or bring an existing durable to this configuration (pull_subscribe would not)
+        await self.js.add_consumer(IN_STREAM, config)
+        self._sub = await self.js.pull_subscribe(IN_SUBJECTS, durable=p.durable, stream=IN_STREAM)
         self._task = asyncio.create_task(self._run(), name="memubot-consumer")
         log.info("consuming %s from %s as durable %r", IN_SUBJECTS, IN_STREAM, p.durable)
 
@@ -106,7 +108,7 @@ class Consumer:
                 log.exception("a batch of %d events failed outside any handler: retrying it later", len(msgs))
                 for m in msgs:
                     with contextlib.suppress(Exception):
-                        await m.nak(delay=self.params.backoff_s[0])
+                        await m.nak(delay=self._backoff(m.metadata.num_delivered))
             self.last_batch_at = time.monotonic()
 
     async def _process(self, msgs: list[Msg]) -> None:
@@ -133,10 +135,17 @@ class Consumer:
             if verdict.action == ACK:
                 await m.ack()
             else:
-                backoff = self.params.backoff_s
-                await m.nak(delay=backoff[min(msg.attempt, len(backoff)) - 1])
+                await m.nak(delay=self._backoff(msg.attempt))
         if self.after_batch is not None:
             await self.after_batch()
+
+    def _backoff(self, attempt: int) -> float:
+        backoff = self.params.backoff_s
+        return backoff[max(0, min(attempt, len(backoff)) - 1)]
+
+    def healthy(self, max_batch_s: float) -> bool:
+        """Running, and a fetch or a batch finished within `max_batch_s` (a stuck store is not)."""
+        return self.running and time.monotonic() - self.last_batch_at < max_batch_s
 
     async def _keep_alive(self, msgs: list[Msg]) -> None:
         """Tell the server the batch is still being worked on (a long embedding or LLM call)."""

@@ -93,6 +93,15 @@ class Dispatcher:
                 sent_id = sent_id if isinstance(sent_id, str) and sent_id.strip() else None
                 verdicts[i] = await self._dead(msg, route.kind if route else "unknown", str(exc), sent_id)
                 continue
+            if msg.attempt > msg.max_attempts:
+                # delivered again and again without a verdict: the daemon died or the batch
+                # failed outside any handler each time; stop here, with a record to replay
+                reason = (
+                    f"not handled after {msg.attempt - 1} deliveries (the daemon stopped or crashed while "
+                    "handling it, or its batch failed outside any handler)"
+                )
+                verdicts[i] = await self._dead(msg, route.kind, reason, event.id)
+                continue
             parsed.append(_Parsed(i, route, event))
         seen = await asyncio.to_thread(self.ledger.seen, [p.event.id for p in parsed])
         fresh: list[_Parsed] = []

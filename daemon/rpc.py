@@ -99,12 +99,14 @@ class RpcServer:
             self._subs.append(sub)
         log.info("answering requests on %s", ", ".join(rpc_subject(v) for v in VERBS))
 
-    async def stop(self) -> None:
+    async def stop(self, timeout: float = 30.0) -> None:
+        """Stop taking requests; requests in hand are answered first (drain, not unsubscribe:
+        unsubscribing cancels a running callback, and a forget would commit unanswered)."""
         for sub in self._subs:
             try:
-                await sub.unsubscribe()
-            except Exception as exc:  # the connection may already be closing
-                log.debug("unsubscribe failed: %s", exc)
+                await asyncio.wait_for(sub.drain(), timeout)  # type: ignore[no-untyped-call]
+            except Exception as exc:  # the connection may already be closing, or a request hangs
+                log.warning("rpc %s: not drained: %s", sub.subject, exc or type(exc).__name__)
         self._subs.clear()
 
     def _callback(self, verb: str) -> Callable[[Msg], Awaitable[None]]:
@@ -147,6 +149,14 @@ class RpcServer:
 
     # ---- verbs ------------------------------------------------------------------------
 
+    async def _known_scope(self, scope: str) -> str:
+        """An unknown scope is an error, not an empty answer: a typo must not look like amnesia."""
+        if not await asyncio.to_thread(self.memory.has_scope, scope):
+            raise NotFound(
+                f"no memories in scope {scope!r} (nothing was stored for it, or all was forgotten)"
+            )
+        return scope
+
     async def rpc_recall(self, req: dict[str, Any]) -> dict[str, Any]:
         scope, query = _required(req, "scope"), _required(req, "query")
         k = _field(req, "k", int, 10)
@@ -154,6 +164,7 @@ class RpcServer:
             raise InvalidInput(f"field 'k' must be between 1 and 200, got {k}")
         ts = parse_ts(req["ts"], "ts") if req.get("ts") is not None else None
         explain = bool(_field(req, "explain", bool, False))
+        await self._known_scope(scope)
         t0 = time.perf_counter()
         hits = await asyncio.to_thread(
             self.memory.recall,
@@ -200,6 +211,9 @@ class RpcServer:
         items = _field(req, "items", list, [])
         if not all(isinstance(i, str) for i in items):
             raise InvalidInput("field 'items' must be a list of item ids")
+        if sum([bool(items), req.get("query") is not None, bool(req.get("all"))]) != 1:
+            raise InvalidInput("forget needs exactly one of: 'items', 'query', 'all'")
+        await self._known_scope(scope)
         counts = await asyncio.to_thread(
             self.memory.forget,
             scope,
@@ -213,6 +227,8 @@ class RpcServer:
 
     async def rpc_stats(self, req: dict[str, Any]) -> dict[str, Any]:
         scope = _field(req, "scope", str)
+        if scope is not None:
+            await self._known_scope(scope)
         stats = await asyncio.to_thread(self.memory.stats, scope)
         stats["scopes"] = len(await asyncio.to_thread(self.memory.scopes)) if scope is None else 1
         pending, in_flight = await self._pending()

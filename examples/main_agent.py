@@ -34,7 +34,6 @@ async def read_line() -> str | None:
 
 
 async def chat(client: Client, scope: str, session: str) -> None:
-    n = 0
     while True:
         print("> ", end="", flush=True)
         line = await read_line()
@@ -49,18 +48,20 @@ async def chat(client: Client, scope: str, session: str) -> None:
             elif line.startswith("/forget "):
                 result = await client.forget(scope=scope, query=line[8:])
                 print(f"  forgot {result['deleted']}")
-            elif line.strip() == "/stats":
+            elif line.strip() == "/stats":  # (not_found until the first turn is stored)
                 stats = await client.stats(scope)
                 print(
                     f"  {stats['resources']} turns, {stats['items']} memories, {stats['daemon']['pending']} pending"
                 )
             else:
                 # what memory knows about this goes into the answer; then the turn itself is remembered
-                hits = await client.recall(line, scope=scope, k=3, session=session)
-                n += 1
-                await client.publish_turn(
-                    line, scope=scope, role="user", session=session, id=f"{session}:{n}"
-                )
+                try:
+                    hits = await client.recall(line, scope=scope, k=3, session=session)
+                except RpcError as exc:
+                    if exc.kind != "not_found":  # a new person: nothing remembered yet
+                        raise
+                    hits = []
+                await client.publish_turn(line, scope=scope, role="user", session=session)  # a fresh id
                 for h in hits:
                     print(f"  (remembered) {h['text']}")
                 if not hits:
@@ -81,7 +82,7 @@ async def main() -> int:
     for url in candidate_urls(settings):
         with contextlib.suppress(Exception):
             client = await Client.connect(url)
-            await client.stats(args.scope)
+            await client.stats()  # a daemon answers
             break
         client = None
     if client is None:

@@ -30,7 +30,12 @@ def resource_from(turn: ConversationTurn) -> ResourceIn:
 
 
 async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
-    """Memorize turns (one batch, embedded together) off the event loop; idempotent on turn id."""
+    """Memorize turns (one batch, embedded together) off the event loop; idempotent on turn id.
+
+    A turn whose resource exists already (or was forgotten) is a "duplicate": the ledger did not
+    know it because an earlier run died between commit and ledger, or it came in through import.
+    """
+    known = await asyncio.to_thread(deps.memory.known_resources, [(t.scope, t.id) for t in turns])
     report = await asyncio.to_thread(deps.memory.memorize, [resource_from(t) for t in turns])
     log.debug(
         "conversation batch of %d: +%d resources, +%d items, %d already stored",
@@ -39,4 +44,4 @@ async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
         report.items_added,
         report.resources_skipped,
     )
-    return ["stored"] * len(turns)
+    return ["duplicate" if (t.scope, t.id) in known else "stored" for t in turns]

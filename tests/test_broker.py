@@ -58,9 +58,24 @@ async def test_broker_uses_a_server_that_answers_and_embeds_otherwise(tmp_path: 
     finally:
         await B.stop(outside)
     async with B.broker(outside.url, tmp_path / "state") as b:  # now nothing answers there
-        assert b.embedded and b.url != outside.url and await B.probe(b.url)
+        # embedded, listening where the URL points: agents and restarts find the same address
+        assert b.embedded and b.url == outside.url and await B.probe(b.url)
         url = b.url
     assert not await B.probe(url, timeout=0.5)  # stopped on exit
+
+
+async def test_the_embedded_server_picks_a_port_when_the_configured_one_is_taken(tmp_path: Path) -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.close()
+
+    squatter = await asyncio.start_server(silent, "127.0.0.1", 0)  # not NATS: the probe fails
+    port = squatter.sockets[0].getsockname()[1]
+    try:
+        async with B.broker(f"nats://127.0.0.1:{port}", tmp_path / "state") as b:
+            assert b.embedded and not b.url.endswith(f":{port}") and await B.probe(b.url)
+    finally:
+        squatter.close()
+        await squatter.wait_closed()
 
 
 def test_a_missing_binary_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -144,7 +144,7 @@ async def test_memorize_rpc_forget_and_memory_ops_on_the_bus(daemon: Running) ->
         "memubot.in.conversation.main", json.dumps(turn(5, "My locker code at the gym is 4412.")).encode()
     )
     await c.flush()
-    assert (await c.stats("alice"))["resources"] == 0
+    assert (await c.stats())["resources"] == 0  # the whole file: nothing came back
 
 
 async def _collect(into: list[dict[str, Any]], msg: Any) -> None:
@@ -240,3 +240,14 @@ async def test_systemd_hears_ready_watchdog_and_stopping(tmp_path: Path, nats_ur
     finally:
         stop.set()
         sock.close()
+
+
+async def test_an_unknown_scope_is_an_error_not_an_empty_answer(daemon: Running) -> None:
+    c = daemon.client
+    for call in (
+        c.recall("anything", scope="nobody"),
+        c.stats("nobody"),
+        c.forget(scope="nobody", query="x"),
+    ):
+        with pytest.raises(RpcError, match="not_found: no memories in scope 'nobody'"):
+            await call

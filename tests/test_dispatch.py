@@ -154,10 +154,24 @@ async def test_a_forgotten_turn_redelivered_stays_forgotten(dispatcher: Dispatch
     await dispatcher.dispatch([Incoming(SUBJECT, data)])
     memory.forget("alice", query="locker code")
     assert memory.stats("alice")["resources"] == 0
-    [verdict] = await dispatcher.dispatch([Incoming(SUBJECT, data, attempt=2)])
+    [verdict] = await dispatcher.dispatch([Incoming(SUBJECT, data, attempt=2, max_attempts=5)])
     assert verdict.outcome == "duplicate"
     assert memory.stats("alice")["resources"] == 0
-    assert memory.ledger.outcome("t1") == "forgotten"
+    assert memory.ledger.outcome("t1") == "stored"  # its first record stays: a duplicate from now on
+
+
+async def test_tombstones_are_per_scope(memory: Memory) -> None:
+    from tests.conftest import turn
+
+    memory.memorize(
+        [turn("turn-1", "I keep bees.", scope="alice"), turn("turn-1", "I keep goats.", scope="bob")]
+    )
+    memory.forget("bob", query="goats")
+    memory.memorize([turn("turn-1", "I keep goats.", scope="bob")])  # re-imported: stays forgotten
+    assert memory.stats("bob")["resources"] == 0
+    assert memory.stats("alice")["resources"] == 1
+    memory.forget("alice", query="bees")
+    assert memory.stats("alice")["resources"] == 0
 
 
 async def test_ticks_and_feedback(dispatcher: Dispatcher, memory: Memory, clock: FakeClock) -> None:
@@ -209,3 +223,19 @@ async def test_a_dead_letter_keeps_the_senders_id_when_there_is_one(
     assert verdict.outcome == "dead_letter" and verdict.event_id == "fb-9"
     assert memory.ledger.dead_letters()[0]["event_id"] == "fb-9"
     assert memory.ledger.seen(["fb-9"]) == set()  # not handled: a fixed resend is still accepted
+
+
+async def test_an_event_delivered_past_its_attempts_is_dead_lettered_without_running(
+    memory: Memory, dispatcher: Dispatcher
+) -> None:
+    # five deliveries ended without a verdict (the daemon crashed each time): the sixth stops
+    calls: list[list[str]] = []
+    flaky = Dispatcher(dispatcher.deps, routes=_flaky_routes(set(), calls))
+    [verdict] = await flaky.dispatch(
+        [Incoming(SUBJECT, turn_bytes(3), attempt=6, max_attempts=5, stream_seq=9)]
+    )
+    assert (verdict.action, verdict.outcome, verdict.event_id) == (ACK, "dead_letter", "t3")
+    assert "not handled after 5 deliveries" in (verdict.reason or "")
+    assert calls == []
+    replayed = await dispatcher.replay_dead_letter(verdict.dead_letter_id or 0)
+    assert replayed.outcome == "stored"  # the record replays like any other

@@ -888,6 +888,20 @@ class Memory:
         with self._lock:
             return self.store.scopes()
 
+    def has_scope(self, scope: str) -> bool:
+        """Whether anything was ever stored for `scope` (and is not entirely forgotten)."""
+        with self._lock:
+            row = self.store.con.execute(
+                "SELECT EXISTS (SELECT 1 FROM resources WHERE scope = ?) OR EXISTS (SELECT 1 FROM items WHERE scope = ?)",
+                [scope, scope],
+            ).fetchone()
+        return bool(row and row[0])
+
+    def known_resources(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which (scope, resource id) pairs are stored already, or were forgotten."""
+        with self._lock:
+            return self.store.existing_resources(keys)
+
     def get_item(self, scope: str, item_id: str) -> dict[str, Any] | None:
         with self._lock:
             self.flush_touches()

@@ -174,6 +174,12 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 given_at TIMESTAMPTZ NOT NULL)""",
             # positions of the daemon's outboxes (e.g. the last memory op published)
             "CREATE TABLE cursors (name TEXT PRIMARY KEY, position BIGINT NOT NULL)",
+            # tombstones: resources forgotten for good, per scope (resource ids are scope-local)
+            """CREATE TABLE forgotten (
+                scope TEXT NOT NULL,
+                resource_id TEXT NOT NULL,
+                forgotten_at TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (scope, resource_id))""",
         ],
     ),
 ]
@@ -396,8 +402,7 @@ class Store:
         rows = self.con.execute(
             "WITH k AS (SELECT unnest(?) AS scope, unnest(?) AS id)"
             " SELECT r.scope, r.id FROM resources r JOIN k ON k.scope = r.scope AND k.id = r.id"
-            " UNION SELECT k.scope, k.id FROM events e JOIN k ON k.scope = e.scope AND k.id = e.event_id"
-            " WHERE e.outcome = 'forgotten'",
+            " UNION SELECT k.scope, k.id FROM forgotten f JOIN k ON k.scope = f.scope AND k.id = f.resource_id",
             [[k[0] for k in keys], [k[1] for k in keys]],
         ).fetchall()
         return {(r[0], r[1]) for r in rows}
@@ -1105,11 +1110,17 @@ class Store:
             )
             delete("items", f"scope = ? AND id IN ({q})", [scope, items])
             delete("resources", f"scope = ? AND id IN ({q})", [scope, res])
-            # Tombstones: a forgotten turn redelivered by the bus or imported again stays forgotten.
+            # Tombstones: a forgotten turn imported again stays forgotten, and one redelivered by
+            # the bus is a duplicate for the ledger (an event handled before keeps its record).
+            self.con.execute(
+                "INSERT INTO forgotten SELECT ?, id, ? FROM (SELECT unnest(?) AS id) WHERE id <> ''"
+                " ON CONFLICT DO NOTHING",
+                [scope, _utc(forgotten_at), res],
+            )
             self.con.execute(
                 "INSERT INTO events (event_id, subject, scope, outcome, handled_at)"
                 " SELECT id, 'forget', ?, 'forgotten', ? FROM (SELECT unnest(?) AS id) WHERE id <> ''"
-                " ON CONFLICT (event_id) DO UPDATE SET outcome = 'forgotten', handled_at = excluded.handled_at",
+                " ON CONFLICT (event_id) DO NOTHING",
                 [scope, _utc(forgotten_at), res],
             )
             self.log_ops([(scope, "forgotten", i, None) for i in items if i], forgotten_at)

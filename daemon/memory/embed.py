@@ -66,18 +66,17 @@ class EngineLock:
             finally:
                 self._queries -= 1
             self._busy = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._busy = False
-                self._cond.notify_all()
+        yield from self._held()
 
     @contextmanager
     def passages(self) -> Iterator[None]:
         with self._cond:
             self._cond.wait_for(lambda: not self._busy and not self._queries)
             self._busy = True
+        yield from self._held()
+
+    def _held(self) -> Iterator[None]:
+        """The inference runs here; then the engine is free and every waiter re-checks its turn."""
         try:
             yield
         finally:

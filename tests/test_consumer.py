@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import nats
+from nats.js.api import AckPolicy, ConsumerConfig
 
 from daemon.bus import ensure_streams
 from daemon.config import load_settings
@@ -22,8 +23,6 @@ async def test_the_durable_never_drops_and_a_stuck_consumer_is_unhealthy(
     js = nc.jetstream()
     await ensure_streams(js)
     # an older durable with a server-side delivery limit is brought to the new configuration
-    from nats.js.api import AckPolicy, ConsumerConfig
-
     await js.add_consumer(
         IN_STREAM, ConsumerConfig(durable_name="memubot", ack_policy=AckPolicy.EXPLICIT, max_deliver=5)
     )

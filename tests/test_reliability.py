@@ -240,7 +240,9 @@ async def test_sigkill_in_the_middle_of_5000_turns_stores_each_exactly_once(
 
         async def consuming() -> bool:
             nonlocal progress
-            progress = (await client.stats(scope))["resources"]
+            progress = (await client.stats())[
+                "resources"
+            ]  # the whole file: the scope exists only once stored
             return progress >= 200
 
         await poll(consuming, 600, "the daemon to store 200 turns", interval=0.05)
@@ -385,7 +387,9 @@ async def test_sigterm_under_load_exits_0_and_acks_nothing_uncommitted(tmp_path:
 
         async def storing() -> bool:
             nonlocal progress
-            progress = (await client.stats(scope))["resources"]
+            progress = (await client.stats())[
+                "resources"
+            ]  # the whole file: the scope exists only once stored
             return progress > 0
 
         await poll(storing, 600, "the daemon to start storing", interval=0.05)

@@ -20,6 +20,7 @@ from daemon.broker import probe, server_binary
 from daemon.client import Client, RpcError, runtime_info
 from daemon.config import Settings
 from daemon.errors import MemubotError
+from daemon.events import ROLES
 
 T = TypeVar("T")
 
@@ -138,7 +139,7 @@ def _deadletters_offline(
     with open_memory(settings, args.db) as memory:
         if body["action"] == "list":
             rows = memory.ledger.dead_letters(include_replayed=args.all, limit=args.limit)
-            return {"dead_letters": [{k: v for k, v in r.items()} for r in rows]}
+            return {"dead_letters": rows}
         dispatcher = Dispatcher(Deps(memory, settings, memory.clock))
         verdict = asyncio.run(dispatcher.replay_dead_letter(args.replay))
         return {
@@ -263,7 +264,7 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("text", help="what was said")
     p.add_argument("--scope", required=True, help="whose memory")
-    p.add_argument("--role", default="user", choices=["user", "assistant", "system", "tool"])
+    p.add_argument("--role", default="user", choices=sorted(ROLES))
     p.add_argument("--session", help="conversation session id")
     p.add_argument("--speaker", help="who spoke (a name)")
     p.add_argument("--agent", default="main", help="the agent that saw the turn (default main)")

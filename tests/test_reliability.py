@@ -86,6 +86,11 @@ def _tail(path: Path, n: int = LOG_TAIL) -> str:
     return "\n".join([*head, f"... last {min(n, len(lines))} of {len(lines)} lines:", *lines[-n:]])
 
 
+async def stored_count(client: Client) -> int:
+    """Resources in the whole file (a scope is not_found until its first turn is stored)."""
+    return int((await client.stats())["resources"])
+
+
 async def poll(
     predicate: Callable[[], Awaitable[bool]], timeout: float, what: str, interval: float = 0.1
 ) -> None:
@@ -240,9 +245,7 @@ async def test_sigkill_in_the_middle_of_5000_turns_stores_each_exactly_once(
 
         async def consuming() -> bool:
             nonlocal progress
-            progress = (await client.stats())[
-                "resources"
-            ]  # the whole file: the scope exists only once stored
+            progress = await stored_count(client)
             return progress >= 200
 
         await poll(consuming, 600, "the daemon to store 200 turns", interval=0.05)
@@ -387,9 +390,7 @@ async def test_sigterm_under_load_exits_0_and_acks_nothing_uncommitted(tmp_path:
 
         async def storing() -> bool:
             nonlocal progress
-            progress = (await client.stats())[
-                "resources"
-            ]  # the whole file: the scope exists only once stored
+            progress = await stored_count(client)
             return progress > 0
 
         await poll(storing, 600, "the daemon to start storing", interval=0.05)

@@ -48,3 +48,15 @@ def test_only_config_reads_the_environment() -> None:
         if path.name == "config.py" or path == ROOT / "daemon" / "__init__.py":
             continue  # __init__ only *sets* the BLAS thread count before numpy loads
         assert "os.environ" not in path.read_text(encoding="utf-8"), f"{path} reads os.environ"
+
+
+def test_only_the_store_modules_run_sql() -> None:
+    # The SQL is split by concern over store.py and store_*.py (the ledger keeps its own);
+    # everything else asks a store method, so no query hides in the facade or a handler.
+    for path in _files("daemon") + _files("handlers"):
+        if path.parent.name == "memory" and (path.name.startswith("store") or path.name == "ledger.py"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert "duckdb" not in _imports(path), f"{path} imports duckdb"
+        uses = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "con"]
+        assert not uses, f"{path} touches the DuckDB connection on line(s) {uses}"

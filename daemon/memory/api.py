@@ -23,19 +23,18 @@ import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import dedup as D
+from daemon.memory import forgetting as F
 from daemon.memory import lifecycle as L
 from daemon.memory import retrieve as R
 from daemon.memory.embed import Embedder, content_hash, embed_cached, embed_missing
 from daemon.memory.extract import TurnContext, context_line, extract, from_facts
-from daemon.memory.index import BM25Params, term_counts, tokenize
+from daemon.memory.index import BM25Params, term_counts
 from daemon.memory.ledger import Ledger
 from daemon.memory.llm import LLMExtractor, LLMTurn
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import ItemRow, Store
 from daemon.memory.types import (
-    CATEGORIES,
-    TIERS,
     Clock,
     Hit,
     ItemDraft,
@@ -98,13 +97,6 @@ class _Turn(NamedTuple):
     item_id: str | None
     at: datetime = datetime.min.replace(tzinfo=UTC)
     rid: str = ""
-
-
-def _quotes(line: str, turn: str) -> bool:
-    """Whether a context line quotes this turn ("Speaker: text"): alone, after a "[date] "
-    prefix, or followed by its resolved-date note. Whole lines, never substrings."""
-    body = line.split("] ", 1)[1] if line.startswith("[") and "] " in line else line
-    return body == turn or body.startswith(turn + " (")
 
 
 def _add(report: MemorizeReport, p: _Prepared) -> MemorizeReport:
@@ -736,68 +728,13 @@ class Memory:
         with self._write, self._lock:
             self._flush_touches_unlocked()
             now = at or self.clock()
-            out: dict[str, dict[str, int]] = {}
-            for sc in [scope] if scope else self.store.scopes():
-                out[sc] = self._consolidate_scope(sc, now)
-            return out
-
-    def _consolidate_scope(self, scope: str, now: datetime) -> dict[str, int]:
-        rows = self.store.lifecycle_rows(scope)
-        live = ~rows["archived"].astype(bool) if len(rows["id"]) else np.zeros(0, bool)
-        ids = [str(x) for x in rows["id"][live]]
-        report = {"active_before": len(ids), "promoted": 0, "demoted": 0, "archived": 0, "evergreen": 0}
-        if ids:
-            tier = np.asarray([TIERS.index(str(t)) for t in rows["tier"][live]], dtype=np.int64)
-            plan = L.plan(
-                now.timestamp(),
-                rows["last_seen"][live].astype(np.float64),
-                rows["access_count"][live].astype(np.float64),
-                rows["importance"][live].astype(np.float64),
-                tier,
-                rows["evergreen"][live].astype(bool),
-                self.params.lifecycle,
-            )
-            changed = np.flatnonzero(plan.tier != tier)
-            tiers = {ids[i]: TIERS[int(plan.tier[i])] for i in changed.tolist()}
-            archive = [ids[i] for i in np.flatnonzero(plan.archive).tolist()]
-            cats = rows["category"][live]
-            ever = rows["evergreen"][live].astype(bool)
-            pinned = [
-                ids[i]
-                for i in np.flatnonzero(
-                    (plan.tier == TIERS.index("core")) & (cats == "profile") & ~ever
-                ).tolist()
-            ]
-            ops: list[tuple[str, str, str, str | None]] = [
-                (scope, "promoted" if plan.tier[i] > tier[i] else "demoted", ids[i], None)
-                for i in changed.tolist()
-            ]
-            ops += [(scope, "archived", item_id, None) for item_id in archive]
-            report.update(
-                promoted=int((plan.tier > tier).sum()),
-                demoted=int((plan.tier < tier).sum()),
-                archived=len(archive),
-                evergreen=len(pinned),
-            )
-            if tiers or archive or pinned:
-                with self.store.transaction():
-                    self.store.set_lifecycle(scope, tiers, archive, pinned, now)
-                    self.store.log_ops(ops, now)
-                    self.store.bump_generation([scope])
-                    self.store.refresh_categories(scope, sorted({str(c) for c in cats}), now)
-        report["active_after"] = report["active_before"] - report["archived"]
-        return report
+            scopes = [scope] if scope else self.store.scopes()
+            return F.consolidate(self.store, scopes, now, self.params.lifecycle)
 
     def restore(self, scope: str, item_id: str) -> bool:
         """Bring an archived item back into recall; False when it is not archived."""
         with self._write, self._lock:
-            now = self.clock()
-            with self.store.transaction():
-                ok = self.store.restore(scope, item_id, now)
-                if ok:
-                    self.store.log_ops([(scope, "restored", item_id, None)], now)
-                    self.store.bump_generation([scope])
-            return ok
+            return F.restore(self.store, scope, item_id, self.clock())
 
     def forget(
         self,
@@ -816,66 +753,21 @@ class Memory:
         context quoted a forgotten turn are re-indexed without it, so no posting, vector or
         cached vector of the forgotten words remains. `dry_run` counts without deleting.
         """
-        if not scope:
-            raise ScopeRequired("forget needs a scope")
-        if sum([bool(item_ids), query is not None, everything]) != 1:
-            raise InvalidInput("forget needs exactly one of: item ids, a query, everything")
+        F.check_target(scope, item_ids, query, everything)
         with self._write, self._lock:
             self._flush_touches_unlocked()
-            items: list[str] = []
-            resources: list[str] = []
-            if everything:
-                items = [t[0] for t in self.store.item_texts(scope)]
-                resources = [r[0] for r in self.store.resource_texts(scope)]
-            elif query is not None:
-                terms = set(tokenize(query))
-                if not terms:
-                    raise InvalidInput(f"forget: the query {query!r} has no searchable words")
-                items = [i for i, text, _ in self.store.item_texts(scope) if terms <= set(tokenize(text))]
-                resources = [r[0] for r in self.store.resource_texts(scope) if terms <= set(tokenize(r[3]))]
-            else:
-                known = {t[0] for t in self.store.item_texts(scope)}
-                missing = sorted(set(item_ids) - known)
-                if missing:
-                    raise InvalidInput(f"forget: no item {', '.join(missing)} in scope {scope!r}")
-                items = list(item_ids)
-            items, resources, orphans = self.store.forget_closure(scope, items, resources)
-            gone = self.store.resources(scope, resources)
-            quoted = [context_line(r) for r in gone]
-            sessions = sorted({r.session for r in gone if r.session})
-            contexts = []
-            for item_id, ctx in self.store.contexts_mentioning(scope, sessions, items):
-                lines = ctx.split("\n")
-                kept = [ln for ln in lines if not any(_quotes(ln, q) for q in quoted)]
-                if len(kept) != len(lines):
-                    text = "\n".join(kept)
-                    tf, length = term_counts(text)
-                    contexts.append(
-                        (item_id, text, length, [(scope, t, item_id, CONTEXT, c) for t, c in tf.items()])
-                    )
-            if dry_run:
-                return {
-                    "items": len(items),
-                    "resources": len(resources),
-                    "contexts_rewritten": len(contexts),
-                    "reextracted": len(orphans),
-                }
-            hashes = [content_hash(self.embedder.name, t) for t in self.store.item_l0(scope, items)]
-            kept_sources = self.store.resources(scope, orphans)
-            counts = self.store.forget(scope, items, resources, hashes, contexts, self.clock())
-            counts["contexts_rewritten"] = len(contexts)
-            if everything:
-                counts["categories"] = self.store.drop_categories(scope)
-            else:
-                self.store.refresh_categories(scope, list(CATEGORIES), self.clock())
-            self._indexes.pop(scope, None)
-            if kept_sources:
-                # Other resources of a forgotten item stay: extract them again, without the
-                # forgotten part (their resource rows are written back unchanged).
-                self._memorize(kept_sources, None, again=True)
-            counts["reextracted"] = len(kept_sources)
-            log.info("forgot in scope %s: %s", scope, counts)
-            return counts
+            return F.forget(
+                self.store,
+                self._indexes,
+                scope,
+                item_ids=item_ids,
+                query=query,
+                everything=everything,
+                dry_run=dry_run,
+                embedder=self.embedder.name,
+                clock=self.clock,
+                reextract=lambda kept: self._memorize(kept, None, again=True),
+            )
 
     # ---- inspection -----------------------------------------------------------------------
 
@@ -891,11 +783,7 @@ class Memory:
     def has_scope(self, scope: str) -> bool:
         """Whether anything was ever stored for `scope` (and is not entirely forgotten)."""
         with self._lock:
-            row = self.store.con.execute(
-                "SELECT EXISTS (SELECT 1 FROM resources WHERE scope = ?) OR EXISTS (SELECT 1 FROM items WHERE scope = ?)",
-                [scope, scope],
-            ).fetchone()
-        return bool(row and row[0])
+            return self.store.has_scope(scope)
 
     def known_resources(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
         """Which (scope, resource id) pairs are stored already, or were forgotten."""

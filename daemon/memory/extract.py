@@ -366,6 +366,17 @@ def _date_note(dates: list[DateMention]) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
+def turn_line(text: str, speaker: str, at: datetime, tz: ZoneInfo) -> tuple[str, list[DateMention]]:
+    """A turn as one attributed line with its relative dates resolved ("Caroline: I went there
+    yesterday (yesterday: 7 May 2023)"): an item's L0, and what the embedding model sees of a
+    turn, also when the understanding models are trained. Returns the dates found too."""
+    text = _one_line(text)
+    local = at.astimezone(tz)
+    # dates are looked for at the start of long texts only, and at most a few are noted
+    dates = resolve_dates(text[:MAX_DATE_CHARS], local, tz)[:MAX_DATE_NOTES]
+    return (f"{speaker}: {text}" if speaker else text) + _date_note(dates), dates
+
+
 def extract(resource: ResourceIn, ctx: TurnContext) -> list[ItemDraft]:
     """Item drafts for one resource (empty for noise). Pure: same input, same drafts."""
     text = _one_line(resource.text)
@@ -373,9 +384,7 @@ def extract(resource: ResourceIn, ctx: TurnContext) -> list[ItemDraft]:
         return []
     speaker = resource.speaker or resource.role or ""
     local = resource.occurred_at.astimezone(ctx.tz)
-    # dates are looked for at the start of long texts only, and at most a few are noted
-    dates = resolve_dates(text[:MAX_DATE_CHARS], local, ctx.tz)[:MAX_DATE_NOTES]
-    l0 = (f"{speaker}: {text}" if speaker else text) + _date_note(dates)
+    l0, dates = turn_line(text, speaker, resource.occurred_at, ctx.tz)
     when = f"[{date_label(local)}]"
     prev = _one_line(ctx.prev_text)
     # The turn before often holds the question whose words the answer omits ("What got you

@@ -131,3 +131,12 @@ def test_a_new_migration_applies_once_and_keeps_data(
     assert upgraded.migrate() == []
     upgraded.close()
     memory.store = store_mod.Store(path)  # the fixture closes what it holds
+
+
+def test_has_scope_until_the_scope_is_forgotten(memory: Memory) -> None:
+    assert not memory.store.has_scope("alice")
+    memory.memorize([turn("h1", "I moved to Lisbon last spring for a new job.")])
+    assert memory.store.has_scope("alice") and memory.has_scope("alice")
+    assert not memory.has_scope("bob")
+    memory.forget("alice", everything=True)
+    assert not memory.has_scope("alice")

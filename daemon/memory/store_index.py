@@ -1,0 +1,221 @@
+"""The inverted index and vectors on disk: postings, item vectors, the embedding cache, snapshots."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from daemon.errors import StoreError
+from daemon.memory.store_core import StoreBase, _require
+
+
+@dataclass(frozen=True, slots=True)
+class FieldPostings:
+    """One BM25 field of a scope in bulk: term i owns docs[starts[i]:starts[i+1]], sorted by doc."""
+
+    terms: list[str]
+    starts: np.ndarray
+    docs: np.ndarray
+    tfs: np.ndarray
+
+
+def _field_postings(rel: dict[str, np.ndarray]) -> FieldPostings:
+    terms = np.asarray(rel["term"], dtype=object)
+    if terms.shape[0] == 0:
+        return FieldPostings([], np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
+    change = np.flatnonzero(terms[1:] != terms[:-1]) + 1
+    starts = np.concatenate([[0], change, [terms.shape[0]]]).astype(np.int64)
+    return FieldPostings(
+        terms=[str(t) for t in terms[starts[:-1]]],
+        starts=starts,
+        docs=np.asarray(rel["doc"], dtype=np.int64),
+        tfs=np.asarray(rel["tf"], dtype=np.float32),
+    )
+
+
+@dataclass(slots=True)
+class ScopeSnapshot:
+    """Everything the in-memory indexes of one scope are derived from, column by column."""
+
+    generation: int
+    ids: list[str]
+    l0: list[str]
+    categories: list[str]
+    source_ids: list[list[str]]
+    sessions: list[str | None]
+    speakers: list[str | None]
+    importance: np.ndarray
+    access_count: np.ndarray
+    last_access: np.ndarray  # epoch seconds, NaN when never accessed
+    occurred: np.ndarray  # epoch seconds of happened_at or created_at
+    evergreen: np.ndarray
+    active: np.ndarray  # not archived and not superseded
+    doc_len: np.ndarray
+    ctx_len: np.ndarray
+    vectors: np.ndarray  # (n, d) float32, rows aligned with ids
+    own: FieldPostings  # docs are rows
+    context: FieldPostings  # docs are rows
+    sessions_index: FieldPostings  # docs are sessions, numbered by their first row
+    session_len: np.ndarray  # length of each session document
+
+
+class StoreIndex(StoreBase):
+    """Postings and vectors, written beside items and read back as a scope's snapshot."""
+
+    def _add_postings(self, postings: Sequence[tuple[str, str, str, int, int]]) -> None:
+        """Append (scope, term, item_id, field, tf) rows."""
+        if not postings:
+            return
+        self.con.execute(
+            "INSERT INTO postings SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
+            [[p[i] for p in postings] for i in range(5)],
+        )
+
+    def _insert_vectors(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
+        if self.dim is None:
+            raise StoreError("vector tables are not set up: call ensure_vectors() first")
+        if vectors.shape != (len(ids), self.dim):
+            raise StoreError(f"vector shape {vectors.shape} does not match ({len(ids)}, {self.dim})")
+        self._write_vectors(
+            "INSERT OR REPLACE INTO item_vectors SELECT k1, k2, vec::FLOAT[{dim}] FROM _vectors_in",
+            [ids, scopes],
+            vectors,
+        )
+
+    def _write_vectors(self, sql: str, keys: list[list[str]], vectors: np.ndarray) -> None:
+        """Bulk-write vectors by scanning numpy arrays (a Python list per vector is 20× slower)."""
+        rows = np.empty(vectors.shape[0], dtype=object)
+        rows[:] = list(np.ascontiguousarray(vectors, dtype=np.float32))
+        data = {f"k{i + 1}": np.asarray(k, dtype=object) for i, k in enumerate(keys)}
+        data["vec"] = rows
+        self.con.register("_vectors_in", data)
+        try:
+            self.con.execute(sql.format(dim=self.dim))
+        finally:
+            self.con.unregister("_vectors_in")
+
+    def replace_vectors(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
+        with self.transaction():
+            self._insert_vectors(ids, scopes, vectors)
+            self.bump_generation(set(scopes))
+
+    def items_without_vectors(self, limit: int) -> list[tuple[str, str, str]]:
+        """(id, scope, l0) of items that have no vector yet (after a model change)."""
+        rows = self.con.execute(
+            "SELECT i.id, i.scope, i.l0 FROM items i ANTI JOIN item_vectors v ON v.item_id = i.id"
+            " ORDER BY i.id LIMIT ?",
+            [limit],
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def count_items_without_vectors(self) -> int:
+        row = self.con.execute(
+            "SELECT count(*) FROM items i ANTI JOIN item_vectors v ON v.item_id = i.id"
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    # ---- embedding cache -----------------------------------------------------------------
+
+    def cached_vectors(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        if not hashes:
+            return {}
+        rel = self.con.execute(
+            "SELECT hash, vec FROM embed_cache WHERE hash IN (SELECT unnest(?))", [list(hashes)]
+        ).fetchnumpy()
+        return {h: np.asarray(v, dtype=np.float32) for h, v in zip(rel["hash"], rel["vec"], strict=True)}
+
+    def cache_vectors(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
+        if not len(hashes):
+            return
+        self._write_vectors(
+            "INSERT OR IGNORE INTO embed_cache SELECT k1, vec::FLOAT[{dim}] FROM _vectors_in",
+            [list(hashes)],
+            vectors,
+        )
+
+    # ---- reads for the indexes -------------------------------------------------------------
+
+    def snapshot(self, scope: str) -> ScopeSnapshot:
+        """Load one scope's items, vectors and postings: the source every index is built from."""
+        scope = _require(scope)
+        generation = self.generation(scope)
+        rel = self.con.execute(
+            "SELECT i.id, i.l0, i.category, i.importance, i.access_count,"
+            " epoch(i.last_access) AS last_access, epoch(coalesce(i.observed_at, i.happened_at, i.created_at)) AS occurred,"
+            " i.evergreen, (NOT i.archived AND i.superseded_by IS NULL AND i.valid_until IS NULL) AS active,"
+            " i.doc_len, i.ctx_len, i.session, i.speaker, v.vec,"
+            " (SELECT list(s.resource_id ORDER BY s.resource_id) FROM item_sources s WHERE s.item_id = i.id)"
+            "   AS sources"
+            " FROM items i JOIN item_vectors v ON v.item_id = i.id WHERE i.scope = ? ORDER BY i.id",
+            [scope],
+        ).fetchnumpy()
+        n = len(rel["id"])
+        dim = self.dim or 0
+        vectors = np.stack(list(rel["vec"])).astype(np.float32) if n else np.zeros((0, dim), np.float32)
+        # Rows are numbered as above (ORDER BY id); sessions by the first row they appear in,
+        # the order in which ScopeIndex numbers them when items are appended.
+        rows_cte = (
+            "WITH r AS (SELECT i.id, i.session, row_number() OVER (ORDER BY i.id) - 1 AS row"
+            " FROM items i JOIN item_vectors v ON v.item_id = i.id WHERE i.scope = $scope),"
+            " s AS (SELECT session, row_number() OVER (ORDER BY min(row)) - 1 AS doc FROM r"
+            " WHERE session IS NOT NULL GROUP BY session) "
+        )
+        fields = []
+        for field_no in (0, 1):
+            fields.append(
+                _field_postings(
+                    self.con.execute(
+                        rows_cte + "SELECT p.term, r.row AS doc, sum(p.tf)::INTEGER AS tf FROM postings p"
+                        " JOIN r ON r.id = p.item_id WHERE p.scope = $scope AND least(p.field, 1) = $field"
+                        " GROUP BY p.term, r.row ORDER BY p.term, r.row",
+                        {"scope": scope, "field": field_no},
+                    ).fetchnumpy()
+                )
+            )
+        per_session = _field_postings(
+            self.con.execute(
+                rows_cte + "SELECT p.term, s.doc, sum(p.tf)::INTEGER AS tf FROM postings p"
+                " JOIN r ON r.id = p.item_id JOIN s ON s.session = r.session"
+                " WHERE p.scope = $scope AND p.field = 0 GROUP BY p.term, s.doc ORDER BY p.term, s.doc",
+                {"scope": scope},
+            ).fetchnumpy()
+        )
+        session_len = self.con.execute(
+            rows_cte + "SELECT s.doc, sum(i.doc_len)::INTEGER AS len FROM r JOIN s ON s.session = r.session"
+            " JOIN items i ON i.id = r.id GROUP BY s.doc ORDER BY s.doc",
+            {"scope": scope},
+        ).fetchnumpy()
+        last_access = np.ma.filled(np.ma.asarray(rel["last_access"], dtype=np.float64), np.nan)
+        return ScopeSnapshot(
+            generation=generation,
+            ids=[str(x) for x in rel["id"]],
+            l0=[str(x) for x in rel["l0"]],
+            categories=[str(x) for x in rel["category"]],
+            source_ids=[list(x) if x is not None else [] for x in rel["sources"]],
+            sessions=[None if x is None else str(x) for x in rel["session"]],
+            speakers=[None if x is None else str(x) for x in rel["speaker"]],
+            importance=np.asarray(rel["importance"], dtype=np.float32),
+            access_count=np.asarray(rel["access_count"], dtype=np.float32),
+            last_access=np.where(np.isfinite(last_access), last_access, np.nan),
+            occurred=np.asarray(rel["occurred"], dtype=np.float64),
+            evergreen=np.asarray(rel["evergreen"], dtype=bool),
+            active=np.asarray(rel["active"], dtype=bool),
+            doc_len=np.asarray(rel["doc_len"], dtype=np.float32),
+            ctx_len=np.asarray(rel["ctx_len"], dtype=np.float32),
+            vectors=vectors,
+            own=fields[0],
+            context=fields[1],
+            sessions_index=per_session,
+            session_len=np.asarray(session_len["len"], dtype=np.float32),
+        )
+
+    def item_postings(self, scope: str) -> list[tuple[str, str, int, int]]:
+        """(term, item_id, field, tf) of a scope, for consistency checks."""
+        rows = self.con.execute(
+            "SELECT term, item_id, least(field, 1) AS f, sum(tf)::INTEGER FROM postings WHERE scope = ?"
+            " GROUP BY ALL ORDER BY item_id, f, term",
+            [_require(scope)],
+        ).fetchall()
+        return [(r[0], r[1], int(r[2]), int(r[3])) for r in rows]

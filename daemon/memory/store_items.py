@@ -1,0 +1,254 @@
+"""Items: their rows, provenance, context, dedup reads and updates, and the memory-op log."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from daemon.memory.store_core import _require, _utc
+from daemon.memory.store_index import StoreIndex
+
+
+@dataclass(frozen=True, slots=True)
+class ItemRow:
+    """An item as written by the memory core (vectors and postings travel beside it)."""
+
+    id: str
+    scope: str
+    category: str
+    l0: str
+    l1: dict[str, Any]
+    search_text: str
+    context_text: str
+    speaker: str | None
+    session: str | None
+    content_hash: str
+    importance: float
+    confidence: float
+    created_at: datetime
+    happened_at: datetime | None
+    due_at: datetime | None
+    evergreen: bool
+    doc_len: int
+    ctx_len: int
+    source_ids: tuple[str, ...]
+    observed_at: datetime | None = None
+    mentions: int = 1
+    source_hashes: dict[str, str] = field(default_factory=dict)  # resource id → embed-cache key
+
+
+class StoreItems(StoreIndex):
+    """Items with their provenance; writing one writes its vector and postings (StoreIndex)."""
+
+    def insert_items(
+        self,
+        items: Sequence[ItemRow],
+        vectors: np.ndarray,
+        postings: Sequence[tuple[str, str, str, int, int]],
+    ) -> None:
+        """Write items with their provenance, vectors and postings (call inside a transaction;
+        the caller bumps the scopes' generation once for everything it wrote)."""
+        if not items:
+            return
+        for it in items:
+            _require(it.scope)
+        self.con.execute(
+            "INSERT INTO items (id, scope, category, l0, l1, search_text, context_text, speaker, session,"
+            " content_hash, importance, confidence, created_at, updated_at, happened_at, valid_from, due_at,"
+            " evergreen, doc_len, ctx_len, observed_at, mentions)"
+            " SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)::JSON, unnest(?), unnest(?),"
+            " unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?::TIMESTAMPTZ[]),"
+            " unnest(?::TIMESTAMPTZ[]), unnest(?::TIMESTAMPTZ[]), unnest(?::TIMESTAMPTZ[]),"
+            " unnest(?::TIMESTAMPTZ[]), unnest(?), unnest(?), unnest(?), unnest(?::TIMESTAMPTZ[]), unnest(?)",
+            [
+                [i.id for i in items],
+                [i.scope for i in items],
+                [i.category for i in items],
+                [i.l0 for i in items],
+                [json.dumps(i.l1, ensure_ascii=False) for i in items],
+                [i.search_text for i in items],
+                [i.context_text for i in items],
+                [i.speaker for i in items],
+                [i.session for i in items],
+                [i.content_hash for i in items],
+                [float(i.importance) for i in items],
+                [float(i.confidence) for i in items],
+                [_utc(i.created_at) for i in items],
+                [_utc(i.created_at) for i in items],
+                [_utc(i.happened_at) for i in items],
+                [_utc(i.happened_at or i.created_at) for i in items],
+                [_utc(i.due_at) for i in items],
+                [bool(i.evergreen) for i in items],
+                [int(i.doc_len) for i in items],
+                [int(i.ctx_len) for i in items],
+                [_utc(i.observed_at or i.happened_at) for i in items],
+                [int(i.mentions) for i in items],
+            ],
+        )
+        links = [(i.id, s, i.scope, i.source_hashes.get(s)) for i in items for s in i.source_ids]
+        if links:
+            self.con.execute(
+                "INSERT OR IGNORE INTO item_sources SELECT unnest(?), unnest(?), unnest(?), unnest(?)",
+                [[x[i] for x in links] for i in range(4)],
+            )
+        self._insert_vectors([i.id for i in items], [i.scope for i in items], vectors)
+        self._add_postings(postings)
+
+    def extend_context(
+        self,
+        scope: str,
+        item_id: str,
+        text: str,
+        added_len: int,
+        postings: Sequence[tuple[str, str, str, int, int]],
+    ) -> None:
+        """Append the turn after an item to its context (call inside a transaction).
+
+        `postings` carry field 2; readers add them to field 1.
+        """
+        updated = self.con.execute(
+            "UPDATE items SET context_text = context_text || chr(10) || ? , ctx_len = ctx_len + ?"
+            " WHERE scope = ? AND id = ? RETURNING id",
+            [text, added_len, _require(scope), item_id],
+        ).fetchall()
+        if updated:  # never postings for an item that is not there
+            self._add_postings(postings)
+
+    def item_texts(self, scope: str) -> list[tuple[str, str, str]]:
+        """(id, search_text, context_text) of a scope's items."""
+        rows = self.con.execute(
+            "SELECT id, search_text, context_text FROM items WHERE scope = ? ORDER BY id", [_require(scope)]
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def item(self, scope: str, item_id: str) -> dict[str, Any] | None:
+        cur = self.con.execute(
+            "SELECT *, (SELECT list(resource_id ORDER BY resource_id) FROM item_sources s"
+            " WHERE s.item_id = items.id) AS source_ids FROM items WHERE scope = ? AND id = ?",
+            [_require(scope), item_id],
+        )
+        row = cur.fetchone()
+        if row is None:
+            return None
+        names = [d[0] for d in cur.description or []]
+        return dict(zip(names, row, strict=True))
+
+    def item_l0(self, scope: str, ids: Sequence[str]) -> list[str]:
+        if not ids:
+            return []
+        rows = self.con.execute(
+            "SELECT l0 FROM items WHERE scope = ? AND id IN (SELECT unnest(?))", [_require(scope), list(ids)]
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def contexts_mentioning(
+        self, scope: str, sessions: Sequence[str], exclude: Sequence[str]
+    ) -> list[tuple[str, str]]:
+        """(id, context_text) of the items in these sessions, except `exclude`."""
+        if not sessions:
+            return []
+        rows = self.con.execute(
+            "SELECT id, context_text FROM items WHERE scope = ? AND session IN (SELECT unnest(?))"
+            " AND id NOT IN (SELECT unnest(?)) ORDER BY id",
+            [_require(scope), list(sessions), list(exclude) or [""]],
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    # ---- dedup and update ------------------------------------------------------------------
+
+    def items_by_hash(self, scope: str, hashes: Sequence[str]) -> dict[tuple[str, str, str], str]:
+        """Active items with one of these content hashes: (category, speaker, hash) → item id."""
+        if not hashes:
+            return {}
+        rows = self.con.execute(
+            "SELECT category, coalesce(speaker, ''), content_hash, min(id) FROM items"
+            " WHERE scope = ? AND content_hash IN (SELECT unnest(?)) AND NOT archived"
+            " AND superseded_by IS NULL GROUP BY ALL",
+            [_require(scope), sorted(set(hashes))],
+        ).fetchall()
+        return {(r[0], r[1], r[2]): r[3] for r in rows}
+
+    def item_states(
+        self, scope: str, ids: Sequence[str]
+    ) -> dict[str, tuple[float, float, int, dict[str, Any]]]:
+        """id → (importance, confidence, mentions, l1) for the items a batch updates."""
+        if not ids:
+            return {}
+        rows = self.con.execute(
+            "SELECT id, importance, confidence, mentions, l1 FROM items WHERE scope = ? AND id IN"
+            " (SELECT unnest(?))",
+            [_require(scope), sorted(set(ids))],
+        ).fetchall()
+        return {r[0]: (float(r[1]), float(r[2]), int(r[3]), json.loads(r[4]) if r[4] else {}) for r in rows}
+
+    def absorb(
+        self,
+        scope: str,
+        item_id: str,
+        *,
+        source_ids: dict[str, str],
+        importance: float,
+        confidence: float,
+        mentions: int,
+        l1: dict[str, Any],
+        at: datetime,
+    ) -> None:
+        """A restatement joins an existing item (SKIP or MERGE): provenance, counts, fields."""
+        scope = _require(scope)
+        self.con.execute(
+            "UPDATE items SET importance = ?, confidence = ?, mentions = ?, l1 = ?::JSON, updated_at = ?"
+            " WHERE scope = ? AND id = ?",
+            [importance, confidence, mentions, json.dumps(l1, ensure_ascii=False), _utc(at), scope, item_id],
+        )
+        self.link_sources(scope, item_id, source_ids)
+
+    def slot_items(
+        self, scope: str, category: str, speaker: str | None
+    ) -> list[tuple[str, str, dict[str, Any]]]:
+        """(id, l0, l1) of the active items of one category and speaker: the slots a new
+        preference, profile fact or entity may contradict."""
+        rows = self.con.execute(
+            "SELECT id, l0, l1 FROM items WHERE scope = ? AND category = ? AND coalesce(speaker, '') = ?"
+            " AND NOT archived AND superseded_by IS NULL ORDER BY id",
+            [_require(scope), category, speaker or ""],
+        ).fetchall()
+        return [(r[0], r[1], json.loads(r[2]) if r[2] else {}) for r in rows]
+
+    def link_sources(self, scope: str, item_id: str, source_ids: dict[str, str]) -> None:
+        """Add provenance: resource id → the embed-cache key of the text it contributed."""
+        if source_ids:
+            self.con.execute(
+                "INSERT OR IGNORE INTO item_sources SELECT ?, unnest(?), ?, unnest(?)",
+                [item_id, list(source_ids), _require(scope), list(source_ids.values())],
+            )
+
+    def supersede(self, scope: str, old_id: str, new_id: str, at: datetime) -> None:
+        """The old item stops being valid at `at`; it keeps its row, sources and history."""
+        self.con.execute(
+            "UPDATE items SET valid_until = ?, superseded_by = ?, updated_at = ? WHERE scope = ? AND id = ?",
+            [_utc(at), new_id, _utc(at), _require(scope), old_id],
+        )
+
+    # ---- the memory-op log ---------------------------------------------------------------
+
+    def log_ops(self, ops: Sequence[tuple[str, str, str, str | None]], at: datetime) -> None:
+        """Append (scope, op, item id, other id) rows to the memory-op log."""
+        if ops:
+            self.con.execute(
+                "INSERT INTO memory_ops (scope, op, item_id, other_id, op_at)"
+                " SELECT unnest(?), unnest(?), unnest(?), unnest(?), ?",
+                [[o[i] for o in ops] for i in range(4)] + [_utc(at)],
+            )
+
+    def ops(self, scope: str, after_seq: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+        rows = self.con.execute(
+            "SELECT seq, op, item_id, other_id, op_at FROM memory_ops WHERE scope = ? AND seq > ?"
+            " ORDER BY seq LIMIT ?",
+            [_require(scope), after_seq, limit],
+        ).fetchall()
+        return [{"seq": r[0], "op": r[1], "item_id": r[2], "other_id": r[3], "at": r[4]} for r in rows]

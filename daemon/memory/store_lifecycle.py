@@ -1,0 +1,148 @@
+"""The item lifecycle and categories: accesses, tiers, archive and restore, category summaries."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from daemon.memory.store_core import StoreBase, _require, _utc
+
+
+class StoreLifecycle(StoreBase):
+    """What consolidation and recall reinforcement write, and the derived category summaries."""
+
+    def touch(self, ids: Sequence[str], counts: Sequence[int], at: Sequence[datetime]) -> None:
+        """Record recall accesses: access_count += n, last_access = latest (reinforcement)."""
+        if not ids:
+            return
+        self.con.execute(
+            "UPDATE items SET access_count = items.access_count + t.n,"
+            " last_access = greatest(coalesce(items.last_access, t.at), t.at)"
+            " FROM (SELECT unnest(?) AS id, unnest(?) AS n, unnest(?::TIMESTAMPTZ[]) AS at) t"
+            " WHERE items.id = t.id",
+            [list(ids), list(counts), [_utc(a) for a in at]],
+        )
+
+    def lifecycle_rows(self, scope: str) -> dict[str, np.ndarray]:
+        """Per item: id, category, tier, accesses, last seen, importance, evergreen, archived."""
+        rel = self.con.execute(
+            "SELECT id, category, tier, access_count, importance, evergreen, archived,"
+            " epoch(greatest(coalesce(observed_at, created_at), coalesce(last_access, observed_at, created_at)))"
+            "   AS last_seen"
+            " FROM items WHERE scope = ? AND superseded_by IS NULL ORDER BY id",
+            [_require(scope)],
+        ).fetchnumpy()
+        return {k: np.asarray(v) for k, v in rel.items()}
+
+    def set_lifecycle(
+        self,
+        scope: str,
+        tiers: dict[str, str],
+        archive: Sequence[str],
+        evergreen: Sequence[str],
+        at: datetime,
+    ) -> None:
+        """Write a consolidation step: new tiers, newly archived and newly evergreen items."""
+        scope = _require(scope)
+        if tiers:
+            self.con.execute(
+                "UPDATE items SET tier = t.tier, updated_at = $at FROM"
+                " (SELECT unnest($ids) AS id, unnest($tiers) AS tier) t"
+                " WHERE items.scope = $scope AND items.id = t.id",
+                {"ids": list(tiers), "tiers": list(tiers.values()), "scope": scope, "at": _utc(at)},
+            )
+        if archive:
+            self.con.execute(
+                "UPDATE items SET archived = TRUE, archived_at = ?, updated_at = ?"
+                " WHERE scope = ? AND id IN (SELECT unnest(?))",
+                [_utc(at), _utc(at), scope, list(archive)],
+            )
+        if evergreen:
+            self.con.execute(
+                "UPDATE items SET evergreen = TRUE, updated_at = ? WHERE scope = ? AND id IN (SELECT unnest(?))",
+                [_utc(at), scope, list(evergreen)],
+            )
+
+    def restore(self, scope: str, item_id: str, at: datetime) -> bool:
+        """Bring an archived item back into recall (as a fresh peripheral item)."""
+        row = self.con.execute(
+            "UPDATE items SET archived = FALSE, archived_at = NULL, tier = 'peripheral', last_access = ?,"
+            " updated_at = ? WHERE scope = ? AND id = ? AND archived RETURNING id",
+            [_utc(at), _utc(at), _require(scope), item_id],
+        ).fetchone()
+        return row is not None
+
+    def profile_items(self, scope: str) -> list[dict[str, Any]]:
+        """Core-tier, active preferences and profile facts: what the profile file shows."""
+        cur = self.con.execute(
+            "SELECT id, category, l0, l1, importance, updated_at FROM items WHERE scope = ? AND tier = 'core'"
+            " AND category IN ('profile', 'preferences') AND NOT archived AND superseded_by IS NULL"
+            " ORDER BY category, importance DESC, id",
+            [_require(scope)],
+        )
+        names = [d[0] for d in cur.description or []]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    # ---- categories ------------------------------------------------------------------------
+
+    def refresh_categories(self, scope: str, names: Sequence[str], at: datetime, top: int = 20) -> list[str]:
+        """Rebuild the summaries of categories whose items changed; returns the names rebuilt.
+
+        The summary is derived, never the source of truth: the category's `top` active items by
+        importance then recency, one line each, citing the item as `[ref:<id>]`. A digest of
+        those lines and the item count decides whether anything changed: only then is the
+        summary rewritten and its version raised, so the version counts real changes.
+        """
+        if not names:
+            return []
+        params = {"scope": _require(scope), "names": sorted(set(names)), "top": top}
+        rows = self.con.execute(
+            "SELECT c.name, coalesce(("
+            "   SELECT string_agg('- ' || t.l0 || ' [ref:' || t.id || ']', chr(10)"
+            "     ORDER BY t.importance DESC, t.created_at DESC, t.id)"
+            "   FROM (SELECT id, l0, importance, created_at FROM items"
+            "     WHERE scope = $scope AND category = c.name AND NOT archived AND superseded_by IS NULL"
+            "     ORDER BY importance DESC, created_at DESC, id LIMIT $top) t), '') AS summary,"
+            " (SELECT count(*) FROM items WHERE scope = $scope AND category = c.name AND NOT archived"
+            "   AND superseded_by IS NULL) AS n"
+            " FROM (SELECT unnest($names) AS name) c",
+            params,
+        ).fetchall()
+        stored = dict(
+            self.con.execute(
+                "SELECT name, digest FROM categories WHERE scope = $scope AND name IN (SELECT unnest($names))",
+                {"scope": params["scope"], "names": params["names"]},
+            ).fetchall()
+        )
+        changed = []
+        for name, summary, n in rows:
+            digest = hashlib.sha256(f"{n}\x00{summary}".encode()).hexdigest()[:32]
+            if stored.get(name) == digest:
+                continue
+            changed.append(name)
+            self.con.execute(
+                "INSERT INTO categories (scope, name, summary, version, item_count, updated_at, digest)"
+                " VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET"
+                " summary = excluded.summary, version = categories.version + 1,"
+                " item_count = excluded.item_count, updated_at = excluded.updated_at, digest = excluded.digest",
+                [params["scope"], name, summary, int(n), _utc(at), digest],
+            )
+        return changed
+
+    def drop_categories(self, scope: str) -> int:
+        rows = self.con.execute(
+            "DELETE FROM categories WHERE scope = ? RETURNING name", [_require(scope)]
+        ).fetchall()
+        return len(rows)
+
+    def category(self, scope: str, name: str) -> dict[str, Any] | None:
+        cur = self.con.execute(
+            "SELECT * FROM categories WHERE scope = ? AND name = ?", [_require(scope), name]
+        )
+        row = cur.fetchone()
+        names = [d[0] for d in cur.description or []]
+        return dict(zip(names, row, strict=True)) if row else None

@@ -1,0 +1,103 @@
+"""Resources: the stored turns every item is extracted from."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from daemon.memory.store_core import StoreBase, _offset_minutes, _require, _utc
+from daemon.memory.types import ResourceIn
+
+
+class StoreResources(StoreBase):
+    """Resources in, resources out: idempotent inserts, session neighbours, reads for re-extraction."""
+
+    def existing_resources(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which (scope, id) pairs are already stored, or were forgotten (their tombstone stays)."""
+        if not keys:
+            return set()
+        rows = self.con.execute(
+            "WITH k AS (SELECT unnest(?) AS scope, unnest(?) AS id)"
+            " SELECT r.scope, r.id FROM resources r JOIN k ON k.scope = r.scope AND k.id = r.id"
+            " UNION SELECT k.scope, k.id FROM forgotten f JOIN k ON k.scope = f.scope AND k.id = f.resource_id",
+            [[k[0] for k in keys], [k[1] for k in keys]],
+        ).fetchall()
+        return {(r[0], r[1]) for r in rows}
+
+    def insert_resources(self, resources: Sequence[ResourceIn], stored_at: datetime) -> None:
+        if not resources:
+            return
+        for r in resources:
+            _require(r.scope)
+        cols: list[list[Any]] = [
+            [r.id for r in resources],
+            [r.scope for r in resources],
+            [r.kind for r in resources],
+            [r.session for r in resources],
+            [r.role for r in resources],
+            [r.speaker for r in resources],
+            [r.agent for r in resources],
+            [r.text for r in resources],
+            [_utc(r.occurred_at) for r in resources],
+            [_offset_minutes(r.occurred_at) for r in resources],
+            [r.trust for r in resources],
+            [json.dumps(r.meta, ensure_ascii=False) for r in resources],
+        ]
+        self.con.execute(
+            "INSERT INTO resources (id, scope, kind, session, role, speaker, agent, text, occurred_at,"
+            " utc_offset_min, trust, meta, stored_at) SELECT unnest(?), unnest(?), unnest(?), unnest(?),"
+            " unnest(?), unnest(?), unnest(?), unnest(?), unnest(?::TIMESTAMPTZ[]), unnest(?),"
+            " unnest(?), unnest(?)::JSON, ?",
+            [*cols, _utc(stored_at)],
+        )
+
+    def previous_turn(
+        self, scope: str, session: str, before: datetime, before_id: str
+    ) -> tuple[str, str, str | None]:
+        """The turn before (`before`, `before_id`) in a session: (speaker, text, its item id or None)."""
+        row = self.con.execute(
+            "SELECT coalesce(r.speaker, r.role, ''), r.text,"
+            " (SELECT min(s.item_id) FROM item_sources s WHERE s.scope = r.scope AND s.resource_id = r.id)"
+            " FROM resources r WHERE r.scope = ? AND r.session = ?"
+            " AND (r.occurred_at < ? OR (r.occurred_at = ? AND r.id < ?))"
+            " ORDER BY r.occurred_at DESC, r.id DESC LIMIT 1",
+            [_require(scope), session, _utc(before), _utc(before), before_id],
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else ("", "", None)
+
+    def resources(self, scope: str, ids: Sequence[str]) -> list[ResourceIn]:
+        """Stored resources as the memory core reads them (for extracting them again)."""
+        if not ids:
+            return []
+        rows = self.con.execute(
+            "SELECT id, scope, text, occurred_at, utc_offset_min, kind, session, role, speaker, agent, trust,"
+            " meta FROM resources WHERE scope = ? AND id IN (SELECT unnest(?)) ORDER BY occurred_at, id",
+            [_require(scope), list(ids)],
+        ).fetchall()
+        return [
+            ResourceIn(
+                id=r[0],
+                scope=r[1],
+                text=r[2],
+                occurred_at=r[3].astimezone(timezone(timedelta(minutes=int(r[4])))),
+                kind=r[5],
+                session=r[6],
+                role=r[7],
+                speaker=r[8],
+                agent=r[9],
+                trust=r[10],
+                meta=json.loads(r[11]) if r[11] else {},
+            )
+            for r in rows
+        ]
+
+    def resource_texts(self, scope: str, ids: Sequence[str] | None = None) -> list[tuple[str, str, str, str]]:
+        """(id, session, speaker-or-role, text) of a scope's resources (all, or the given ids)."""
+        sql = "SELECT id, coalesce(session, ''), coalesce(speaker, role, ''), text FROM resources WHERE scope = ?"
+        params: list[Any] = [_require(scope)]
+        if ids is not None:
+            sql += " AND id IN (SELECT unnest(?))"
+            params.append(list(ids))
+        return [(r[0], r[1], r[2], r[3]) for r in self.con.execute(sql + " ORDER BY id", params).fetchall()]

@@ -11,7 +11,7 @@ from dateutil.relativedelta import FR, MO, SA, SU, TH, TU, WE, relativedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from daemon.memory import dates
+from daemon.memory import dates_en, dates_zh
 from daemon.memory.dates import DateMention, resolve_dates
 
 SH = ZoneInfo("Asia/Shanghai")  # no DST: the tables are about the expressions, not the zone
@@ -385,8 +385,8 @@ def test_a_turn_without_a_cue_skips_every_pattern(monkeypatch: pytest.MonkeyPatc
     def boom(*_: object) -> list[object]:
         raise AssertionError("the prefilter should have returned early")
 
-    monkeypatch.setattr(dates, "_en_candidates", boom)
-    monkeypatch.setattr(dates, "_zh_candidates", boom)
+    monkeypatch.setattr(dates_en, "candidates", boom)
+    monkeypatch.setattr(dates_zh, "candidates", boom)
     assert resolve_dates("I really like the new coffee place near the office.", WED, SH) == []
     assert resolve_dates("我很喜欢那家新开的咖啡店，咖啡师很友好。", WED, SH) == []
 

@@ -1,0 +1,306 @@
+"""Shared parts of the date resolver: the mention type, calendar arithmetic, clock times, the
+per-turn context and the resolution of candidates into mentions. Conventions: daemon/memory/dates.py.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from dateutil.relativedelta import relativedelta
+
+from daemon.memory import dates_cues as cues
+
+
+@dataclass(frozen=True, slots=True)
+class DateMention:
+    """One date expression found in a text, resolved against the event time."""
+
+    start: int  # span in the input text: text[start:end] == self.text
+    end: int
+    text: str
+    value: datetime  # aware, in the given tz; 00:00 of the day when no time of day was said
+    has_time: bool  # a time of day was given ("at 10", "下午三点", "3pm", "tonight" → 20:00)
+    direction: str  # "past" | "future" | "present" relative to the event time
+    granularity: str  # "day" | "week" | "month" | "year" | "time"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Calendar arithmetic on wall-clock dates. Months and years go through relativedelta, which clamps
+# month ends (Jan 31 + 1 month = Feb 29). Days, weeks and weekdays are plain date arithmetic: a
+# ``date`` has no DST, and relativedelta costs ~7 µs per addition against ~1 µs for a timedelta
+# (the tests check these helpers against relativedelta's MO(+1)/MO(-1)).
+
+
+def shift(
+    d: date, *, months: int = 0, years: int = 0, month: int | None = None, day: int | None = None
+) -> date:
+    """Month/year arithmetic: relative `months`/`years`, then absolute `month`/`day` if given."""
+    out: date = d + relativedelta(months=months, years=years, month=month, day=day)
+    return out
+
+
+def days(d: date, n: int) -> date:
+    return d + timedelta(days=n)
+
+
+def monday(d: date, weeks: int = 0) -> date:
+    """The Monday of the ISO week of ``d``, moved by ``weeks``."""
+    return d - timedelta(days=d.weekday() - 7 * weeks)
+
+
+def next_weekday(d: date, wd: int) -> date:
+    """The nearest weekday ``wd`` (0 = Monday) strictly after ``d``: relativedelta(days=1, weekday=X(+1))."""
+    return d + timedelta(days=(wd - d.weekday() - 1) % 7 + 1)
+
+
+def prev_weekday(d: date, wd: int) -> date:
+    """The nearest weekday ``wd`` strictly before ``d``: relativedelta(days=-1, weekday=X(-1))."""
+    return d - timedelta(days=(d.weekday() - wd - 1) % 7 + 1)
+
+
+def valid(y: int, m: int, d: int) -> date | None:
+    try:
+        return date(y, m, d)
+    except ValueError:
+        return None
+
+
+def year_month(d: date, months: int) -> tuple[int, int]:
+    shifted = shift(d, months=months, day=1)
+    return shifted.year, shifted.month
+
+
+# ---------------------------------------------------------------------------------------------------
+# Periods of the day: (representative hour, range start hour, range end hour)
+
+PERIODS: dict[str, tuple[int, int, int]] = {
+    "early": (5, 0, 6),
+    "morning": (9, 5, 12),
+    "noon": (12, 11, 14),
+    "afternoon": (15, 12, 18),
+    "evening": (20, 18, 24),
+}
+
+Clock = tuple[int, int, int]  # (day offset, hour, minute)
+
+
+def clock(hour: int, minute: int, period: str | None, ampm: str | None, padded: bool) -> Clock | None:
+    """(day offset, hour, minute) of a said time, or None when it is no valid time of day."""
+    if minute > 59:
+        return None
+    if ampm is not None:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if ampm == "p" else 0)
+    elif period in ("afternoon", "evening"):
+        if hour == 12 and period == "evening":
+            return (1, 0, minute)  # 晚上十二点 / "tonight at 12": midnight, the start of the next day
+        if hour < 12:
+            hour += 12
+    elif period == "noon":
+        if hour <= 3:
+            hour += 12  # 中午一点 → 13:00
+    elif period == "early":
+        if hour == 12:
+            hour = 0
+    elif period is None and 1 <= hour <= 6 and not padded:
+        hour += 12  # "tomorrow at 3" is 15:00 far more often than 03:00
+    if hour > 23:
+        return None
+    return (0, hour, minute)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Candidates
+
+
+@dataclass(slots=True)
+class Hit:
+    """A candidate mention before overlap resolution; ``day`` is a local calendar date."""
+
+    start: int
+    end: int
+    day: date
+    granularity: str = "day"
+    span_days: int | None = None  # interval length override (a weekend is 2 days)
+    period: str | None = None
+    clock: Clock | None = None
+    instant: datetime | None = None  # "2 hours ago": an exact local time
+    takes_time: bool = True  # a time of day may attach
+    lang: str = "en"
+    # "weekday", "weekend", "time" (no date said), "nth" ("on the 5th"): the kinds a habit cancels;
+    # "fixed" for everything said with its own calendar anchor ("tomorrow", "next Monday", "May 20").
+    kind: str = "fixed"
+    said: Clock | None = None  # a lone time's clock as read next to a date (1-6 → pm)
+
+
+@dataclass(slots=True)
+class Ctx:
+    text: str
+    low: str  # text.lower() with the same length, so spans carry over
+    today: date
+    at: datetime  # local
+    tz: ZoneInfo
+    _ends: list[int] | None = None
+    _info: dict[int, cues.Sentence] = field(default_factory=dict)
+
+    def sentence(self, pos: int) -> tuple[int, cues.Sentence]:
+        """The index and the cue summary of the sentence around ``pos``."""
+        if self._ends is None:
+            self._ends = [m.end() for m in cues.SENTENCE_END.finditer(self.text)]
+        i = bisect.bisect_right(self._ends, pos)
+        if i not in self._info:
+            lo = self._ends[i - 1] if i else 0
+            hi = self._ends[i] if i < len(self._ends) else len(self.text)
+            info = cues.sentence(self.text[lo:hi], self.low[lo:hi], lo)
+            if info.tense == "" and i and info.continues:  # "... on monday? or maybe tuesday"
+                info.tense = self.sentence(lo - 1)[1].tense
+            self._info[i] = info
+        return i, self._info[i]
+
+    def tense(self, pos: int) -> str:
+        """'past' | 'future' | '' for the sentence around ``pos`` (cue rule, module docstring)."""
+        return self.sentence(pos)[1].tense
+
+    def pick(self, candidates: list[date], pos: int, deadline: bool = False) -> date:
+        """The candidate date consistent with the sentence's tense (on or after today for a
+        deadline), else the nearest (ties → future)."""
+        tense = "future" if deadline else self.tense(pos)
+        if tense == "past":
+            past = [c for c in candidates if c <= self.today]
+            if past:
+                return max(past)
+        elif tense == "future":
+            future = [c for c in candidates if c >= self.today]
+            if future:
+                return min(future)
+        return min(candidates, key=lambda c: (abs((c - self.today).days), c < self.today))
+
+
+def offset_hit(ctx: Ctx, start: int, end: int, n: float, unit: str, sign: int, lang: str) -> Hit | None:
+    """'N units ago/later': days/weeks/months/years on the calendar, hours/minutes on the instant."""
+    if unit in ("hour", "hr", "小时", "钟头", "minute", "min", "分钟"):
+        minutes = n * (60 if unit in ("hour", "hr", "小时", "钟头") else 1)
+        if minutes != int(minutes):
+            return None
+        instant = (ctx.at.astimezone(UTC) + sign * timedelta(minutes=minutes)).astimezone(ctx.tz)
+        instant = instant.replace(second=0, microsecond=0)
+        return Hit(start, end, instant.date(), "time", instant=instant, takes_time=False, lang=lang)
+    if unit in ("year", "年") and n == 0.5:
+        n, unit = 6, "month"  # 半年 / "half a year"
+    if unit == "fortnight":
+        n, unit = 2 * n, "week"
+    if n != int(n):
+        return None
+    k = sign * int(n)
+    try:
+        if unit in ("day", "天", "日"):
+            return Hit(start, end, days(ctx.today, k), "day", lang=lang)
+        if unit in ("week", "周", "星期", "礼拜"):
+            return Hit(start, end, days(ctx.today, 7 * k), "week", takes_time=False, lang=lang)
+        if unit in ("month", "月"):
+            return Hit(start, end, shift(ctx.today, months=k), "month", takes_time=False, lang=lang)
+        return Hit(start, end, shift(ctx.today, years=k), "year", takes_time=False, lang=lang)
+    except (ValueError, OverflowError):
+        return None  # "5000 years ago" falls off the calendar datetime can hold
+
+
+def weekend(ctx: Ctx, weeks: int, start: int, end: int, lang: str) -> Hit:
+    return Hit(start, end, monday(ctx.today, weeks) + timedelta(days=5), "day", span_days=2, lang=lang)
+
+
+def bare_weekend(ctx: Ctx, start: int, end: int, lang: str, deadline: bool = False) -> Hit:
+    if ctx.today.weekday() >= 5:
+        hit = weekend(ctx, 0, start, end, lang)
+    else:
+        hit = weekend(ctx, -1 if ctx.tense(start) == "past" and not deadline else 0, start, end, lang)
+    hit.kind = "weekend"
+    return hit
+
+
+def bare_weekday(ctx: Ctx, wd: int, pos: int, deadline: bool = False) -> date:
+    """A weekday said without last/this/next: strictly after today, or strictly before in a past
+    sentence; after a deadline word ("until Friday", 周五之前) on or after today, whatever the tense."""
+    if deadline:
+        return ctx.today if ctx.today.weekday() == wd else next_weekday(ctx.today, wd)
+    if ctx.tense(pos) == "past":
+        return prev_weekday(ctx.today, wd)
+    return next_weekday(ctx.today, wd)
+
+
+def time_hit(ctx: Ctx, start: int, end: int, clk: Clock, lang: str, ambiguous: bool) -> Hit:
+    """A time said without a date. Its day is the event's day, unless the tense says it already passed
+    ("let's meet at 3pm" said at 4pm → tomorrow) or has yet to come ("I woke at 11pm" said at 8am →
+    yesterday). An ``ambiguous`` one (no am/pm, no period word: "at 6:15", 十点半) is its next
+    occurrence between 05:00 and 22:00 ("wake me at 6:15" said at 22:15 → 06:15 tomorrow), or its
+    latest one in a past sentence. ``said`` keeps the clock as read next to a date, for merging."""
+    offset, hour, minute = clk
+    said = (offset * 24 + hour) * 60 + minute
+    now = ctx.at.hour * 60 + ctx.at.minute
+    tense = ctx.tense(start)
+    if ambiguous and offset == 0:
+        cands = [d * 1440 + (hour % 12 + h) * 60 + minute for d in (-1, 0, 1) for h in (0, 12)]
+        if tense == "past":
+            said = max(c for c in cands if c <= now)
+        else:
+            ahead = [c for c in cands if c >= now]
+            said = min([c for c in ahead if 300 <= c % 1440 < 1320] or ahead)
+    elif tense == "future" and said < now:
+        said += 1440
+    elif tense == "past" and said > now:
+        said -= 1440
+    day = days(ctx.today, said // 1440)
+    when = (0, said % 1440 // 60, minute)
+    return Hit(start, end, day, "time", clock=when, takes_time=False, lang=lang, kind="time", said=clk)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Resolution
+
+
+def _local(d: date, hour: int = 0, minute: int = 0, tz: ZoneInfo | None = None) -> datetime:
+    return datetime(d.year, d.month, d.day, hour, minute, tzinfo=tz)
+
+
+def mention(ctx: Ctx, hit: Hit) -> DateMention:
+    tz = ctx.tz
+    # [start, end) is the interval the expression denotes; it decides the direction.
+    if hit.instant is not None:
+        value, granularity = hit.instant, "time"
+        start, end = value, value + timedelta(minutes=1)
+    elif hit.clock is not None:
+        offset, hour, minute = hit.clock
+        value, granularity = _local(hit.day + timedelta(days=offset), hour, minute, tz), "time"
+        start, end = value, value + timedelta(minutes=1)
+    elif hit.period is not None:
+        hour, lo, hi = PERIODS[hit.period]
+        value, granularity = _local(hit.day, hour, 0, tz), "time"
+        start = _local(hit.day, lo, 0, tz)
+        end = _local(hit.day + timedelta(days=hi // 24), hi % 24, 0, tz)
+    else:
+        value, granularity = _local(hit.day, tz=tz), hit.granularity
+        start = value
+        if hit.span_days is not None:
+            end = _local(hit.day + timedelta(days=hit.span_days), tz=tz)
+        else:
+            step = {"day": 1, "week": 7}.get(granularity)
+            nxt = (
+                days(hit.day, step)
+                if step
+                else shift(hit.day, months=int(granularity == "month"), years=int(granularity == "year"))
+            )
+            end = _local(nxt, tz=tz)
+    # Same tzinfo on both sides: Python compares wall-clock times, which is the intended meaning.
+    direction = "future" if start > ctx.at else ("past" if end <= ctx.at else "present")
+    return DateMention(
+        start=hit.start,
+        end=hit.end,
+        text=ctx.text[hit.start : hit.end],
+        value=value,
+        has_time=granularity == "time",
+        direction=direction,
+        granularity=granularity,
+    )

@@ -1,0 +1,163 @@
+"""Sentence-level cues of the date resolver, English and Chinese: tense, habits, reschedules.
+
+A turn is split into sentences (on . ! ? ; 。！？；and newlines) and each sentence into clauses at a
+contrast ("but", "though", 但是, 不过 ...). Each sentence gets a tense and each clause a habit flag;
+dates_en / dates_zh read them through ``Ctx``. The rules are documented in daemon/memory/dates.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+SENTENCE_END = re.compile(r"[.!?;](?=\s|\Z)|[。！？；\n]")
+
+# --- tense --------------------------------------------------------------------------------------------
+# Looked up word by word in sets: one regex over the words is ~5x slower than a findall plus set lookups.
+EN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+EN_PAST_WORDS = frozenset(
+    """was wasn't were weren't did didn't had hadn't went came saw met got made took gave left ate told
+    said bought paid spent sent found felt thought ran wrote began brought caught drove flew forgot heard
+    held kept knew lost slept spoke stood woke won broke fell chose drank drew fought froze grew hid hung
+    led lent meant rode rang rose sang shook sold stole stuck swam threw tore wore taught understood
+    last ago yesterday yday already""".split()
+)
+# "-ed" words that are no past tense, or are participles of planned things ("scheduled for Monday").
+EN_ED_NOT_PAST = frozenset(
+    """need feed seed speed weed breed bleed indeed proceed exceed succeed embed hundred sacred naked
+    wicked kindred scheduled planned supposed expected excited interested booked reserved tired
+    confirmed""".split()
+)
+EN_FUTURE_WORDS = frozenset(
+    """will won't shall gonna gotta wanna let's next tomorrow tmrw tmr tonight tonite upcoming coming
+    can could should would might i'll you'll we'll they'll he'll she'll it'll that'll""".split()
+)
+EN_FUTURE_PHRASES = ("going to", "want to", "plan to", "planning to", "hope to", "need to", "have to")
+# Moving an appointment talks about its new (and old) slot, both ahead: "rescheduled for Monday",
+# "moved my haircut from Wednesday to Friday", "pushed back to the 28th". The sentence is future.
+EN_RESCHEDULE = re.compile(
+    r"\b(?:re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|mov(?:e|ed|es|ing)|delay\w*|bump\w*|shift\w*"
+    r"|switch\w*|chang(?:e|ed|es|ing)|brought\s+forward|put\s+off)\b[^.!?;]*?"
+    r"\b(?:to|till|until|for)\s+(?:the\s+|next\s+|this\s+|following\s+)?"
+    r"(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|tmrw|week\b|month\b|\d{1,2}(?:st|nd|rd|th)\b"
+    r"|\d{1,2}(?::\d\d)?\s*[ap]\.?m\b|\d{1,2}:\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d)"
+)
+_TARGET_WORDS = frozenset(("to", "for", "till", "until"))
+ZH_PAST = re.compile(r"了|(?<!不)过|已经|刚才|刚刚|上次|昨天|前天|去年|曾经")
+ZH_FUTURE = re.compile(r"要|会(?!议)|将|打算|准备|计划|下次|明天|后天|明年|下周")
+# 约了/定了/改到...了: the arrangement is done, the appointment is ahead.
+ZH_ARRANGED = re.compile(
+    r"(?:约|定|订|预约|安排|约好|说好)了|(?:改|推迟|推|挪|延|延期|延后|提前|换|调)(?:到|至|成|为)"
+)
+EN_CONTINUES = re.compile(r"\s*(?:or|and)\b")
+
+
+def tense(low: str) -> str:
+    """'past' | 'future' | '' for one lower-cased sentence (the module docstring's cue rule)."""
+    low = low.replace("’", "'")
+    words = EN_WORD.findall(low)
+    zh = ZH_ARRANGED.sub("", low) if not low.isascii() else ""
+    if (zh and zh != low) or (not _TARGET_WORDS.isdisjoint(words) and EN_RESCHEDULE.search(low)):
+        return "future"
+    past = any(
+        w in EN_PAST_WORDS or (len(w) > 3 and w.endswith("ed") and w not in EN_ED_NOT_PAST) for w in words
+    ) or bool(zh and ZH_PAST.search(zh))
+    future = (
+        any(w in EN_FUTURE_WORDS for w in words)
+        or any(p in low for p in EN_FUTURE_PHRASES)
+        or bool(zh and ZH_FUTURE.search(zh))
+    )
+    return "past" if past and not future else ("future" if future else "")
+
+
+# --- habits -------------------------------------------------------------------------------------------
+_WD = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# A recurring schedule: "every day", "usually", "on Tuesdays", "Wednesday afternoons", "twice a week".
+EN_HABIT = re.compile(
+    rf"""\b(?:
+        (?:every|each)\s+(?:other\s+|second\s+|single\s+)?
+            (?:day|morning|afternoon|evening|night|week|weekday|weekend|month|year|{_WD})s?
+      | usually|normally|generally|typically|always|often|regularly|routinely|mostly|sometimes
+      | tends?\s+to|used\s+to|daily|nightly|weekly|monthly|everyday|most\s+days
+      | (?:{_WD})s|weekdays|weekends
+      | (?:most|on|in\s+the|mostly|some|{_WD})\s+(?:mornings|afternoons|evenings|nights)
+      | (?:once|twice|thrice|\w+\s+times)\s+(?:a|per|each|every)\s+(?:day|week|month|year)
+    )\b""",
+    re.VERBOSE,
+)
+ZH_HABIT = re.compile(
+    r"每[一两二三四五六七八九十\d]*个?(?:天|日|晚|早|周|星期|礼拜|月|年|逢|次|隔|工作日|周末)|天天|平时|平常|平日|一般|通常"
+    r"|总是|经常|常常|往往|习惯|向来|一向|老是|工作日|隔周|隔天"
+    r"|(?:周末|晚上|早上|中午|下午|上午|白天)(?:我们?|他们?|她们?|你们?)?都"
+    r"|[一每](?:周|星期|个星期|礼拜|天|个月|月)[^，。！？；,]{0,6}?[一二两三四五六七八九十\d]+次"
+)
+# Present simple with a pronoun subject states a routine: "I run at 6am", "she walks the dog at 7".
+EN_SUBJECT_VERB = re.compile(
+    r"\b(?:(?P<p1>i|we|they)|he|she)\s+(?:(?:just|also|still|only)\s+)?(?P<v>[a-z]+)\b(?!')"
+)
+_NOT_HABIT_VERBS = frozenset(
+    """am are was were will would shall should can could may might must have had need want wanna gotta gonna
+    think guess hope plan expect know mean feel believe suppose wonder wish promise bet agree do don't
+    didn't won't can't cannot is has says thinks wants needs hopes plans knows means does said
+    at to in on for from with by of the a an and or but so all both too here there later then""".split()
+)
+# "are you free at 3pm?", "when you get here at 6": the pronoun is no habit's subject.
+_NOT_BEFORE_SUBJECT = frozenset(
+    """are do does did can could will would should shall is was were have has may might must when if once
+    after before until till as because so""".split()
+)
+CONTRAST = re.compile(
+    r"\b(?:but|except|although|though|however|whereas|instead)\b|但是|但|可是|不过|然而|只是"
+)
+
+
+def simple_present(low: str) -> bool:
+    for m in EN_SUBJECT_VERB.finditer(low):
+        v = m["v"]
+        before = EN_WORD.findall(low[max(0, m.start() - 12) : m.start()])
+        if before and before[-1] in _NOT_BEFORE_SUBJECT:
+            continue
+        if v in _NOT_HABIT_VERBS or v in EN_PAST_WORDS or v.endswith(("ed", "ing", "n't")):
+            continue
+        if m["p1"] or v.endswith("s"):
+            return True
+    return False
+
+
+@dataclass(slots=True)
+class Clause:
+    start: int  # absolute offsets in the turn
+    end: int
+    habit: bool  # a recurrence cue: every weekday, time and "on the 5th" in it is a routine
+    routine_time: bool  # present simple without tense cues: its lone times of day are a routine
+
+
+@dataclass(slots=True)
+class Sentence:
+    tense: str
+    continues: bool  # starts with "or"/"and": a fragment that keeps the previous sentence's tense
+    clauses: list[Clause] = field(default_factory=list)
+
+    def habitual(self, pos: int, kind: str) -> bool:
+        """Whether a hit of ``kind`` at ``pos`` is part of a routine, not a one-off date."""
+        if kind == "fixed":
+            return False
+        for c in self.clauses:
+            if c.start <= pos < c.end:
+                return c.habit or (kind == "time" and c.routine_time)
+        return False
+
+
+def sentence(text: str, low: str, offset: int) -> Sentence:
+    """The cues of one sentence ``text`` (``low`` lower-cased) that starts at ``offset`` in the turn."""
+    info = Sentence(tense(low), bool(EN_CONTINUES.match(low)))
+    bounds = [0, *(m.start() for m in CONTRAST.finditer(low)), len(low)]
+    for lo, hi in pairwise(bounds):
+        part = low[lo:hi]
+        habit = bool(EN_HABIT.search(part) or (not part.isascii() and ZH_HABIT.search(part)))
+        routine = (
+            not habit and simple_present(part) and (tense(part) if len(bounds) > 2 else info.tense) == ""
+        )
+        info.clauses.append(Clause(offset + lo, offset + hi, habit, routine))
+    return info

@@ -1,0 +1,425 @@
+"""English date expressions: candidates for daemon/memory/dates.py (conventions documented there).
+
+Patterns run on the lower-cased text (IGNORECASE triples their cost). The family regexes start with a
+literal (or a digit class), not with \\b or an optional group: only then can CPython's matcher skip
+ahead to candidate positions; word starts are checked in code. Each family runs only if its cue
+substring is in the text: a regex scan costs microseconds, an ``in`` test ~0.1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date, timedelta
+
+from daemon.memory.dates_common import (
+    Ctx,
+    Hit,
+    bare_weekday,
+    bare_weekend,
+    days,
+    monday,
+    next_weekday,
+    offset_hit,
+    prev_weekday,
+    shift,
+    time_hit,
+    valid,
+    year_month,
+)
+from daemon.memory.dates_en_time import (
+    PERIOD_AFTER,
+    PERIOD_TAIL,
+    PERIOD_WORD,
+    TIME_AFTER,
+    TIME_ALONE,
+    TIME_BEFORE,
+    WORD_TIME_ALONE,
+    en_clock,
+    has_word_time,
+)
+
+_EN_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_EN_NUM = (
+    r"(?:\d{1,4}|a\s+couple\s+of|a\s+couple|couple\s+of|a\s+few|few|half\s+an?|an?|"
+    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+)
+
+
+def _en_number(s: str) -> float | None:
+    s = " ".join(s.lower().split())
+    if s.isdigit():
+        return int(s)
+    if "couple" in s:
+        return 2
+    if "few" in s:
+        return 3  # "a few" = 3, a convention
+    if s.startswith("half"):
+        return 0.5
+    if s in ("a", "an"):
+        return 1
+    return _EN_NUMBER_WORDS.get(s)
+
+
+# Prefilter: an English date needs one of these substrings of the lower-cased text, or a digit.
+_CUES = (
+    "day week month year hour min ago noon morning evening night nite tomor tomm tmr 2mo yest yday "
+    "mon tue wed thu fri sat sun half quarter clock thirty fifteen forty twenty past"
+).split()
+
+
+def has_cue(low: str) -> bool:
+    return any(c in low for c in _CUES)
+
+
+WD_NAMES = "monday tuesday wednesday thursday friday saturday sunday".split()
+_EN_UNIT = r"(?P<unit>day|week|fortnight|month|year|hour|hr|minute|min)s?"
+
+_EN_DEICTIC = re.compile(
+    r"(?:the\s+day\s+before\s+yesterday|day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow"
+    r"|day\s+after\s+tomorrow|today|tonight|tonite|2nite|2night|yesterday|yday|yesturday|yesterdy"
+    r"|tomorrow|tomorow|tommorow|tommorrow|tmrw|tmrow|tmr|tomoz|2moro|2morrow"
+    r"|this\s+morning|this\s+afternoon|this\s+evening|last\s+night)\b"
+)
+# Chat spellings of the deictic words
+_EN_DEICTIC_ALIAS = {
+    **dict.fromkeys("tonite 2nite 2night".split(), "tonight"),
+    **dict.fromkeys("yday yesturday yesterdy".split(), "yesterday"),
+    **dict.fromkeys("tomorow tommorow tommorrow tmrw tmrow tmr tomoz 2moro 2morrow".split(), "tomorrow"),
+}
+# (day offset, period) by the matched words, whitespace-normalised and without a leading "the"
+_EN_DEICTIC_VALUE: dict[str, tuple[int, str | None]] = {
+    "day before yesterday": (-2, None),
+    "day after tomorrow": (2, None),
+    "today": (0, None),
+    "tonight": (0, "evening"),
+    "yesterday": (-1, None),
+    "tomorrow": (1, None),
+    "this morning": (0, "morning"),
+    "this afternoon": (0, "afternoon"),
+    "this evening": (0, "evening"),
+    "last night": (-1, "evening"),
+}
+_EN_WEEKDAY = re.compile(
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|thur|weds"
+    r"|mon|tue|wed|thu|fri|sat|sun)\b"
+)
+_SHORT = frozenset("mon tue wed thu fri sat sun".split())  # also words: "sat", "sun", "wed"
+_SHORT_BEFORE = re.compile(r"(?<!\w)(?:on|next|last|this|coming|by|until|till|before|due)\s+\Z")
+_EN_WD_REL_BEFORE = re.compile(r"(?<!\w)(this\s+coming|this\s+past|last|this|next|coming|past)\s+\Z")
+_EN_WD_WEEK_AFTER = re.compile(r"\s+(?:of\s+)?(last|this|next)\s+week\b")
+_EN_WD_NTH_AFTER = re.compile(r",?\s+(?:the\s+)?(?P<nth>[0-9]{1,2})(?:st|nd|rd|th)\b")
+# A weekday inside a name or a habit is no date: "Sunday school", "Good Friday", "every Monday",
+# "Friday Night Lights" (two more capitalised words).
+_EN_WD_COMPOUND_BEFORE = re.compile(
+    r"\b(?:good|black|cyber|easter|palm|ash|holy|maundy|fat|bloody|girl|man|every|each|other)\s+\Z"
+)
+_EN_WD_COMPOUND_AFTER = re.compile(r"\s+(?:school|best|times|league|roast)\b")
+_TITLE_AFTER = re.compile(r"\s+[A-Z][a-z]+\s+[A-Z][a-z]+")
+# Typos of weekday names are caught by edit distance; these words are no typo.
+_NOT_TYPO = frozenset("funday someday holiday birthday weekday workday everyday heyday payday".split())
+_TYPO_TOKEN = re.compile(r"[a-z]{3,9}d[a-z]?y\b")
+# A deadline: the weekday (or date) is the next one on or after today, whatever the tense.
+_EN_DEADLINE_BEFORE = re.compile(
+    r"(?<!\w)(?:until|till|til|by|before|(?:no|not)\s+later\s+than|due(?:\s+(?:on|by))?|through|thru"
+    r"|(?:by\s+)?(?:the\s+)?end\s+of)\s+(?:on\s+)?\Z"
+)
+# ... unless its own clause is a past state that ended then: "I was in Vienna until Friday".
+_EN_UNTIL = re.compile(r"(?<!\w)(?:until|till|til|through|thru)\s")
+_EN_STATE_PAST = re.compile(r"\b(?:was|were|stayed|lived|remained|waited|lasted|slept|camped|visited)\b")
+_EN_PRESENT = re.compile(r"\b(?:am|is|are|have|has|will|can|gonna|gotta)\b|'(?:m|s|re|ll|ve)\b")
+_EN_CLAUSE_START = re.compile(r"[,;:]|\b(?:and|but|so|then|because)\b")
+_EN_CAL_UNIT = re.compile(
+    r"(?P<rel>this\s+coming|last|this|next|the)\s+(?P<unit>weekend|week|month|year)\b(?!-)"
+)
+_EN_AGO = re.compile(rf"\b(?P<n>{_EN_NUM})\s+{_EN_UNIT}\s+ago\b", re.VERBOSE)
+_EN_IN = re.compile(
+    rf"in\s+(?:(?:another|about|around|roughly|just)\s+)?(?P<n>{_EN_NUM})\s+{_EN_UNIT}\b(?![-'’])",
+    re.VERBOSE,
+)
+_EN_FROM_NOW = re.compile(rf"\b(?P<n>{_EN_NUM})\s+{_EN_UNIT}\s+from\s+(?:now|today)\b", re.VERBOSE)
+_EN_MONTHS = {
+    name: i + 1
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sept", "sep"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ]
+    )
+    for name in names
+}
+_EN_MON = "|".join(sorted(_EN_MONTHS, key=len, reverse=True))
+# "May 20", "May 20th, 2023", "May 2023"
+_EN_MONTH_FIRST = re.compile(
+    rf"""(?P<mon>{_EN_MON})\.?\s+(?:
+        (?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.]\d)(?:,?\s+(?P<y>\d{{4}})\b)?
+      | (?P<y3>\d{{4}})\b)""",
+    re.VERBOSE,
+)
+# "20 May", "the 20th of May 2023", "2023-05-20"
+_EN_DIGIT_FIRST = re.compile(
+    rf"""(?P<num>[0-9]{{1,4}})(?:
+        (?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{_EN_MON})\b\.?(?:,?\s+(?P<y2>\d{{4}})\b)?
+      | -(?P<im>[0-9]{{2}})-(?P<id>[0-9]{{2}})\b)""",
+    re.VERBOSE,
+)
+_EN_IN_YEAR = re.compile(r"in\s+(?P<yy>(?:19|20)[0-9]{2})\b(?![-/:]?[0-9])")
+# "on the 5th", "by the 20th", "pushed back to the 28th"; not "the 3rd floor"
+_EN_NTH = re.compile(
+    r"(?P<prep>on|by|until|till|before|to|from)\s+the\s+(?P<nth>[0-9]{1,2})(?:st|nd|rd|th)\b"
+    r"(?!\s+(?:time|floor|place|grade|century|row|round|attempt|try|level|edition|anniversary|birthday"
+    r"|percentile|generation|person|day|week|month|year|in\s+line)\b)"
+)
+_EN_NOON = re.compile(r"(?:noon|midday)\b")
+_EN_PREP_BEFORE = re.compile(r"(?<!\w)(?:at|around|about|by|from|until|till|@)\s*\Z")
+
+
+def _word_start(low: str, pos: int) -> bool:
+    return pos == 0 or not (low[pos - 1].isalnum() or low[pos - 1] == "_")
+
+
+def _dl1(a: str, b: str) -> bool:
+    """Damerau-Levenshtein distance of exactly 1: one insertion, deletion, substitution or swap."""
+    la, lb = len(a), len(b)
+    if a == b or abs(la - lb) > 1:
+        return False
+    i = 0
+    while i < min(la, lb) and a[i] == b[i]:
+        i += 1
+    if la > lb:
+        return a[i + 1 :] == b[i:]
+    if la < lb:
+        return a[i:] == b[i + 1 :]
+    swap = i + 1 < la and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]
+    return swap or a[i + 1 :] == b[i + 1 :]
+
+
+def _weekday_words(low: str) -> Iterator[tuple[int, int, int]]:
+    """(start, end, weekday) of weekday names, chat abbreviations and one-edit typos ("wendesday")."""
+    found = []
+    if any(w in low for w in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")):
+        for m in _EN_WEEKDAY.finditer(low):
+            s = m.start()
+            if _word_start(low, s) and (m[0] not in _SHORT or _SHORT_BEFORE.search(low, max(0, s - 8), s)):
+                found.append((s, m.end(), ("mo", "tu", "we", "th", "fr", "sa", "su").index(m[0][:2])))
+    if "dy" in low or "day" in low:
+        for m in _TYPO_TOKEN.finditer(low):
+            w = m[0]
+            if _word_start(low, m.start()) and w not in _NOT_TYPO and w not in WD_NAMES:
+                for wd, name in enumerate(WD_NAMES):
+                    if _dl1(w, name):
+                        found.append((m.start(), m.end(), wd))
+                        break
+    return iter(sorted(found))
+
+
+def _deadline(ctx: Ctx, s: int) -> bool:
+    """Whether the date at ``s`` follows a deadline word ("until", "by", "no later than" ...)."""
+    low = ctx.low
+    m = _EN_DEADLINE_BEFORE.search(low, max(0, s - 28), s)
+    if m is None:
+        return False
+    if _EN_UNTIL.match(low, m.start()):
+        head = low[max(0, m.start() - 80) : m.start()]
+        cuts = [c.end() for c in _EN_CLAUSE_START.finditer(head)]
+        clause = head[cuts[-1] if cuts else 0 :]
+        if _EN_STATE_PAST.search(clause) and not _EN_PRESENT.search(clause):
+            return False  # "I stayed at my parents' until Sunday": a past stay, not a deadline
+    return True
+
+
+def _weekday_hits(ctx: Ctx) -> list[Hit]:
+    low, orig, today = ctx.low, ctx.text, ctx.today
+    hits: list[Hit] = []
+    for s, e, wd in _weekday_words(low):
+        if week := _EN_WD_WEEK_AFTER.match(low, e):  # "Monday of next week"
+            k = {"last": -1, "this": 0, "next": 1}[week[1]]
+            hits.append(Hit(s, week.end(), monday(today, k) + timedelta(days=wd)))
+            continue
+        rel_m = _EN_WD_REL_BEFORE.search(low, max(0, s - 16), s)
+        rel = " ".join(rel_m[1].split()) if rel_m else ""
+        if rel_m and rel in ("last", "this", "next"):
+            k = {"last": -1, "this": 0, "next": 1}[rel]
+            hits.append(Hit(rel_m.start(), e, monday(today, k) + timedelta(days=wd)))
+        elif rel_m and rel in ("this coming", "coming"):
+            hits.append(Hit(rel_m.start(), e, next_weekday(today, wd)))
+        elif rel_m:  # "this past Monday"
+            hits.append(Hit(rel_m.start(), e, prev_weekday(today, wd)))
+        elif nth := _EN_WD_NTH_AFTER.match(low, e):  # "Friday the 21st": the month where they agree
+            cands = [c for k in (-1, 0, 1, 2) if (c := valid(*year_month(today, k), int(nth["nth"])))]
+            agree = [c for c in cands if c.weekday() == wd] or cands
+            if agree:
+                hits.append(Hit(s, nth.end(), ctx.pick(agree, s, _deadline(ctx, s))))
+        elif not (
+            _EN_WD_COMPOUND_BEFORE.search(low, max(0, s - 12), s)
+            or _EN_WD_COMPOUND_AFTER.match(low, e)
+            or (orig[s].isupper() and _TITLE_AFTER.match(orig, e))
+        ):
+            hits.append(Hit(s, e, bare_weekday(ctx, wd, s, _deadline(ctx, s)), kind="weekday"))
+    return hits
+
+
+def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
+    text, today = ctx.low, ctx.today
+    hits: list[Hit] = []
+    units = any(w in text for w in ("day", "week", "fortnight", "month", "year", "hour", "min"))
+    deictic = any(
+        w in text
+        for w in ("today", "night", "nite", "yesterday", "yday", "tomor", "tomm", "tmr", "2mo", "morning")
+    ) or any(w in text for w in ("noon", "evening", "yesturday", "yesterdy"))
+    for m in _EN_DEICTIC.finditer(text) if deictic else ():
+        s, e = m.span()
+        if _word_start(text, s):
+            words = " ".join(m[0].split()).removeprefix("the ")
+            offset, period = _EN_DEICTIC_VALUE[_EN_DEICTIC_ALIAS.get(words, words)]
+            hits.append(Hit(s, e, days(today, offset), period=period))
+
+    hits.extend(_weekday_hits(ctx))
+
+    for m in _EN_CAL_UNIT.finditer(text) if units else ():
+        s, e = m.span()
+        if not _word_start(text, s):
+            continue
+        rel = " ".join(m["rel"].split())
+        unit = m["unit"]
+        if rel == "the":
+            if unit == "weekend":
+                hits.append(bare_weekend(ctx, s, e, "en", _deadline(ctx, s)))
+            continue
+        k = {"last": -1, "this": 0, "this coming": 0, "next": 1}[rel]
+        if unit == "weekend":
+            hits.append(Hit(s, e, monday(today, k) + timedelta(days=5), span_days=2))
+        elif unit == "week":
+            hits.append(Hit(s, e, monday(today, k), "week", takes_time=False))
+        elif unit == "month":
+            hits.append(Hit(s, e, shift(today, months=k, day=1), "month", takes_time=False))
+        else:
+            hits.append(Hit(s, e, shift(today, years=k, month=1, day=1), "year", takes_time=False))
+
+    for m in _EN_AGO.finditer(text) if "ago" in text else ():
+        n = _en_number(m["n"])
+        if n is not None and (hit := offset_hit(ctx, *m.span(), n, m["unit"], -1, "en")):
+            hits.append(hit)
+
+    for m in _EN_IN.finditer(text) if units else ():
+        if not _word_start(text, m.start()) or ctx.tense(m.start()) == "past":
+            continue  # "I read it in 3 days": in a past sentence, a duration rather than a date
+        n = _en_number(m["n"])
+        if n is not None and (hit := offset_hit(ctx, *m.span(), n, m["unit"], 1, "en")):
+            hits.append(hit)
+
+    for m in _EN_FROM_NOW.finditer(text) if units and " from " in text else ():
+        n = _en_number(m["n"])
+        if n is not None and (hit := offset_hit(ctx, *m.span(), n, m["unit"], 1, "en")):
+            hits.append(hit)
+
+    if digits:
+        hits.extend(_absolute(ctx))
+        for m in TIME_ALONE.finditer(text):
+            s = m.start()
+            if s and text[s - 1] in ":.":
+                continue
+            prep = _EN_PREP_BEFORE.search(text, max(0, s - 8), s)
+            if (m["ap"] or not m["mc"] or prep) and (clk := en_clock(m, None)):
+                vague = not m["ap"] and not m["h"].startswith("0")
+                hits.append(time_hit(ctx, prep.start() if prep else s, m.end(), clk, "en", vague))
+    for m in WORD_TIME_ALONE.finditer(text) if has_word_time(text) else ():
+        if m["wh"] and not (m["wm"] or m["wap"]):
+            continue  # "at seven", like "at 7", needs a date next to it
+        if _word_start(text, m.start()) and (clk := en_clock(m, None)):
+            hits.append(time_hit(ctx, m.start(), m.end(), clk, "en", not m["wap"]))
+    for m in _EN_NOON.finditer(text) if "noon" in text or "midday" in text else ():
+        prep = _EN_PREP_BEFORE.search(text, max(0, m.start() - 8), m.start())
+        if prep and _word_start(text, m.start()):
+            hits.append(time_hit(ctx, prep.start(), m.end(), (0, 12, 0), "en", False))
+    return hits
+
+
+def _absolute(ctx: Ctx) -> list[Hit]:
+    """Calendar dates: "May 20", "20 May 2023", "2023-05-20", "May 2023", "in 2019", "on the 5th"."""
+    text, orig, today = ctx.low, ctx.text, ctx.today
+    hits: list[Hit] = []
+    for m in _EN_MONTH_FIRST.finditer(text):
+        s, e = m.span()
+        if not _word_start(text, s):
+            continue
+        if m["y3"]:
+            if d := valid(int(m["y3"]), _EN_MONTHS[m["mon"]], 1):
+                hits.append(Hit(s, e, d, "month", takes_time=False))
+        elif orig[s : m.end("mon")] not in ("may", "mar", "march"):  # lower-case: verbs ("you may 2 ...")
+            hits.extend(_calendar_day(ctx, s, e, _EN_MONTHS[m["mon"]], int(m["d"]), m["y"]))
+    for m in _EN_DIGIT_FIRST.finditer(text):
+        s, e = m.span()
+        num = m["num"]
+        if not _word_start(text, s) or (s and text[s - 1] in ":.-/"):
+            continue
+        if m["im"]:
+            if len(num) == 4 and (d := valid(int(num), int(m["im"]), int(m["id"]))):
+                hits.append(Hit(s, e, d))
+        elif len(num) <= 2 and orig[m.start("mon2") : m.end("mon2")] not in ("may", "mar", "march"):
+            if text[max(0, s - 4) : s] == "the ":
+                s -= 4
+            hits.extend(_calendar_day(ctx, s, e, _EN_MONTHS[m["mon2"]], int(num), m["y2"]))
+    for m in _EN_IN_YEAR.finditer(text):
+        if _word_start(text, m.start()):
+            hits.append(Hit(*m.span(), date(int(m["yy"]), 1, 1), "year", takes_time=False))
+    for m in _EN_NTH.finditer(text):
+        s = m.start()
+        day = int(m["nth"])
+        cands = [c for k in (-1, 0, 1) if (c := valid(*year_month(today, k), day))]
+        if _word_start(text, s) and cands:
+            deadline = m["prep"] in ("by", "until", "till", "before")
+            hits.append(Hit(s, m.end(), ctx.pick(cands, s, deadline), kind="nth"))
+    return hits
+
+
+def _calendar_day(ctx: Ctx, s: int, e: int, month: int, day: int, year: str | None) -> list[Hit]:
+    """A month and day, with the year said or else chosen by the sentence's tense."""
+    if year:
+        d = valid(int(year), month, day)
+        return [Hit(s, e, d)] if d else []
+    y0 = ctx.today.year
+    cands = [c for y in (y0 - 1, y0, y0 + 1) if (c := valid(y, month, day))]
+    return [Hit(s, e, ctx.pick(cands, s, _deadline(ctx, s)))] if cands else []
+
+
+def attach(ctx: Ctx, hit: Hit) -> None:
+    """Extend a day-level English mention with the time of day said next to it."""
+    text = ctx.low
+    pos = hit.end
+    if hit.period is None and (p := PERIOD_AFTER.match(text, pos)):
+        hit.period, pos = PERIOD_WORD[p["p"]], p.end()
+    if (t := TIME_AFTER.match(text, pos)) and (clk := en_clock(t, hit.period)):
+        hit.clock, pos = clk, t.end()
+        if hit.period is None and (p := PERIOD_TAIL.match(text, pos)):
+            # "tomorrow at 7 in the evening": the period decides am/pm after the fact
+            period = PERIOD_WORD[p["p"] or p["n"]]
+            if not (t["ap"] or t["wap"]) and (clk := en_clock(t, period)):
+                hit.period, hit.clock, pos = period, clk, p.end()
+    hit.end = pos
+    if (
+        hit.clock is None
+        and (t := TIME_BEFORE.search(text, max(0, hit.start - 30), hit.start))
+        and (clk := en_clock(t, hit.period))
+    ):
+        hit.clock, hit.start = clk, t.start()  # "at 3pm tomorrow", "10am on Friday"
+
+
+__all__ = ["WD_NAMES", "attach", "candidates", "has_cue"]

@@ -1,0 +1,120 @@
+"""English times of day for the date resolver: "3pm", "10:30", "at 7", "noon", "half past six",
+"quarter to five", "half six", "eight thirty", "in the evening". Conventions: daemon/memory/dates.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from daemon.memory.dates_common import Clock, clock
+
+PERIOD_WORD = {"morning": "morning", "afternoon": "afternoon", "evening": "evening", "night": "evening"}
+
+_ONES = "one two three four five six seven eight nine".split()
+_HOURS = {w: i + 1 for i, w in enumerate([*_ONES, "ten", "eleven", "twelve"])}
+_TEENS = {
+    w: 10 + i
+    for i, w in enumerate(
+        "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+_HOURW = "|".join(sorted(_HOURS, key=len, reverse=True))
+_ONESW = "|".join(_ONES)
+_MINW = (
+    rf"o['’]?clock|oh\s+(?:{_ONESW})|(?:twenty|thirty|forty|fifty)(?:[-\s](?:{_ONESW})\b)?"
+    rf"|{'|'.join(sorted(_TEENS, key=len, reverse=True))}"
+)
+# Written-out times: "half past six", "quarter to five", "ten past nine", "half six", "eight thirty".
+_WORD_TIME = rf"""
+    (?:a\s+)?(?P<rq>half|quarter|twenty[-\s]five|twenty|ten|five)(?:\s+minutes?)?
+        \s+(?P<rel>past|to|after)\s+(?P<rh>{_HOURW}|[0-9]{{1,2}})\b
+  | (?P<rqd>[0-9]{{1,2}})(?:\s+minutes?)?\s+(?:past|after)\s+(?P<rhd>{_HOURW}|[0-9]{{1,2}})\b
+  | half\s+(?P<bh>{_HOURW})\b
+  | (?P<wh>{_HOURW})\b(?:\s+(?P<wm>{_MINW})\b)?(?:\s*(?P<wap>[ap])\.?m\b\.?)?
+"""
+CORE = rf"""(?:
+    (?P<noon>noon|midday)
+  | (?P<h>\d{{1,2}})(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?
+  | (?P<hc>\d{{1,2}}):(?P<mc>[0-5]\d)\b(?!:\d)
+  | (?P<ho>\d{{1,2}})\s*o['’]?clock\b
+  | {_WORD_TIME}
+  | (?P<hb>\d{{1,2}})\b(?![:.]\d|\s*(?:%|percent|°|degrees))
+)"""
+TIME_AFTER = re.compile(rf"\s*,?\s*(?:(?P<prep>at|around|about|by|@)\s*)?{CORE}", re.VERBOSE)
+TIME_BEFORE = re.compile(
+    rf"(?<![\w:.])(?:(?P<prep>at|around|about|by|@)\s*)?{CORE}\s+(?:on\s+)?\Z", re.VERBOSE
+)
+# A time with no date next to it: "3pm", "10 a.m.", "at 10:30", "at noon" (a lone "10:30" may be a score).
+TIME_ALONE = re.compile(
+    r"""(?P<h>[0-9]{1,2})(?:
+        (?:[:.](?P<m>[0-5][0-9]))?\s*(?P<ap>[ap])\.?m\b\.?
+      | :(?P<mc>[0-5][0-9])\b(?!:[0-9])
+      | \s*o['’]?clock\b)""",
+    re.VERBOSE,
+)
+# ... or written out after a preposition: "at quarter to five", "at half six" (not a bare "at seven").
+WORD_TIME_ALONE = re.compile(rf"(?P<prep>at|around|about|by|until|till|@)\s+(?:{_WORD_TIME})", re.VERBOSE)
+PERIOD_AFTER = re.compile(r"\s+(?:in\s+the\s+)?(?P<p>morning|afternoon|evening|night)\b")
+PERIOD_TAIL = re.compile(r"\s+(?:in\s+the\s+(?P<p>morning|afternoon|evening)|at\s+(?P<n>night))\b")
+_WORD_CUES = ("at ", "around ", "about ", "by ", "until ", "till ", "@")
+
+
+def has_word_time(low: str) -> bool:
+    return any(c in low for c in _WORD_CUES)
+
+
+def _minutes(words: str) -> int | None:
+    """Minutes written as words or digits: "thirty five", "oh five", "o'clock", "twenty-five", "20"."""
+    parts = words.replace("-", " ").replace("’", "'").split()
+    if parts[-1] in ("minute", "minutes"):
+        parts = parts[:-1]
+    if parts[0].isdigit():
+        return int(parts[0])
+    if parts[0] in ("o'clock", "oclock"):
+        return 0
+    if parts[0] == "oh":
+        return _HOURS[parts[1]]
+    if parts[0] in _TEENS:
+        return _TEENS[parts[0]]
+    if parts[0] in _TENS:
+        return _TENS[parts[0]] + (_HOURS[parts[1]] if len(parts) > 1 else 0)
+    return {"half": 30, "quarter": 15, "five": 5}.get(parts[0])
+
+
+def _hour(word: str) -> int:
+    return int(word) if word.isdigit() else _HOURS[word]
+
+
+def en_clock(m: re.Match[str], period: str | None) -> Clock | None:
+    """Clock of a match of the time patterns above; a bare hour needs a preposition ("at 10")."""
+    g = m.groupdict()
+    if g.get("noon"):
+        return (0, 12, 0)
+    if g.get("ap"):
+        return clock(int(m["h"]), int(m["m"] or 0), None, m["ap"], False)
+    if g.get("hc"):
+        return clock(int(m["hc"]), int(m["mc"]), period, None, m["hc"].startswith("0"))
+    if g.get("rq") or g.get("rqd"):
+        minute, hour = _minutes(m["rq"] or m["rqd"]), _hour(m["rh"] or m["rhd"])
+        if minute is None or minute >= 60:
+            return None
+        if m["rel"] == "to":
+            hour, minute = (hour - 1) or 12, 60 - minute
+        return clock(hour, minute, period, None, False)
+    if g.get("bh"):
+        return clock(_hour(m["bh"]), 30, period, None, False)
+    if g.get("wh"):
+        if not (m["wm"] or m["wap"] or g.get("prep")):
+            return None
+        minute = _minutes(m["wm"]) if m["wm"] else 0
+        if minute is None:
+            return None
+        return clock(_hour(m["wh"]), minute, None if m["wap"] else period, m["wap"], False)
+    if "hc" not in g:  # TIME_ALONE: "10:30" or "3 o'clock"
+        raw = m["h"]
+        return clock(int(raw), int(m["mc"] or 0), period, None, raw.startswith("0"))
+    raw = m["ho"] or m["hb"]
+    if m["hb"] and not m["prep"]:
+        return None
+    return clock(int(raw), 0, period, None, raw.startswith("0"))

@@ -1,0 +1,243 @@
+"""Date rules beyond single expressions: deadlines, habits, reschedules, chat spellings, lone times."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+from dateutil.relativedelta import FR, MO, SA, SU, TH, TU, WE, relativedelta
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from daemon.memory.dates import resolve_dates
+
+SH = ZoneInfo("Asia/Shanghai")
+# Wednesday 13 March 2024, noon: Thu 14, Fri 15, Sat 16, Sun 17, Mon 18, Tue 19; last Sun 10, Mon 11.
+WED = datetime(2024, 3, 13, 12, 0, tzinfo=SH)
+
+
+def found(text: str, at: datetime = WED) -> list[tuple[date, str | None, str]]:
+    """(day, "HH:MM" or None, direction) of every mention, in text order."""
+    return [
+        (m.value.date(), m.value.strftime("%H:%M") if m.has_time else None, m.direction)
+        for m in resolve_dates(text, at, SH)
+    ]
+
+
+# --- deadlines ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # past cues around the deadline ("got", "lost", "said", "already", 了, 上次) do not move it back
+        ("Ugh, that form again. I've got till Tuesday to fill it in", [(date(2024, 3, 19), None, "future")]),
+        ("We lost the first draft, so the rewrite is due by Monday", [(date(2024, 3, 18), None, "future")]),
+        ("The council said the road stays closed until Saturday", [(date(2024, 3, 16), None, "future")]),
+        (
+            "Yesterday he promised to pay me back no later than Friday",
+            [(date(2024, 3, 12), None, "past"), (date(2024, 3, 15), None, "future")],
+        ),
+        ("I already told them I'd be done by the weekend", [(date(2024, 3, 16), None, "future")]),
+        ("上次没赶上，这回礼拜五之前必须报名", [(date(2024, 3, 15), None, "future")]),
+        ("已经说过了，材料最迟周二交", [(date(2024, 3, 19), None, "future")]),
+        ("到周四为止我都请假了", [(date(2024, 3, 14), None, "future")]),
+        (
+            "上周拖了，这次周日下班前给答复",
+            [(date(2024, 3, 4), None, "past"), (date(2024, 3, 17), None, "future")],
+        ),
+        # a date without a year after a deadline word is this year's, not last year's
+        (
+            "We missed it last year, the form is due before March 20",
+            [(date(2023, 1, 1), None, "past"), (date(2024, 3, 20), None, "future")],
+        ),
+    ],
+)
+def test_a_deadline_is_never_in_the_past(text: str, expected: list[tuple[date, str | None, str]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["Forgot again!! it has to be posted before Wednesday", "没想到又忘了，周三前必须寄出"]
+)
+def test_a_deadline_said_on_its_own_weekday_is_today(text: str) -> None:
+    assert found(text) == [(date(2024, 3, 13), None, "present")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("We were at the lake house until Sunday", date(2024, 3, 10)),
+        ("My brother stayed with us till Monday", date(2024, 3, 11)),
+    ],
+)
+def test_until_closing_a_past_stay_stays_in_the_past(text: str, expected: date) -> None:
+    assert found(text) == [(expected, None, "past")]
+
+
+WEEKDAYS = [
+    ("Monday", MO),
+    ("Tuesday", TU),
+    ("Wednesday", WE),
+    ("Thursday", TH),
+    ("Friday", FR),
+    ("Saturday", SA),
+    ("Sunday", SU),
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    at=st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2040, 1, 1), timezones=st.just(UTC)),
+    wd=st.integers(0, 6),
+    word=st.sampled_from(["until", "by", "before", "no later than", "till"]),
+)
+def test_deadline_weekday_is_the_next_on_or_after_today(at: datetime, wd: int, word: str) -> None:
+    name, rd = WEEKDAYS[wd]
+    today = at.astimezone(SH).date()
+    expected = today + relativedelta(weekday=rd(+1))  # on or after today
+    text = f"Sent it last week and they still want changes {word} {name}"
+    days = [d for d, _, _ in found(text, at)]
+    assert days[-1] == expected
+
+
+# --- habits -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I cycle to the office at 7:45",
+        "She feeds the cat at 6:30 and heads out",
+        "He texts me at 11pm most nights",
+        "Saturday mornings I do the market run",
+        "We're usually at my in-laws' on Sunday",
+        "Standup is at 9:30 every day, no exceptions",
+        "we do quiz night at the pub on thursdays at 8pm",
+        "I get paid on the 25th each month",
+        "我周六一般睡到十点半",
+        "她通常晚上九点半下班",
+        "我们平时星期天去教堂",
+        "每个工作日早上七点出门",
+        "周末我们都在家做饭",
+    ],
+)
+def test_a_habit_yields_no_date(text: str) -> None:
+    assert resolve_dates(text, WED, SH) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # one-offs in the present tense keep their time
+        ("I have a dentist appointment at 4:30", [(date(2024, 3, 13), "16:30", "future")]),
+        ("Are you around at 2pm?", [(date(2024, 3, 13), "14:00", "future")]),
+        # the contrast clause holds a date of its own
+        ("I usually walk, but tomorrow at 9 I'm taking a taxi", [(date(2024, 3, 14), "09:00", "future")]),
+        ("We normally eat at 6:30 but this Friday we're out", [(date(2024, 3, 15), None, "future")]),
+        ("平时我不加班，但是明天晚上八点要开会", [(date(2024, 3, 14), "20:00", "future")]),
+        ("我每天都跑步，昨天下雨没去", [(date(2024, 3, 12), None, "past")]),
+    ],
+)
+def test_dates_next_to_a_habit_stay(text: str, expected: list[tuple[date, str | None, str]]) -> None:
+    assert found(text) == expected
+
+
+# --- reschedules, fragments, "Friday the 5th" ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The vet bumped Ollie's appointment to Thursday", [(date(2024, 3, 14), None, "future")]),
+        (
+            "They moved the exam from Tuesday to Friday",
+            [(date(2024, 3, 19), None, "future"), (date(2024, 3, 15), None, "future")],
+        ),
+        ("我们把聚餐改到了周六", [(date(2024, 3, 16), None, "future")]),
+        ("和牙医约了周一上午十点", [(date(2024, 3, 18), "10:00", "future")]),
+        (
+            "I saw him on Monday. Or Tuesday maybe",
+            [(date(2024, 3, 11), None, "past"), (date(2024, 3, 12), None, "past")],
+        ),
+        ("The party is on Friday the 5th", [(date(2024, 4, 5), None, "future")]),
+    ],
+)
+def test_moved_appointments_and_fragments(text: str, expected: list[tuple[date, str | None, str]]) -> None:
+    assert found(text) == expected
+
+
+# --- chat spellings and written-out times -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("gotta run, talk tmrw", (date(2024, 3, 14), None, "future")),
+        ("she flew home yday", (date(2024, 3, 12), None, "past")),
+        ("wanna grab food on weds?", (date(2024, 3, 20), None, "future")),
+        ("can we do thrusday instead", (date(2024, 3, 14), None, "future")),
+        ("I'm off till thurs", (date(2024, 3, 14), None, "future")),
+        ("back in a fortnight", (date(2024, 3, 27), None, "future")),
+        ("call me at half past four", (date(2024, 3, 13), "16:30", "future")),
+        ("see you at ten to nine tomorrow", (date(2024, 3, 14), "08:50", "future")),
+        ("let's say a quarter past eight tonight", (date(2024, 3, 13), "20:15", "future")),
+        ("drinks at half seven?", (date(2024, 3, 13), "19:30", "future")),
+    ],
+)
+def test_chat_spellings_and_written_times(text: str, expected: tuple[date, str | None, str]) -> None:
+    assert found(text) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "hour", "expected"),
+    [
+        ("wake me up at 5:45", 22, (date(2024, 3, 14), "05:45", "future")),  # not 17:45 tomorrow
+        ("see you at 10:30", 12, (date(2024, 3, 14), "10:30", "future")),  # not 22:30 tonight
+        ("see you at 8:30", 12, (date(2024, 3, 13), "20:30", "future")),
+        ("九点一刻到", 7, (date(2024, 3, 13), "09:15", "future")),
+        ("I went to bed at 11:30", 8, (date(2024, 3, 12), "23:30", "past")),
+    ],
+)
+def test_a_lone_time_without_am_pm_is_its_next_daytime_occurrence(
+    text: str, hour: int, expected: tuple[date, str | None, str]
+) -> None:
+    assert found(text, WED.replace(hour=hour)) == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we sat down and talked for ages",
+        "the sun came out at last",
+        "They wed in a tiny chapel",
+        "Saturday Night Live had a great host",
+        "We had a Sunday roast at the pub",
+        "it costs five to ten dollars",
+        "I live on the 3rd floor",
+    ],
+)
+def test_words_that_only_look_like_dates(text: str) -> None:
+    assert resolve_dates(text, WED, SH) == []
+
+
+def test_a_lone_time_becomes_the_time_of_the_sentences_only_day() -> None:
+    m = resolve_dates("Brunch at 11am with Sam on Saturday", WED, SH)
+    assert [(x.text, x.value) for x in m] == [("Saturday", datetime(2024, 3, 16, 11, 0, tzinfo=SH))]
+    # two days: the time stays its own mention
+    assert len(resolve_dates("Monday or Tuesday, I'm free after 3pm", WED, SH)) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("前年五月搬的家", (date(2022, 5, 1), None, "past")),
+        ("下个月20号发布", (date(2024, 4, 20), None, "future")),
+        ("上个月三号交的", (date(2024, 2, 3), None, "past")),
+    ],
+)
+def test_chinese_relative_months_and_lone_clock_times(
+    text: str, expected: tuple[date, str | None, str]
+) -> None:
+    assert found(text) == [expected]

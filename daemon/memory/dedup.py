@@ -203,7 +203,7 @@ def decide(
         if best.cosine >= p.skip_for(text) and same_words(text, best.l0):
             return Decision(SKIP, best.item_id, reason=f"restated (cos {best.cosine:.3f})")
         return Decision(CREATE, reason=f"{category} append (cos {best.cosine:.3f})")
-    if best.cosine >= p.skip_for(text):
+    if best.cosine >= p.skip_for(text) and same_words(text, best.l0):
         return Decision(SKIP, best.item_id, reason=f"near-identical (cos {best.cosine:.3f})")
     return Decision(MERGE, best.item_id, reason=f"similar (cos {best.cosine:.3f})")
 

@@ -377,8 +377,21 @@ def turn_line(text: str, speaker: str, at: datetime, tz: ZoneInfo) -> tuple[str,
     return (f"{speaker}: {text}" if speaker else text) + _date_note(dates), dates
 
 
-def extract(resource: ResourceIn, ctx: TurnContext) -> list[ItemDraft]:
-    """Item drafts for one resource (empty for noise). Pure: same input, same drafts."""
+_FIELDS = {
+    "preferences": preference_fields,
+    "profile": profile_fields,
+    "entities": entity_fields,
+    "cases": case_fields,
+    "patterns": pattern_fields,
+}
+
+
+def extract(resource: ResourceIn, ctx: TurnContext, category: str | None = None) -> list[ItemDraft]:
+    """Item drafts for one resource (empty for noise). Pure: same input, same drafts.
+
+    `category` files the turn under a category decided elsewhere (the category model); by
+    default the surface rules decide. The L1 fields are the category's own when its rule finds
+    them, else the event fields (what, when, where, who)."""
     text = _one_line(resource.text)
     if is_noise(text):
         return []
@@ -391,10 +404,15 @@ def extract(resource: ResourceIn, ctx: TurnContext) -> list[ItemDraft]:
     # into running?" → "My doctor suggested it"): it is indexed as the item's context, with the
     # turn after it once that arrives, but never cited as the item's source.
     context = f"{when} {ctx.prev_speaker}: {prev}\n{l0}" if prev else f"{when} {l0}"
-    category, fields = categorise(text)
+    if category is None:
+        category, fields = categorise(text)
+    else:
+        rule = _FIELDS.get(category)
+        fields = rule(text) if rule is not None else None
     future = [d for d in dates if d.direction == "future"]
     past = [d for d in dates if d.direction != "future"]
-    due_at = future[0].value if future else None
+    # a habit is not due: "I run at 6am" recurs, it is no appointment
+    due_at = future[0].value if future and category != "patterns" else None
     if category == "events" or fields is None:
         fields = event_fields(text, speaker, dates, resource.occurred_at, ctx)
     l1 = {**fields, "speaker": speaker, "role": resource.role}

@@ -46,6 +46,10 @@ def run_pipeline(
     c.trace["dense"] = idx.vectors.similarity(qvec, rows)
     c.trace["bm25"] = lexical[rows]
     top_dense = float(c.trace["dense"].max()) if rows.size else 1.0
+    if len(idx) <= p.dense_n:
+        # A small scope has no "unrelated" tail: its worst item would be stretched to 0 and
+        # dropped however relevant it is (two facts about design tools, one of them lost).
+        floor = min(floor, top_dense - p.dense_floor_margin)
     c.trace["fused"] = R.fuse(
         c.trace["dense"], c.trace["bm25"], p, (floor, top_dense), (0.0, float(lexical.max()))
     )

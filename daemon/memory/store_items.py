@@ -186,6 +186,16 @@ class StoreItems(StoreIndex):
         ).fetchall()
         return {r[0]: (float(r[1]), float(r[2]), int(r[3]), json.loads(r[4]) if r[4] else {}) for r in rows}
 
+    def due_times(self, scope: str, ids: Sequence[str]) -> dict[str, datetime | None]:
+        """id → due time (None for items without one): which events are plans."""
+        if not ids:
+            return {}
+        rows = self.con.execute(
+            "SELECT id, due_at FROM items WHERE scope = ? AND id IN (SELECT unnest(?))",
+            [_require(scope), sorted(set(ids))],
+        ).fetchall()
+        return {r[0]: r[1] for r in rows}
+
     def absorb(
         self,
         scope: str,

@@ -77,8 +77,8 @@ def test_duplicates_inside_one_batch_are_caught(memory: Memory) -> None:
     assert memory.stats("alice")["items"] == 1
 
 
-def test_events_append(memory: Memory) -> None:
-    report = memory.memorize(
+def test_events_append(rule_memory: Memory) -> None:
+    report = rule_memory.memorize(
         [
             turn("e1", "I went hiking at Mount Tam with my sister.", at=T0),
             turn("e2", "I went hiking at Mount Tam with my brother.", at=T0 + timedelta(days=7)),
@@ -88,8 +88,9 @@ def test_events_append(memory: Memory) -> None:
 
 
 def test_consolidation_promotes_and_archives_and_restore_brings_back(
-    memory: Memory, clock: FakeClock
+    rule_memory: Memory, clock: FakeClock
 ) -> None:
+    memory = rule_memory  # decay mechanics: the rules file the market trip as an ordinary event
     memory.memorize(
         [
             turn("c1", "I went to the farmers market and bought apples.", at=T0),

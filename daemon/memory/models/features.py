@@ -1,0 +1,351 @@
+"""Surface features of a turn and of a pair of statements: the rules, as inputs to learned models.
+
+Each function maps text to a short, fixed list of numbers with a name per position. The rules
+here are deliberately broad cues (a question mark, a request verb, "these days", 以前) whose
+weight the training script learns from labelled data; none of them decides anything alone.
+Pure functions, English and Chinese.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+import zlib
+
+import numpy as np
+
+from daemon.memory.extract import (
+    case_fields,
+    entity_fields,
+    pattern_fields,
+    preference_fields,
+    profile_fields,
+)
+from daemon.memory.index import STOPWORDS_EN, STOPWORDS_ZH, tokenize
+from daemon.memory.noise import content_units, is_noise
+
+_SENT = re.compile(r"[^.!?。！？…\n]+[.!?。！？…]*")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_Q_END = re.compile(r"[?？]\s*[\"'”’)）]*\s*$")
+_WH_EN = re.compile(
+    r"^(?:so |and |but |ok |okay |hey |hi |um |also |btw |quick question[,:]? )*"
+    r"(?:what|what's|whats|where|where's|when|who|who's|why|how|which|whose|whom|is|are|am|was|were|do|does"
+    r"|did|can|could|would|will|should|shall|may|might|have|has|had|any|anyone|isn't|aren't|don't|doesn't"
+    r"|didn't|won't|wouldn't|shouldn't|can't)\b",
+    re.IGNORECASE,
+)
+_WH_ZH = re.compile(
+    r"什么|啥|哪|谁|怎么|怎样|为什么|为啥|几|多少|多久|吗[？?。！!]*$|呢[？?。！!]*$|么[？?]*$|是不是|有没有|能不能|可不可以|要不要"
+)
+_REQUEST_EN = re.compile(
+    r"\b(?:can|could|would|will) you\b|\bplease\b|\bpls\b|\bplz\b|^(?:help|give|tell|show|remind|write|make|"
+    r"draft|suggest|recommend|find|list|explain|translate|summari[sz]e|check|plan|book|send|create|"
+    r"rewrite|fix|draw|compare|calculate|convert)\b|\bi (?:need|want|would like|'d like|'d love|would love)"
+    r" (?:a|an|some|to know|ideas?|help|you)\b|\bany (?:tips|ideas|advice|suggestions|recommendations)\b"
+    r"|\b(?:help|remind) me\b|\blet me know\b|\bwhat about\b|\bhow about\b",
+    re.IGNORECASE,
+)
+_REQUEST_ZH = re.compile(
+    r"帮我|帮忙|请你|麻烦你|给我|推荐|能不能|可以帮|告诉我|提醒我|写一|写个|想个|列个|算一下|查一下|翻译|改成|语气"
+)
+_FIRST_EN = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b", re.IGNORECASE
+)
+_FIRST_ZH = re.compile(r"我|咱")
+_SECOND = re.compile(r"\b(?:you|your|you're|yours|u)\b|你|您", re.IGNORECASE)
+_NAME_MID = re.compile(r"(?<=[a-z,;]\s)[A-Z][a-z]+")
+_DIGIT = re.compile(r"\d|[一二三四五六七八九十两]")
+_EXCLAIM = re.compile(r"[!！]")
+
+# A change of state: the newer statement replaces something ("these days", "switched", 搬, 改).
+_CHANGE_EN = re.compile(
+    r"\b(?:now|nowadays|these days|this days|anymore|any more|no longer|instead|switched|switching|switch"
+    r"|changed|moved|moving|relocated|new|newly|since|finally|sold|quit|left|leaving|retired|replaced"
+    r"|replacing|transferred|promoted|took over|taken over|inherited|gave up|given up|stopped|started|starting"
+    r"|cancel+ed|called off|postponed|pushed|rescheduled|moved to|brought forward|delayed|off|dropped|broke up"
+    r"|split up|divorced|married|engaged|got|became|turned|after|ever since|from now on|going forward"
+    r"|lately|recently|just|handed in|back on|back to|these days|currently|at the moment|not anymore)\b",
+    re.IGNORECASE,
+)
+_CHANGE_ZH = re.compile(
+    r"现在|如今|目前|最近|这阵子|这段时间|后来|已经|终于|改|换|搬|不再|不用|不去|不跑|以后|从此|开始|离职|辞职|跳槽|入职|报到"
+    r"|退休|调到|调去|卖了|分手|离婚|结婚|订婚|延期|推迟|取消|提前|改期|改到|告一段落|停了|戒了|新"
+)
+# History told as history: it does not replace the present ("when I was a student").
+_HISTORY_EN = re.compile(
+    r"\b(?:when i was|back when|back in|as a (?:kid|child|teen|teenager|student)|in college|at uni|in high school"
+    r"|years ago|growing up|used to|once|in my twenties|in my (?:20s|30s)|my first job|ages ago|long ago)\b",
+    re.IGNORECASE,
+)
+_HISTORY_ZH = re.compile(
+    r"以前|小时候|当年|那时候|那会儿|大学时|上学时|读书时|年轻时|曾经|之前在|早年|几年前|去年"
+)
+# An addition next to what was said: a second one, too, as well.
+_ADD_EN = re.compile(
+    r"\b(?:also|too|as well|another|second|other|both|plus|in addition|joined|added|adopted|extra|more)\b",
+    re.IGNORECASE,
+)
+_ADD_ZH = re.compile(r"也|还|又|另|第二|再加|多了|加入|新添|同时")
+_NEG_EN = re.compile(
+    r"\b(?:not|no|never|n't|don't|doesn't|didn't|won't|can't|nothing|nobody)\b|n't\b", re.IGNORECASE
+)
+_NEG_ZH = re.compile(r"不|没|别|无")
+_TRIP_EN = re.compile(
+    r"\b(?:trip|visit|visited|visiting|vacation|holiday|weekend in|spent|went to|flew to|tour|stayed)\b",
+    re.IGNORECASE,
+)
+_TRIP_ZH = re.compile(r"旅游|旅行|出差|去了趟|玩了|度假|逛了|参观")
+_RELATIONS = re.compile(
+    r"\b(?:sister|brother|mom|mum|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter|friend"
+    r"|boss|manager|colleague|coworker|doctor|dentist|neighbou?r|roommate|flatmate|aunt|uncle|cousin|grandma"
+    r"|grandpa|grandmother|grandfather|kid|kids|child|baby|parents?|in-laws?|niece|nephew)\b"
+    r"|姐姐|妹妹|哥哥|弟弟|妈妈|妈|爸爸|爸|老婆|老公|女朋友|男朋友|儿子|女儿|闺蜜|朋友|老板|领导|同事|医生|室友|邻居|孩子|爷爷|奶奶|外婆|外公|父母",
+    re.IGNORECASE,
+)
+
+TURN_FEATURES = (
+    "ends_question",
+    "question_share",
+    "declarative_content",
+    "rule_noise",
+    "wh_start",
+    "request",
+    "first_person",
+    "second_person",
+    "assistant",
+    "log_units",
+    "digits",
+    "names",
+    "exclaims",
+    "cjk",
+)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a turn (split after . ! ? and their CJK forms)."""
+    return [s.strip() for s in _SENT.findall(unicodedata.normalize("NFKC", text)) if s.strip()]
+
+
+def _is_question(sentence: str) -> bool:
+    if _Q_END.search(sentence):
+        return True
+    if _HAN.search(sentence):
+        return bool(re.search(r"(?:吗|呢|么)[。.!！~]*$", sentence))
+    return False
+
+
+def turn_features(text: str, role: str | None) -> np.ndarray:
+    """The surface cues of a turn (see TURN_FEATURES), for the turn-kind model."""
+    sents = sentences(text) or [text]
+    questions = [s for s in sents if _is_question(s)]
+    declarative = any(not _is_question(s) and not is_noise(s) for s in sents)
+    cjk = bool(_HAN.search(text))
+    first = _FIRST_ZH.search(text) if cjk else _FIRST_EN.search(text)
+    units = content_units(text)
+    return np.asarray(
+        [
+            float(_is_question(sents[-1])),
+            len(questions) / len(sents),
+            float(declarative),
+            float(is_noise(text)),
+            float(any(_WH_EN.search(s) or _WH_ZH.search(s) for s in sents)),
+            float(bool(_REQUEST_EN.search(text) or _REQUEST_ZH.search(text))),
+            float(bool(first)),
+            float(bool(_SECOND.search(text))),
+            float(role == "assistant"),
+            math.log1p(units) / 4.0,
+            float(bool(_DIGIT.search(text))),
+            float(bool(_NAME_MID.search(text))),
+            float(bool(_EXCLAIM.search(text))),
+            float(cjk),
+        ],
+        dtype=np.float32,
+    )
+
+
+def hashed_ngrams(text: str, dim: int = 1024) -> np.ndarray:
+    """Character n-grams of the lower-cased text hashed into `dim` buckets, L2-normalised.
+
+    Latin text gives 3- to 5-grams within word boundaries, Chinese 1- and 2-grams: the surface
+    form of questions and pleasantries ("can you", "吗", "谢谢") that embeddings blur.
+    """
+    low = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    out = np.zeros(dim, np.float32)
+    padded = f" {low} "
+    grams: list[str] = []
+    for n in (3, 4, 5):
+        grams.extend(
+            padded[i : i + n] for i in range(len(padded) - n + 1) if not _HAN.search(padded[i : i + n])
+        )
+    han = "".join(ch if _HAN.match(ch) else " " for ch in low)
+    for n in (1, 2):
+        grams.extend(han[i : i + n] for i in range(len(han) - n + 1) if " " not in han[i : i + n])
+    for g in grams:
+        out[zlib.crc32(g.encode()) % dim] += 1.0
+    norm = float(np.linalg.norm(out))
+    return out / norm if norm else out
+
+
+# Text cues of a pair (any embedder), then the cosine cues (only with the embedder trained on).
+PAIR_TEXT_FEATURES = (
+    "content_overlap",
+    "shared_names",
+    "change_new",
+    "change_old",
+    "history_new",
+    "history_old",
+    "additive_new",
+    "negation_new",
+    "trip_new",
+    "relation_mismatch",
+    "same_category",
+    "novelty_new",
+    "novelty_old",
+    "overlap_x_change",
+)
+PAIR_COSINE_FEATURES = (
+    "cosine",
+    "cosine_sq",
+    "cosine_over_085",
+    "cosine_over_090",
+    "cosine_x_change",
+    "cosine_x_additive",
+    "cosine_x_history",
+)
+
+
+def _content_terms(text: str) -> set[str]:
+    return {t for t in tokenize(text) if t not in STOPWORDS_EN and t not in STOPWORDS_ZH and len(t) > 1}
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words that are not function words: names of people, places, products."""
+    return {w for w in re.findall(r"\b[A-Z][a-zA-Z]+\b", text) if w.casefold() not in STOPWORDS_EN}
+
+
+def _cue(en: re.Pattern[str], zh: re.Pattern[str], text: str) -> float:
+    return float(bool(zh.search(text) if _HAN.search(text) else en.search(text)))
+
+
+def _relations(text: str) -> set[str]:
+    return {m.group(0).casefold() for m in _RELATIONS.finditer(text)}
+
+
+def pair_features(
+    old: str, new: str, old_category: str, new_category: str, cosine: float | None
+) -> np.ndarray:
+    """Cues that a newer statement `new` retires an older one `old` of the same person: how
+    alike they are, what the newer one adds, and whether it announces a change, tells history,
+    adds a second thing or is about someone else. PAIR_TEXT_FEATURES, then PAIR_COSINE_FEATURES
+    when `cosine` is given."""
+    ta, tb = _content_terms(old), _content_terms(new)
+    overlap = len(ta & tb) / max(1, min(len(ta), len(tb)))
+    ra, rb = _relations(old), _relations(new)
+    change = _cue(_CHANGE_EN, _CHANGE_ZH, new)
+    history = _cue(_HISTORY_EN, _HISTORY_ZH, new)
+    additive = _cue(_ADD_EN, _ADD_ZH, new)
+    text = [
+        overlap,
+        float(bool(_names(old) & _names(new))),
+        change,
+        _cue(_CHANGE_EN, _CHANGE_ZH, old),
+        history,
+        _cue(_HISTORY_EN, _HISTORY_ZH, old),
+        additive,
+        _cue(_NEG_EN, _NEG_ZH, new),
+        _cue(_TRIP_EN, _TRIP_ZH, new),
+        float(bool(ra) and bool(rb) and not (ra & rb)),
+        float(old_category == new_category),
+        len(tb - ta) / max(1, len(tb)),
+        len(ta - tb) / max(1, len(ta)),
+        overlap * change,
+    ]
+    if cosine is not None:
+        text += [
+            cosine,
+            cosine * cosine,
+            float(cosine > 0.85),
+            float(cosine > 0.9),
+            cosine * change,
+            cosine * additive,
+            cosine * history,
+        ]
+    return np.asarray(text, dtype=np.float32)
+
+
+_FREQ_EN = re.compile(
+    r"\b(?:every|each|usually|normally|always|often|daily|weekly|nightly|most (?:days|mornings|nights|weekends)"
+    r"|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays|weekends)"
+    r"|(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays) are|times a (?:week|day|month)"
+    r"|twice a|once a|routine|ritual|habit|religiously|before work|after work|before bed)\b",
+    re.IGNORECASE,
+)
+_FREQ_ZH = re.compile(
+    r"每天|每周|每个?月|每晚|每早|每次|一般|通常|平时|总是|经常|习惯|一周[一二三四五六七两几]次|周末都|天天|雷打不动"
+)
+_LIKE_EN = re.compile(
+    r"\b(?:like|likes|love|loves|prefer|prefers|hate|hates|enjoy|favou?rite|fave|can't stand|cannot stand"
+    r"|into|fan of|swear by|obsessed|use|using|rather|allergic|vegan|vegetarian|don't eat|never eat)\b",
+    re.IGNORECASE,
+)
+_LIKE_ZH = re.compile(r"喜欢|爱|讨厌|偏好|最爱|受不了|不吃|不喝|忌口|过敏|用|习惯用|推荐")
+_PAST_EN = re.compile(
+    r"\b(?:yesterday|last (?:week|month|year|night|weekend|time)|ago|went|was|were|did|had|got|just)\b"
+    r"|\b\w{3,}ed\b",
+    re.IGNORECASE,
+)
+_PAST_ZH = re.compile(r"了|过|昨天|上周|上个月|去年|刚刚|刚才")
+_FUTURE_EN = re.compile(
+    r"\b(?:tomorrow|next|will|'ll|going to|gonna|plan(?:ning)? to|on (?:monday|tuesday|wednesday|thursday"
+    r"|friday|saturday|sunday)|this (?:weekend|friday|saturday|sunday)|tonight|soon|upcoming)\b",
+    re.IGNORECASE,
+)
+_FUTURE_ZH = re.compile(r"明天|后天|下周|下个月|明年|打算|准备|要去|将|周[一二三四五六日天]|星期|今晚|过几天")
+_PROBLEM_EN = re.compile(
+    r"\b(?:fixed|solved|resolved|turned out|figured out|workaround|the trick|the fix|the solution|learned"
+    r"|lesson|worked|stopped|kept (?:crashing|dropping|failing)|broke|broken|issue|problem|bug|error)\b",
+    re.IGNORECASE,
+)
+_PROBLEM_ZH = re.compile(r"解决|修好|原来是|办法|问题|坏了|报错|搞定|终于好了|教训")
+
+CATEGORY_FEATURES = (
+    "rule_preference",
+    "rule_profile",
+    "rule_entity",
+    "rule_case",
+    "rule_pattern",
+    "frequency",
+    "liking",
+    "past",
+    "future",
+    "problem",
+    "relation",
+    "first_person",
+    "cjk",
+)
+
+
+def category_features(text: str) -> np.ndarray:
+    """Cues of the six categories (see CATEGORY_FEATURES): the extraction rules' verdicts plus
+    broad lexical cues of habit, taste, tense, problems and other people."""
+    cjk = bool(_HAN.search(text))
+    first = _FIRST_ZH.search(text) if cjk else _FIRST_EN.search(text)
+    return np.asarray(
+        [
+            float(preference_fields(text) is not None),
+            float(profile_fields(text) is not None),
+            float(entity_fields(text) is not None),
+            float(case_fields(text) is not None),
+            float(pattern_fields(text) is not None),
+            _cue(_FREQ_EN, _FREQ_ZH, text),
+            _cue(_LIKE_EN, _LIKE_ZH, text),
+            _cue(_PAST_EN, _PAST_ZH, text),
+            _cue(_FUTURE_EN, _FUTURE_ZH, text),
+            _cue(_PROBLEM_EN, _PROBLEM_ZH, text),
+            float(bool(_RELATIONS.search(text))),
+            float(bool(first)),
+            float(cjk),
+        ],
+        dtype=np.float32,
+    )

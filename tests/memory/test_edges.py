@@ -137,10 +137,13 @@ def test_category_summaries_cite_their_items(memory: Memory) -> None:
 def test_an_index_goes_stale_when_another_writer_adds(
     db_path: Path, embedder: object, clock: FakeClock
 ) -> None:
-    with Memory.open(db_path, embedder, MemoryParams(), clock=clock) as a:  # type: ignore[arg-type]
+    # What is tested is the index, not understanding: the update model (wrongly, P 0.79) takes the
+    # valve for an update of the booked service, so it is off here (a known false update, #9).
+    params = MemoryParams(retire_by_model=False, newest_wins=False)
+    with Memory.open(db_path, embedder, params, clock=clock) as a:  # type: ignore[arg-type]
         a.memorize([turn("x1", "The boiler service is booked for Tuesday.")])
         assert [h.source_ids for h in a.recall("boiler", "alice")] == [["x1"]]
-        b = Memory(a.store.__class__(db_path), embedder, MemoryParams(), clock=clock)  # type: ignore[arg-type]
+        b = Memory(a.store.__class__(db_path), embedder, params, clock=clock)  # type: ignore[arg-type]
         b.memorize([turn("x2", "The boiler needs a new pressure valve.", at=BASE + timedelta(hours=1))])
         found = {s for h in a.recall("boiler", "alice") for s in h.source_ids}
         assert found == {"x1", "x2"}

@@ -468,3 +468,76 @@ def test_memorize_falls_back_to_the_rules_on_broken_output(
         l0s = [r[0] for r in memory.store.con.execute("SELECT l0 FROM items ORDER BY l0").fetchall()]
         assert any(t.startswith("Melanie: I love painting landscapes") for t in l0s)  # the rule's item
     assert any("LLM" in r.getMessage() or "llm" in r.getMessage() for r in caplog.records)
+
+
+# ---- updates: which older statements a new one makes out of date ----------------------------
+
+
+def test_outdated_good_answer(fake: FakeLLM) -> None:
+    fake.answer("outdated_lisbon")
+    older = [("it_2ee211eedf80ba868580", "Alice lives in Lisbon."), ("it_c", "Alice has a cat.")]
+    assert _extractor(fake).outdated("Alice moved to Porto.", older) == ("it_2ee211eedf80ba868580",)
+    body = fake.seen[0]["body"]
+    fmt = body["response_format"]["json_schema"]
+    assert fmt["name"] == "memubot_outdated"
+    assert fmt["schema"]["properties"]["outdated"]["items"]["enum"] == ["it_2ee211eedf80ba868580", "it_c"]
+    user = body["messages"][-1]["content"]
+    assert "New statement: Alice moved to Porto." in user and "- it_c: Alice has a cat." in user
+
+
+def test_outdated_unknown_id_is_repaired_or_gives_none(fake: FakeLLM) -> None:
+    older = [("it_2ee211eedf80ba868580", "Alice lives in Lisbon.")]
+    fake.answer("outdated_unknown", "outdated_none")
+    assert _extractor(fake).outdated("Alice moved to Porto.", older) == ()
+    assert "'it_lisbon' is not one of the given ids" in fake.messages(1)[-1]["content"]
+    fake.answer("outdated_unknown", "outdated_unknown")
+    assert _extractor(fake).outdated("Alice moved to Porto.", older) is None
+
+
+def _moves(fake: FakeLLM, tmp_path: Path, embedder: Any, verdict: str) -> dict[str, Any]:
+    """Alice says where she lives, then that she moved; the LLM judges the pair with `verdict`."""
+    from daemon.memory import Memory
+    from daemon.memory.api import item_id_for
+    from daemon.memory.types import ResourceIn
+
+    fake.answer("extract_lives", "extract_moved", verdict)
+    said = [
+        ("u1", "I live in Lisbon, near the river.", MAY_8),
+        ("u2", "We moved to Porto last month.", MAY_8 + timedelta(days=400)),
+    ]
+    with Memory.open(tmp_path / f"{verdict}.duckdb", embedder, llm=_extractor(fake)) as memory:
+        for rid, text, at in said:
+            memory.memorize(
+                [
+                    ResourceIn(
+                        id=rid,
+                        scope="alice",
+                        text=text,
+                        occurred_at=at,
+                        session="s",
+                        speaker="Alice",
+                        role="user",
+                    )
+                ]
+            )
+        old = memory.get_item("alice", item_id_for("alice", "u1", 0))
+    assert old is not None
+    return old
+
+
+def test_with_an_llm_its_judgement_retires_the_older_statement(
+    fake: FakeLLM, tmp_path: Path, embedder: Any
+) -> None:
+    old = _moves(fake, tmp_path, embedder, "outdated_lisbon")
+    assert (
+        len(fake.seen) == 3
+        and fake.seen[2]["body"]["response_format"]["json_schema"]["name"] == "memubot_outdated"
+    )
+    assert "Alice lives in Lisbon." in fake.messages(2)[-1]["content"]
+    assert old["superseded_by"] is not None
+
+
+def test_with_an_llm_its_no_keeps_the_older_statement(fake: FakeLLM, tmp_path: Path, embedder: Any) -> None:
+    old = _moves(fake, tmp_path, embedder, "outdated_none")
+    assert len(fake.seen) == 3  # it was asked, and its "none" stands over the model's verdict
+    assert old["superseded_by"] is None

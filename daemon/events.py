@@ -186,6 +186,18 @@ def tick_id(schedule: str, fire_time: datetime) -> str:
     return f"{schedule}:{utc.strftime('%Y-%m-%dT%H:%MZ')}"
 
 
+def tick_time(event_id: str) -> datetime | None:
+    """The scheduled fire time a tick id names (see tick_id), or None if it names none."""
+    # split at the first colon: the time itself holds one (HH:MM)
+    _, sep, when = event_id.partition(":")
+    if not sep:
+        return None
+    try:
+        return datetime.strptime(when, "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
 def tick_body(schedule: str, fire_time: datetime) -> dict[str, str]:
     return {"id": tick_id(schedule, fire_time), "schedule": schedule, "ts": fire_time.isoformat()}
 

@@ -61,7 +61,6 @@ async def test_send_then_stats_recall_and_deadletters_through_the_daemon(
     assert capsys.readouterr().out.strip() == "c1"
     assert await cli("stats", "--scope", "zoe", "--json") == 0
     stats: dict[str, Any] = json.loads(capsys.readouterr().out)
-    # handled also counts the ticks the daemon caught up on at start
     assert stats["resources"] == 1 and stats["daemon"]["handled"] >= 1 and stats["scope"] == "zoe"
     assert await cli("recall", "who is my dentist?", "--scope", "zoe", "--json") == 0
     hits = json.loads(capsys.readouterr().out)["hits"]

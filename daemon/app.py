@@ -166,7 +166,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         scheduler = TickScheduler(settings, publish_tick)
         scheduler.start()
         stack.push_async_callback(scheduler.shutdown)
-        caught_up = await scheduler.catch_up()
+        caught_up = await scheduler.catch_up(memory.ledger)
         if caught_up:
             log.info("published ticks due while memubot was not running: %s", ", ".join(caught_up))
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -15,7 +17,7 @@ from typing import Any, TextIO
 from daemon import __version__, cli_bus, jobs
 from daemon.compose import open_memory
 from daemon.config import Settings, load_settings
-from daemon.errors import InvalidEvent, MemubotError
+from daemon.errors import InvalidEvent, MemubotError, StoreLocked
 from daemon.events import parse_ts, parse_turn
 from daemon.memory import Memory, ResourceIn, Store
 from handlers.conversation import resource_from
@@ -157,7 +159,8 @@ def _recall_daemon(args: argparse.Namespace) -> bool:
     if result is None:
         return False
     if args.json:
-        print(json.dumps(result, ensure_ascii=False))
+        # the daemon does not echo the query; the file path's output has it first
+        print(json.dumps({"query": args.query, **result}, ensure_ascii=False))
         return True
     if not result["hits"]:
         print(f"no memories in scope {args.scope!r} match")
@@ -501,9 +504,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    settings: Settings | None = None
     try:
         settings = load_settings(config_file=args.config)
-        return int(args.func(args, settings))
+        code = int(args.func(args, settings))
+        # flushed here, not at exit: a reader that went away must be noticed inside this handler
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # `memubot deadletters | head -3`: the reader has what it wanted; stop quietly, as a
+        # filter killed by SIGPIPE would. stdout goes to /dev/null so that the interpreter's
+        # final flush of what is still buffered does not fail a second time.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
+    except StoreLocked as exc:
+        message = cli_bus.locked_message(settings, exc) if settings else str(exc)
+        print(f"memubot {args.command}: {message}", file=sys.stderr)
+        return 1
     except MemubotError as exc:
         print(f"memubot {args.command}: {exc}", file=sys.stderr)
         return 1

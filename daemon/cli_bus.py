@@ -3,7 +3,8 @@ that lets recall and stats ask the daemon first and fall back to the DuckDB file
 
 The daemon holds the DuckDB file's write lock, so while it runs, the CLI asks it over NATS
 request/reply. A daemon is found through the runtime file it writes when READY (its embedded
-broker's URL) or at MEMUBOT_NATS_URL.
+broker's URL) or at MEMUBOT_NATS_URL. When it holds the file but cannot be reached, the CLI says
+so (`locked_message`) instead of quoting DuckDB's lock error.
 """
 
 from __future__ import annotations
@@ -11,16 +12,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable
+from datetime import UTC
 from pathlib import Path
 from typing import Any, TypeVar
 
 from daemon.broker import probe, server_binary
 from daemon.client import Client, RpcError, runtime_info
 from daemon.config import Settings
-from daemon.errors import MemubotError
-from daemon.events import ROLES
+from daemon.errors import InvalidEvent, MemubotError, StoreLocked
+from daemon.events import ROLES, parse_ts
+from daemon.rpc import encode
 
 T = TypeVar("T")
 
@@ -59,6 +63,59 @@ def ask_daemon(settings: Settings, verb: str, body: dict[str, Any], timeout: flo
     return asyncio.run(_with_client(settings, lambda c: c.request(verb, body, timeout=timeout)))
 
 
+# ---- a daemon that holds the file but does not answer ---------------------------------------
+
+
+def _command_line(pid: int) -> str | None:
+    """A process's command line (Linux /proc), or None when it cannot be read."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return " ".join(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part) or None
+
+
+def _looks_like_daemon(command: str | None) -> bool:
+    # `memubot run`, `python -m daemon run`, or the venv's console script under systemd
+    words = (command or "").split()
+    return bool(words) and words[-1] == "run" and any("memubot" in w or w == "daemon" for w in words)
+
+
+def running_daemon_pid(settings: Settings) -> int | None:
+    """The pid of a live `memubot run` named by the runtime file, whether or not NATS reaches it."""
+    info = runtime_info(settings.state_dir)
+    pid = info.get("pid") if info else None
+    if not isinstance(pid, int) or pid <= 0:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None  # a runtime file left by a daemon that was killed
+    except PermissionError:
+        pass  # alive, under another user
+    command = _command_line(pid)
+    # a pid reused by something else since: not our daemon
+    return pid if command is None or _looks_like_daemon(command) else None
+
+
+def locked_message(settings: Settings, exc: StoreLocked) -> str:
+    """What to tell the person when the DuckDB file is held by another process."""
+    command = _command_line(exc.pid) if exc.pid is not None else None
+    daemon_pid = running_daemon_pid(settings)
+    if (exc.pid is not None and exc.pid == daemon_pid) or _looks_like_daemon(command):
+        tried = ", ".join(candidate_urls(settings))
+        return (
+            f"the memubot daemon (pid {exc.pid}) is running and holds {exc.path}, but it does not answer "
+            f"over NATS (tried {tried}), and the file cannot be read while it runs. "
+            "Check it with `memubot doctor`."
+        )
+    holder = f"process {exc.pid}" + (f" ({command})" if command else "") if exc.pid else "another process"
+    return (
+        f"{exc.path} is in use by {holder}; DuckDB lets one process open it at a time. "
+        "Stop that process, or check with `memubot doctor`."
+    )
+
+
 # ---- send -------------------------------------------------------------------------------
 
 
@@ -94,13 +151,24 @@ def cmd_send(args: argparse.Namespace, settings: Settings) -> int:
 # ---- dead letters -------------------------------------------------------------------------
 
 
+def _when(value: str | None) -> str:
+    """An ISO-8601 time from either path as `YYYY-MM-DD HH:MM:SSZ` (UTC, whole seconds)."""
+    if not value:
+        return "-"
+    try:
+        return parse_ts(value).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    except InvalidEvent:
+        return value
+
+
 def _print_dead(rows: list[dict[str, Any]]) -> None:
     if not rows:
         print("no dead letters")
     for r in rows:
-        replayed = f"  (replayed {r['replayed_at']})" if r.get("replayed_at") else ""
+        replayed = f"  (replayed {_when(r['replayed_at'])})" if r.get("replayed_at") else ""
         print(
-            f"#{r['id']}  {r['failed_at']}  {r['subject']}  {r['event_id'] or '-'}  x{r['attempts']}{replayed}"
+            f"#{r['id']}  {_when(r['failed_at'])}  {r['subject']}  {r['event_id'] or '-'}  "
+            f"x{r['attempts']}{replayed}"
         )
         print(f"     {r['reason']}")
 
@@ -113,7 +181,9 @@ def cmd_deadletters(args: argparse.Namespace, settings: Settings) -> int:
     )
     result = None if args.db else ask_daemon(settings, "deadletters", body)
     if result is None:
-        result = _deadletters_offline(args, settings, body)
+        # the daemon's reply is JSON: the file's rows go through the same encoding, so that the
+        # two paths print the same thing (times included)
+        result = json.loads(encode(_deadletters_offline(args, settings, body)))
     if args.json:
         print(json.dumps(result, default=str, ensure_ascii=False))
     elif args.replay is not None:
@@ -198,7 +268,17 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     else:
         detail = f"{url} answers, but no daemon listens" if url else f"none answers at {settings.nats_url}"
         check("broker", True, detail + " (`memubot run` starts an embedded one)")
-        check("daemon", False, "not running", fatal=False)
+        pid = running_daemon_pid(settings)
+        if pid is not None:
+            # alive but unreachable: the CLI cannot ask it, nor read the file it holds
+            check(
+                "daemon",
+                False,
+                f"pid {pid} is running but does not answer over NATS ({', '.join(candidate_urls(settings))}); "
+                "see its log (`journalctl --user -u memubot`, or the terminal running `memubot run`)",
+            )
+        else:
+            check("daemon", False, "not running", fatal=False)
         _doctor_offline(settings, check)
     return 1 if failures else 0
 
@@ -212,6 +292,8 @@ def _doctor_offline(settings: Settings, check: Callable[..., None]) -> None:
             version = store.schema_version()
             store.close()
             check("database", True, f"{settings.db_path} (schema v{version})")
+        except StoreLocked as exc:
+            check("database", False, locked_message(settings, exc))
         except Exception as exc:
             check("database", False, f"{settings.db_path}: {exc}")
     else:

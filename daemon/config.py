@@ -1,5 +1,9 @@
 """Settings: a TOML file plus MEMUBOT_* environment variables (environment wins).
 
+The variables come from the process environment and, beneath it, from the systemd unit's
+environment file (`$XDG_CONFIG_HOME/memubot/memubot.env`): the CLI in a shell then sees the
+same state directory and broker as the daemon under systemd.
+
 This is the only module that reads the environment; everything else receives a `Settings`.
 Tests pass their own `environ` mapping instead of patching os.environ.
 """
@@ -34,11 +38,47 @@ def default_state_dir(environ: Mapping[str, str]) -> Path:
     return Path(base) / "memubot"
 
 
+def _config_dir(environ: Mapping[str, str]) -> Path:
+    base = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME", "~")).expanduser() / ".config")
+    return Path(base) / "memubot"
+
+
 def default_config_file(environ: Mapping[str, str]) -> Path:
     if environ.get("MEMUBOT_CONFIG"):
         return Path(environ["MEMUBOT_CONFIG"])
-    base = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME", "~")).expanduser() / ".config")
-    return Path(base) / "memubot" / "memubot.toml"
+    return _config_dir(environ) / "memubot.toml"
+
+
+def default_env_file(environ: Mapping[str, str]) -> Path:
+    """The file the systemd unit reads with EnvironmentFile= (systemd/memubot.service)."""
+    return _config_dir(environ) / "memubot.env"
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """The MEMUBOT_* assignments of a systemd environment file; {} when there is none.
+
+    The format is systemd's EnvironmentFile=: `VAR=value` lines, `#` or `;` comments, a value
+    optionally in matching single or double quotes. Other variables are the unit's business.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read environment file {path}: {exc}") from exc
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        key, sep, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key.startswith("MEMUBOT_"):
+            continue
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        found[key] = value
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +197,9 @@ def load_settings(
 ) -> Settings:
     """Build Settings from defaults, the TOML file, the environment and explicit overrides."""
     env = dict(os.environ if environ is None else environ)
+    # the unit's environment file lies beneath the process environment (which systemd fills from
+    # that same file for the daemon): a shell's CLI finds the daemon's state dir and broker
+    env = {**read_env_file(default_env_file(env)), **env}
     path = config_file or default_config_file(env)
     data: dict[str, Any] = {}
     if path.exists():

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from daemon.errors import InvalidEvent, InvalidInput
-from daemon.events import decode
+from daemon.events import decode, event_id_of
 from daemon.memory.ledger import Handled, Ledger
 from daemon.metrics import Metrics
 from handlers import ROUTES, Route, route_for
@@ -81,16 +81,14 @@ class Dispatcher:
         parsed: list[_Parsed] = []
         for i, msg in enumerate(batch):
             route = route_for(msg.subject, self.routes)
-            obj: Any = None
             try:
                 if route is None:
                     raise InvalidEvent(f"no handler for subject {msg.subject!r}")
-                obj = decode(msg.data)
-                event = route.parse(obj)
+                event = route.parse(decode(msg.data))
             except InvalidEvent as exc:
-                # keep the sender's id when the body has one: the dead letter is easier to trace
-                sent_id = obj.get("id") if isinstance(obj, dict) else None
-                sent_id = sent_id if isinstance(sent_id, str) and sent_id.strip() else None
+                # keep the sender's id whenever the body lets us read one (too large, unknown
+                # subject, a bad field): the dead letter can then be traced to what was sent
+                sent_id = event_id_of(msg.data)
                 verdicts[i] = await self._dead(msg, route.kind if route else "unknown", str(exc), sent_id)
                 continue
             if msg.attempt > msg.max_attempts:

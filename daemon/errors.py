@@ -21,6 +21,17 @@ class StoreError(MemubotError):
     """The DuckDB store refused an operation (schema too new, missing scope, corrupt row)."""
 
 
+class StoreLocked(StoreError):
+    """Another process holds the DuckDB file (DuckDB allows one writer process per file)."""
+
+    def __init__(self, path: str, pid: int | None, detail: str) -> None:
+        holder = f"process {pid}" if pid is not None else "another process"
+        super().__init__(f"{path} is in use by {holder}")
+        self.path = path
+        self.pid = pid
+        self.detail = detail  # DuckDB's own words, for -v logs
+
+
 class ScopeRequired(StoreError):
     """A read or write was attempted without a scope: never means "all users"."""
 

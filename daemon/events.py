@@ -7,6 +7,7 @@ bad-line report tells the sender exactly what to fix.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -92,6 +93,9 @@ def turn_from_dict(obj: Any) -> ConversationTurn:
     check_scope(scope)
     if role not in ROLES:
         raise InvalidEvent(f"field 'role' must be one of {sorted(ROLES)}, got {role!r}")
+    if not text.strip():
+        # an empty turn says nothing to remember; storing it would make a resource with no text
+        raise InvalidEvent("field 'text' is empty (a turn must say something)")
     if len(text) > MAX_TEXT_CHARS:
         raise InvalidEvent(f"field 'text' is too long: {len(text)} > {MAX_TEXT_CHARS} characters")
     meta = obj.get("meta") or {}
@@ -127,6 +131,38 @@ def decode(raw: bytes | str) -> Any:
         raise InvalidEvent(f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
 
 
+# how much of a body that cannot be decoded is searched for its id (ids come first in practice)
+_ID_SCAN_BYTES = 64 * 1024
+MAX_ID_CHARS = 512
+_ID_PATTERN = re.compile(rf'"id"\s*:\s*"((?:[^"\\]|\\.){{1,{MAX_ID_CHARS}}})"')
+
+
+def event_id_of(raw: bytes) -> str | None:
+    """The sender's event id, read from a body that may be refused: too large, not UTF-8, not
+    JSON. A dead letter that names its event can be traced back to the sender.
+
+    A body that parses gives its top-level `id`; one that does not is searched for the first
+    `"id": "..."` (best effort: a truncated or broken body usually still starts with its id).
+    """
+    try:
+        obj = json.loads(raw.decode("utf-8", "replace"))
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict):
+        value = obj.get("id")
+        return value if isinstance(value, str) and value.strip() and len(value) <= MAX_ID_CHARS else None
+    if obj is not None:
+        return None  # valid JSON but not an object: there is no id to read
+    match = _ID_PATTERN.search(raw[:_ID_SCAN_BYTES].decode("utf-8", "replace"))
+    if match is None:
+        return None
+    try:
+        value = json.loads(f'"{match[1]}"')
+    except ValueError:
+        return None
+    return value if isinstance(value, str) and value.strip() else None
+
+
 def parse_turn(raw: bytes | str) -> ConversationTurn:
     """Decode and validate one conversation turn from its JSON text."""
     return turn_from_dict(decode(raw))
@@ -148,6 +184,18 @@ def tick_id(schedule: str, fire_time: datetime) -> str:
     """`<schedule>:<fire time, minute precision, UTC>`: the same tick has the same id after a restart."""
     utc = fire_time.astimezone(UTC).replace(second=0, microsecond=0)
     return f"{schedule}:{utc.strftime('%Y-%m-%dT%H:%MZ')}"
+
+
+def tick_time(event_id: str) -> datetime | None:
+    """The scheduled fire time a tick id names (see tick_id), or None if it names none."""
+    # split at the first colon: the time itself holds one (HH:MM)
+    _, sep, when = event_id.partition(":")
+    if not sep:
+        return None
+    try:
+        return datetime.strptime(when, "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
 
 
 def tick_body(schedule: str, fire_time: datetime) -> dict[str, str]:

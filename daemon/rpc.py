@@ -2,8 +2,9 @@
 
 Every request gets exactly one JSON reply: `{"ok": true, "result": {...}}` or
 `{"ok": false, "error": {"type": ..., "message": ...}}`; a bad request is answered, never
-dropped. The verbs are plain async functions over the memory and the dispatcher; this module
-owns only the NATS side (subscriptions, decoding, the reply envelope).
+dropped — an unknown verb, an unknown key or an oversized query included. The verbs are plain
+async functions over the memory and the dispatcher; this module owns only the NATS side
+(subscriptions, decoding, the reply envelope).
 """
 
 from __future__ import annotations
@@ -24,11 +25,22 @@ from daemon.bus import conversation_subject, rpc_subject
 from daemon.dispatch import Dispatcher, Incoming
 from daemon.errors import InvalidInput, MemubotError
 from daemon.events import MAX_EVENT_BYTES, parse_ts
+from daemon.memory import MAX_QUERY_CHARS
 from daemon.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
-VERBS = ("recall", "memorize", "forget", "stats", "flush", "deadletters")
+# Each verb and the request keys it reads: any other key is refused with its name, as the TOML
+# settings are, so that a typo ("explian") is an error instead of a silently ignored option.
+KEYS: dict[str, frozenset[str]] = {
+    "recall": frozenset({"scope", "query", "k", "ts", "session", "explain", "reinforce"}),
+    "memorize": frozenset({"turns"}),  # or the request is itself one turn (an event: see rpc_memorize)
+    "forget": frozenset({"scope", "items", "query", "all", "dry_run"}),
+    "stats": frozenset({"scope"}),
+    "flush": frozenset({"timeout"}),
+    "deadletters": frozenset({"action", "all", "limit", "id"}),
+}
+VERBS = tuple(KEYS)
 MAX_REQUEST_BYTES = 4 * MAX_EVENT_BYTES
 MAX_MEMORIZE_TURNS = 512
 
@@ -49,7 +61,12 @@ def encode(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, default=_json_default).encode()
 
 
+MAX_ERROR_CHARS = 1000  # an error quoting a caller's huge value must not send it back whole
+
+
 def error_reply(kind: str, message: str) -> bytes:
+    if len(message) > MAX_ERROR_CHARS:
+        message = f"{message[:MAX_ERROR_CHARS]}… ({len(message)} characters)"
     return encode({"ok": False, "error": {"type": kind, "message": message}})
 
 
@@ -62,6 +79,15 @@ def _field(req: dict[str, Any], name: str, kind: type | tuple[type, ...], defaul
         wanted = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise InvalidInput(f"field {name!r} must be {wanted}, got {type(value).__name__}")
     return value
+
+
+def _known_keys(verb: str, req: dict[str, Any]) -> None:
+    unknown = sorted(set(req) - KEYS[verb])
+    if unknown:
+        names = ", ".join(repr(k) for k in unknown)
+        raise InvalidInput(
+            f"unknown field{'s' if len(unknown) > 1 else ''} {names} for {verb}; known: {', '.join(sorted(KEYS[verb]))}"
+        )
 
 
 def _required(req: dict[str, Any], name: str) -> str:
@@ -97,7 +123,29 @@ class RpcServer:
         for verb in VERBS:
             sub = await self.nc.subscribe(rpc_subject(verb), queue="memubot", cb=self._callback(verb))
             self._subs.append(sub)
+        # Every other subject under memubot.rpc. gets its invalid_request here: without this
+        # subscription the server answers "no responders" and the caller learns nothing. Known
+        # verbs reach this subscription too and are left to their own (one reply each). Its own
+        # queue group: the server picks one member per group *name* among all matching
+        # subscriptions, so sharing "memubot" would hand known verbs to this one alone.
+        sub = await self.nc.subscribe(rpc_subject(">"), queue="memubot-unknown", cb=self._on_unknown)
+        self._subs.append(sub)
+        # a round trip: the server has the subscriptions before anyone is told we are ready
+        await self.nc.flush()
         log.info("answering requests on %s", ", ".join(rpc_subject(v) for v in VERBS))
+
+    async def _on_unknown(self, msg: Msg) -> None:
+        verb = msg.subject.removeprefix(rpc_subject(""))
+        if verb in KEYS:
+            return
+        shown = verb if len(verb) <= 64 else verb[:64] + "…"
+        log.info("rpc: unknown verb %r", shown)
+        # one metrics label for every unknown verb: a caller must not grow the label set
+        self.metrics.rpc("unknown", "invalid")
+        if msg.reply:
+            await msg.respond(
+                error_reply("invalid_request", f"unknown verb {shown!r}; known verbs: {', '.join(VERBS)}")
+            )
 
     async def stop(self, timeout: float = 30.0) -> None:
         """Stop taking requests; requests in hand are answered first (drain, not unsubscribe:
@@ -133,6 +181,8 @@ class RpcServer:
                 raise InvalidInput(f"request is not JSON: {exc}") from exc
             if not isinstance(req, dict):
                 raise InvalidInput(f"request must be a JSON object, got {type(req).__name__}")
+            if verb != "memorize" or "turns" in req:
+                _known_keys(verb, req)
             reply = encode({"ok": True, "result": await method(req)})
         except NotFound as exc:
             outcome, reply = "not_found", error_reply("not_found", str(exc))
@@ -159,6 +209,12 @@ class RpcServer:
 
     async def rpc_recall(self, req: dict[str, Any]) -> dict[str, Any]:
         scope, query = _required(req, "scope"), _required(req, "query")
+        if len(query) > MAX_QUERY_CHARS:
+            # a query is a question or a cue; a long one costs seconds of tokenising and its
+            # tail would not reach the embedder anyway. Refused, and not quoted back.
+            raise InvalidInput(
+                f"field 'query' is too long: {len(query)} characters, at most {MAX_QUERY_CHARS}"
+            )
         k = _field(req, "k", int, 10)
         if not 1 <= k <= 200:
             raise InvalidInput(f"field 'k' must be between 1 and 200, got {k}")
@@ -178,9 +234,9 @@ class RpcServer:
         )
         seconds = time.perf_counter() - t0
         self.metrics.recall_seconds(seconds)
+        # the query is not echoed: the caller has it, and a long one would double the reply
         return {
             "scope": scope,
-            "query": query,
             "latency_ms": round(1000 * seconds, 2),
             "hits": [h.as_json(explain) for h in hits],
         }

@@ -1,8 +1,12 @@
 """A terminal chat that plays the Main Agent: it publishes its turns to memubot, shows
 suggestions as they arrive, and uses recall before it answers.
 
-    memubot run &                      # in another terminal, or as the systemd unit
-    python examples/main_agent.py --scope alice
+    .venv/bin/memubot run &                               # or the systemd unit
+    .venv/bin/python examples/main_agent.py --scope alice
+
+(from the checkout, after the README's first command; with the venv activated, `memubot run`
+and `python` do the same: the script imports memubot's `daemon` package, which the system's
+Python does not have).
 
 Type a line to say it. `/recall QUERY` searches memory, `/forget QUERY` deletes what matches,
 `/stats` counts, `/quit` leaves. This agent has no language model: its "answer" is the

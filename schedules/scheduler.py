@@ -3,6 +3,9 @@
 A tick's id is its *scheduled* fire time (minute precision, UTC), never the moment the job happened
 to run: a job that runs late (after a suspend, within its grace) or again after a restart publishes
 the same id, and the bus's de-duplication keeps it to one event.
+
+At start, `catch_up` publishes what was missed while memubot was down — only moments after the
+last tick this state directory handled, and never before memubot first ran on it.
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ import logging
 import math
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 
-from daemon.events import tick_body
+from daemon.events import tick_body, tick_time
 from schedules import SCHEDULES, Schedule, Trigger, subject
 
 if TYPE_CHECKING:
@@ -26,6 +29,18 @@ log = logging.getLogger(__name__)
 
 Publish = Callable[[str, dict[str, str]], Awaitable[None]]
 Clock = Callable[[], datetime]
+
+
+class TickHistory(Protocol):
+    """What catch-up needs to know of the past (the ledger answers it from the DuckDB file)."""
+
+    def first_start(self, now: datetime) -> datetime:
+        """When memubot first ran on this state directory (recorded as `now` the first time)."""
+        ...
+
+    def last_ticks(self, prefix: str) -> dict[str, str]:
+        """The newest handled tick id per subject under `prefix`."""
+        ...
 
 
 def _aware(value: datetime, name: str) -> datetime:
@@ -124,19 +139,29 @@ class TickScheduler:
         for name, next_at in self.jobs():
             log.info("schedule %s: next tick at %s", name, next_at.isoformat() if next_at else "never")
 
-    async def catch_up(self) -> list[str]:
-        """Publish each schedule's latest tick within its grace: the ones missed while we were down.
+    async def catch_up(self, history: TickHistory) -> list[str]:
+        """Publish each schedule's latest tick within its grace that was missed while we were down.
 
-        A restart around a fire time would otherwise lose that tick. Ids are deterministic, so a
-        tick that was handled before the restart is a duplicate for the ledger and changes nothing.
+        A restart around a fire time would otherwise lose that tick. Missed means: after the last
+        tick of that schedule this state directory handled, and after memubot first ran here — a
+        first start publishes nothing for moments before memubot existed, and a restart does not
+        publish again what was handled before it.
         """
+        now = self._clock()
+        first = await asyncio.to_thread(history.first_start, now)
+        handled = await asyncio.to_thread(history.last_ticks, subject(""))
         sent = []
-        for name in self._plans:
-            trigger, grace = self._plans[name]
-            if latest_fire_time(trigger, self._clock(), grace) is not None:
-                tick = await self.fire(name)
-                if tick:
-                    sent.append(tick)
+        for name, (trigger, grace) in self._plans.items():
+            fire_time = latest_fire_time(trigger, now, grace)
+            if fire_time is None:
+                continue
+            last = tick_time(handled[subject(name)]) if subject(name) in handled else None
+            since = max(first, last) if last is not None else first
+            if fire_time.timestamp() <= since.timestamp():
+                continue
+            tick = await self.fire(name)
+            if tick:
+                sent.append(tick)
         return sent
 
     def jobs(self) -> list[tuple[str, datetime | None]]:

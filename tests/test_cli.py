@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from daemon.cli import main
+from daemon.memory import Store
+from daemon.memory.ledger import Ledger
 
 TURNS = [
     {
@@ -288,3 +295,45 @@ def test_consolidate_writes_the_profile_file(
     assert main(["forget", "--scope", "caro", "--query", "window seats"]) == 0
     assert "window seats" not in (ws / "USER.md").read_text(encoding="utf-8")
     assert (ws / "USER.md").read_text(encoding="utf-8").startswith("# Notes I keep\n")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["deadletters", "--db", "{db}"],
+        ["deadletters", "--db", "{db}", "--json"],
+        ["stats", "--db", "{db}", "--json"],
+        ["recall", "support group", "--scope", "caro", "--db", "{db}"],
+    ],
+)
+def test_output_into_a_closed_pipe_is_quiet(env: Path, argv: list[str]) -> None:
+    # `memubot deadletters | head -3`: the reader leaves before memubot writes. A real process,
+    # since the failure that matters includes the interpreter's own flush at exit.
+    db = env / "pipe.duckdb"
+    assert (
+        main(["import", str(_write(env / "t.jsonl", [json.dumps(t) for t in TURNS])), "--db", str(db)]) == 0
+    )
+    store = Store(db)
+    ledger = Ledger(store, threading.RLock())
+    for i in range(200):  # more than a pipe buffer holds
+        ledger.dead_letter(
+            subject="memubot.in.conversation.main",
+            reason="invalid JSON " + "x" * 400,
+            payload=b"{broken",
+            attempts=1,
+            at=datetime(2024, 1, 1, tzinfo=UTC),
+            event_id=f"e{i}",
+        )
+    store.close()
+    with subprocess.Popen(
+        [sys.executable, "-m", "daemon", *(a.format(db=db) for a in argv)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "MEMUBOT_NATS_URL": "nats://127.0.0.1:1"},
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # the reader is gone before the first byte
+        err = proc.stderr.read().decode()
+        code = proc.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipeError" not in err and "Exception ignored" not in err, err
+    assert code == 141  # 128 + SIGPIPE, as for a filter the signal stopped

@@ -61,7 +61,6 @@ async def test_send_then_stats_recall_and_deadletters_through_the_daemon(
     assert capsys.readouterr().out.strip() == "c1"
     assert await cli("stats", "--scope", "zoe", "--json") == 0
     stats: dict[str, Any] = json.loads(capsys.readouterr().out)
-    # handled also counts the ticks the daemon caught up on at start
     assert stats["resources"] == 1 and stats["daemon"]["handled"] >= 1 and stats["scope"] == "zoe"
     assert await cli("recall", "who is my dentist?", "--scope", "zoe", "--json") == 0
     hits = json.loads(capsys.readouterr().out)["hits"]
@@ -154,3 +153,81 @@ async def test_the_example_main_agent_chats_recalls_and_shows_suggestions(runnin
     proc.stdin.write(b"/stats\n/quit\n")
     await read_until(b"memories")
     assert await asyncio.wait_for(proc.wait(), 30) == 0
+
+
+async def test_deadletters_print_the_same_from_the_daemon_and_from_the_file(
+    running: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    import nats
+
+    nc = await nats.connect(running["MEMUBOT_NATS_URL"])
+    await nc.jetstream().publish("memubot.in.conversation.main", b'{"id": "dl1", "scope": "zoe"}')
+    await nc.request("memubot.rpc.flush", b"{}", timeout=60)
+    await nc.close()
+    assert await cli("deadletters") == 0
+    from_daemon = capsys.readouterr().out
+    assert await cli("deadletters", "--json") == 0
+    json_from_daemon = json.loads(capsys.readouterr().out)
+    [row] = json_from_daemon["dead_letters"]
+    assert row["event_id"] == "dl1" and "missing required field" in row["reason"]
+    # --db reads the file, never the daemon (in this one process DuckDB shares the open file)
+    settings = load_settings(running)
+    assert await cli("deadletters", "--db", str(settings.db_path)) == 0
+    from_file = capsys.readouterr().out
+    assert await cli("deadletters", "--db", str(settings.db_path), "--json") == 0
+    json_from_file = json.loads(capsys.readouterr().out)
+    assert from_file == from_daemon and json_from_file == json_from_daemon
+    when = from_daemon.split()[1:3]
+    assert len(when[0]) == 10 and when[1].endswith("Z") and len(when[1]) == 9  # 2024-05-01 10:00:00Z
+
+
+async def test_a_daemon_unreachable_over_nats_is_named_not_a_duckdb_lock_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a real `memubot run` process holds the DuckDB file; then its broker goes away
+    import os
+    import signal
+    import sys
+
+    from daemon.broker import start_embedded
+    from daemon.broker import stop as stop_server
+    from daemon.client import runtime_info
+
+    server = await start_embedded(tmp_path / "broker")
+    values = env(tmp_path, server.url)
+    settings = load_settings(values)
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("MEMUBOT_", "STATE_DIRECTORY", "XDG_"))}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "daemon",
+        "run",
+        env={**keep, **values},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        async with asyncio.timeout(180):
+            while (runtime_info(settings.state_dir) or {}).get("pid") != proc.pid:
+                assert proc.returncode is None, "memubot run exited before READY"
+                await asyncio.sleep(0.1)
+        await stop_server(server)
+        for k, v in values.items():
+            monkeypatch.setenv(k, v)
+        assert await cli("recall", "who is my dentist?", "--scope", "zoe") == 1
+        err = capsys.readouterr().err
+        assert f"the memubot daemon (pid {proc.pid}) is running" in err, err
+        assert "does not answer over NATS" in err and "`memubot doctor`" in err
+        assert "IO Error" not in err and "Conflicting lock" not in err
+        assert await cli("stats") == 1
+        assert f"pid {proc.pid}" in capsys.readouterr().err
+        assert await cli("doctor") == 1
+        out = capsys.readouterr().out
+        assert f"[FAIL] daemon     pid {proc.pid} is running but does not answer over NATS" in out, out
+        assert "[FAIL] database" in out and "Conflicting lock" not in out
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+        await stop_server(server)

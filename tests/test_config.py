@@ -18,9 +18,32 @@ def test_defaults_follow_xdg(tmp_path: Path) -> None:
 
 
 def test_systemd_state_directory_and_override(tmp_path: Path) -> None:
-    assert load_settings({"STATE_DIRECTORY": "/var/lib/x:/other"}).state_dir == Path("/var/lib/x")
-    env = {"STATE_DIRECTORY": "/var/lib/x", "MEMUBOT_STATE_DIR": str(tmp_path)}
+    home = {"HOME": str(tmp_path)}
+    assert load_settings({**home, "STATE_DIRECTORY": "/var/lib/x:/other"}).state_dir == Path("/var/lib/x")
+    env = {**home, "STATE_DIRECTORY": "/var/lib/x", "MEMUBOT_STATE_DIR": str(tmp_path)}
     assert load_settings(env).state_dir == tmp_path
+
+
+def test_the_units_environment_file_lies_beneath_the_environment(tmp_path: Path) -> None:
+    env_file = tmp_path / ".config/memubot/memubot.env"
+    env_file.parent.mkdir(parents=True)
+    env_file.write_text(
+        "# settings for the user unit\n"
+        "; also a comment\n"
+        f"MEMUBOT_STATE_DIR={tmp_path / 'state'}\n"
+        "MEMUBOT_TIMEZONE = 'Europe/Berlin'\n"
+        'MEMUBOT_NATS_URL="nats://127.0.0.1:4333"\n'
+        "PATH=/nowhere\n"
+        "not an assignment\n",
+        encoding="utf-8",
+    )
+    s = load_settings({"HOME": str(tmp_path)})
+    assert s.state_dir == tmp_path / "state" and s.timezone == "Europe/Berlin"
+    assert s.nats_url == "nats://127.0.0.1:4333"
+    # the process environment wins, as systemd's own environment does for the daemon
+    assert load_settings({"HOME": str(tmp_path), "MEMUBOT_TIMEZONE": "Asia/Tokyo"}).timezone == "Asia/Tokyo"
+    xdg = tmp_path / "xdg"
+    assert load_settings({"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(xdg)}).timezone == "UTC"
 
 
 def test_environment_wins_over_toml(tmp_path: Path) -> None:

@@ -251,3 +251,10 @@ async def test_an_unknown_scope_is_an_error_not_an_empty_answer(daemon: Running)
     ):
         with pytest.raises(RpcError, match="not_found: no memories in scope 'nobody'"):
             await call
+
+
+async def test_a_first_start_publishes_no_ticks_for_before_memubot_ran(daemon: Running) -> None:
+    # an empty state dir: every schedule has a fire time within its grace (the heartbeat always
+    # does), but none after the moment memubot first ran here
+    await daemon.client.flush()  # everything published at start is handled
+    assert (await daemon.client.stats())["daemon"]["handled"] == 0

@@ -225,6 +225,33 @@ async def test_a_dead_letter_keeps_the_senders_id_when_there_is_one(
     assert memory.ledger.seen(["fb-9"]) == set()  # not handled: a fixed resend is still accepted
 
 
+@pytest.mark.parametrize(
+    ("subject", "data", "event_id"),
+    [
+        # too large: the body is still JSON, and its id is read from it
+        (SUBJECT, turn_bytes(1, text="word " * (MAX_EVENT_BYTES // 5)), "t1"),
+        # a subject no handler takes
+        ("memubot.in.unknown", turn_bytes(2), "t2"),
+        # broken JSON that still starts with its id (cut off in transit)
+        (SUBJECT, turn_bytes(3)[:60], "t3"),
+        # invalid UTF-8 in the text: the id is still readable
+        (SUBJECT, turn_bytes(4).replace(b"Lisbon", b"Lis\xffbon"), "t4"),
+        # an empty turn is refused with a reason, under its id
+        (SUBJECT, turn_bytes(5, text=" "), "t5"),
+        # nothing to read: no id rather than a wrong one
+        (SUBJECT, b"[1, 2]", None),
+        (SUBJECT, json.dumps({"id": 7, "scope": "alice"}).encode(), None),
+    ],
+)
+async def test_a_dead_letter_keeps_the_id_whenever_it_can_be_read(
+    dispatcher: Dispatcher, memory: Memory, subject: str, data: bytes, event_id: str | None
+) -> None:
+    [verdict] = await dispatcher.dispatch([Incoming(subject, data)])
+    assert verdict.outcome == "dead_letter" and verdict.event_id == event_id
+    [row] = memory.ledger.dead_letters()
+    assert row["event_id"] == event_id
+
+
 async def test_an_event_delivered_past_its_attempts_is_dead_lettered_without_running(
     memory: Memory, dispatcher: Dispatcher
 ) -> None:

@@ -28,6 +28,8 @@ def test_valid_turn_keeps_offset_and_defaults() -> None:
         ({"ts": "2024-01-01T10:00:00"}, "has no UTC offset"),
         ({"meta": [1]}, "field 'meta' must be an object"),
         ({"scope": " "}, "field 'scope' is empty"),
+        ({"text": ""}, "field 'text' is empty"),
+        ({"text": " \n\t"}, "field 'text' is empty"),
     ],
 )
 def test_invalid_fields_are_named(patch: dict[str, object], reason: str) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,9 @@ from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped
 
 from daemon.config import Settings
 from daemon.errors import ConfigError
-from daemon.events import tick_body, tick_id
+from daemon.events import tick_body, tick_id, tick_time
+from daemon.memory import Store
+from daemon.memory.ledger import Handled, Ledger
 from schedules import SCHEDULES, Schedule, subject
 from schedules.scheduler import TickScheduler, fire_times, latest_fire_time
 
@@ -365,19 +369,67 @@ def test_duplicate_schedule_names_are_refused() -> None:
         TickScheduler(settings(), Recorder(), EVERY_SECOND * 2)
 
 
-async def test_catch_up_publishes_the_ticks_missed_while_down() -> None:
-    # started at 10:15 Berlin: the 09:00 morning tick (2 h grace), the 03:30 consolidation
-    # (12 h grace) and the 09:00 heartbeat are due; a restart republishes the same ids
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    """The tick history catch-up reads: a real ledger in a real DuckDB file."""
+    store = Store(tmp_path / "memory.duckdb")
+    yield Ledger(store, threading.RLock())
+    store.close()
+
+
+def handled(ledger: Ledger, tick_ids: list[str], at: datetime) -> None:
+    """Record ticks as the dispatcher does once their handler committed."""
+    ledger.record([Handled(t, subject(t.split(":")[0]), None, "noop") for t in tick_ids], at)
+
+
+async def test_a_first_start_publishes_no_tick_from_before_memubot_ran(ledger: Ledger) -> None:
+    # started for the first time at 10:15 Berlin: the 09:00 morning and heartbeat ticks and the
+    # 03:30 consolidation are within their grace, but memubot did not exist then
     now = datetime(2024, 6, 3, 10, 15, tzinfo=BERLIN)
     recorder = Recorder()
     sched = TickScheduler(settings(timezone="Europe/Berlin"), recorder, clock=lambda: now)
-    sent = await sched.catch_up()
-    assert sorted(sent) == [
-        "consolidate:2024-06-03T01:30Z",
-        "heartbeat:2024-06-03T07:00Z",  # the fixed 4 h grid: 09:00 local in summer
-        "morning:2024-06-03T07:00Z",
-    ]
-    again = TickScheduler(settings(timezone="Europe/Berlin"), Recorder(), clock=lambda: now)
-    assert sorted(await again.catch_up()) == sorted(sent)
+    assert await sched.catch_up(ledger) == [] and recorder.sent == []
+    # restarted five minutes later: still nothing was missed
+    again = TickScheduler(
+        settings(timezone="Europe/Berlin"), recorder, clock=lambda: now + timedelta(minutes=5)
+    )
+    assert await again.catch_up(ledger) == [] and recorder.sent == []
+    # the first start stays where it was: a heartbeat missed after it is caught up
+    late = TickScheduler(
+        settings(timezone="Europe/Berlin"), recorder, clock=lambda: now.replace(hour=13, minute=30)
+    )
+    assert await late.catch_up(ledger) == ["heartbeat:2024-06-03T11:00Z"]
+
+
+async def test_catch_up_publishes_only_ticks_after_the_last_one_handled(ledger: Ledger) -> None:
+    ledger.first_start(datetime(2024, 6, 1, 12, 0, tzinfo=UTC))
+    # running until 08:30 Berlin: it handled the 03:30 consolidation and the 05:00 heartbeat
+    handled(ledger, ["consolidate:2024-06-03T01:30Z", "heartbeat:2024-06-03T03:00Z"], utc(2024, 6, 3, 3))
+    # back at 10:15: the 09:00 morning and heartbeat ticks were missed, the consolidation was not
+    now = datetime(2024, 6, 3, 10, 15, tzinfo=BERLIN)
+    recorder = Recorder()
+    sched = TickScheduler(settings(timezone="Europe/Berlin"), recorder, clock=lambda: now)
+    sent = await sched.catch_up(ledger)
+    assert sorted(sent) == ["heartbeat:2024-06-03T07:00Z", "morning:2024-06-03T07:00Z"]
+    assert sorted(body["id"] for _, body in recorder.sent) == sorted(sent)
+    # once handled, a restart does not publish them again
+    handled(ledger, sent, utc(2024, 6, 3, 8, 16))
+    again = TickScheduler(
+        settings(timezone="Europe/Berlin"), Recorder(), clock=lambda: now.replace(minute=20)
+    )
+    assert await again.catch_up(ledger) == []
+    # published but not handled (the daemon stopped first): published again, the ledger dedups
     late = TickScheduler(settings(timezone="Europe/Berlin"), Recorder(), clock=lambda: now.replace(hour=23))
-    assert [t.split(":")[0] for t in await late.catch_up()] == ["heartbeat"]  # the others are past grace
+    assert await late.catch_up(ledger) == ["heartbeat:2024-06-03T19:00Z"]  # the others are past grace
+
+
+def test_the_first_start_of_an_older_ledger_is_its_oldest_event(ledger: Ledger) -> None:
+    handled(ledger, ["morning:2024-05-01T07:00Z"], utc(2024, 5, 1, 7, 1))
+    assert ledger.first_start(utc(2024, 6, 3)) == utc(2024, 5, 1, 7, 1)
+    assert ledger.first_start(utc(2024, 7, 1)) == utc(2024, 5, 1, 7, 1)  # recorded once
+
+
+def test_tick_time_reads_the_id_back() -> None:
+    at = datetime(2024, 6, 3, 9, 0, tzinfo=BERLIN)
+    assert tick_time(tick_id("morning", at)) == at
+    assert tick_time("morning") is None and tick_time("morning:soon") is None

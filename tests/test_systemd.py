@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from daemon.config import default_env_file, load_settings, read_env_file
+
 ROOT = Path(__file__).resolve().parents[1]
 UNIT = ROOT / "systemd" / "memubot.service"
 ENV_EXAMPLE = ROOT / "systemd" / "memubot.env.example"
@@ -77,10 +79,55 @@ def test_unit_keeps_what_the_daemon_relies_on() -> None:
     assert d["Restart"] == ["on-failure"]
     assert d["KillMode"] == ["mixed"]
     assert int(d["TimeoutStopSec"][0]) > 30, "must outlast the daemon's 30 s drain"
-    assert d["StateDirectory"] == ["memubot"]
     assert d["EnvironmentFile"] == ["-%h/.config/memubot/memubot.env"]
     assert d["WantedBy"] == ["default.target"]
+    # sandboxing by seccomp and process flags, which a user manager applies without privileges
+    assert d["SystemCallFilter"] == ["@system-service"]
+    assert d["SystemCallErrorNumber"] == ["EPERM"]
+    assert d["RestrictAddressFamilies"] == ["AF_UNIX AF_INET AF_INET6"]
+    for flag in (
+        "NoNewPrivileges",
+        "LockPersonality",
+        "RestrictRealtime",
+        "RestrictSUIDSGID",
+        "RestrictNamespaces",
+    ):
+        assert d[flag] == ["yes"], flag
     assert "MemoryDenyWriteExecute" not in d
+    # mount-namespace options need unprivileged user namespaces in a user unit: the unit would
+    # not start where a distribution disables them
+    for option in ("ProtectSystem", "ProtectHome", "PrivateTmp", "PrivateDevices", "PrivateUsers"):
+        assert option not in d, option
+
+
+def _unit_environment(home: Path) -> dict[str, str]:
+    """The unit's Environment= assignments, with %h expanded as systemd does for a user unit."""
+    env = {}
+    for assignment in _directives(UNIT.read_text(encoding="utf-8")).get("Environment", []):
+        key, _, value = assignment.partition("=")
+        env[key] = value.replace("%h", str(home))
+    return env
+
+
+@pytest.mark.parametrize("systemd", ["<= 253", ">= 254"])
+def test_the_daemon_and_the_cli_agree_on_the_state_dir(tmp_path: Path, systemd: str) -> None:
+    # what StateDirectory= would give a user unit on each side of systemd 254
+    home = tmp_path / "home"
+    state_directory = home / (".config/memubot" if systemd == "<= 253" else ".local/state/memubot")
+    under_systemd = {"HOME": str(home), "STATE_DIRECTORY": str(state_directory), **_unit_environment(home)}
+    in_a_shell = {"HOME": str(home)}
+    daemon, cli = load_settings(under_systemd), load_settings(in_a_shell)
+    assert daemon.state_dir == cli.state_dir == home / ".local/state/memubot"
+    assert daemon.db_path == cli.db_path
+    # moved in the environment file: systemd lets the file override Environment=, and the CLI
+    # reads the same file (the unit's EnvironmentFile= is where config.py looks)
+    env_file = Path(_directives(UNIT.read_text(encoding="utf-8"))["EnvironmentFile"][0].lstrip("-"))
+    env_file = Path(str(env_file).replace("%h", str(home)))
+    assert env_file == default_env_file(in_a_shell)
+    env_file.parent.mkdir(parents=True)
+    env_file.write_text(f"# moved\nMEMUBOT_STATE_DIR={tmp_path / 'elsewhere'}\n", encoding="utf-8")
+    daemon = load_settings({**under_systemd, **read_env_file(env_file)})
+    assert daemon.state_dir == load_settings(in_a_shell).state_dir == tmp_path / "elsewhere"
 
 
 def test_env_example_names_only_real_settings_all_commented_out() -> None:

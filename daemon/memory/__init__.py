@@ -4,7 +4,7 @@ No transport imports live here (no NATS, aiohttp or APScheduler): handlers and t
 package API below, never SQL.
 """
 
-from daemon.memory.api import Memory, MemoryParams
+from daemon.memory.api import MAX_QUERY_CHARS, Memory, MemoryParams
 from daemon.memory.embed import Embedder, make_embedder
 from daemon.memory.retrieve import RecallParams
 from daemon.memory.store import Store
@@ -12,6 +12,7 @@ from daemon.memory.types import CATEGORIES, TIERS, Clock, Hit, MemorizeReport, R
 
 __all__ = [
     "CATEGORIES",
+    "MAX_QUERY_CHARS",
     "TIERS",
     "Clock",
     "Embedder",

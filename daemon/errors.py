@@ -21,6 +21,10 @@ class StoreError(MemubotError):
     """The DuckDB store refused an operation (schema too new, missing scope, corrupt row)."""
 
 
+class StoreLocked(StoreError):
+    """The DuckDB file is held by another process (DuckDB allows one writer per file)."""
+
+
 class ScopeRequired(StoreError):
     """A read or write was attempted without a scope: never means "all users"."""
 

@@ -43,11 +43,6 @@ class Supervisor:
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
 
-    @property
-    def running(self) -> bool:
-        """True while the current server process is alive."""
-        return self.server.process.returncode is None
-
     def start(self) -> None:
         self._task = asyncio.create_task(self._watch(), name="memubot-broker-supervisor")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -9,7 +10,10 @@ from pathlib import Path
 
 import duckdb
 
-from daemon.errors import ScopeRequired, StoreError
+from daemon.errors import ScopeRequired, StoreError, StoreLocked
+
+# DuckDB: 'Could not set lock on file "…": Conflicting lock is held in /usr/bin/python3 (PID 123)'
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (?P<exe>.+?) \(PID (?P<pid>\d+)\)")
 
 
 def _require(scope: str | None) -> str:
@@ -27,6 +31,19 @@ def _offset_minutes(ts: datetime) -> int:
     return int(off.total_seconds() // 60) if off is not None else 0
 
 
+def _open_error(path: str, exc: duckdb.Error) -> StoreError:
+    """Why the file did not open; a lock held by another process names that process, since the
+    usual cause is a second memubot (or a CLI command) on the same file."""
+    held = _LOCK_HOLDER.search(str(exc))
+    if held is None:
+        return StoreError(f"cannot open DuckDB file {path}: {exc}")
+    return StoreLocked(
+        f"DuckDB file {path} is locked by another process (PID {held['pid']}, {held['exe']}): only "
+        "one program may use it at a time; stop that one (another `memubot run`, or a memubot "
+        "command still running) and start again"
+    )
+
+
 class StoreBase:
     """The one DuckDB connection that every part of the store runs its statements on.
 
@@ -41,7 +58,7 @@ class StoreBase:
         try:
             self.con = duckdb.connect(self.path, read_only=read_only)
         except duckdb.Error as exc:
-            raise StoreError(f"cannot open DuckDB file {self.path}: {exc}") from exc
+            raise _open_error(self.path, exc) from exc
         self.con.execute("SET TimeZone = 'UTC'")
         # DuckDB's buffer pool may otherwise grow to 80% of RAM and keep what the index
         # rebuild read; memubot's own indexes live in Python, so a modest cache suffices.

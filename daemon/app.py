@@ -1,9 +1,11 @@
 """Composition root: builds the parts from Settings, runs them on one AsyncExitStack, stops on signal.
 
 Start order: the HTTP socket (bound first, so that a busy port fails at once), memory, broker,
-NATS connection and streams, consumer, RPC, scheduler, serving HTTP, then READY to systemd. On SIGTERM the stack unwinds in reverse: HTTP stops taking requests, the
-scheduler stops, RPC unsubscribes, the consumer finishes and acks its batch, the last memory
-ops are published, the connection drains, the embedded broker stops, DuckDB checkpoints last.
+NATS connection and streams, consumer, RPC, scheduler, serving HTTP, then READY to systemd. On
+SIGTERM the stack unwinds in reverse: HTTP stops taking requests, the scheduler stops, RPC
+unsubscribes, the consumer finishes and acks its batch, the last memory ops are published, the
+connection drains (or, with the broker gone, closes), the embedded broker stops, DuckDB
+checkpoints last.
 """
 
 from __future__ import annotations
@@ -159,7 +161,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
             "version": __version__,
             "nats_url": bus.url,
             "embedded_broker": bus.embedded,
-            "broker_pid": bus.pid,
+            "broker_pid": bus.pid,  # at start; nats/nats-server.pid follows restarts
             "http": f"http://{host}:{port}",
             "db": str(settings.db_path),
         }

@@ -428,3 +428,30 @@ async def test_the_watchdog_is_withheld_while_the_broker_stays_unreachable(
         await stop(external)
         if not task.done():
             task.cancel()
+
+
+async def test_an_external_broker_back_without_its_data_gets_the_streams_again(tmp_path: Path) -> None:
+    port = free_port()
+    external = await start_embedded(tmp_path / "external", port=port)
+    async with memubot(tmp_path, external.url) as runner:
+        try:
+            daemon, _ = await runner.start()
+            await stop(external)
+            # a new server at the same address with an empty store: no streams, no consumer
+            external = await start_embedded(tmp_path / "external-new", port=port)
+            client = await connect_client(external.url)
+
+            async def streams_back() -> bool:
+                with contextlib.suppress(Exception):
+                    await client.js.consumer_info("MEMUBOT_IN", "memubot")
+                    return True
+                return False
+
+            await poll(streams_back, 60, "the daemon to declare its stream and consumer again")
+            await client.publish("memubot.in.conversation.main", turn(1, "back", prefix="b"))
+            await client.flush(timeout=120)
+            assert (await client.stats("back"))["resources"] == 1
+            await client.close()
+            assert await runner.stop(daemon) == 0
+        finally:
+            await stop(external)

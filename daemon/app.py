@@ -1,9 +1,11 @@
 """Composition root: builds the parts from Settings, runs them on one AsyncExitStack, stops on signal.
 
-Start order: memory, broker, NATS connection and streams, consumer, RPC, scheduler, HTTP, then
-READY to systemd. On SIGTERM the stack unwinds in reverse: HTTP stops taking requests, the
-scheduler stops, RPC unsubscribes, the consumer finishes and acks its batch, the last memory
-ops are published, the connection drains, the embedded broker stops, DuckDB checkpoints last.
+Start order: the HTTP socket (bound first, so that a busy port fails at once), memory, broker,
+NATS connection and streams, consumer, RPC, scheduler, serving HTTP, then READY to systemd. On
+SIGTERM the stack unwinds in reverse: HTTP stops taking requests, the scheduler stops, RPC
+unsubscribes, the consumer finishes and acks its batch, the last memory ops are published, the
+connection drains (or, with the broker gone, closes), the embedded broker stops, DuckDB
+checkpoints last.
 """
 
 from __future__ import annotations
@@ -15,22 +17,19 @@ import logging
 import os
 import signal
 import time
-from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
-
-import nats
-from nats.aio.client import Client as NATS
 
 from daemon import __version__
 from daemon.broker import broker
 from daemon.bus import ensure_streams
 from daemon.compose import open_memory
 from daemon.config import Settings
+from daemon.connection import connect
 from daemon.consumer import Consumer
 from daemon.dispatch import Dispatcher
-from daemon.http import make_app, serve_http
+from daemon.http import bind, make_app, serve_http
 from daemon.metrics import Metrics
 from daemon.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.outbox import OpsOutbox
@@ -43,48 +42,14 @@ log = logging.getLogger(__name__)
 SIZES_EVERY_S = 2.0
 # A batch this slow is stuck: 64 turns embed in ~4 s, and with an LLM each call times out in 20 s.
 STUCK_AFTER_S = 600.0  # how stale the /metrics store sizes may be
+# The watchdog withholds its ping once the broker has been unreachable this long: an embedded
+# broker is restarted within seconds, and a lost external one gets minutes to come back.
+BROKER_GRACE_S = 300.0
 RUNTIME_FILE = "memubot.json"  # where a running daemon says how to reach it (pid, NATS URL, HTTP)
 
 
 def runtime_file(settings: Settings) -> Path:
     return settings.state_dir / RUNTIME_FILE
-
-
-@contextlib.asynccontextmanager
-async def _connect(url: str) -> AsyncIterator[NATS]:
-    """A NATS connection that reconnects forever once up, and drains (flushing acks) on exit."""
-
-    async def on_error(exc: Exception) -> None:
-        log.warning("NATS: %s", exc)
-
-    closing = False
-
-    async def on_disconnect() -> None:
-        if not closing:
-            log.warning("NATS: disconnected from %s, reconnecting", url)
-
-    async def on_reconnect() -> None:
-        log.info("NATS: reconnected to %s", url)
-
-    nc = await nats.connect(
-        url,
-        name=f"memubot-{__version__}",
-        connect_timeout=5,
-        max_reconnect_attempts=-1,
-        reconnect_time_wait=1,
-        error_cb=on_error,
-        disconnected_cb=on_disconnect,
-        reconnected_cb=on_reconnect,
-    )
-    try:
-        yield nc
-    finally:
-        closing = True
-        try:
-            await asyncio.wait_for(nc.drain(), 10)
-        except Exception as exc:  # a connection already closing: nothing left to flush
-            log.debug("NATS drain: %s", exc)
-            await nc.close()
 
 
 def _write_runtime(path: Path, info: dict[str, Any]) -> None:
@@ -104,6 +69,10 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
             stack.callback(loop.remove_signal_handler, sig)
+        # first: a busy HTTP port fails in a moment, not after the model, the broker and the ticks
+        listeners = bind(settings.http_addr)
+        for sock in listeners:
+            stack.callback(sock.close)
         notifier.status("opening the memory")
         memory = await asyncio.to_thread(open_memory, settings)
         stack.callback(memory.close)  # DuckDB checkpoints last
@@ -128,7 +97,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
 
         notifier.status("connecting to NATS")
         bus = await stack.enter_async_context(broker(settings.nats_url, settings.state_dir))
-        nc = await stack.enter_async_context(_connect(bus.url))
+        nc, link = await stack.enter_async_context(connect(bus.url))
         js = nc.jetstream()
         await ensure_streams(js)
 
@@ -151,6 +120,14 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         backlog = asyncio.create_task(pump(), name="memubot-ops-backlog")
         stack.push_async_callback(asyncio.wait, {backlog})
         await consumer.start()
+
+        async def redeclare() -> None:
+            # a broker that came back without its data (a new external server) gets the
+            # streams and the durable consumer again; with its data this changes nothing
+            await ensure_streams(js)
+            await consumer.declare()
+
+        link.after_reconnect.append(redeclare)
         stack.push_async_callback(pump)  # after the consumer's last batch
         stack.push_async_callback(consumer.stop, settings.stop_timeout)
 
@@ -172,18 +149,19 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
 
         def ready() -> dict[str, bool]:
             return {
-                "broker": nc.is_connected,
+                "broker": link.connected,
                 "consumer": consumer.healthy(STUCK_AFTER_S),
                 "db": memory.is_open,
                 "scheduler": scheduler.running,
             }
 
-        host, port = await stack.enter_async_context(serve_http(make_app(metrics, ready), settings.http_addr))
+        host, port = await stack.enter_async_context(serve_http(make_app(metrics, ready), listeners))
         info = {
             "pid": os.getpid(),
             "version": __version__,
             "nats_url": bus.url,
             "embedded_broker": bus.embedded,
+            "broker_pid": bus.pid,  # at start; nats/nats-server.pid follows restarts
             "http": f"http://{host}:{port}",
             "db": str(settings.db_path),
         }
@@ -193,10 +171,15 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
 
         interval = watchdog_interval(settings.watchdog_usec)
         if interval:
-            # no pings while the consumer is stuck (a DuckDB call or a batch that never ends):
-            # systemd restarts the daemon, and the batch in hand is redelivered
+            # no pings while the consumer is stuck (a DuckDB call or a batch that never ends) or
+            # the broker stays unreachable: systemd restarts the daemon, the batch in hand is
+            # redelivered
             dog = asyncio.create_task(
-                watchdog_loop(notifier, interval, lambda: consumer.healthy(STUCK_AFTER_S))
+                watchdog_loop(
+                    notifier,
+                    interval,
+                    lambda: consumer.healthy(STUCK_AFTER_S) and link.healthy(BROKER_GRACE_S),
+                )
             )
             stack.callback(dog.cancel)
         status = (

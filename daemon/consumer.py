@@ -66,7 +66,8 @@ class Consumer:
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
-    async def start(self) -> None:
+    async def declare(self) -> None:
+        """Create the durable consumer, or bring an existing one to this configuration."""
         p = self.params
         config = ConsumerConfig(
             durable_name=p.durable,
@@ -82,6 +83,10 @@ class Consumer:
         )
         # create, or bring an existing durable to this configuration (pull_subscribe would not)
         await self.js.add_consumer(IN_STREAM, config)
+
+    async def start(self) -> None:
+        p = self.params
+        await self.declare()
         self._sub = await self.js.pull_subscribe(IN_SUBJECTS, durable=p.durable, stream=IN_STREAM)
         self._task = asyncio.create_task(self._run(), name="memubot-consumer")
         log.info("consuming %s from %s as durable %r", IN_SUBJECTS, IN_STREAM, p.durable)

@@ -24,9 +24,14 @@ class StoreError(MemubotError):
 class StoreLocked(StoreError):
     """Another process holds the DuckDB file (DuckDB allows one writer process per file)."""
 
-    def __init__(self, path: str, pid: int | None, detail: str) -> None:
-        holder = f"process {pid}" if pid is not None else "another process"
-        super().__init__(f"{path} is in use by {holder}")
+    def __init__(self, path: str, pid: int | None, detail: str, exe: str | None = None) -> None:
+        holder = f" (PID {pid}, {exe})" if pid is not None and exe else (f" (PID {pid})" if pid else "")
+        # the usual cause is a second memubot (or a CLI command) on the same file
+        super().__init__(
+            f"DuckDB file {path} is locked by another process{holder}: only one program may use it at "
+            "a time; stop that one (another `memubot run`, or a memubot command still running) and "
+            "start again"
+        )
         self.path = path
         self.pid = pid
         self.detail = detail  # DuckDB's own words, for -v logs

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 from aiohttp import web
 
@@ -83,27 +84,62 @@ def parse_addr(addr: str) -> tuple[str, int]:
     return host, int(port_text)
 
 
+def bind(addr: str, backlog: int = 128) -> list[socket.socket]:
+    """Bind and listen on `addr` now, before anything else starts, so that a busy port fails fast.
+
+    Connections that arrive before the app serves wait in the kernel's backlog. Mirrors what
+    asyncio's create_server does (every address the host resolves to, SO_REUSEADDR, v6-only
+    IPv6 sockets) and words a failure the same way; ConfigError names the setting.
+    """
+    host, port = parse_addr(addr)
+    socks: list[socket.socket] = []
+    try:
+        infos = socket.getaddrinfo(host, port, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            socks.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                sock.bind(address)
+            except OSError as err:
+                raise OSError(
+                    err.errno,
+                    f"error while attempting to bind on address {address!r}: {(err.strerror or '').lower()}",
+                ) from None
+            sock.listen(backlog)
+            sock.setblocking(False)
+    except OSError as exc:  # address in use, not ours, or a host name that does not resolve
+        for sock in socks:
+            sock.close()
+        raise ConfigError(f"MEMUBOT_HTTP_ADDR: cannot listen on {addr}: {exc}") from exc
+    return socks
+
+
 @contextlib.asynccontextmanager
-async def serve_http(app: web.Application, addr: str) -> AsyncIterator[tuple[str, int]]:
-    """Listen on `addr` (port 0 picks a free one) and yield the bound (host, port).
+async def serve_http(
+    app: web.Application, where: str | Sequence[socket.socket]
+) -> AsyncIterator[tuple[str, int]]:
+    """Serve on `where` — an address (port 0 picks a free one) or sockets from `bind` — and
+    yield the bound (host, port).
 
     On exit the listener closes first, in-flight requests get SHUTDOWN_TIMEOUT seconds, then the
     app's cleanup runs: the "HTTP stops taking requests" step of the daemon's shutdown.
     """
-    host, port = parse_addr(addr)
+    socks = bind(where) if isinstance(where, str) else list(where)
     # no access log: health probes and scrapes every few seconds would bury the journal; the
     # handlers log the requests that matter (one line per event)
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
-    await runner.setup()
     try:
-        site = web.TCPSite(runner, host, port)
-        try:
-            await site.start()
-        except OSError as exc:  # address in use, not ours, or a host name that does not resolve
-            raise ConfigError(f"MEMUBOT_HTTP_ADDR: cannot listen on {addr}: {exc}") from exc
+        await runner.setup()
+        for sock in socks:
+            await web.SockSite(runner, sock).start()
         # a name like "localhost" may bind several sockets; the first one is where we are
-        bound_host, bound_port = runner.addresses[0][:2]
+        bound_host, bound_port = socks[0].getsockname()[:2]
         log.info("HTTP listening on %s:%d", bound_host, bound_port)
         yield bound_host, bound_port
     finally:
         await runner.cleanup()
+        for sock in socks:
+            sock.close()

@@ -12,6 +12,9 @@ import duckdb
 
 from daemon.errors import ScopeRequired, StoreError, StoreLocked
 
+# DuckDB: 'Could not set lock on file "…": Conflicting lock is held in /usr/bin/python3 (PID 123)'
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (?P<exe>.+?) \(PID (?P<pid>\d+)\)")
+
 
 def _require(scope: str | None) -> str:
     if not scope or not isinstance(scope, str):
@@ -46,8 +49,9 @@ class StoreBase:
             # (the CLI) tell the person who holds it rather than quoting DuckDB
             if "lock" not in str(exc).lower():
                 raise StoreError(f"cannot open DuckDB file {self.path}: {exc}") from exc
-            pid = re.search(r"\(PID (\d+)\)", str(exc))
-            raise StoreLocked(self.path, int(pid[1]) if pid else None, str(exc)) from exc
+            held = _LOCK_HOLDER.search(str(exc))
+            pid, exe = (int(held["pid"]), held["exe"]) if held else (None, None)
+            raise StoreLocked(self.path, pid, str(exc), exe) from exc
         except duckdb.Error as exc:
             raise StoreError(f"cannot open DuckDB file {self.path}: {exc}") from exc
         self.con.execute("SET TimeZone = 'UTC'")

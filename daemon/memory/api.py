@@ -660,7 +660,9 @@ class Memory:
                 if cos >= U.UPDATE_FLOOR:
                     pool[c.item_id] = U.Statement(c.item_id, c.l0, c.category, c.vector, cos)
         done = set(decision.superseded) | plan.gone
-        olds = [st for i, st in pool.items() if i not in done]
+        # the most similar, stored or of this batch: each one costs a pair of features
+        olds = sorted((st for i, st in pool.items() if i not in done), key=lambda st: -st.cosine)
+        olds = olds[: U.UPDATE_CANDIDATES]
         if not olds:
             return decision
         in_batch = {c.item_id: c.draft.due_at for c in batch if c.item_id in pool}

@@ -35,7 +35,10 @@ Conventions (each one a decision, tested):
   "want to"; 要/会/将/打算/准备). A sentence that moves an appointment ("rescheduled for Monday",
   "moved it from Wednesday to Friday", 改到周五, 推迟到) or states one (约了/定了) is future: the change
   is past, the slots are ahead. A fragment starting with "or"/"and" ("... on Monday? or Tuesday")
-  keeps the tense of the sentence before it. The same rule picks the year of a date said without one
+  keeps the tense of the sentence before it. An English clause after a comma and "and"/"so"/"then"
+  ("We're hosting a barbecue on Sunday, and I've ordered the burgers") has its own tense when it has
+  a cue of its own, or when it is an arrangement (a present progressive with "on/this <weekday>":
+  future); else the sentence's. The same rule picks the year of a date said without one
   ("May 20" → the nearest such day on or before today in a past sentence, on or after today in a
   future one, else the nearest), the month of "on the 5th", the day of a lone time ("call me at 3pm"
   said at 4pm → tomorrow), and drops "in 3 days" from a past sentence, where it is a duration ("I

@@ -162,8 +162,9 @@ class Ctx:
         return i, self._info[i]
 
     def tense(self, pos: int) -> str:
-        """'past' | 'future' | '' for the sentence around ``pos`` (cue rule, module docstring)."""
-        return self.sentence(pos)[1].tense
+        """'past' | 'future' | '' around ``pos``: its coordinated clause's own tense, else the
+        sentence's (cue rule, module docstring)."""
+        return self.sentence(pos)[1].tense_at(pos)
 
     def pick(self, candidates: list[date], pos: int, deadline: bool = False) -> date:
         """The candidate date consistent with the sentence's tense (on or after today for a

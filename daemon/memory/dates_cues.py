@@ -133,11 +133,47 @@ class Clause:
     routine_time: bool  # present simple without tense cues: its lone times of day are a routine
 
 
+# A comma and a coordinator start a clause with a tense of its own: "We're hosting a barbecue on
+# Sunday, and I've ordered the burgers" — the order is past, the barbecue is not.
+EN_COORDINATED = re.compile(r",\s*(?:and|so|then|plus)\b")
+# The present progressive of an arrangement: "we're hosting … on Sunday", "I'm seeing her Friday".
+EN_PROGRESSIVE = re.compile(
+    r"\b(?:i'm|i am|we're|we are|you're|you are|they're|they are|he's|she's|is|are|am)"
+    r"\s+(?:\w+ly\s+|still\s+|also\s+)?(?!going\b)\w{3,}ing\b"
+)
+
+
+_ON_DAY = re.compile(r"\b(?:on|this)\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*")
+
+
+def _arranged(part: str) -> bool:
+    """An arrangement: a present progressive and an "on/this <weekday>" in the same clause
+    ("recovering from Saturday" is no arrangement)."""
+    return bool(EN_PROGRESSIVE.search(part.replace("’", "'")) and _ON_DAY.search(part))
+
+
+@dataclass(slots=True)
+class Part:
+    """A coordinated clause and its own tense ('' when it has no cue of its own)."""
+
+    start: int  # absolute offsets in the turn
+    end: int
+    tense: str
+
+
 @dataclass(slots=True)
 class Sentence:
     tense: str
     continues: bool  # starts with "or"/"and": a fragment that keeps the previous sentence's tense
     clauses: list[Clause] = field(default_factory=list)
+    parts: list[Part] = field(default_factory=list)  # only when the sentence is coordinated
+
+    def tense_at(self, pos: int) -> str:
+        """The tense around ``pos``: its coordinated clause's own, else the sentence's."""
+        for part in self.parts:
+            if part.start <= pos < part.end:
+                return part.tense or self.tense
+        return self.tense
 
     def habitual(self, pos: int, kind: str) -> bool:
         """Whether a hit of ``kind`` at ``pos`` is part of a routine, not a one-off date."""
@@ -160,4 +196,11 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
             not habit and simple_present(part) and (tense(part) if len(bounds) > 2 else info.tense) == ""
         )
         info.clauses.append(Clause(offset + lo, offset + hi, habit, routine))
+    if low.isascii():
+        cuts = [0, *(m.start() for m in EN_COORDINATED.finditer(low)), len(low)]
+        if len(cuts) > 2:
+            for lo, hi in pairwise(cuts):
+                part = low[lo:hi]
+                own = tense(part) or ("future" if _arranged(part) else "")
+                info.parts.append(Part(offset + lo, offset + hi, own))
     return info

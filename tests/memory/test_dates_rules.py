@@ -241,3 +241,35 @@ def test_chinese_relative_months_and_lone_clock_times(
     text: str, expected: tuple[date, str | None, str]
 ) -> None:
     assert found(text) == [expected]
+
+
+# --- coordinated clauses: each keeps its own tense ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # an arrangement in the present progressive next to something already done
+        (
+            "We're having friends over on Saturday, and I already bought the wine",
+            [(date(2024, 3, 16), None, "future")],
+        ),
+        (
+            "I'm driving up to Leeds this Friday, so yesterday I booked the hotel",
+            [(date(2024, 3, 15), None, "future"), (date(2024, 3, 12), None, "past")],
+        ),
+        # a progressive that is no arrangement keeps the sentence's past
+        (
+            "Grandma's still recovering from Saturday, and we were at the hospital all night",
+            [(date(2024, 3, 9), None, "past")],
+        ),
+        (
+            "I went bowling on Sunday, and I'm seeing the physio on Monday",
+            [(date(2024, 3, 10), None, "past"), (date(2024, 3, 18), None, "future")],
+        ),
+    ],
+)
+def test_coordinated_clauses_keep_their_own_tense(
+    text: str, expected: list[tuple[date, str | None, str]]
+) -> None:
+    assert found(text) == expected

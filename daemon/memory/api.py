@@ -45,6 +45,7 @@ from daemon.memory.types import (
     system_clock,
 )
 from daemon.memory.vectors import IVFParams
+from daemon.memory.workitems import WorkItems
 from daemon.memory.writeplan import Created, DedupPlan, item_hash
 
 log = logging.getLogger(__name__)
@@ -161,6 +162,7 @@ class Memory:
         self._lock = threading.RLock()
         self._write = threading.RLock()
         self.ledger = Ledger(store, self._lock)
+        self.work_items = WorkItems(store, self._lock)  # pull request / issue state for predictors
         self._closed = False
         if store.ensure_vectors(embedder.name, embedder.dim) or store.count_items_without_vectors():
             self.reembed(progress)

@@ -94,3 +94,28 @@ class MemorizeReport:
     merged: int = 0
     skipped: int = 0
     superseded: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WorkItem:
+    """A pull request or issue as memubot last saw it (also the update a delivery brings)."""
+
+    scope: str
+    repo: str
+    number: int
+    kind: str  # pr / issue
+    state: str  # open / closed / merged
+    title: str
+    updated_at: datetime  # the payload's, not when memubot heard of it
+    url: str | None = None
+    author: str | None = None
+    requested: tuple[str, ...] = ()  # logins asked to review (teams as "team:<slug>")
+    assignees: tuple[str, ...] = ()
+    person_acted_at: datetime | None = None  # the latest delivery sent by the person about it
+    last_event: str | None = None  # the delivery whose snapshot this is
+
+    def waiting_on(self, login: str | None) -> bool:
+        """A review requested from `login` waits until they review, the request goes, or it closes."""
+        if not login:
+            return False
+        return self.state == "open" and login.lower() in (r.lower() for r in self.requested)

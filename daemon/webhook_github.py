@@ -102,7 +102,7 @@ class GithubWebhook:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def __call__(self, request: web.Request) -> web.StreamResponse:
+    async def handle(self, request: web.Request) -> web.StreamResponse:
         off = self.settings.github_webhook_off()
         scope = self.settings.github_webhook_scope
         if off is not None or scope is None:
@@ -145,4 +145,4 @@ def add_github_webhook(
     app: web.Application, settings: Settings, publish: Publish, clock: Clock, metrics: Metrics
 ) -> None:
     """Route POST /webhooks/github on `app` (it answers 404 while the webhook is off)."""
-    app.router.add_post(PATH, GithubWebhook(settings, publish, clock, metrics))
+    app.router.add_post(PATH, GithubWebhook(settings, publish, clock, metrics).handle)

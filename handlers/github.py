@@ -15,6 +15,7 @@ from datetime import datetime
 
 from daemon.events import GithubEvent
 from daemon.memory import ResourceIn
+from daemon.memory.types import EXTERNAL
 from handlers.deps import Deps
 from handlers.github_state import work_item_from
 from handlers.github_summary import summarize
@@ -34,7 +35,7 @@ def resource_from(event: GithubEvent, login: str | None, occurred_at: datetime) 
         speaker=summary.meta.get("actor"),
         agent="github",
         # what GitHub says comes from other people: never an instruction, never the person's profile
-        trust="external",
+        trust=EXTERNAL,
         meta={**summary.meta, "delivery": event.id, "reduced": bool(event.payload.get("memubot_reduced"))},
     )
 

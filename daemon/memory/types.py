@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+EXTERNAL = "external"  # the trust of what other people wrote (GitHub, e-mail): never the person's own words
 CATEGORIES = ("profile", "preferences", "entities", "events", "cases", "patterns")
 TIERS = ("peripheral", "working", "core")
 

@@ -160,7 +160,8 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         add_github_webhook(app, settings, publish, memory.clock, metrics)
         off = settings.github_webhook_off()
         if off:
-            log.info("GitHub webhook off: %s", off)
+            # a secret without a scope is a mistake; no secret at all is the default
+            (log.warning if settings.github_webhook_secrets else log.info)("GitHub webhook off: %s", off)
         host, port = await stack.enter_async_context(serve_http(app, listeners))
         info = {
             "pid": os.getpid(),

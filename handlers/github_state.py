@@ -78,4 +78,6 @@ def work_item_from(event: GithubEvent, login: str | None, occurred_at: datetime)
         assignees=_logins(obj.get("assignees")),
         person_acted_at=acted,
         last_event=event.id,
+        # an issue-shaped pull request (issue_comment, issues) does not list its reviewers
+        knows_reviewers=kind == "issue" or "requested_reviewers" in obj,
     )

@@ -140,3 +140,19 @@ async def test_other_peoples_words_never_become_the_persons_memories(deps: Deps,
     assert len(resources(memory)) == 2
     # kept as external resources only: no preference, profile or any other item of the person
     assert memory.stats("alice")["items"] == 0 and memory.profile_items("alice") == []
+
+
+async def test_a_comment_on_the_pull_request_keeps_its_reviewers(deps: Deps, memory: Memory) -> None:
+    await github.handle([event("pull_request/review_requested.payload.json", "r-1")], deps)
+    comment = json.loads((FIXTURES / "issue_comment/created.payload.json").read_text(encoding="utf-8"))
+    # the same pull request seen through an issue comment: an issue with a `pull_request` key
+    comment["issue"] |= {
+        "number": 2,
+        "pull_request": {"merged_at": None},
+        "updated_at": "2019-05-15T16:00:00Z",
+    }
+    ev = github_from_dict({"id": "ic-1", "scope": "alice", "event": "issue_comment", "payload": comment})
+    await github.handle([ev], deps)
+    w = memory.work_items.get("alice", "Codertocat/Hello-World", 2)
+    assert w is not None and w.last_event == "ic-1" and w.kind == "pr"
+    assert w.requested == ("octocat",) and w.waiting_on("octocat")

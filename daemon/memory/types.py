@@ -114,6 +114,9 @@ class WorkItem:
     assignees: tuple[str, ...] = ()
     person_acted_at: datetime | None = None  # the latest delivery sent by the person about it
     last_event: str | None = None  # the delivery whose snapshot this is
+    # an issue comment on a pull request shows the PR as an issue, without its reviewers: such a
+    # snapshot leaves the known reviewers alone (not stored; the stored row always knows them)
+    knows_reviewers: bool = True
 
     def waiting_on(self, login: str | None) -> bool:
         """A review requested from `login` waits until they review, the request goes, or it closes."""

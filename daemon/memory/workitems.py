@@ -26,7 +26,8 @@ def merge(old: WorkItem | None, new: WorkItem) -> WorkItem:
         return new
     latest = max((t for t in (old.person_acted_at, new.person_acted_at) if t is not None), default=None)
     snapshot = new if new.updated_at >= old.updated_at else old
-    return replace(snapshot, person_acted_at=latest)
+    requested = snapshot.requested if snapshot.knows_reviewers else old.requested
+    return replace(snapshot, person_acted_at=latest, requested=requested, knows_reviewers=True)
 
 
 class WorkItems:

@@ -34,6 +34,7 @@ from daemon.metrics import Metrics
 from daemon.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.outbox import OpsOutbox
 from daemon.rpc import RpcServer
+from daemon.webhook_github import add_github_webhook
 from handlers.deps import Deps
 from schedules.scheduler import TickScheduler
 
@@ -155,7 +156,13 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
                 "scheduler": scheduler.running,
             }
 
-        host, port = await stack.enter_async_context(serve_http(make_app(metrics, ready), listeners))
+        app = make_app(metrics, ready)
+        add_github_webhook(app, settings, publish, memory.clock, metrics)
+        off = settings.github_webhook_off()
+        if off:
+            # a secret without a scope is a mistake; no secret at all is the default
+            (log.warning if settings.github_webhook_secrets else log.info)("GitHub webhook off: %s", off)
+        host, port = await stack.enter_async_context(serve_http(app, listeners))
         info = {
             "pid": os.getpid(),
             "version": __version__,

@@ -244,6 +244,17 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         check("state dir", True, f"{settings.state_dir} is writable")
     except OSError as exc:
         check("state dir", False, f"{settings.state_dir}: {exc}")
+    off = settings.github_webhook_off()
+    check(
+        "github",
+        # off for want of a secret is a choice; a secret without a scope is a mistake worth a warning
+        off is None or not settings.github_webhook_secrets,
+        f"webhook off: {off}"
+        if off
+        else f"webhook on at POST /webhooks/github, scope {settings.github_webhook_scope}, "
+        f"{len(settings.github_webhook_secrets)} secret(s), login {settings.github_login or '(not set)'}",
+        fatal=False,
+    )
     try:
         check("nats-server", True, str(server_binary()))
     except MemubotError as exc:

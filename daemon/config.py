@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from daemon.errors import ConfigError
+from daemon.errors import ConfigError, InvalidEvent
+from daemon.events import check_scope
 from daemon.memory import MemoryParams, RecallParams
 from daemon.memory.dedup import DedupParams
 from daemon.memory.lifecycle import LifecycleParams
@@ -102,6 +103,10 @@ class Settings:
     profile_dir: Path | None = None  # the Main Agent's workspace: where USER.md is kept
     profile_file: str = "USER.md"
     profile_scope: str | None = None  # whose core memories the profile file shows
+    github_scope: str | None = None  # whose memory GitHub deliveries feed (default: profile_scope)
+    github_login: str | None = None  # which GitHub login is the person
+    # the webhook's HMAC secrets (several during a rotation); none: the webhook answers 404
+    github_webhook_secrets: tuple[str, ...] = field(default=(), repr=False)
     morning_at: str = "09:00"  # the morning tick, local time in `timezone`
     consolidate_at: str = "03:30"  # the daily consolidation (decay, tiers, archive), local time
     heartbeat_hours: float = 4.0  # the heartbeat tick's period
@@ -113,6 +118,19 @@ class Settings:
     @property
     def tz(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)
+
+    @property
+    def github_webhook_scope(self) -> str | None:
+        """Whose memory the GitHub webhook feeds: its own setting, else the profile's scope."""
+        return self.github_scope or self.profile_scope
+
+    def github_webhook_off(self) -> str | None:
+        """Why the GitHub webhook is off (it answers 404), or None when it is on."""
+        if not self.github_webhook_secrets:
+            return "no secret (set MEMUBOT_GITHUB_WEBHOOK_SECRET or MEMUBOT_GITHUB_WEBHOOK_SECRET_FILE)"
+        if not self.github_webhook_scope:
+            return "no scope (set MEMUBOT_GITHUB_SCOPE or MEMUBOT_PROFILE_SCOPE)"
+        return None
 
 
 # (environment variable, TOML key, Settings field)
@@ -130,6 +148,8 @@ _ENV = [
     ("MEMUBOT_PROFILE_DIR", "profile_dir", "profile_dir"),
     ("MEMUBOT_PROFILE_FILE", "profile_file", "profile_file"),
     ("MEMUBOT_PROFILE_SCOPE", "profile_scope", "profile_scope"),
+    ("MEMUBOT_GITHUB_SCOPE", "github_scope", "github_scope"),
+    ("MEMUBOT_GITHUB_LOGIN", "github_login", "github_login"),
     ("MEMUBOT_MORNING_AT", "morning_at", "morning_at"),
     ("MEMUBOT_CONSOLIDATE_AT", "consolidate_at", "consolidate_at"),
     ("MEMUBOT_HEARTBEAT_HOURS", "heartbeat_hours", "heartbeat_hours"),
@@ -192,6 +212,28 @@ def _clock_time(value: str, var: str) -> str:
     return f"{int(hh):02d}:{int(mm):02d}"
 
 
+def _webhook_secrets(env: Mapping[str, str]) -> tuple[str, ...]:
+    """MEMUBOT_GITHUB_WEBHOOK_SECRET (or the file _FILE names), comma-separated: during a rotation
+    GitHub signs with the new secret while the old one is still configured."""
+    var = "MEMUBOT_GITHUB_WEBHOOK_SECRET"
+    text = env.get(var, "")
+    if not text and env.get(var + "_FILE"):
+        try:
+            text = Path(env[var + "_FILE"]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{var}_FILE: cannot read {env[var + '_FILE']}: {exc}") from exc
+    # a secret is never stripped inside, only of the whitespace around each comma-separated part
+    return tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+
+
+def _scope_setting(value: str, var: str) -> str:
+    """A scope names a bus subject token: the same rule as an event's `scope` field."""
+    try:
+        return check_scope(value, var)
+    except InvalidEvent as exc:
+        raise ConfigError(str(exc)) from exc
+
+
 def load_settings(
     environ: Mapping[str, str] | None = None, config_file: Path | None = None, **overrides: Any
 ) -> Settings:
@@ -237,6 +279,10 @@ def load_settings(
                 values[secret] = Path(env[var + "_FILE"]).read_text(encoding="utf-8").strip()
             except OSError as exc:
                 raise ConfigError(f"{var}_FILE: cannot read {env[var + '_FILE']}: {exc}") from exc
+    values["github_webhook_secrets"] = _webhook_secrets(env)
+    for name, var in (("github_scope", "MEMUBOT_GITHUB_SCOPE"), ("profile_scope", "MEMUBOT_PROFILE_SCOPE")):
+        if values.get(name) is not None:
+            values[name] = _scope_setting(str(values[name]), var)
     if values.get("profile_dir") is not None:
         values["profile_dir"] = Path(values["profile_dir"])
     try:

@@ -247,3 +247,52 @@ def feedback_from_dict(obj: Any) -> Feedback:
         ts=parse_ts(ts_raw),
         scope=check_scope(scope) if (scope := _str_field(obj, "scope", required=False)) is not None else None,
     )
+
+
+# ---- GitHub ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GithubEvent:
+    """One GitHub webhook delivery as the endpoint (or a replay) put it on `memubot.in.github`.
+
+    `id` is GitHub's `X-GitHub-Delivery`; `payload` is GitHub's body, possibly reduced to the
+    fields memubot reads (daemon/github_reduce.py) when the whole one would not fit on the bus.
+    """
+
+    id: str
+    scope: str
+    event: str  # the X-GitHub-Event header: pull_request, issues, push, ...
+    payload: dict[str, Any]
+    action: str | None = None
+    received_at: datetime | None = None
+
+
+def github_from_dict(obj: Any) -> GithubEvent:
+    """Validate a decoded `memubot.in.github` body; `action` defaults to the payload's own."""
+    if not isinstance(obj, dict):
+        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
+    event_id = _str_field(obj, "id", required=True)
+    scope = _str_field(obj, "scope", required=True)
+    kind = _str_field(obj, "event", required=True)
+    assert event_id is not None and scope is not None and kind is not None
+    if not event_id.strip():
+        raise InvalidEvent("field 'id' is empty")
+    if not kind.strip():
+        raise InvalidEvent("field 'event' is empty")
+    check_scope(scope)
+    payload = obj.get("payload")
+    if not isinstance(payload, dict):
+        raise InvalidEvent(f"field 'payload' must be an object, got {type(payload).__name__}")
+    action = _str_field(obj, "action", required=False)
+    if action is None and isinstance(payload.get("action"), str):
+        action = payload["action"]  # replay scenarios name the event and leave the action in the payload
+    received = _str_field(obj, "received_at", required=False)
+    return GithubEvent(
+        id=event_id,
+        scope=scope,
+        event=kind,
+        payload=payload,
+        action=action,
+        received_at=parse_ts(received, "received_at") if received is not None else None,
+    )

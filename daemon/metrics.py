@@ -88,6 +88,12 @@ class Metrics:
             ["verb", "outcome"],
             registry=self.registry,
         )
+        self._webhook = Counter(
+            "memubot_webhook_requests",
+            "Webhook requests by source and HTTP status (202 published, 401 bad signature, 503 bus down, ...).",
+            ["source", "status"],
+            registry=self.registry,
+        )
         self._rows = _StoreRows()
         self.registry.register(self._rows)
 
@@ -105,6 +111,9 @@ class Metrics:
 
     def rpc(self, verb: str, outcome: str) -> None:
         self._rpc.labels(verb=verb, outcome=outcome).inc()
+
+    def webhook(self, source: str, status: int) -> None:
+        self._webhook.labels(source=source, status=str(status)).inc()
 
     def set_sizes_source(self, fn: SizesSource) -> None:
         """Row counts per table, called on every scrape from the scraping thread: keep it cheap."""

@@ -33,7 +33,15 @@ from schedules.scheduler import fire_times
 log = logging.getLogger(__name__)
 
 # scenario `config` keys that map onto Settings; others are reported as not (yet) used
-CONFIG_KEYS = {"timezone", "morning_at", "consolidate_at", "heartbeat_hours", "profile_scope"}
+CONFIG_KEYS = {
+    "timezone",
+    "morning_at",
+    "consolidate_at",
+    "heartbeat_hours",
+    "profile_scope",
+    "github_login",  # MEMUBOT_GITHUB_LOGIN: which GitHub login is the person
+    "github_scope",
+}
 
 
 class SimClock:

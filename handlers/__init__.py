@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from daemon.events import feedback_from_dict, tick_from_dict, turn_from_dict
-from handlers import conversation, feedback, tick
+from daemon.events import feedback_from_dict, github_from_dict, tick_from_dict, turn_from_dict
+from handlers import conversation, feedback, github, tick
 from handlers.deps import Deps
 
 
@@ -36,6 +36,7 @@ ROUTES: tuple[Route, ...] = (
     Route("conversation", "memubot.in.conversation.", turn_from_dict, conversation.handle),
     Route("tick", "memubot.in.tick.", tick_from_dict, tick.handle),
     Route("feedback", "memubot.in.feedback", feedback_from_dict, feedback.handle),
+    Route("github", "memubot.in.github", github_from_dict, github.handle),
 )
 
 

@@ -13,6 +13,7 @@ import pytest
 from daemon.app import runtime_file, serve
 from daemon.cli import main
 from daemon.config import load_settings
+from daemon.memory.store import SCHEMA_VERSION
 
 
 def env(tmp_path: Path, nats_url: str) -> dict[str, str]:
@@ -99,7 +100,8 @@ async def test_without_a_daemon_the_cli_uses_the_file(
     assert json.loads(capsys.readouterr().out)["resources"] == 1
     assert await cli("doctor") == 0  # no daemon is a warning, not a failure
     out = capsys.readouterr().out
-    assert "[warn] daemon" in out and "[ok ] model" in out and "schema v3" in out
+    assert "[warn] daemon" in out and "[ok ] model" in out and f"schema v{SCHEMA_VERSION}" in out
+    assert "[ok ] github     webhook off: no secret" in out  # off by choice: said, not a failure
 
 
 async def test_the_example_main_agent_chats_recalls_and_shows_suggestions(running: dict[str, str]) -> None:

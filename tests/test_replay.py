@@ -125,3 +125,35 @@ def test_a_payload_file_is_inlined_relative_to_the_scenario(tmp_path: Path) -> N
     )
     with pytest.raises(InvalidInput, match="cannot read"):
         load_scenario(missing)  # from tmp_path, ../fixtures/pr.json does not exist
+
+
+@pytest.mark.parametrize(
+    ("name", "state", "waiting"),
+    [("review-requested", "open", True), ("review-withdrawn", "closed", False)],
+)
+async def test_github_scenarios_replay_without_dead_letters(
+    tmp_path: Path, name: str, state: str, waiting: bool
+) -> None:
+    from daemon.memory.store import Store
+    from tests.github_fixtures import SCENARIOS
+
+    path = SCENARIOS / f"{name}.json"
+    if not path.exists():
+        pytest.skip(f"no shared scenario at {path}")
+    summary = await replay(
+        path, io.StringIO(), load_settings({"HOME": str(tmp_path)}), state_dir=tmp_path / "s"
+    )
+    assert summary["outcomes"].get("dead_letter", 0) == 0
+    assert summary["outcomes"]["stored"] == 2
+    assert "github_login" not in summary["ignored_config"]  # it is MEMUBOT_GITHUB_LOGIN now
+    store = Store(tmp_path / "s" / "memubot.duckdb", read_only=True)
+    try:
+        [item] = store.work_items("alice")
+        texts = [
+            r[0] for r in store.con.execute("SELECT text FROM resources WHERE kind = 'github'").fetchall()
+        ]
+    finally:
+        store.close()
+    assert (item.repo, item.number, item.state) == ("Codertocat/Hello-World", 2, state)
+    assert item.waiting_on("octocat") is waiting and item.requested == ("octocat",)
+    assert any("requested a review from you on Codertocat/Hello-World#2" in t for t in texts)

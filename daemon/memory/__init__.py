@@ -8,7 +8,16 @@ from daemon.memory.api import MAX_QUERY_CHARS, Memory, MemoryParams
 from daemon.memory.embed import Embedder, make_embedder
 from daemon.memory.retrieve import RecallParams
 from daemon.memory.store import Store
-from daemon.memory.types import CATEGORIES, TIERS, Clock, Hit, MemorizeReport, ResourceIn, system_clock
+from daemon.memory.types import (
+    CATEGORIES,
+    TIERS,
+    Clock,
+    Hit,
+    MemorizeReport,
+    ResourceIn,
+    WorkItem,
+    system_clock,
+)
 
 __all__ = [
     "CATEGORIES",
@@ -23,6 +32,7 @@ __all__ = [
     "RecallParams",
     "ResourceIn",
     "Store",
+    "WorkItem",
     "make_embedder",
     "system_clock",
 ]

@@ -37,6 +37,7 @@ from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import ItemRow, Store
 from daemon.memory.types import (
+    EXTERNAL,
     Clock,
     Hit,
     ItemDraft,
@@ -45,6 +46,7 @@ from daemon.memory.types import (
     system_clock,
 )
 from daemon.memory.vectors import IVFParams
+from daemon.memory.workitems import WorkItems
 from daemon.memory.writeplan import Created, DedupPlan, item_hash
 
 log = logging.getLogger(__name__)
@@ -161,6 +163,7 @@ class Memory:
         self._lock = threading.RLock()
         self._write = threading.RLock()
         self.ledger = Ledger(store, self._lock)
+        self.work_items = WorkItems(store, self._lock)  # pull request / issue state for predictors
         self._closed = False
         if store.ensure_vectors(embedder.name, embedder.dim) or store.count_items_without_vectors():
             self.reembed(progress)
@@ -357,7 +360,10 @@ class Memory:
     ) -> list[tuple[list[ItemDraft], bool]]:
         """Drafts per turn, and whether they are the rules' (checked by the understanding models
         after embedding) or the LLM's (trusted: it was asked for facts only)."""
-        rules = [extract(r, c) for r, c in zip(turns, ctxs, strict=True)]
+        # An external resource (a GitHub delivery, an e-mail) is somebody else's words: the
+        # person's extractor would file "X starred the repo" as the person's preference. It is
+        # kept as a resource; its items come from its own handler, not from here.
+        rules = [[] if r.trust == EXTERNAL else extract(r, c) for r, c in zip(turns, ctxs, strict=True)]
         out = [(got, True) for got in rules]
         if self.llm is None:
             return out

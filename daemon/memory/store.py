@@ -27,6 +27,7 @@ from daemon.memory.store_index import FieldPostings, ScopeSnapshot, StoreIndex
 from daemon.memory.store_items import ItemRow, StoreItems
 from daemon.memory.store_lifecycle import StoreLifecycle
 from daemon.memory.store_resources import StoreResources
+from daemon.memory.store_workitems import StoreWorkItems
 
 # What `from daemon.memory.store import ...` has always offered (ledger.py takes _utc from here).
 __all__ = [
@@ -197,11 +198,33 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 PRIMARY KEY (scope, resource_id))""",
         ],
     ),
+    (
+        4,
+        [
+            # the state of the person's pull requests and issues (daemon/memory/workitems.py):
+            # a snapshot from the newest delivery (payload updated_at), for the predictors
+            """CREATE TABLE work_items (
+                scope TEXT NOT NULL,
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                state TEXT NOT NULL,
+                title TEXT NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL,
+                url TEXT,
+                author TEXT,
+                requested TEXT[] NOT NULL,
+                assignees TEXT[] NOT NULL,
+                person_acted_at TIMESTAMPTZ,
+                last_event TEXT,
+                PRIMARY KEY (scope, repo, number))""",
+        ],
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
-class Store(StoreForget, StoreItems, StoreIndex, StoreLifecycle, StoreResources):
+class Store(StoreForget, StoreItems, StoreIndex, StoreLifecycle, StoreResources, StoreWorkItems):
     """The one DuckDB connection and every statement memubot runs against it."""
 
     def __init__(self, path: str | Path, *, read_only: bool = False, memory_limit: str = "512MB") -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+EXTERNAL = "external"  # the trust of what other people wrote (GitHub, e-mail): never the person's own words
 CATEGORIES = ("profile", "preferences", "entities", "events", "cases", "patterns")
 TIERS = ("peripheral", "working", "core")
 
@@ -94,3 +95,31 @@ class MemorizeReport:
     merged: int = 0
     skipped: int = 0
     superseded: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WorkItem:
+    """A pull request or issue as memubot last saw it (also the update a delivery brings)."""
+
+    scope: str
+    repo: str
+    number: int
+    kind: str  # pr / issue
+    state: str  # open / closed / merged
+    title: str
+    updated_at: datetime  # the payload's, not when memubot heard of it
+    url: str | None = None
+    author: str | None = None
+    requested: tuple[str, ...] = ()  # logins asked to review (teams as "team:<slug>")
+    assignees: tuple[str, ...] = ()
+    person_acted_at: datetime | None = None  # the latest delivery sent by the person about it
+    last_event: str | None = None  # the delivery whose snapshot this is
+    # an issue comment on a pull request shows the PR as an issue, without its reviewers: such a
+    # snapshot leaves the known reviewers alone (not stored; the stored row always knows them)
+    knows_reviewers: bool = True
+
+    def waiting_on(self, login: str | None) -> bool:
+        """A review requested from `login` waits until they review, the request goes, or it closes."""
+        if not login:
+            return False
+        return self.state == "open" and login.lower() in (r.lower() for r in self.requested)

@@ -1,0 +1,61 @@
+"""Work items: the state of the person's pull requests and issues that predictors read.
+
+One row per (scope, repository, number): open / closed / merged, who is requested to review,
+who is assigned, the last activity (`updated_at` from GitHub's payload) and when the person
+last acted on it. Deliveries arrive twice and out of order, so an update carries a snapshot
+of the object as GitHub sent it and the newer snapshot wins (payload `updated_at`; at an equal
+time the later arrival); when the person acted only ever moves forward. Applying the same
+update again changes nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+from daemon.memory.store import Store
+from daemon.memory.types import WorkItem
+
+STATES = ("open", "closed", "merged")
+KINDS = ("pr", "issue")
+
+
+def merge(old: WorkItem | None, new: WorkItem) -> WorkItem:
+    """The state after `new` arrives: the newer snapshot, the latest time the person acted."""
+    if old is None:
+        return new
+    latest = max((t for t in (old.person_acted_at, new.person_acted_at) if t is not None), default=None)
+    snapshot = new if new.updated_at >= old.updated_at else old
+    requested = snapshot.requested if snapshot.knows_reviewers else old.requested
+    return replace(snapshot, person_acted_at=latest, requested=requested, knows_reviewers=True)
+
+
+class WorkItems:
+    """Read and update the work-item table; shares the memory's lock (and its connection)."""
+
+    def __init__(self, store: Store, lock: threading.RLock) -> None:
+        self.store = store
+        self._lock = lock
+
+    def apply(self, update: WorkItem) -> WorkItem:
+        """Merge one delivery's snapshot into the stored state, in one transaction; returns the state."""
+        if update.state not in STATES or update.kind not in KINDS:
+            raise ValueError(
+                f"work item {update.repo}#{update.number}: bad state {update.state!r}/{update.kind!r}"
+            )
+        with self._lock, self.store.transaction():
+            state = merge(self.store.get_work_item(update.scope, update.repo, update.number), update)
+            self.store.put_work_item(state)
+        return state
+
+    def get(self, scope: str, repo: str, number: int) -> WorkItem | None:
+        with self._lock:
+            return self.store.get_work_item(scope, repo, number)
+
+    def of_scope(self, scope: str, *, state: str | None = None) -> list[WorkItem]:
+        with self._lock:
+            return self.store.work_items(scope, state)
+
+    def waiting_on(self, scope: str, login: str | None) -> list[WorkItem]:
+        """Open items where a review is requested from `login`."""
+        return [w for w in self.of_scope(scope, state="open") if w.waiting_on(login)]

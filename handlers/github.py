@@ -1,0 +1,62 @@
+"""GitHub deliveries → one resource each (kind `github`, trust `external`) and work-item state.
+
+A delivery is kept as a one-line summary with its facts in `meta` (handlers/github_summary.py);
+a delivery about a pull request or issue also updates that item's state (handlers/github_state.py,
+daemon/memory/workitems.py). Unknown events and actions get the resource alone: nothing about
+GitHub's vocabulary is a reason to dead-letter a delivery.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+
+from daemon.events import GithubEvent
+from daemon.memory import ResourceIn
+from daemon.memory.types import EXTERNAL
+from handlers.deps import Deps
+from handlers.github_state import work_item_from
+from handlers.github_summary import summarize
+
+log = logging.getLogger(__name__)
+
+
+def resource_from(event: GithubEvent, login: str | None, occurred_at: datetime) -> ResourceIn:
+    """The resource a delivery becomes; its id is the delivery id, so a redelivery stores nothing."""
+    summary = summarize(event.event, event.action, event.payload, login)
+    return ResourceIn(
+        id=event.id,
+        scope=event.scope,
+        text=summary.text,
+        occurred_at=occurred_at,
+        kind="github",
+        speaker=summary.meta.get("actor"),
+        agent="github",
+        # what GitHub says comes from other people: never an instruction, never the person's profile
+        trust=EXTERNAL,
+        meta={**summary.meta, "delivery": event.id, "reduced": bool(event.payload.get("memubot_reduced"))},
+    )
+
+
+async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
+    """Memorize the deliveries (ping excepted) and apply their work-item snapshots; idempotent."""
+    login = deps.settings.github_login
+    kept = [e for e in events if e.event != "ping"]
+    # event time: when the endpoint received it; replayed or older events without it, the clock's now
+    now = deps.clock()
+    when = {e.id: e.received_at or now for e in kept}
+    known = await asyncio.to_thread(deps.memory.known_resources, [(e.scope, e.id) for e in kept])
+    if kept:
+        await asyncio.to_thread(deps.memory.memorize, [resource_from(e, login, when[e.id]) for e in kept])
+    for e in kept:
+        update = work_item_from(e, login, when[e.id])
+        if update is not None:
+            # applied again on a redelivery too: merging the same snapshot twice changes nothing,
+            # and a crash between the resource and the state is repaired by the redelivery
+            state = await asyncio.to_thread(deps.memory.work_items.apply, update)
+            log.debug("%s %s#%d: %s", e.id, state.repo, state.number, state.state)
+    return [
+        "noop" if e.event == "ping" else "duplicate" if (e.scope, e.id) in known else "stored" for e in events
+    ]

@@ -156,3 +156,13 @@ async def test_a_comment_on_the_pull_request_keeps_its_reviewers(deps: Deps, mem
     w = memory.work_items.get("alice", "Codertocat/Hello-World", 2)
     assert w is not None and w.last_event == "ic-1" and w.kind == "pr"
     assert w.requested == ("octocat",) and w.waiting_on("octocat")
+
+
+async def test_forgetting_everything_forgets_the_work_items_too(deps: Deps, memory: Memory) -> None:
+    await github.handle([event("pull_request/review_requested.payload.json", "r-1")], deps)
+    await github.handle([event("pull_request/review_requested.payload.json", "r-2", scope="bob")], deps)
+    assert memory.work_items.of_scope("alice") != []
+    counts = memory.forget("alice", everything=True)
+    assert counts["work_items"] == 1 and counts["resources"] == 1
+    assert memory.work_items.of_scope("alice") == []
+    assert len(memory.work_items.of_scope("bob")) == 1  # another person's state stays

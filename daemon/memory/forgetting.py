@@ -171,6 +171,8 @@ def forget(
     counts["contexts_rewritten"] = len(contexts)
     if everything:
         counts["categories"] = store.drop_categories(scope)
+        # the pull request / issue state was learnt from the scope's deliveries: it goes too
+        counts["work_items"] = store.drop_work_items(scope)
     else:
         store.refresh_categories(scope, list(CATEGORIES), clock())
     indexes.pop(scope, None)

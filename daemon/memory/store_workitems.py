@@ -34,6 +34,13 @@ def _row(r: tuple[Any, ...]) -> WorkItem:
 class StoreWorkItems(StoreBase):
     """One row per (scope, repo, number), replaced whole: the caller merges (workitems.merge)."""
 
+    def drop_work_items(self, scope: str) -> int:
+        """Delete the scope's work items (forgetting everything): returns how many."""
+        rows = self.con.execute(
+            "DELETE FROM work_items WHERE scope = ? RETURNING number", [_require(scope)]
+        ).fetchall()
+        return len(rows)
+
     def get_work_item(self, scope: str, repo: str, number: int) -> WorkItem | None:
         row = self.con.execute(
             f"SELECT {_COLUMNS} FROM work_items WHERE scope = ? AND repo = ? AND number = ?",

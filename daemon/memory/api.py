@@ -622,7 +622,7 @@ class Memory:
                         cands[c.item_id] = D.Candidate(c.item_id, c.l0, c.l1, cos, exact=c.hash == h)
                 live = [c for c in cands.values() if c.item_id not in plan.gone]
                 decision = self._ask_llm(d, live) or D.decide(d.category, d.l1, d.l0, live, dp)
-                if retire and decision.op in (D.CREATE, D.SUPERSEDE):
+                if retire and decision.op in (D.CREATE, D.SUPERSEDE, D.MERGE):
                     if speaker not in speaker_rows:  # once per speaker and batch, not per draft
                         speaker_rows[speaker] = (
                             idx.active & (spk == speaker) if len(idx) else np.zeros(0, bool)
@@ -648,6 +648,14 @@ class Memory:
         Candidates are the speaker's most similar active items, stored or earlier in the batch."""
         u = self.understanding
         if u is None:
+            return decision
+        if decision.op == D.MERGE:
+            # A near-restatement that changes the state ("on a diet, no rice at dinner" → "diet's
+            # over, rice again") updates its target rather than joining it: weighed like a new
+            # statement, it retires the target or the merge stands.
+            made = self._retired(D.Decision(D.CREATE, reason=decision.reason), idx, d, sims, vec, batch, plan)
+            if decision.target in made.superseded:
+                return made
             return decision
         speaker = d.speaker or ""
         pool: dict[str, U.Statement] = {}

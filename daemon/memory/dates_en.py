@@ -144,6 +144,8 @@ _EN_IN = re.compile(
     rf"in\s+(?:(?:another|about|around|roughly|just)\s+)?(?P<n>{_EN_NUM})\s+{_EN_UNIT}\b(?![-'’])",
     re.VERBOSE,
 )
+# "the third time in two years", "twice in a month": a count over a span, not a date ahead
+_EN_COUNT_BEFORE = re.compile(r"\b(?:times?|twice|once|thrice)\s+\Z")
 _EN_FROM_NOW = re.compile(rf"\b(?P<n>{_EN_NUM})\s+{_EN_UNIT}\s+from\s+(?:now|today)\b", re.VERBOSE)
 _EN_MONTHS = {
     name: i + 1
@@ -321,6 +323,8 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
     for m in _EN_IN.finditer(text) if units else ():
         if not _word_start(text, m.start()) or ctx.tense(m.start()) == "past":
             continue  # "I read it in 3 days": in a past sentence, a duration rather than a date
+        if _EN_COUNT_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+            continue
         n = _en_number(m["n"])
         if n is not None and (hit := offset_hit(ctx, *m.span(), n, m["unit"], 1, "en")):
             hits.append(hit)

@@ -273,3 +273,25 @@ def test_coordinated_clauses_keep_their_own_tense(
     text: str, expected: list[tuple[date, str | None, str]]
 ) -> None:
     assert found(text) == expected
+
+
+# --- a count over a span is no date ahead ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The boiler broke down again, that's the fourth time in three months",
+        "My phone got cracked twice in a week",
+        "Only once in two years has the bus been on time",
+    ],
+)
+def test_a_count_over_a_span_is_no_date(text: str) -> None:
+    assert found(text) == []
+
+
+def test_a_span_ahead_without_a_count_is_still_a_date() -> None:
+    # the same words without the count: a plan ahead (the reference day is Wednesday 13 March 2024)
+    assert found("The landlord wants to check the boiler again in three months") == [
+        (date(2024, 6, 13), None, "future")
+    ]

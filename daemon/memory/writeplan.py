@@ -1,9 +1,9 @@
 """A batch's dedup decisions and the writes they imply (the bookkeeping of stage 2).
 
-`Memory._dedup` decides, per draft, with `dedup.decide`; `DedupPlan.record` turns each decision
-into what `_commit` writes: new items, restatements absorbed by existing ones (provenance,
-mentions, importance), supersessions (in time order), aliases for drafts that joined an item,
-and the memory-op log.
+`BatchDecisions.plan` (decisions.py) decides, per draft, with `dedup.decide`; `DedupPlan.record`
+turns each decision into what `_commit` writes: new items, restatements absorbed by existing
+ones (provenance, mentions, importance), supersessions (in time order), aliases for drafts that
+joined an item, and the memory-op log.
 """
 
 from __future__ import annotations

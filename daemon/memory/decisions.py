@@ -1,0 +1,202 @@
+"""Batch decisions: what each draft of a batch does to the memory (create, merge, skip, supersede).
+
+Stage 1 of dedup gathers the candidates of every draft (the scope's similar items of the same
+category and speaker, the same slot family, and what this batch created before it); stage 2
+decides (`dedup.decide`, or the LLM when configured); then the update model (`updates.py`) adds
+the older statements of the same person that the draft retires. `DedupPlan.record` turns each
+decision into rows. Pure decisions over the store and the scope index: no writes here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from daemon.memory import dedup as D
+from daemon.memory import updates as U
+from daemon.memory.llm import LLMExtractor
+from daemon.memory.models import Understanding
+from daemon.memory.scope import ScopeIndex
+from daemon.memory.store import Store
+from daemon.memory.types import ItemDraft
+from daemon.memory.writeplan import Created, DedupPlan, item_hash
+
+
+@dataclass(frozen=True, slots=True)
+class BatchDecisions:
+    """The decisions of one batch, over the store, the scopes' indexes and the models."""
+
+    store: Store
+    index_for: Callable[[str], ScopeIndex]
+    dedup: D.DedupParams
+    retire_by_model: bool  # MemoryParams.retire_by_model
+    understanding: Understanding | None
+    llm: LLMExtractor | None
+
+    def _ask_llm(self, d: ItemDraft, live: list[D.Candidate]) -> D.Decision | None:
+        """Stage 2 by the LLM, when one is configured and there is something to decide;
+        None (the rules decide) when it is not, or when it fails."""
+        if self.llm is None or any(c.exact for c in live):
+            return None
+        # Only similar candidates are worth a call (each one blocks memorize for up to the
+        # timeout); contradictions of dissimilar slots are the rules' job.
+        near = [c for c in sorted(live, key=lambda c: -c.cosine) if c.cosine >= self.dedup.same_threshold][:5]
+        if not near:
+            return None
+        answer = self.llm.decide(d.category, d.l0, [(c.item_id, c.l0) for c in near])
+        if answer is None:
+            return None
+        op, target = answer
+        if op == D.SUPERSEDE and target and d.category not in D.APPEND_ONLY:  # events append
+            return D.Decision(D.SUPERSEDE, superseded=(target,), reason="llm")
+        if op in (D.MERGE, D.SKIP) and target:
+            return D.Decision(op, target, reason="llm")
+        return D.Decision(D.CREATE, reason="llm")
+
+    def plan(
+        self, drafts: list[tuple[str, str, ItemDraft]], vectors: np.ndarray, hashes: list[str], now: datetime
+    ) -> DedupPlan:
+        """Stage 1 and 2 of dedup for every draft of a batch, against the store and the batch.
+
+        Candidates are the scope's active items of the same category and speaker with the same
+        content hash or a cosine of at least the stage-1 threshold, plus, for slotted
+        categories, every item of the same slot family (a contradiction need not be similar).
+        """
+        dp = self.dedup
+        plan = DedupPlan()
+        by_scope: dict[str, list[int]] = {}
+        for i, (scope, _, _) in enumerate(drafts):
+            by_scope.setdefault(scope, []).append(i)
+        for scope, members in by_scope.items():
+            idx = self.index_for(scope)
+            known = self.store.items_by_hash(scope, [item_hash(drafts[i][2].l0) for i in members])
+            vecs = vectors[members]
+            sims = idx.vectors.matrix @ vecs.T if len(idx) else np.zeros((0, len(members)), np.float32)
+            cats = np.asarray(idx.categories, dtype=object)
+            spk = np.asarray([s or "" for s in idx.speakers], dtype=object)
+            slots: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
+            masks: dict[tuple[str, str], np.ndarray] = {}
+            batch: list[Created] = []  # created earlier in this batch
+            speaker_rows: dict[str, np.ndarray] = {}  # the speaker's active rows, for the update model
+            retire = U.trusted(self.understanding) and self.retire_by_model
+
+            def said_at(item_id: str, idx: ScopeIndex = idx, batch: list[Created] = batch) -> datetime | None:
+                row = idx.row_of.get(item_id)
+                if row is not None:
+                    return datetime.fromtimestamp(float(idx.occurred[row]), tz=UTC)
+                made = next((c for c in batch if c.item_id == item_id), None)
+                return made.draft.observed_at if made is not None else None
+
+            for j, i in enumerate(members):
+                _, item_id, d = drafts[i]
+                speaker = d.speaker or ""
+                h = item_hash(d.l0)
+                cands: dict[str, D.Candidate] = {}
+                if len(idx):
+                    mkey = (d.category, speaker)
+                    if mkey not in masks:  # one pass over the scope per (category, speaker) and batch
+                        masks[mkey] = idx.active & (cats == d.category) & (spk == speaker)
+                    col = np.where(masks[mkey], sims[:, j], -1.0)
+                    for row in np.flatnonzero(col >= dp.same_threshold)[
+                        np.argsort(-col[col >= dp.same_threshold])
+                    ][:5]:
+                        cands[idx.ids[row]] = D.Candidate(idx.ids[row], idx.l0[row], {}, float(col[row]))
+                exact_id = known.get((d.category, speaker, h))
+                if exact_id is not None:
+                    cands[exact_id] = D.Candidate(exact_id, d.l0, {}, 1.0, exact=True)
+                if d.category in D.SLOTTED:
+                    key = (d.category, speaker)
+                    if key not in slots:
+                        slots[key] = self.store.slot_items(scope, d.category, speaker)
+                    for sid, sl0, sl1 in slots[key]:
+                        row = idx.row_of.get(sid)
+                        if row is None or not idx.active[row] or sid in plan.gone:
+                            continue
+                        cos = float(sims[row, j])
+                        prev = cands.get(sid)
+                        cands[sid] = D.Candidate(sid, sl0, sl1, cos, exact=prev.exact if prev else False)
+                for c in batch:
+                    if c.category == d.category and c.speaker == speaker and c.item_id not in plan.gone:
+                        cos = float(c.vector @ vecs[j])
+                        cands[c.item_id] = D.Candidate(c.item_id, c.l0, c.l1, cos, exact=c.hash == h)
+                live = [c for c in cands.values() if c.item_id not in plan.gone]
+                decision = self._ask_llm(d, live) or D.decide(d.category, d.l1, d.l0, live, dp)
+                if retire and decision.op in (D.CREATE, D.SUPERSEDE, D.MERGE):
+                    if speaker not in speaker_rows:  # once per speaker and batch, not per draft
+                        speaker_rows[speaker] = (
+                            idx.active & (spk == speaker) if len(idx) else np.zeros(0, bool)
+                        )
+                    col = np.where(speaker_rows[speaker], sims[:, j], -1.0) if len(idx) else np.zeros(0)
+                    decision = self._retired(decision, idx, d, col, vecs[j], batch, plan, now)
+                plan.record(
+                    i, scope, item_id, d, decision, self.store, batch, vecs[j], h, hashes[i], now, said_at
+                )
+        return plan
+
+    def _retired(
+        self,
+        decision: D.Decision,
+        idx: ScopeIndex,
+        d: ItemDraft,
+        sims: np.ndarray,  # cosine to each row of the scope, -1 outside the speaker's active items
+        vec: np.ndarray,
+        batch: list[Created],
+        plan: DedupPlan,
+        now: datetime,
+    ) -> D.Decision:
+        """Add the older statements of the same person that this one retires (`updates.py`).
+        Candidates are the speaker's most similar active items, stored or earlier in the batch."""
+        u = self.understanding
+        if u is None:
+            return decision
+        if decision.op == D.MERGE:
+            # A near-restatement that changes the state ("on a diet, no rice at dinner" → "diet's
+            # over, rice again") updates its target rather than joining it: weighed like a new
+            # statement, it retires the target or the merge stands.
+            made = self._retired(
+                D.Decision(D.CREATE, reason=decision.reason), idx, d, sims, vec, batch, plan, now
+            )
+            if decision.target in made.superseded:
+                return made
+            return decision
+        speaker = d.speaker or ""
+        pool: dict[str, U.Statement] = {}
+        if sims.size:
+            n = min(U.UPDATE_CANDIDATES, sims.shape[0])
+            top = np.argpartition(-sims, n - 1)[:n]
+            for row in top[np.argsort(-sims[top])].tolist():
+                if sims[row] < U.UPDATE_FLOOR:
+                    break
+                pool[idx.ids[row]] = U.Statement(
+                    idx.ids[row], idx.l0[row], idx.categories[row], idx.vectors.matrix[row], float(sims[row])
+                )
+        for c in batch:
+            if c.speaker == speaker and c.item_id not in plan.gone:
+                cos = float(c.vector @ vec)
+                if cos >= U.UPDATE_FLOOR:
+                    pool[c.item_id] = U.Statement(c.item_id, c.l0, c.category, c.vector, cos)
+        done = set(decision.superseded) | plan.gone
+        # the most similar, stored or of this batch: each one costs a pair of features
+        olds = sorted((st for i, st in pool.items() if i not in done), key=lambda st: -st.cosine)
+        olds = olds[: U.UPDATE_CANDIDATES]
+        if not olds:
+            return decision
+        in_batch = {c.item_id: c.draft.due_at for c in batch if c.item_id in pool}
+
+        def due_times(ids: list[str]) -> dict[str, datetime | None]:
+            due: dict[str, datetime | None] = dict(self.store.due_times(idx.scope, ids))
+            due.update({i: in_batch[i] for i in ids if i in in_batch})
+            return due
+
+        said = d.observed_at or d.happened_at or now
+        judge = self.llm.outdated if self.llm is not None else None
+        gone = U.retired(u, U.Statement("", d.l0, d.category, vec), speaker, olds, said, due_times, judge)
+        if not gone:
+            return decision
+        return D.Decision(
+            D.SUPERSEDE, superseded=(*decision.superseded, *gone), reason="updates an older statement"
+        )

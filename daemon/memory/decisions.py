@@ -137,6 +137,25 @@ class BatchDecisions:
                 )
         return plan
 
+    def _surely(
+        self, d: ItemDraft, target: str | None, idx: ScopeIndex, vec: np.ndarray, batch: list[Created]
+    ) -> bool:
+        """Whether the update model is sure (the read-time net's bar, 0.9 precision out of fold)
+        that `d` updates `target`: dedup found them alike, so a merge is undone only then."""
+        u = self.understanding
+        row = idx.row_of.get(target or "")
+        made = next((c for c in batch if c.item_id == target), None)
+        if u is None or (row is None and made is None):
+            return False
+        if row is not None:
+            l0, category, old_vec = idx.l0[row], idx.categories[row], idx.vectors.matrix[row]
+        else:
+            assert made is not None
+            l0, category, old_vec = made.l0, made.category, made.vector
+        old = U.Statement(target or "", l0, category, old_vec, float(old_vec @ vec))
+        new = U.Statement("", d.l0, d.category, vec)
+        return bool(U.probability(u, [old], new, d.speaker or "")[0] >= u.hide_threshold)
+
     def _retired(
         self,
         decision: D.Decision,
@@ -160,7 +179,7 @@ class BatchDecisions:
             made = self._retired(
                 D.Decision(D.CREATE, reason=decision.reason), idx, d, sims, vec, batch, plan, now
             )
-            if decision.target in made.superseded:
+            if decision.target in made.superseded and self._surely(d, decision.target, idx, vec, batch):
                 return made
             return decision
         speaker = d.speaker or ""

@@ -75,7 +75,7 @@ def retired(
     """
     if not pool:
         return ()
-    p = dict(zip((s.item_id for s in pool), _probability(u, pool, new, speaker).tolist(), strict=True))
+    p = dict(zip((s.item_id for s in pool), probability(u, pool, new, speaker).tolist(), strict=True))
     bar = JUDGE_BAR if judge is not None else u.update_threshold
     if max(p.values()) < bar:
         return ()
@@ -129,12 +129,13 @@ def hidden(
             )
             for i in older
         ]
-        p = _probability(u, pool, new, speakers[j])
+        p = probability(u, pool, new, speakers[j])
         gone.update(i for i, pi in zip(older, p.tolist(), strict=True) if pi >= u.hide_threshold)
     return gone
 
 
-def _probability(u: Understanding, olds: Sequence[Statement], new: Statement, speaker: str) -> np.ndarray:
+def probability(u: Understanding, olds: Sequence[Statement], new: Statement, speaker: str) -> np.ndarray:
+    """P(`new` updates each of `olds`), all said by `speaker`."""
     return u.update_probability(
         [(bare_text(s.l0, speaker), s.category) for s in olds],
         (bare_text(new.l0, speaker), new.category),

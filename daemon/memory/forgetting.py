@@ -173,6 +173,8 @@ def forget(
         counts["categories"] = store.drop_categories(scope)
         # the pull request / issue state was learnt from the scope's deliveries: it goes too
         counts["work_items"] = store.drop_work_items(scope)
+        # so were the e-mail threads (who waits on whom) from its e-mails
+        counts["email_threads"] = store.drop_email_threads(scope)
     else:
         store.refresh_categories(scope, list(CATEGORIES), clock())
     indexes.pop(scope, None)

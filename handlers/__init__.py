@@ -16,10 +16,11 @@ from daemon.events import (
     email_from_dict,
     feedback_from_dict,
     github_from_dict,
+    gmail_from_dict,
     tick_from_dict,
     turn_from_dict,
 )
-from handlers import conversation, email, feedback, github, tick
+from handlers import conversation, email, feedback, github, gmail, tick
 from handlers.deps import Deps
 
 
@@ -44,6 +45,7 @@ ROUTES: tuple[Route, ...] = (
     Route("feedback", "memubot.in.feedback", feedback_from_dict, feedback.handle),
     Route("github", "memubot.in.github", github_from_dict, github.handle),
     Route("email", "memubot.in.email", email_from_dict, email.handle),
+    Route("gmail", "memubot.in.gmail", gmail_from_dict, gmail.handle),
 )
 
 

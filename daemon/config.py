@@ -115,6 +115,7 @@ class Settings:
     gmail_topic: str | None = None  # projects/<p>/topics/<t>: what users.watch publishes to
     gmail_api_url: str | None = None  # the Gmail API root (tests, proxies)
     pubsub_api_url: str | None = None  # the Pub/Sub API root (tests, proxies)
+    gmail_token_url: str | None = None  # the OAuth token endpoint that refreshes (tests, proxies)
     # push mode: the OIDC token's audience and service account, or a shared token in the URL
     gmail_push_audience: str | None = None
     gmail_push_service_account: str | None = None
@@ -188,6 +189,7 @@ _ENV = [
     ("MEMUBOT_GMAIL_TOPIC", "gmail_topic", "gmail_topic"),
     ("MEMUBOT_GMAIL_API_URL", "gmail_api_url", "gmail_api_url"),
     ("MEMUBOT_PUBSUB_API_URL", "pubsub_api_url", "pubsub_api_url"),
+    ("MEMUBOT_GMAIL_TOKEN_URL", "gmail_token_url", "gmail_token_url"),
     ("MEMUBOT_GMAIL_PUSH_AUDIENCE", "gmail_push_audience", "gmail_push_audience"),
     ("MEMUBOT_GMAIL_PUSH_SERVICE_ACCOUNT", "gmail_push_service_account", "gmail_push_service_account"),
     ("MEMUBOT_GMAIL_CERTS_URL", "gmail_certs_url", "gmail_certs_url"),

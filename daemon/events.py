@@ -324,6 +324,8 @@ class EmailEvent:
     text: str = ""
     message_id: str | None = None  # the RFC 5322 Message-ID header, when known
     mailbox: str | None = None
+    size: int | None = None  # the whole message's size in bytes, when the sender cut its text
+    truncated: bool = False  # the sender (the Gmail fetcher) cut the text to fit the bus
 
 
 def _str_list(obj: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -370,6 +372,10 @@ def email_from_dict(obj: Any) -> EmailEvent:
         text=text,
         message_id=_str_field(obj, "message_id", required=False),
         mailbox=_str_field(obj, "mailbox", required=False),
+        size=obj["size"]
+        if isinstance(obj.get("size"), int) and not isinstance(obj.get("size"), bool)
+        else None,
+        truncated=obj.get("truncated") is True,
     )
 
 

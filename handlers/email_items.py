@@ -119,6 +119,8 @@ def meta_of(event: EmailEvent, outbound: bool, cut: int) -> dict[str, Any]:
         "message_id": event.message_id,
         "direction": "outbound" if outbound else "inbound",
         "chars_not_kept": cut,
+        "truncated": bool(cut) or event.truncated,
+        "size": event.size,
     }
 
 

@@ -62,6 +62,13 @@ class GmailApi:
         finally:
             self.creds.save_if_changed()  # AuthorizedHttp refreshes on a 401 by itself
 
+    def close(self) -> None:
+        """Close the kept-alive connections of both clients."""
+        for service in (self._gmail, self._pubsub):
+            if service is not None:
+                service._http.close()
+        self._gmail = self._pubsub = None
+
     @property
     def gmail(self) -> Any:
         if self._gmail is None:

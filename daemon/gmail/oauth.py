@@ -54,23 +54,30 @@ def write_private(path: Path, text: str) -> None:
 class CredentialFile:
     """The credentials of one file: loaded once, refreshed when expired, saved when they change."""
 
-    def __init__(self, path: Path, scopes: Sequence[str] = SCOPES) -> None:
+    def __init__(self, path: Path, scopes: Sequence[str] = SCOPES, token_url: str | None = None) -> None:
         self.path = path
         self._lock = threading.Lock()
         try:
             self.creds: Credentials = Credentials.from_authorized_user_file(str(path), list(scopes))  # type: ignore[no-untyped-call]
         except (OSError, ValueError) as exc:
             raise ConfigError(f"MEMUBOT_GMAIL_CREDENTIALS: cannot read {path}: {exc}") from exc
+        if token_url:  # google-auth always sets Google's own token endpoint: tests and proxies replace it
+            expiry = self.creds.expiry  # the copy with_token_uri makes forgets it
+            self.creds = self.creds.with_token_uri(token_url)  # type: ignore[no-untyped-call]
+            self.creds.expiry = expiry
         self._saved = self.creds.token
 
     def fresh(self) -> Credentials:
         """Valid credentials: refreshed first when expired (blocking; call it off the event loop)."""
         with self._lock:
             if not self.creds.valid:
+                http = httplib2.Http(timeout=30)
                 try:
-                    self.creds.refresh(google_auth_httplib2.Request(httplib2.Http(timeout=30)))  # type: ignore[no-untyped-call]
+                    self.creds.refresh(google_auth_httplib2.Request(http))  # type: ignore[no-untyped-call]
                 except GoogleAuthError as exc:
                     raise ConfigError(f"Gmail credentials in {self.path} cannot be refreshed: {exc}") from exc
+                finally:
+                    http.close()
             self.save_if_changed()
             return self.creds
 

@@ -26,8 +26,11 @@ async def start_gmail(
     if off is not None or settings.gmail_credentials is None or settings.email_scope is None:
         log.info("Gmail trigger off: %s", off)
         return None
-    creds = await asyncio.to_thread(CredentialFile, settings.gmail_credentials)
+    creds = await asyncio.to_thread(
+        CredentialFile, settings.gmail_credentials, token_url=settings.gmail_token_url
+    )
     api = GmailApi(creds, settings.gmail_api_url, settings.pubsub_api_url)
+    stack.callback(api.close)
     sync = GmailSync(api, ledger, publish, settings.email_scope)
     if settings.gmail_subscription:
         stop = asyncio.Event()

@@ -63,7 +63,7 @@ class CredentialFile:
             raise ConfigError(f"MEMUBOT_GMAIL_CREDENTIALS: cannot read {path}: {exc}") from exc
         if token_url:  # google-auth always sets Google's own token endpoint: tests and proxies replace it
             expiry = self.creds.expiry  # the copy with_token_uri makes forgets it
-            self.creds = self.creds.with_token_uri(token_url)  # type: ignore[no-untyped-call]
+            self.creds = self.creds.with_token_uri(token_url)
             self.creds.expiry = expiry
         self._saved = self.creds.token
 

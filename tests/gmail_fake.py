@@ -90,6 +90,10 @@ class FakeGoogle:
 
     async def oauth(self, request: web.Request) -> web.Response:
         form = await request.post()
+        if form.get("grant_type") == "authorization_code" and form.get("code") == "4/the-code":
+            return web.json_response(
+                {"access_token": "first-token", "refresh_token": "the-refresh-token", "expires_in": 3600}
+            )
         if form.get("grant_type") != "refresh_token" or form.get("refresh_token") != "the-refresh-token":
             return web.json_response({"error": "invalid_grant"}, status=400)
         return web.json_response({"access_token": self.token, "expires_in": 3600, "token_type": "Bearer"})

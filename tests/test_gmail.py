@@ -281,3 +281,68 @@ async def test_notifications_without_the_gmail_trigger_are_dead_letters(
     assert [v.outcome for v in verdicts] == ["dead_letter", "dead_letter"]
     assert verdicts[0].reason is not None and "Gmail trigger is off" in verdicts[0].reason
     assert verdicts[1].reason is not None and "'emailAddress'" in verdicts[1].reason
+
+
+def test_the_doctor_line_says_on_or_off_and_why(tmp_path: Path) -> None:
+    from daemon.cli_bus import gmail_status
+
+    env = {"HOME": str(tmp_path)}
+    assert gmail_status(load_settings(env)) == (
+        True,
+        "trigger off: no scope (set MEMUBOT_GMAIL_SCOPE or MEMUBOT_PROFILE_SCOPE)",
+    )
+    half = load_settings(
+        env | {"MEMUBOT_GMAIL_SCOPE": "alice", "MEMUBOT_GMAIL_SUBSCRIPTION": "projects/p/subscriptions/s"}
+    )
+    ok, detail = gmail_status(half)
+    assert not ok and "no OAuth credentials" in detail  # partly configured: a warning
+    creds = tmp_path / "c.json"
+    creds.write_text("{}", encoding="utf-8")
+    on = load_settings(
+        env
+        | {
+            "MEMUBOT_GMAIL_SCOPE": "alice",
+            "MEMUBOT_GMAIL_SUBSCRIPTION": "projects/p/subscriptions/s",
+            "MEMUBOT_GMAIL_CREDENTIALS": str(creds),
+            "MEMUBOT_EMAIL_ADDRESSES": ALICE,
+        }
+    )
+    ok, detail = gmail_status(on)
+    assert ok and detail.startswith(
+        "trigger on: pull projects/p/subscriptions/s, scope alice, addresses alice@example.com"
+    )
+
+
+async def test_gmail_auth_prints_the_url_and_takes_the_code(
+    tmp_path: Path, fake: FakeGoogle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from daemon.gmail.oauth import authorize
+
+    monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")  # the fake token endpoint is plain http
+    client = tmp_path / "client.json"
+    client.write_text(
+        json.dumps(
+            {
+                "installed": {
+                    "client_id": "cid.apps.googleusercontent.com",
+                    "client_secret": "client-secret",
+                    "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+                    "token_uri": f"{fake.url}/token",
+                    "redirect_uris": ["http://localhost"],
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    said: list[str] = []
+    target = tmp_path / "cfg" / "gmail.json"
+    await asyncio.to_thread(
+        authorize, client, target, lambda _: "http://localhost/?state=x&code=4/the-code&scope=y", said.append
+    )
+    assert any(
+        line.startswith("https://accounts.google.com/o/oauth2/auth?") and "access_type=offline" in line
+        for line in said
+    )
+    saved = json.loads(target.read_text(encoding="utf-8"))
+    assert saved["refresh_token"] == "the-refresh-token" and saved["token"] == "first-token"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600

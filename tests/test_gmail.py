@@ -346,3 +346,40 @@ async def test_gmail_auth_prints_the_url_and_takes_the_code(
     saved = json.loads(target.read_text(encoding="utf-8"))
     assert saved["refresh_token"] == "the-refresh-token" and saved["token"] == "first-token"
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+async def test_notifications_and_ticks_drive_the_fetcher(
+    fake: FakeGoogle, memory: Memory, clock: FakeClock, tmp_path: Path
+) -> None:
+    from daemon.events import tick_body
+
+    settings = load_settings(
+        {
+            "HOME": str(tmp_path),
+            "MEMUBOT_EMAIL_ADDRESSES": ALICE,
+            "MEMUBOT_GMAIL_TOPIC": "projects/p/topics/gmail",
+        }
+    )
+    api = api_for(tmp_path, fake)
+    published: list[bytes] = []
+
+    async def publish(subject: str, body: bytes, msg_id: str) -> None:
+        published.append(body)
+
+    sync = GmailSync(api, memory.ledger, publish, "alice")
+    dispatcher = Dispatcher(Deps(memory, settings, clock, gmail=sync))
+    watch = Incoming("memubot.in.tick.gmail_watch", json.dumps(tick_body("gmail_watch", clock())).encode())
+    assert [v.outcome for v in await dispatcher.dispatch([watch])] == ["watch_renewed"]
+    assert memory.ledger.cursor(cursor_name(ALICE)) == 150
+    # a notification newer than the cursor: history is read (the fake's pages) and published
+    fake.gone_before = 0
+    note = Incoming(
+        "memubot.in.gmail", json.dumps({"id": "n1", "emailAddress": ALICE, "historyId": 160}).encode()
+    )
+    assert [v.outcome for v in await dispatcher.dispatch([note])] == ["synced"]
+    assert len(published) == 3 and memory.ledger.cursor(cursor_name(ALICE)) == 160
+    # the heartbeat catches up from the cursor (this fake answers the same pages whatever the start)
+    beat = Incoming("memubot.in.tick.heartbeat", json.dumps(tick_body("heartbeat", clock())).encode())
+    assert [v.outcome for v in await dispatcher.dispatch([beat])] == ["noop"]
+    assert [json.loads(b)["id"] for b in published[3:]] == ["18e1a", "18e2b", "18e3c"]
+    api.close()

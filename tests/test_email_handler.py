@@ -343,3 +343,16 @@ def test_the_persons_addresses_from_the_environment_and_toml(tmp_path: Path) -> 
     assert settings.email_addresses == ("me@z.org",) and settings.email_scope == "alice"
     with pytest.raises(ConfigError, match="not an e-mail address"):
         load_settings(env | {"MEMUBOT_EMAIL_ADDRESSES": "alice"})
+
+
+async def test_forgetting_one_mail_rederives_its_thread(deps: Deps, memory: Memory) -> None:
+    reply = mail("m-2", ALICE, [BOB], "Sure, attached.", "2026-03-03T10:00:00+01:00", subject="Re: Q3 budget")
+    await email.handle([ASK, reply], deps)
+    [t] = memory.email_threads("alice")
+    assert not t.waiting_on_person
+    counts = memory.forget("alice", query="attached")  # the words of the reply alone
+    assert counts["resources"] == 1 and counts["email_messages"] == 1
+    [t] = memory.email_threads("alice")
+    assert t.source_ids == ("m-1",) and t.waiting_on_person and t.last_outbound_at is None
+    memory.forget("alice", query="budget numbers Thursday")
+    assert memory.email_threads("alice") == []  # the thread's last message went: so did the thread

@@ -55,6 +55,19 @@ def derive(messages: Sequence[EmailMessage]) -> ThreadState:
     )
 
 
+def forget_messages(store: Store, scope: str, resource_ids: Sequence[str]) -> int:
+    """Drop the messages of forgotten resources and re-derive their threads (a thread left with
+    none goes); returns how many messages went. The caller holds the memory's locks."""
+    dropped = store.drop_email_messages(scope, resource_ids)  # (message id, thread) pairs
+    for thread in sorted({t for _, t in dropped}):
+        rest = store.email_messages(scope, thread)
+        if rest:
+            store.put_email_thread(derive(rest))
+        else:
+            store.drop_email_thread(scope, thread)
+    return len(dropped)
+
+
 class EmailThreads:
     """Read and update the thread tables; shares the memory's lock (and its connection)."""
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import lifecycle as L
+from daemon.memory.emailthreads import forget_messages
 from daemon.memory.embed import content_hash
 from daemon.memory.extract import context_line
 from daemon.memory.index import term_counts, tokenize
@@ -177,6 +178,8 @@ def forget(
         counts["email_threads"] = store.drop_email_threads(scope)
     else:
         store.refresh_categories(scope, list(CATEGORIES), clock())
+        # a forgotten e-mail leaves its thread's state too (the thread is derived again without it)
+        counts["email_messages"] = forget_messages(store, scope, resources)
     indexes.pop(scope, None)
     if kept_sources:
         # Other resources of a forgotten item stay: extract them again, without the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from daemon.memory.store_core import StoreBase, _require, _utc
@@ -132,6 +133,21 @@ class StoreEmail(StoreBase):
             [_require(scope)],
         ).fetchall()
         return [_thread(r) for r in rows]
+
+    def drop_email_messages(self, scope: str, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """Delete these messages of the scope; returns the (id, thread) of each one deleted."""
+        if not ids:
+            return []
+        rows = self.con.execute(
+            "DELETE FROM email_messages WHERE scope = ? AND id IN (SELECT unnest(?)) RETURNING id, thread",
+            [_require(scope), list(ids)],
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def drop_email_thread(self, scope: str, thread: str) -> None:
+        self.con.execute(
+            "DELETE FROM email_threads WHERE scope = ? AND thread = ?", [_require(scope), thread]
+        )
 
     def drop_email_threads(self, scope: str) -> int:
         """Delete the scope's e-mail messages and threads (forgetting everything): returns threads."""

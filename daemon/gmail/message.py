@@ -113,10 +113,13 @@ def _date(header: str | None, internal: Any) -> datetime:
         return datetime.fromtimestamp(0, tz=UTC)
 
 
+MAX_ADDRESSES = 100  # of To and of Cc each: a mail to a whole company still fits on the bus
+
+
 def _addresses(value: str | None) -> list[str]:
     if not value:
         return []
-    return [f"{n} <{a}>" if n else a for n, a in getaddresses([value]) if a]
+    return [f"{n} <{a}>" if n else a for n, a in getaddresses([value]) if a][:MAX_ADDRESSES]
 
 
 def email_body(message: dict[str, Any], scope: str, mailbox: str) -> dict[str, Any]:

@@ -96,7 +96,8 @@ def message_from(event: EmailEvent, mine: frozenset[str], tz: ZoneInfo) -> Email
         sent_at=event.date,
         sender=addr,
         sender_name=name,
-        recipients=tuple(dict.fromkeys(a for _, a in addresses((*event.to, *event.cc)))),
+        # the other people it went to (the person copying themselves is no counterpart)
+        recipients=tuple(dict.fromkeys(a for _, a in addresses((*event.to, *event.cc)) if a not in mine)),
         subject=clean_subject(event.subject),
         outbound=outbound,
         to_person=to_person,

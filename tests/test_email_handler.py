@@ -148,10 +148,12 @@ async def test_the_persons_promise_and_question_are_recorded(deps: Deps, memory:
         "On Tue, Bob wrote:\n> could you send me the numbers?",
         "2026-03-03T09:30:00Z",
         "t-2",
+        cc=[ALICE, "Carol <carol@example.com>"],
     )
     await email.handle([sent], deps)
     t = memory.email_thread("alice", "t-2")
     assert t is not None and t.waiting_on_other and not t.waiting_on_person
+    assert t.counterparts == ("bob@example.com", "carol@example.com")  # not the person's own address
     assert t.ask == "Do you also need the Q2 ones?"
     assert t.person_promised == "I'll send the numbers tomorrow at 10am."
     assert t.promise_due == datetime(2026, 3, 4, 10, 0, tzinfo=UTC) and t.promised_at == sent.date

@@ -24,10 +24,11 @@ def derive(messages: Sequence[EmailMessage]) -> ThreadState:
     last = ordered[-1]
     inbound = [m for m in ordered if not m.outbound]
     outbound = [m for m in ordered if m.outbound]
+    own = {m.sender for m in outbound}  # the person's addresses, as this thread shows them
     counterparts: list[str] = []
     for m in ordered:
         for addr in m.recipients if m.outbound else (m.sender,):
-            if addr and addr not in counterparts:
+            if addr and addr not in counterparts and addr not in own:
                 counterparts.append(addr)
     waiting_on_person = not last.outbound and last.to_person and last.ask is not None
     waiting_on_other = last.outbound and last.ask is not None

@@ -125,7 +125,20 @@ def meta_of(event: EmailEvent, outbound: bool, cut: int) -> dict[str, Any]:
     }
 
 
-CONTACT_SPEAKER = "e-mail"  # one speaker for every contact item: the same contact merges across messages
+# An item's speaker decides what the memory compares it with: dedup merges the same text of the
+# same speaker, and the update model lets a speaker's newer statement retire an older one. Other
+# people's mail is no person's running statement: one contact is its own speaker (the same
+# contact from many mails merges; Carol never retires Bob), and a sender's dated sentences
+# compare only within their thread ("lunch moved to Thursday" retires "lunch on Friday" there,
+# but Bob's budget request never retires Bob's lunch invitation in another thread).
+
+
+def contact_speaker(addr: str) -> str:
+    return f"e-mail contact {addr}"
+
+
+def thread_speaker(sender: str, thread: str) -> str:
+    return f"{sender} (e-mail thread {thread})"
 
 
 def _contact(name: str, addr: str, event: EmailEvent) -> ItemDraft:
@@ -134,7 +147,7 @@ def _contact(name: str, addr: str, event: EmailEvent) -> ItemDraft:
         category="entities",
         l0=l0,
         search_text=f"{l0} {clean_subject(event.subject)}",
-        speaker=CONTACT_SPEAKER,
+        speaker=contact_speaker(addr),
         l1={"kind": "contact", "name": name or None, "email": addr, "source": "email"},
         importance=0.3,
         confidence=0.9,
@@ -182,7 +195,7 @@ def drafts_from(
                 category="events",
                 l0=l0,
                 search_text=f"{due.date().isoformat()} {l0}",
-                speaker=speaker,
+                speaker=thread_speaker(speaker, msg.thread),
                 l1={
                     "kind": kind,
                     "from": msg.sender,

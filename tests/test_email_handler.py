@@ -302,6 +302,9 @@ async def test_the_unanswered_email_scenario_replays_without_dead_letters(tmp_pa
             "SELECT i.category, i.l0, i.due_at, s.resource_id FROM items i JOIN item_sources s ON s.item_id = i.id"
         ).fetchall()
         kinds = store.con.execute("SELECT DISTINCT kind, trust FROM resources").fetchall()
+        store_superseded = store.con.execute(
+            "SELECT l0 FROM items WHERE superseded_by IS NOT NULL"
+        ).fetchall()
     finally:
         store.close()
     assert kinds == [("email", "external")]
@@ -319,6 +322,10 @@ async def test_the_unanswered_email_scenario_replays_without_dead_letters(tmp_pa
     assert "Q3 budget numbers by Thursday" in l0 and due.astimezone(UTC) == datetime(
         2026, 3, 4, 23, 0, tzinfo=UTC
     )
+    # other people's mails never retire each other: every item is live
+    assert store_superseded == []
+    bob = sorted(r[3] for r in rows if r[1] == "E-mail contact: Bob Chen <bob@example.com>")
+    assert bob == ["m-1", "m-2", "m-3", "m-4", "m-5", "m-6", "m-7"]  # one contact, every mail its source
     contacts = sorted({r[1] for r in rows if r[0] == "entities"})
     assert contacts == [
         "E-mail contact: Bob Chen <bob@example.com>",

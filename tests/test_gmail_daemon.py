@@ -20,7 +20,7 @@ async def test_a_pulled_notification_ends_as_stored_emails_and_thread_state(
     tmp_path: Path, nats_url: str
 ) -> None:
     async with serve_fake() as fake:
-        data = base64.b64encode(json.dumps({"emailAddress": "alice@example.com", "historyId": 130}).encode())
+        data = base64.b64encode(json.dumps({"emailAddress": "alice@example.com", "historyId": 160}).encode())
         fake.pulls = [[{"ackId": "ack-1", "message": {"messageId": "ps-1", "data": data.decode()}}]]
         settings = load_settings(
             {
@@ -32,6 +32,7 @@ async def test_a_pulled_notification_ends_as_stored_emails_and_thread_state(
                 "MEMUBOT_EMAIL_ADDRESSES": "alice@example.com",
                 "MEMUBOT_GMAIL_CREDENTIALS": str(credentials(tmp_path, fake)),
                 "MEMUBOT_GMAIL_SUBSCRIPTION": "projects/p/subscriptions/s",
+                "MEMUBOT_GMAIL_TOPIC": "projects/p/topics/gmail",
                 "MEMUBOT_GMAIL_API_URL": fake.url,
                 "MEMUBOT_PUBSUB_API_URL": fake.url,
                 "MEMUBOT_GMAIL_TOKEN_URL": f"{fake.url}/token",
@@ -44,7 +45,8 @@ async def test_a_pulled_notification_ends_as_stored_emails_and_thread_state(
             assert not task.done(), task.result()
             await wait_for(lambda: fake.acked == ["ack-1"])
             async with await Client.connect(nats_url) as client:
-                # the first notification has no cursor to start from: the recent messages are fetched
+                # users.watch at start sets the cursor, and the notification reads history from it;
+                # or, should the notification come first, with no cursor the recent messages are read
                 await wait_for_resources(client, 3)
                 await client.flush(timeout=60)
                 stats = await client.stats("alice")
@@ -62,7 +64,8 @@ async def test_a_pulled_notification_ends_as_stored_emails_and_thread_state(
         ).fetchone()
     finally:
         store.close()
-    assert cursor == (140,)
+    assert cursor == (160,)
+    assert any(p == "/gmail/v1/users/me/watch?alt=json" for _, p, _ in fake.requests)
     assert threads["18e2b"].waiting_on_person and not threads["18e1a"].waiting_on_person
     assert threads["18e1a"].person_promised is not None
     saved = json.loads(Path(settings.gmail_credentials or "").read_text(encoding="utf-8"))

@@ -32,6 +32,22 @@ async def start_gmail(
     api = GmailApi(creds, settings.gmail_api_url, settings.pubsub_api_url)
     stack.callback(api.close)
     sync = GmailSync(api, ledger, publish, settings.email_scope)
+    if settings.gmail_topic:
+        topic = settings.gmail_topic
+
+        async def first_watch() -> None:
+            # Gmail sends nothing before users.watch; the daily gmail_watch tick renews it
+            try:
+                await sync.renew_watch(topic)
+            except Exception as exc:  # Google unreachable: the daily tick tries again
+                log.warning("gmail: users.watch at start failed: %s", exc)
+
+        watching = asyncio.create_task(first_watch(), name="memubot-gmail-watch")
+        stack.callback(watching.cancel)
+    else:
+        log.warning(
+            "Gmail: no MEMUBOT_GMAIL_TOPIC, so users.watch is not called; notifications stop after 7 days"
+        )
     if settings.gmail_subscription:
         stop = asyncio.Event()
         task = asyncio.create_task(

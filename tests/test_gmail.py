@@ -16,11 +16,9 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-import nats
 import pytest
 from nats.js import JetStreamContext
 
-from daemon.bus import ensure_streams
 from daemon.config import load_settings
 from daemon.dispatch import Dispatcher, Incoming
 from daemon.events import MAX_EVENT_BYTES
@@ -213,15 +211,6 @@ async def test_watch_renewal_starts_the_cursor(setup: tuple[GmailSync, Bus], mem
     memory.ledger.set_cursor(cursor_name(ALICE), 160)
     await sync.renew_watch("projects/p/topics/gmail")
     assert memory.ledger.cursor(cursor_name(ALICE)) == 160  # an existing cursor is never moved back
-
-
-@pytest.fixture
-async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
-    nc = await nats.connect(nats_url)
-    jsc = nc.jetstream()
-    await ensure_streams(jsc)
-    yield jsc
-    await nc.close()
 
 
 def pushed(mid: str, data: Any) -> dict[str, Any]:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import nats
 import pytest
 from aiohttp import web
 from cryptography import x509
@@ -25,7 +24,6 @@ from cryptography.x509.oid import NameOID
 from google.auth import crypt, jwt
 from nats.js import JetStreamContext
 
-from daemon.bus import ensure_streams
 from daemon.config import Settings, load_settings
 from daemon.http import make_app, serve_http
 from daemon.metrics import Metrics
@@ -98,15 +96,6 @@ async def certs_url() -> AsyncIterator[tuple[str, list[int]]]:
     app.router.add_get("/oauth2/v1/certs", certs)
     async with serve_http(app, "127.0.0.1:0") as (host, port):
         yield f"http://{host}:{port}/oauth2/v1/certs", fetched
-
-
-@pytest.fixture
-async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
-    nc = await nats.connect(nats_url)
-    jsc = nc.jetstream()
-    await ensure_streams(jsc)
-    yield jsc
-    await nc.close()
 
 
 class Push:

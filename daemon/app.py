@@ -29,12 +29,14 @@ from daemon.config import Settings
 from daemon.connection import connect
 from daemon.consumer import Consumer
 from daemon.dispatch import Dispatcher
+from daemon.gmail.start import start_gmail
 from daemon.http import bind, make_app, serve_http
 from daemon.metrics import Metrics
 from daemon.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.outbox import OpsOutbox
 from daemon.rpc import RpcServer
 from daemon.webhook_github import add_github_webhook
+from daemon.webhook_gmail import add_gmail_webhook
 from handlers.deps import Deps
 from schedules.scheduler import TickScheduler
 
@@ -113,7 +115,8 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
             except Exception as exc:  # the bus is down: the cursor stays, the next pump resends
                 log.warning("publishing memory ops failed: %s", exc)
 
-        deps = Deps(memory, settings, memory.clock)
+        gmail = await start_gmail(stack, settings, memory.ledger, publish)
+        deps = Deps(memory, settings, memory.clock, gmail=gmail)
         dispatcher = Dispatcher(deps, metrics)
         consumer = Consumer(js, dispatcher, after_batch=pump)
         await outbox.start_cursor()
@@ -158,6 +161,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
 
         app = make_app(metrics, ready)
         add_github_webhook(app, settings, publish, memory.clock, metrics)
+        add_gmail_webhook(app, settings, publish, metrics)
         off = settings.github_webhook_off()
         if off:
             # a secret without a scope is a mistake; no secret at all is the default

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from daemon import __version__, cli_bus, jobs
+from daemon import __version__, cli_bus, cli_gmail, jobs
 from daemon.compose import open_memory
 from daemon.config import Settings, load_settings
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
@@ -491,6 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", type=Path, help=db_help)
     p.set_defaults(func=cmd_restore)
     cli_bus.add_parsers(sub)
+    cli_gmail.add_parsers(sub)
     return parser
 
 

@@ -223,6 +223,40 @@ def _deadletters_offline(
 # ---- doctor -----------------------------------------------------------------------------
 
 
+def gmail_status(settings: Settings) -> tuple[bool, str]:
+    """The doctor's Gmail line: on (pull / push, which scope, which addresses) or off and why.
+
+    Off with nothing configured is a choice (ok); off with part of it configured is a warning.
+    """
+    off = settings.gmail_off()
+    configured = any(
+        (
+            settings.gmail_credentials,
+            settings.gmail_subscription,
+            settings.gmail_push_audience,
+            settings.gmail_push_token,
+        )
+    )
+    if off is not None:
+        return not configured, f"trigger off: {off}"
+    assert settings.gmail_credentials is not None
+    if not settings.gmail_credentials.is_file():
+        return False, f"credentials file {settings.gmail_credentials} does not exist (`memubot gmail auth`)"
+    modes = []
+    if settings.gmail_subscription:
+        modes.append(f"pull {settings.gmail_subscription}")
+    if settings.gmail_push_audience or settings.gmail_push_token:
+        how = "OIDC" if settings.gmail_push_audience else "shared token"
+        modes.append(f"push at POST /webhooks/gmail ({how})")
+    watch = (
+        f"watch {settings.gmail_topic} renewed daily"
+        if settings.gmail_topic
+        else "no MEMUBOT_GMAIL_TOPIC: watch not renewed"
+    )
+    mine = ", ".join(settings.email_addresses) or "the mailbox's own"
+    return True, f"trigger on: {'; '.join(modes)}, scope {settings.email_scope}, addresses {mine}, {watch}"
+
+
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     """Check configuration, broker, daemon, database and model; one line per check."""
     failures = 0
@@ -255,6 +289,7 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         f"{len(settings.github_webhook_secrets)} secret(s), login {settings.github_login or '(not set)'}",
         fatal=False,
     )
+    check("gmail", *gmail_status(settings), fatal=False)
     try:
         check("nats-server", True, str(server_binary()))
     except MemubotError as exc:

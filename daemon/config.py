@@ -107,6 +107,20 @@ class Settings:
     github_login: str | None = None  # which GitHub login is the person
     # the webhook's HMAC secrets (several during a rotation); none: the webhook answers 404
     github_webhook_secrets: tuple[str, ...] = field(default=(), repr=False)
+    gmail_scope: str | None = None  # whose memory Gmail feeds (default: profile_scope)
+    # the person's own e-mail addresses (lower-case): tells their mail from mail to them
+    email_addresses: tuple[str, ...] = ()
+    gmail_credentials: Path | None = None  # an OAuth authorized-user file (refreshed in place)
+    gmail_subscription: str | None = None  # projects/<p>/subscriptions/<s>: the pull loop
+    gmail_topic: str | None = None  # projects/<p>/topics/<t>: what users.watch publishes to
+    gmail_api_url: str | None = None  # the Gmail API root (tests, proxies)
+    pubsub_api_url: str | None = None  # the Pub/Sub API root (tests, proxies)
+    gmail_token_url: str | None = None  # the OAuth token endpoint that refreshes (tests, proxies)
+    # push mode: the OIDC token's audience and service account, or a shared token in the URL
+    gmail_push_audience: str | None = None
+    gmail_push_service_account: str | None = None
+    gmail_push_token: str | None = field(default=None, repr=False)
+    gmail_certs_url: str = "https://www.googleapis.com/oauth2/v1/certs"
     morning_at: str = "09:00"  # the morning tick, local time in `timezone`
     consolidate_at: str = "03:30"  # the daily consolidation (decay, tiers, archive), local time
     heartbeat_hours: float = 4.0  # the heartbeat tick's period
@@ -132,6 +146,24 @@ class Settings:
             return "no scope (set MEMUBOT_GITHUB_SCOPE or MEMUBOT_PROFILE_SCOPE)"
         return None
 
+    @property
+    def email_scope(self) -> str | None:
+        """Whose memory Gmail feeds: its own setting, else the profile's scope."""
+        return self.gmail_scope or self.profile_scope
+
+    def gmail_off(self) -> str | None:
+        """Why the Gmail trigger is off, or None when it is on (pull, push or both)."""
+        if not self.email_scope:
+            return "no scope (set MEMUBOT_GMAIL_SCOPE or MEMUBOT_PROFILE_SCOPE)"
+        if self.gmail_credentials is None:
+            return "no OAuth credentials (set MEMUBOT_GMAIL_CREDENTIALS; `memubot gmail auth` makes them)"
+        if not (self.gmail_subscription or self.gmail_push_audience or self.gmail_push_token):
+            return (
+                "neither pull nor push configured (set MEMUBOT_GMAIL_SUBSCRIPTION, or"
+                " MEMUBOT_GMAIL_PUSH_AUDIENCE / MEMUBOT_GMAIL_PUSH_TOKEN)"
+            )
+        return None
+
 
 # (environment variable, TOML key, Settings field)
 _ENV = [
@@ -150,6 +182,17 @@ _ENV = [
     ("MEMUBOT_PROFILE_SCOPE", "profile_scope", "profile_scope"),
     ("MEMUBOT_GITHUB_SCOPE", "github_scope", "github_scope"),
     ("MEMUBOT_GITHUB_LOGIN", "github_login", "github_login"),
+    ("MEMUBOT_GMAIL_SCOPE", "gmail_scope", "gmail_scope"),
+    ("MEMUBOT_EMAIL_ADDRESSES", "email_addresses", "email_addresses"),
+    ("MEMUBOT_GMAIL_CREDENTIALS", "gmail_credentials", "gmail_credentials"),
+    ("MEMUBOT_GMAIL_SUBSCRIPTION", "gmail_subscription", "gmail_subscription"),
+    ("MEMUBOT_GMAIL_TOPIC", "gmail_topic", "gmail_topic"),
+    ("MEMUBOT_GMAIL_API_URL", "gmail_api_url", "gmail_api_url"),
+    ("MEMUBOT_PUBSUB_API_URL", "pubsub_api_url", "pubsub_api_url"),
+    ("MEMUBOT_GMAIL_TOKEN_URL", "gmail_token_url", "gmail_token_url"),
+    ("MEMUBOT_GMAIL_PUSH_AUDIENCE", "gmail_push_audience", "gmail_push_audience"),
+    ("MEMUBOT_GMAIL_PUSH_SERVICE_ACCOUNT", "gmail_push_service_account", "gmail_push_service_account"),
+    ("MEMUBOT_GMAIL_CERTS_URL", "gmail_certs_url", "gmail_certs_url"),
     ("MEMUBOT_MORNING_AT", "morning_at", "morning_at"),
     ("MEMUBOT_CONSOLIDATE_AT", "consolidate_at", "consolidate_at"),
     ("MEMUBOT_HEARTBEAT_HOURS", "heartbeat_hours", "heartbeat_hours"),
@@ -226,6 +269,18 @@ def _webhook_secrets(env: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
 
 
+def email_addresses(value: Any, var: str = "MEMUBOT_EMAIL_ADDRESSES") -> tuple[str, ...]:
+    """Comma-separated (environment) or a list (TOML) of addresses, lower-cased, each with an '@'."""
+    parts = value.split(",") if isinstance(value, str) else value
+    if not isinstance(parts, list | tuple) or not all(isinstance(p, str) for p in parts):
+        raise ConfigError(f"{var} must be a comma-separated string or a list of addresses, got {value!r}")
+    found = tuple(dict.fromkeys(p.strip().lower() for p in parts if p.strip()))
+    bad = [a for a in found if "@" not in a or any(c.isspace() for c in a)]
+    if bad:
+        raise ConfigError(f"{var}: not an e-mail address: {bad[0]!r}")
+    return found
+
+
 def _scope_setting(value: str, var: str) -> str:
     """A scope names a bus subject token: the same rule as an event's `scope` field."""
     try:
@@ -280,7 +335,23 @@ def load_settings(
             except OSError as exc:
                 raise ConfigError(f"{var}_FILE: cannot read {env[var + '_FILE']}: {exc}") from exc
     values["github_webhook_secrets"] = _webhook_secrets(env)
-    for name, var in (("github_scope", "MEMUBOT_GITHUB_SCOPE"), ("profile_scope", "MEMUBOT_PROFILE_SCOPE")):
+    if "email_addresses" in values:
+        values["email_addresses"] = email_addresses(values["email_addresses"])
+    if values.get("gmail_credentials") is not None:
+        values["gmail_credentials"] = Path(values["gmail_credentials"])
+    push_token = env.get("MEMUBOT_GMAIL_PUSH_TOKEN", "")
+    if not push_token and env.get("MEMUBOT_GMAIL_PUSH_TOKEN_FILE"):
+        try:
+            push_token = Path(env["MEMUBOT_GMAIL_PUSH_TOKEN_FILE"]).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"MEMUBOT_GMAIL_PUSH_TOKEN_FILE: cannot read: {exc}") from exc
+    if push_token:
+        values["gmail_push_token"] = push_token
+    for name, var in (
+        ("github_scope", "MEMUBOT_GITHUB_SCOPE"),
+        ("gmail_scope", "MEMUBOT_GMAIL_SCOPE"),
+        ("profile_scope", "MEMUBOT_PROFILE_SCOPE"),
+    ):
         if values.get(name) is not None:
             values[name] = _scope_setting(str(values[name]), var)
     if values.get("profile_dir") is not None:

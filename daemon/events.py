@@ -296,3 +296,120 @@ def github_from_dict(obj: Any) -> GithubEvent:
         action=action,
         received_at=parse_ts(received, "received_at") if received is not None else None,
     )
+
+
+# ---- e-mail ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EmailEvent:
+    """One normalised e-mail message on `memubot.in.email` (DESIGN.md §4).
+
+    Published by the Gmail fetcher (daemon/gmail/), by replay scenarios or by another agent.
+    `sender`, `to` and `cc` are RFC 5322 addresses as written ("Bob Chen <bob@example.com>");
+    `date` is the message's own Date header, the reference time of "by Thursday".
+    `mailbox` is the address of the mailbox it was read from (Gmail's `emailAddress`): one of
+    the person's own addresses even when MEMUBOT_EMAIL_ADDRESSES is empty.
+    """
+
+    id: str
+    scope: str
+    sender: str
+    date: datetime
+    to: tuple[str, ...] = ()
+    cc: tuple[str, ...] = ()
+    subject: str = ""
+    thread: str | None = None
+    labels: tuple[str, ...] = ()
+    text: str = ""
+    message_id: str | None = None  # the RFC 5322 Message-ID header, when known
+    mailbox: str | None = None
+    size: int | None = None  # the whole message's size in bytes, when the sender cut its text
+    truncated: bool = False  # the sender (the Gmail fetcher) cut the text to fit the bus
+
+
+def _str_list(obj: dict[str, Any], name: str) -> tuple[str, ...]:
+    """A list of strings (a single string is a one-element list); absent is empty."""
+    value = obj.get(name)
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,) if value.strip() else ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidEvent(f"field {name!r} must be a list of strings")
+    return tuple(v for v in value if v.strip())
+
+
+def email_from_dict(obj: Any) -> EmailEvent:
+    """Validate a decoded `memubot.in.email` body; every rejection names the field."""
+    if not isinstance(obj, dict):
+        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
+    event_id = _str_field(obj, "id", required=True)
+    scope = _str_field(obj, "scope", required=True)
+    sender = _str_field(obj, "from", required=True)
+    date_raw = _str_field(obj, "date", required=True)
+    assert event_id is not None and scope is not None and sender is not None and date_raw is not None
+    if not event_id.strip():
+        raise InvalidEvent("field 'id' is empty")
+    if not sender.strip():
+        raise InvalidEvent("field 'from' is empty")
+    check_scope(scope)
+    text = _str_field(obj, "text", required=False) or ""
+    subject = _str_field(obj, "subject", required=False) or ""
+    if not text.strip() and not subject.strip():
+        raise InvalidEvent("fields 'text' and 'subject' are both empty (a message must say something)")
+    thread = _str_field(obj, "thread", required=False)
+    return EmailEvent(
+        id=event_id,
+        scope=scope,
+        sender=sender,
+        date=parse_ts(date_raw, "date"),
+        to=_str_list(obj, "to"),
+        cc=_str_list(obj, "cc"),
+        subject=subject,
+        thread=thread if thread and thread.strip() else None,
+        labels=_str_list(obj, "labels"),
+        text=text,
+        message_id=_str_field(obj, "message_id", required=False),
+        mailbox=_str_field(obj, "mailbox", required=False),
+        size=obj["size"]
+        if isinstance(obj.get("size"), int) and not isinstance(obj.get("size"), bool)
+        else None,
+        truncated=obj.get("truncated") is True,
+    )
+
+
+# ---- Gmail notifications --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GmailNotification:
+    """A Gmail Pub/Sub notification on `memubot.in.gmail`: the mailbox changed up to `history_id`."""
+
+    id: str  # the Pub/Sub messageId
+    email_address: str
+    history_id: int
+    scope: str | None = None
+
+
+def gmail_from_dict(obj: Any) -> GmailNotification:
+    if not isinstance(obj, dict):
+        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
+    event_id = _str_field(obj, "id", required=True)
+    address = _str_field(obj, "emailAddress", required=True)
+    assert event_id is not None and address is not None
+    if not event_id.strip():
+        raise InvalidEvent("field 'id' is empty")
+    if "@" not in address:
+        raise InvalidEvent(f"field 'emailAddress' is not an address: {address!r}")
+    raw = obj.get("historyId")
+    # Gmail sends historyId as a number; Pub/Sub JSON may carry it as a string of digits
+    if isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).isdigit():
+        raise InvalidEvent(f"field 'historyId' must be a positive integer, got {raw!r}")
+    scope = _str_field(obj, "scope", required=False)
+    return GmailNotification(
+        id=event_id,
+        email_address=address,
+        history_id=int(raw),
+        scope=check_scope(scope) if scope is not None else None,
+    )

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from daemon.config import Settings
+from daemon.config import Settings, email_addresses
 from daemon.dispatch import Dispatcher, Incoming
 from daemon.errors import InvalidInput
 from daemon.events import parse_ts, tick_body
@@ -41,6 +41,8 @@ CONFIG_KEYS = {
     "profile_scope",
     "github_login",  # MEMUBOT_GITHUB_LOGIN: which GitHub login is the person
     "github_scope",
+    "email_address",  # MEMUBOT_EMAIL_ADDRESSES: the person's address (a string or a list)
+    "email_addresses",
 }
 
 
@@ -119,7 +121,9 @@ def scenario_settings(base: Settings, scenario: Scenario, state_dir: Path) -> tu
         over["timezone"] = scenario.timezone
     ignored = []
     for key, value in scenario.config.items():
-        if key in CONFIG_KEYS:
+        if key in ("email_address", "email_addresses"):
+            over["email_addresses"] = email_addresses(value, f"scenario config {key!r}")
+        elif key in CONFIG_KEYS:
             over[key] = value
         else:
             ignored.append(key)

@@ -12,8 +12,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from daemon.events import feedback_from_dict, github_from_dict, tick_from_dict, turn_from_dict
-from handlers import conversation, feedback, github, tick
+from daemon.events import (
+    email_from_dict,
+    feedback_from_dict,
+    github_from_dict,
+    gmail_from_dict,
+    tick_from_dict,
+    turn_from_dict,
+)
+from handlers import conversation, email, feedback, github, gmail, tick
 from handlers.deps import Deps
 
 
@@ -37,6 +44,8 @@ ROUTES: tuple[Route, ...] = (
     Route("tick", "memubot.in.tick.", tick_from_dict, tick.handle),
     Route("feedback", "memubot.in.feedback", feedback_from_dict, feedback.handle),
     Route("github", "memubot.in.github", github_from_dict, github.handle),
+    Route("email", "memubot.in.email", email_from_dict, email.handle),
+    Route("gmail", "memubot.in.gmail", gmail_from_dict, gmail.handle),
 )
 
 

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from daemon.config import Settings
 from daemon.memory import Clock, Memory
+
+
+class Mailbox(Protocol):
+    """What the gmail handler and the ticks need of the Gmail fetcher (daemon/gmail/sync.py)."""
+
+    async def sync(self, address: str | None = None, history_id: int | None = None) -> Any: ...
+
+    async def renew_watch(self, topic: str) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,3 +24,4 @@ class Deps:
     memory: Memory
     settings: Settings
     clock: Clock
+    gmail: Mailbox | None = None  # the Gmail fetcher, when the Gmail trigger is on

@@ -27,6 +27,17 @@ async def handle(ticks: Sequence[Tick], deps: Deps) -> list[str]:
             )
             log.info("tick %s: consolidated %d scopes", tick.id, len(report["scopes"]))
             outcomes.append("consolidated")
+        elif tick.schedule == "gmail_watch" and deps.gmail is not None and deps.settings.gmail_topic:
+            # users.watch lapses after 7 days: renewed daily (a failure raises: the tick is retried)
+            await deps.gmail.renew_watch(deps.settings.gmail_topic)
+            outcomes.append("watch_renewed")
+        elif tick.schedule == "heartbeat" and deps.gmail is not None:
+            # the periodic history.list: catches notifications Pub/Sub dropped or never sent
+            try:
+                await deps.gmail.sync()
+            except Exception as exc:  # Gmail unreachable: the next heartbeat tries again
+                log.warning("tick %s: gmail catch-up failed: %s", tick.id, exc)
+            outcomes.append("noop")
         else:
             outcomes.append("noop")
     return outcomes

@@ -99,4 +99,11 @@ SCHEDULES: tuple[Schedule, ...] = (
         grace_s=heartbeat_period_s,
         about="the periodic look for due reminders and stale follow-ups (heartbeat_hours)",
     ),
+    Schedule(
+        "gmail_watch",
+        # users.watch lapses after 7 days; renewed daily (a no-op while Gmail is off)
+        trigger=lambda s: daily(s.consolidate_at, s.tz, "consolidate_at"),
+        grace_s=lambda s: 12 * HOUR,
+        about="renews the Gmail users.watch (with consolidate_at; only while the Gmail trigger is on)",
+    ),
 )

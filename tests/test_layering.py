@@ -6,7 +6,15 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TRANSPORTS = {"nats", "faststream", "aiohttp", "apscheduler"}
+TRANSPORTS = {
+    "nats",
+    "faststream",
+    "aiohttp",
+    "apscheduler",
+    "google",
+    "googleapiclient",
+    "google_auth_oauthlib",
+}
 
 
 def _imports(path: Path) -> set[str]:

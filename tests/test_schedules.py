@@ -48,7 +48,7 @@ def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second:
 
 def test_schedules_have_unique_names_triggers_and_graces() -> None:
     names = [s.name for s in SCHEDULES]
-    assert names == ["consolidate", "morning", "heartbeat"]
+    assert names == ["consolidate", "morning", "heartbeat", "gmail_watch"]
     s = settings(timezone="Europe/Berlin")
     for schedule in SCHEDULES:
         trigger = schedule.trigger(s)
@@ -63,6 +63,7 @@ def test_graces() -> None:
         "consolidate": 12 * 3600,
         "morning": 2 * 3600,
         "heartbeat": 6 * 3600,
+        "gmail_watch": 12 * 3600,
     }
 
 
@@ -156,6 +157,7 @@ def test_fire_times_over_three_days_is_the_exact_list() -> None:
     day = [
         "heartbeat:{d}T00:00Z",
         "consolidate:{d}T03:30Z",
+        "gmail_watch:{d}T03:30Z",
         "heartbeat:{d}T04:00Z",
         "heartbeat:{d}T08:00Z",
         "morning:{d}T08:00Z",
@@ -327,7 +329,7 @@ async def test_shutdown_gives_up_on_a_hung_publish(caplog: pytest.LogCaptureFixt
 async def test_shutdown_before_any_fire_is_prompt() -> None:
     sched = TickScheduler(settings(), Recorder())  # the real SCHEDULES: nothing due for hours
     sched.start()
-    assert [name for name, _ in sched.jobs()] == ["consolidate", "morning", "heartbeat"]
+    assert [name for name, _ in sched.jobs()] == ["consolidate", "morning", "heartbeat", "gmail_watch"]
     await asyncio.wait_for(sched.shutdown(), 5)
     await sched.shutdown()  # twice is harmless
 
@@ -361,6 +363,7 @@ def test_jobs_before_start_come_from_the_triggers() -> None:
         ("consolidate", utc(2024, 5, 2, 3, 30)),
         ("morning", utc(2024, 5, 2, 9)),
         ("heartbeat", utc(2024, 5, 1, 12)),
+        ("gmail_watch", utc(2024, 5, 2, 3, 30)),
     ]
 
 
@@ -404,7 +407,11 @@ async def test_a_first_start_publishes_no_tick_from_before_memubot_ran(ledger: L
 async def test_catch_up_publishes_only_ticks_after_the_last_one_handled(ledger: Ledger) -> None:
     ledger.first_start(datetime(2024, 6, 1, 12, 0, tzinfo=UTC))
     # running until 08:30 Berlin: it handled the 03:30 consolidation and the 05:00 heartbeat
-    handled(ledger, ["consolidate:2024-06-03T01:30Z", "heartbeat:2024-06-03T03:00Z"], utc(2024, 6, 3, 3))
+    handled(
+        ledger,
+        ["consolidate:2024-06-03T01:30Z", "gmail_watch:2024-06-03T01:30Z", "heartbeat:2024-06-03T03:00Z"],
+        utc(2024, 6, 3, 3),
+    )
     # back at 10:15: the 09:00 morning and heartbeat ticks were missed, the consolidation was not
     now = datetime(2024, 6, 3, 10, 15, tzinfo=BERLIN)
     recorder = Recorder()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,6 @@ import nats
 import pytest
 from nats.js import JetStreamContext
 
-from daemon.bus import ensure_streams
 from daemon.config import Settings, load_settings
 from daemon.errors import ConfigError
 from daemon.events import MAX_EVENT_BYTES
@@ -48,15 +47,6 @@ def headers(body: bytes, secret: str | None = "new-secret", **over: str) -> dict
         h["X-Hub-Signature-256"] = sign(body, secret)
     h.update(over)
     return {k: v for k, v in h.items() if v != ""}
-
-
-@pytest.fixture
-async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
-    nc = await nats.connect(nats_url)
-    jsc = nc.jetstream()
-    await ensure_streams(jsc)
-    yield jsc
-    await nc.close()
 
 
 class Hook:

@@ -28,6 +28,7 @@ from daemon.memory import lifecycle as L
 from daemon.memory import retrieve as R
 from daemon.memory import updates as U
 from daemon.memory.decisions import BatchDecisions
+from daemon.memory.emailthreads import EmailThreads
 from daemon.memory.embed import Embedder, content_hash, embed_cached, embed_missing
 from daemon.memory.extract import TurnContext, context_line, extract, from_facts
 from daemon.memory.index import BM25Params, term_counts
@@ -40,10 +41,12 @@ from daemon.memory.store import ItemRow, Store
 from daemon.memory.types import (
     EXTERNAL,
     Clock,
+    EmailMessage,
     Hit,
     ItemDraft,
     MemorizeReport,
     ResourceIn,
+    ThreadState,
     system_clock,
 )
 from daemon.memory.vectors import IVFParams
@@ -341,12 +344,16 @@ class Memory:
         after embedding) or the LLM's (trusted: it was asked for facts only)."""
         # An external resource (a GitHub delivery, an e-mail) is somebody else's words: the
         # person's extractor would file "X starred the repo" as the person's preference. It is
-        # kept as a resource; its items come from its own handler, not from here.
-        rules = [[] if r.trust == EXTERNAL else extract(r, c) for r, c in zip(turns, ctxs, strict=True)]
-        out = [(got, True) for got in rules]
+        # kept as a resource; its items come from its own handler (`drafts`), not from here,
+        # and are neither re-read by the understanding models nor sent to the LLM.
+        rules = [
+            list(r.drafts) if r.trust == EXTERNAL else extract(r, c) for r, c in zip(turns, ctxs, strict=True)
+        ]
+        out = [(got, r.trust != EXTERNAL) for got, r in zip(rules, turns, strict=True)]
         if self.llm is None:
             return out
-        kept = [i for i, got in enumerate(rules) if got]  # the noise filter has spoken: no drafts
+        # the noise filter has spoken: no drafts
+        kept = [i for i, got in enumerate(rules) if got and turns[i].trust != EXTERNAL]
         size = max(1, self.llm.cfg.batch_size)
         for start in range(0, len(kept), size):
             chunk = kept[start : start + size]
@@ -804,3 +811,21 @@ class Memory:
     def get_category(self, scope: str, name: str) -> dict[str, Any] | None:
         with self._lock:
             return self.store.category(scope, name)
+
+    # ---- e-mail threads (daemon/memory/emailthreads.py) -----------------------------------
+
+    def record_email(self, message: EmailMessage) -> ThreadState | None:
+        """Add one stored message to its thread's state (idempotent); returns the thread's state,
+        None when the message's resource is not stored (it was forgotten)."""
+        return EmailThreads(self.store, self._lock).record(message)
+
+    def email_threads(self, scope: str) -> list[ThreadState]:
+        """The scope's e-mail threads, most recent first: who waits on the person, on whom the
+        person waits, what the person promised (the rules are on `ThreadState`)."""
+        if not scope:
+            raise ScopeRequired("email_threads needs a scope")
+        return EmailThreads(self.store, self._lock).of_scope(scope)
+
+    def email_thread(self, scope: str, thread: str) -> ThreadState | None:
+        """One thread's state, or None when no message of it was seen."""
+        return EmailThreads(self.store, self._lock).get(scope, thread)

@@ -10,6 +10,7 @@ import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import lifecycle as L
+from daemon.memory.emailthreads import forget_messages
 from daemon.memory.embed import content_hash
 from daemon.memory.extract import context_line
 from daemon.memory.index import term_counts, tokenize
@@ -173,8 +174,12 @@ def forget(
         counts["categories"] = store.drop_categories(scope)
         # the pull request / issue state was learnt from the scope's deliveries: it goes too
         counts["work_items"] = store.drop_work_items(scope)
+        # so were the e-mail threads (who waits on whom) from its e-mails
+        counts["email_threads"] = store.drop_email_threads(scope)
     else:
         store.refresh_categories(scope, list(CATEGORIES), clock())
+        # a forgotten e-mail leaves its thread's state too (the thread is derived again without it)
+        counts["email_messages"] = forget_messages(store, scope, resources)
     indexes.pop(scope, None)
     if kept_sources:
         # Other resources of a forgotten item stay: extract them again, without the

@@ -9,7 +9,7 @@ Bulk writes go through `INSERT ... SELECT unnest(?)` because DuckDB's executeman
 store_core (the connection, transactions, generations), store_resources, store_items
 (items, provenance, dedup updates, the op log), store_index (postings, vectors, the embedding
 cache, snapshots), store_lifecycle (tiers, archive, restore, categories) and store_forget
-(deletion). The ledger's SQL lives in ledger.py. Nothing outside these modules runs SQL.
+(deletion), store_workitems and store_email (trigger state). The ledger's SQL lives in ledger.py. Nothing outside these modules runs SQL.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import duckdb
 
 from daemon.errors import StoreError
 from daemon.memory.store_core import _utc
+from daemon.memory.store_email import StoreEmail
 from daemon.memory.store_forget import StoreForget
 from daemon.memory.store_index import FieldPostings, ScopeSnapshot, StoreIndex
 from daemon.memory.store_items import ItemRow, StoreItems
@@ -220,11 +221,54 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 PRIMARY KEY (scope, repo, number))""",
         ],
     ),
+    (
+        5,
+        [
+            # e-mail threads (daemon/memory/emailthreads.py): what each message says about its
+            # thread, and the thread state derived from all of them in Date order
+            """CREATE TABLE email_messages (
+                scope TEXT NOT NULL,
+                thread TEXT NOT NULL,
+                id TEXT NOT NULL,
+                sent_at TIMESTAMPTZ NOT NULL,
+                sender TEXT NOT NULL,
+                sender_name TEXT NOT NULL,
+                recipients TEXT[] NOT NULL,
+                subject TEXT NOT NULL,
+                outbound BOOLEAN NOT NULL,
+                to_person BOOLEAN NOT NULL,
+                ask TEXT,
+                ask_due TIMESTAMPTZ,
+                promise TEXT,
+                promise_due TIMESTAMPTZ,
+                PRIMARY KEY (scope, id))""",
+            "CREATE INDEX email_messages_thread ON email_messages (scope, thread)",
+            """CREATE TABLE email_threads (
+                scope TEXT NOT NULL,
+                thread TEXT NOT NULL,
+                subject TEXT NOT NULL,
+                counterparts TEXT[] NOT NULL,
+                last_message_at TIMESTAMPTZ NOT NULL,
+                last_message_id TEXT NOT NULL,
+                last_inbound_at TIMESTAMPTZ,
+                last_outbound_at TIMESTAMPTZ,
+                waiting_on_person BOOLEAN NOT NULL,
+                waiting_on_other BOOLEAN NOT NULL,
+                ask TEXT,
+                ask_due TIMESTAMPTZ,
+                waiting_since TIMESTAMPTZ,
+                person_promised TEXT,
+                promise_due TIMESTAMPTZ,
+                promised_at TIMESTAMPTZ,
+                source_ids TEXT[] NOT NULL,
+                PRIMARY KEY (scope, thread))""",
+        ],
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
-class Store(StoreForget, StoreItems, StoreIndex, StoreLifecycle, StoreResources, StoreWorkItems):
+class Store(StoreForget, StoreItems, StoreIndex, StoreLifecycle, StoreResources, StoreWorkItems, StoreEmail):
     """The one DuckDB connection and every statement memubot runs against it."""
 
     def __init__(self, path: str | Path, *, read_only: bool = False, memory_limit: str = "512MB") -> None:

@@ -34,6 +34,9 @@ class ResourceIn:
     agent: str | None = None
     trust: str = "normal"
     meta: dict[str, Any] = field(default_factory=dict)
+    # the items its handler drafted from an external resource (an e-mail's contacts and dates):
+    # the person's own extractor never reads external text, so these are all it yields
+    drafts: tuple[ItemDraft, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,3 +126,61 @@ class WorkItem:
         if not login:
             return False
         return self.state == "open" and login.lower() in (r.lower() for r in self.requested)
+
+
+@dataclass(frozen=True, slots=True)
+class EmailMessage:
+    """What one e-mail says about its thread (daemon/memory/emailthreads.py), as the handler read it.
+
+    `outbound`: the person sent it; `to_person`: it is addressed (To) to the person; `ask`: the
+    sentence that asks something of the recipient, None when it asks nothing; `promise`: for an
+    outbound message, the sentence where the person promises something, with its resolved due time.
+    """
+
+    scope: str
+    thread: str
+    id: str  # the resource id (the event id)
+    sent_at: datetime  # the message's Date: threads are ordered by it, not by arrival
+    sender: str  # the sender's address, lower-case
+    sender_name: str
+    recipients: tuple[str, ...]  # To and Cc addresses, lower-case
+    subject: str
+    outbound: bool
+    to_person: bool
+    ask: str | None = None
+    ask_due: datetime | None = None
+    promise: str | None = None
+    promise_due: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadState:
+    """The state of one e-mail thread of a scope, for the predictors (follow-ups, promises).
+
+    Derived from every message of the thread in `Date` order, so redelivery and out-of-order
+    arrival give the same state. The rules (emailthreads.derive):
+
+    - `waiting_on_person`: the last message came from someone else, is addressed (To) to the
+      person and asks something (`ask`, `ask_due` when it names a deadline, `waiting_since`).
+    - `waiting_on_other`: the last message is the person's and asks something: no reply yet.
+    - `person_promised`: the person's last message promises something ("I'll send it tomorrow",
+      "我明天发给你"), `promise_due` its resolved time; a later message of the person clears it.
+    """
+
+    scope: str
+    thread: str
+    subject: str
+    counterparts: tuple[str, ...]  # the other people's addresses, in order of appearance
+    last_message_at: datetime
+    last_message_id: str
+    last_inbound_at: datetime | None
+    last_outbound_at: datetime | None  # the person's last message
+    waiting_on_person: bool
+    waiting_on_other: bool
+    ask: str | None  # what the message the person owes an answer to asks
+    ask_due: datetime | None
+    waiting_since: datetime | None
+    person_promised: str | None
+    promise_due: datetime | None
+    promised_at: datetime | None
+    source_ids: tuple[str, ...]  # the message resources of the thread, in Date order

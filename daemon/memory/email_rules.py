@@ -1,0 +1,130 @@
+"""E-mail text rules: the new part of a reply, whether it asks something, whether the person promises.
+
+Pure functions over one message's text, in English and Chinese. Deliberately simple and
+documented, so that a thread's state can be explained from its messages:
+
+- **The new part** (`fresh_text`): quoted lines (`>`) and everything from a reply header on
+  ("On Tue, Bob wrote:", "-----Original Message-----", "From: ..." after a blank line,
+  "在 2026年3月3日，Bob 写道：", "发件人：") are the earlier messages, not this one.
+- **Asks** (`ask_of`): a sentence of the new part that ends in a question mark (? or ？), or that
+  makes a request: English "please <verb>" opening a clause (not "X, please." closing an
+  answer), "could/can/would/will you", "let me know", "I need you to",
+  "kindly"; Chinese 请, 麻烦, 能否, 能不能, 可不可以, 可以…吗, 是否, 帮我, 告诉我, or a sentence
+  ending in 吗/呢. Courtesies are not requests: "please find attached", "please see below",
+  "please ignore", "please note", "thanks in advance", 请查收, 请见附件.
+- **Promises** (`promise_of`): a sentence of the person's own new part where they commit to do
+  something: English "I'll", "I will", "I'm going to", "I'm gonna", "I shall", "we'll", "we will",
+  "let me get back", "will get back", "will send"; Chinese 我会, 我来, 我将, 我们会, 我马上, 我稍后,
+  我回头, 回头我, 我明天, 我今天, 我下周, 保证; not when negated ("I won't", "I can't").
+- **Due times** (`due_in`): the first date of the sentence that lies ahead of the message's Date
+  (resolved with it as reference time, daemon/memory/dates.py): a future one, or a present one
+  with a time of day ("today at 5pm"); "this week" said on a Tuesday names no due time.
+
+The first matching sentence wins; a sentence is cut to 300 characters.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from daemon.memory.dates import resolve_dates
+
+MAX_SENTENCE = 300
+
+_REPLY_HEADER = re.compile(
+    r"^(on .{3,200}wrote:\s*$|-{2,}\s*original message\s*-{2,}|-{2,}\s*forwarded message\s*-{2,}"
+    r"|在.{0,200}写道[:：]\s*$|发件人[:：]|from:\s.+@)",
+    re.IGNORECASE,
+)
+_SIGNATURE = re.compile(r"^(--|__)\s*$")
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*|[.!?。！？]+")
+_COURTESY = re.compile(
+    r"\b(please (find|see|note|ignore|disregard|excuse)|thanks in advance|thank you in advance)\b|请查收|请见附件|请参阅附件",
+    re.IGNORECASE,
+)
+_REQUEST_EN = re.compile(
+    r"\b(could you|can you|would you|will you|would it be possible|let me know|"
+    r"i need you to|kindly|do you mind|are you able to)\b",
+    re.IGNORECASE,
+)
+# "please" asks when it opens a clause with a verb after it ("Please send ..."), not when it
+# closes an answer ("The lake one, please.")
+_PLEASE = re.compile(r"(^|[,;:]\s*)(please|pls)\s+\w", re.IGNORECASE)
+_REQUEST_ZH = re.compile(r"请|麻烦|能否|能不能|可不可以|可否|是否|帮我|帮忙|告诉我|需要你|希望你")
+_QUESTION_END_ZH = re.compile(r"[吗呢嘛][\s。.!！~]*$")
+_PROMISE_EN = re.compile(
+    r"\b(i'll|i’ll|i will|i am going to|i'm going to|i’m going to|i'm gonna|i shall|we'll|we’ll|we will|"
+    r"let me get back|will get back|will send|will share|will follow up)\b",
+    re.IGNORECASE,
+)
+_PROMISE_ZH = re.compile(
+    r"我会|我来|我将|我们会|我马上|我稍后|我回头|回头我|我明天|我今天|我下周|我这周|保证"
+)
+_NEGATED_EN = re.compile(r"\b(i won't|i will not|i'll not|i can't|i cannot)\b", re.IGNORECASE)
+
+
+def fresh_text(text: str) -> str:
+    """The part of a message its sender wrote now: no quoted lines, no quoted earlier messages."""
+    kept: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if _REPLY_HEADER.match(stripped) or _SIGNATURE.match(line.rstrip()):
+            break
+        if stripped.startswith(">"):
+            continue
+        kept.append(line)
+    return "\n".join(kept).strip()
+
+
+_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`; links are left out first (a query string's '?' asks nothing)."""
+    return [s.strip() for s in _SENTENCE.findall(_URL.sub(" ", text)) if s.strip(" \t.!?。！？")]
+
+
+def _cut(sentence: str) -> str:
+    return sentence if len(sentence) <= MAX_SENTENCE else sentence[: MAX_SENTENCE - 1] + "…"
+
+
+def asks(sentence: str) -> bool:
+    """Whether one sentence asks something of its reader (the rule in the module docstring)."""
+    s = sentence.strip()
+    if not s:
+        return False
+    if s.endswith(("?", "？")) or "?" in s or "？" in s:
+        return True
+    if _COURTESY.search(s):
+        return False
+    return bool(
+        _REQUEST_EN.search(s) or _PLEASE.search(s) or _REQUEST_ZH.search(s) or _QUESTION_END_ZH.search(s)
+    )
+
+
+def ask_of(text: str) -> str | None:
+    """The first sentence of the message's new part that asks something, or None."""
+    for s in sentences(fresh_text(text)):
+        if asks(s):
+            return _cut(s)
+    return None
+
+
+def promise_of(text: str) -> str | None:
+    """The first sentence of the message's new part where its sender commits to something."""
+    for s in sentences(fresh_text(text)):
+        if _NEGATED_EN.search(s):
+            continue
+        if _PROMISE_EN.search(s) or _PROMISE_ZH.search(s):
+            return _cut(s)
+    return None
+
+
+def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
+    """The first date of `sentence` that lies ahead, resolved against the message's Date `at`."""
+    for m in resolve_dates(sentence, at, tz):
+        if m.direction == "future" or (m.direction == "present" and m.has_time and m.value >= at):
+            return m.value
+    return None

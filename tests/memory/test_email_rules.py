@@ -1,0 +1,114 @@
+"""The e-mail rules (asks, promises, the new part of a reply) and the thread derivation, as pure functions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from daemon.memory.email_rules import ask_of, due_in, fresh_text, promise_of
+from daemon.memory.emailthreads import derive
+from daemon.memory.types import EmailMessage
+
+
+@pytest.mark.parametrize(
+    ("text", "ask"),
+    [
+        (
+            "Do you prefer the lake venue or the city one? Bob",
+            "Do you prefer the lake venue or the city one?",
+        ),
+        ("Please send me the report. Thanks", "Please send me the report."),
+        ("Thanks, could you check the numbers.", "Thanks, could you check the numbers."),
+        ("Let me know when you are back.", "Let me know when you are back."),
+        ("李经理，麻烦把合同发给我", "李经理，麻烦把合同发给我"),
+        ("你明天有空吗", "你明天有空吗"),
+        ("请在周五之前回复。", "请在周五之前回复。"),
+        # answers and courtesies ask nothing
+        ("The lake one, please.", None),
+        ("Please find attached the slides.", None),
+        ("Attached. Alice", None),
+        ("收到，谢谢。", None),
+        ("请查收附件。", None),
+        ("See https://example.com/doc?id=3 for the numbers.", None),
+        # a question in the quoted earlier message is not this message's question
+        ("Done.\n\nOn Tue, 3 Mar 2026, Bob wrote:\n> could you send it?", None),
+        ("好的。\n在 2026年3月3日，王伟 写道：\n> 能不能发给我？", None),
+    ],
+)
+def test_what_asks(text: str, ask: str | None) -> None:
+    assert ask_of(text) == ask
+
+
+@pytest.mark.parametrize(
+    ("text", "promise"),
+    [
+        ("Thanks. I'll send the numbers tomorrow.", "I'll send the numbers tomorrow."),
+        ("We will have it ready by Friday.", "We will have it ready by Friday."),
+        ("好的，我明天发给你。", "好的，我明天发给你。"),
+        ("I won't make it, sorry.", None),
+        ("Sure, Thursday works.", None),
+        ("Here it is.\n> I'll send it later", None),
+    ],
+)
+def test_what_promises(text: str, promise: str | None) -> None:
+    assert promise_of(text) == promise
+
+
+def test_the_new_part_stops_at_the_quote_and_the_signature() -> None:
+    assert fresh_text("Hi\n> old\nnew\n-- \nBob\nCEO") == "Hi\nnew"
+    assert fresh_text("Hi\n-----Original Message-----\nFrom: x") == "Hi"
+
+
+def test_due_times_lie_ahead_of_the_mail() -> None:
+    tz = ZoneInfo("Europe/Berlin")
+    sent = datetime(2026, 3, 3, 9, 12, tzinfo=tz)  # a Tuesday
+    assert due_in("could you send it by Thursday?", sent, tz) == datetime(2026, 3, 5, tzinfo=tz)
+    assert due_in("I'll send it tomorrow at 10am.", sent, tz) == datetime(2026, 3, 4, 10, tzinfo=tz)
+    assert due_in("can we talk this week?", sent, tz) is None  # this week began on Monday
+    assert due_in("it arrived yesterday", sent, tz) is None
+
+
+def message(n: int, outbound: bool, ask: str | None = None, promise: str | None = None) -> EmailMessage:
+    return EmailMessage(
+        scope="alice",
+        thread="t",
+        id=f"m-{n}",
+        sent_at=datetime(2026, 3, 3, 9, tzinfo=UTC) + timedelta(minutes=n),
+        sender="alice@example.com" if outbound else f"p{n % 2}@example.com",
+        sender_name="",
+        recipients=(f"p{n % 2}@example.com",) if outbound else ("alice@example.com",),
+        subject="Plan" if n == 0 else "Re: Plan",
+        outbound=outbound,
+        to_person=not outbound,
+        ask=ask,
+        promise=promise,
+    )
+
+
+THREAD = [
+    message(0, False, ask="Can you send the plan?"),
+    message(1, True, promise="I'll send it tomorrow."),
+    message(2, False),
+    message(3, True, ask="Does Friday work?"),
+    message(4, False, ask="Which version?"),
+]
+
+
+@given(st.permutations(THREAD))
+def test_the_state_does_not_depend_on_arrival_order(order: list[EmailMessage]) -> None:
+    assert derive(order) == derive(THREAD)
+
+
+def test_who_waits_on_whom() -> None:
+    state = derive(THREAD)
+    assert state.waiting_on_person and state.ask == "Which version?" and not state.waiting_on_other
+    assert state.person_promised is None  # the person's later message (m-3) cleared the promise
+    assert state.counterparts == ("p0@example.com", "p1@example.com") and state.subject == "Plan"
+    assert derive(THREAD[:2]).person_promised == "I'll send it tomorrow."
+    mine = derive(THREAD[:4])
+    assert mine.waiting_on_other and not mine.waiting_on_person and mine.ask == "Does Friday work?"
+    assert derive(THREAD[:3]).ask is None  # a statement last: nobody waits

@@ -105,6 +105,7 @@ class Settings:
     profile_scope: str | None = None  # whose core memories the profile file shows
     github_scope: str | None = None  # whose memory GitHub deliveries feed (default: profile_scope)
     github_login: str | None = None  # which GitHub login is the person
+    mcp_scope: str | None = None  # whose memory `memubot mcp` serves (its --scope wins)
     # the webhook's HMAC secrets (several during a rotation); none: the webhook answers 404
     github_webhook_secrets: tuple[str, ...] = field(default=(), repr=False)
     morning_at: str = "09:00"  # the morning tick, local time in `timezone`
@@ -150,6 +151,7 @@ _ENV = [
     ("MEMUBOT_PROFILE_SCOPE", "profile_scope", "profile_scope"),
     ("MEMUBOT_GITHUB_SCOPE", "github_scope", "github_scope"),
     ("MEMUBOT_GITHUB_LOGIN", "github_login", "github_login"),
+    ("MEMUBOT_MCP_SCOPE", "mcp_scope", "mcp_scope"),
     ("MEMUBOT_MORNING_AT", "morning_at", "morning_at"),
     ("MEMUBOT_CONSOLIDATE_AT", "consolidate_at", "consolidate_at"),
     ("MEMUBOT_HEARTBEAT_HOURS", "heartbeat_hours", "heartbeat_hours"),
@@ -280,7 +282,11 @@ def load_settings(
             except OSError as exc:
                 raise ConfigError(f"{var}_FILE: cannot read {env[var + '_FILE']}: {exc}") from exc
     values["github_webhook_secrets"] = _webhook_secrets(env)
-    for name, var in (("github_scope", "MEMUBOT_GITHUB_SCOPE"), ("profile_scope", "MEMUBOT_PROFILE_SCOPE")):
+    for name, var in (
+        ("github_scope", "MEMUBOT_GITHUB_SCOPE"),
+        ("profile_scope", "MEMUBOT_PROFILE_SCOPE"),
+        ("mcp_scope", "MEMUBOT_MCP_SCOPE"),
+    ):
         if values.get(name) is not None:
             values[name] = _scope_setting(str(values[name]), var)
     if values.get("profile_dir") is not None:

@@ -255,6 +255,13 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         f"{len(settings.github_webhook_secrets)} secret(s), login {settings.github_login or '(not set)'}",
         fatal=False,
     )
+    check(
+        "mcp",
+        True,
+        f"`memubot mcp` serves scope {settings.mcp_scope} (MEMUBOT_MCP_SCOPE)"
+        if settings.mcp_scope
+        else "no scope configured: `memubot mcp` needs --scope NAME (or set MEMUBOT_MCP_SCOPE)",
+    )
     try:
         check("nats-server", True, str(server_binary()))
     except MemubotError as exc:

@@ -236,7 +236,9 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
         annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False), structured_output=False
     )
     async def forget(
-        item_id: Annotated[str | None, Field(description="one memory's id (a recall hit's `item_id`)")] = None,
+        item_id: Annotated[
+            str | None, Field(description="one memory's id (a recall hit's `item_id`)")
+        ] = None,
         query: Annotated[
             str | None, Field(min_length=1, description="every memory and turn containing all these words")
         ] = None,

@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TRANSPORTS = {"nats", "faststream", "aiohttp", "apscheduler"}
+TRANSPORTS = {"nats", "faststream", "aiohttp", "apscheduler", "mcp"}
 
 
 def _imports(path: Path) -> set[str]:

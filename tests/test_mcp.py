@@ -55,8 +55,10 @@ async def daemon(tmp_path: Path, nats_url: str) -> AsyncIterator[Settings]:
 async def mcp_server(env: dict[str, str], *args: str, mode: str = "legacy") -> AsyncIterator[Client]:
     """`python -m daemon mcp ARGS` as a subprocess, connected over stdio. "legacy" is the
     initialize handshake today's clients (Claude Code, Cursor, Claude Desktop) speak."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "daemon", "mcp", *args], env=env, cwd=ROOT)
-    async with asyncio.timeout(180), Client(params, mode=mode) as client:  # type: ignore[arg-type]
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "daemon", "mcp", *args], env=env, cwd=ROOT
+    )
+    async with asyncio.timeout(180), Client(params, mode=mode) as client:
         yield client
 
 
@@ -131,7 +133,9 @@ async def test_remember_recall_forget_recall_again(daemon: Settings, tmp_path: P
         # the daemon's refusals come back as tool errors with its message
         message = await call_error(client, "forget", {"item_id": "no-such-item", "query": "cat"})
         assert "exactly one of" in message
-        message = await call_error(client, "remember", {"turns": [{"role": "user", "text": "hi", "ts": "yesterday"}]})
+        message = await call_error(
+            client, "remember", {"turns": [{"role": "user", "text": "hi", "ts": "yesterday"}]}
+        )
         assert "ts" in message
 
 
@@ -141,7 +145,15 @@ async def test_the_scope_comes_from_the_server_never_from_the_model(
     async with await BusClient.connect(nats_url) as bus:
         ts = "2024-02-01T09:00:00+00:00"
         stored = await bus.memorize(
-            [{"id": "b1", "scope": "bob", "role": "user", "text": "My bank PIN hint is the blue door.", "ts": ts}]
+            [
+                {
+                    "id": "b1",
+                    "scope": "bob",
+                    "role": "user",
+                    "text": "My bank PIN hint is the blue door.",
+                    "ts": ts,
+                }
+            ]
         )
         assert stored[0]["outcome"] == "stored"
     env = {**env_for(tmp_path, nats_url), "MEMUBOT_MCP_SCOPE": "alice"}
@@ -156,7 +168,9 @@ async def test_the_scope_comes_from_the_server_never_from_the_model(
             message = await call_error(client, tool, args)
             assert "unknown argument 'scope'" in message and "fixed by the server's configuration" in message
         # nor can a turn carry one
-        message = await call_error(client, "remember", {"turns": [{"role": "user", "text": "x", "scope": "bob"}]})
+        message = await call_error(
+            client, "remember", {"turns": [{"role": "user", "text": "x", "scope": "bob"}]}
+        )
         assert "scope" in message
         hits = (await call(client, "recall", {"query": "what is my PIN hint? blue door", "k": 10}))["hits"]
         assert hits and all("PIN" not in h["text"] for h in hits)
@@ -305,3 +319,27 @@ async def test_no_scope_is_an_error_before_serving(tmp_path: Path) -> None:
         )
         out, err = await asyncio.wait_for(proc.communicate(), 120)
         assert proc.returncode in (1, 2) and not out and expected in err, err
+
+
+async def test_doctor_reports_the_mcp_scope(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from daemon.cli import main
+
+    for k, v in env_for(tmp_path, "nats://127.0.0.1:1").items():
+        monkeypatch.setenv(k, v)
+    assert await asyncio.to_thread(main, ["doctor"]) == 0
+    assert "[ok ] mcp        no scope configured: `memubot mcp` needs --scope" in capsys.readouterr().out
+    monkeypatch.setenv("MEMUBOT_MCP_SCOPE", "alice")
+    assert await asyncio.to_thread(main, ["doctor"]) == 0
+    assert "[ok ] mcp        `memubot mcp` serves scope alice" in capsys.readouterr().out
+
+
+def test_the_mcp_scope_setting_is_checked_like_every_scope(tmp_path: Path) -> None:
+    from daemon.errors import ConfigError
+
+    base = env_for(tmp_path, "nats://127.0.0.1:1")
+    assert load_settings({**base, "MEMUBOT_MCP_SCOPE": "alice"}).mcp_scope == "alice"
+    assert load_settings(base).mcp_scope is None
+    with pytest.raises(ConfigError, match="MEMUBOT_MCP_SCOPE"):
+        load_settings({**base, "MEMUBOT_MCP_SCOPE": "alice.*"})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 import sys
 from collections.abc import AsyncIterator
@@ -343,3 +344,20 @@ def test_the_mcp_scope_setting_is_checked_like_every_scope(tmp_path: Path) -> No
     assert load_settings(base).mcp_scope is None
     with pytest.raises(ConfigError, match="MEMUBOT_MCP_SCOPE"):
         load_settings({**base, "MEMUBOT_MCP_SCOPE": "alice.*"})
+
+
+async def test_the_readme_documents_every_tool_argument_and_resource(tmp_path: Path) -> None:
+    from daemon.mcp_server import build_server
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("\n## MCP server")
+    readme = text[start : text.index("\n## ", start + 1)]  # this section only: the RPC table has rows too
+    server = build_server(load_settings(env_for(tmp_path, "nats://127.0.0.1:1")), "alice")
+    rows = {m[1]: m[2] for m in re.finditer(r"^\| `(\w+)` \| (.*) \|$", readme, flags=re.M)}
+    tools = await server.list_tools()
+    for tool in tools:
+        assert tool.name in rows, f"README has no row for tool {tool.name}"
+        for argument in tool.input_schema.get("properties", {}):
+            assert f"`{argument}`" in rows[tool.name], f"README: {tool.name} lacks argument {argument}"
+    for resource in await server.list_resources():
+        assert f"`{resource.uri}`" in readme

@@ -13,6 +13,7 @@ Tool results are JSON text; a failure (no daemon, a refused request) is an MCP t
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -65,14 +66,19 @@ class DaemonLink:
         self.timeout = timeout
         self._client: Client | None = None
         self._url: str | None = None
+        self._connecting = asyncio.Lock()  # concurrent tool calls open one connection, not several
 
     def _unreachable(self, why: str) -> DaemonUnreachable:
         return DaemonUnreachable(f"memubot daemon not reachable: {why}; start it with `memubot run`")
 
     async def client(self) -> Client:
-        if self._client is not None and self._client.nc.is_connected:
-            return self._client
-        await self.close()
+        async with self._connecting:
+            if self._client is not None and self._client.nc.is_connected:
+                return self._client
+            await self.close()
+            return await self._connect()
+
+    async def _connect(self) -> Client:
         urls = candidate_urls(self.settings)
         for url in urls:
             if await probe(url, timeout=1.0):

@@ -38,18 +38,26 @@ def env_for(tmp_path: Path, nats_url: str) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-async def daemon(tmp_path: Path, nats_url: str) -> AsyncIterator[Settings]:
-    settings = load_settings(env_for(tmp_path, nats_url))
+@asynccontextmanager
+async def running(settings: Settings) -> AsyncIterator[Settings]:
+    """The whole daemon in this process, READY on entry, stopped cleanly on exit."""
     stop = asyncio.Event()
     task = asyncio.create_task(serve(settings, stop))
     async with asyncio.timeout(120):
         while not runtime_file(settings).exists():
             assert not task.done(), task.result()
             await asyncio.sleep(0.05)
-    yield settings
-    stop.set()
-    assert await asyncio.wait_for(task, 60) == 0
+    try:
+        yield settings
+    finally:
+        stop.set()
+        assert await asyncio.wait_for(task, 60) == 0
+
+
+@pytest.fixture
+async def daemon(tmp_path: Path, nats_url: str) -> AsyncIterator[Settings]:
+    async with running(load_settings(env_for(tmp_path, nats_url))) as settings:
+        yield settings
 
 
 @asynccontextmanager
@@ -137,7 +145,7 @@ async def test_remember_recall_forget_recall_again(daemon: Settings, tmp_path: P
         message = await call_error(
             client, "remember", {"turns": [{"role": "user", "text": "hi", "ts": "yesterday"}]}
         )
-        assert "ts" in message
+        assert "'turns[0].ts'" in message, message
 
 
 async def test_the_scope_comes_from_the_server_never_from_the_model(
@@ -192,7 +200,8 @@ def free_port() -> int:
 
 async def test_without_a_daemon_every_tool_says_so(tmp_path: Path, nats_url: str) -> None:
     nobody = f"nats://127.0.0.1:{free_port()}"
-    async with mcp_server(env_for(tmp_path, nobody), "--scope", "alice") as client:
+    # "auto": the SDK's own default, which probes the 2026 protocol before the handshake
+    async with mcp_server(env_for(tmp_path, nobody), "--scope", "alice", mode="auto") as client:
         assert {t.name for t in (await client.list_tools()).tools} >= {"recall", "remember"}
         for tool, args in [
             ("recall", {"query": "who is my dentist?"}),
@@ -361,3 +370,17 @@ async def test_the_readme_documents_every_tool_argument_and_resource(tmp_path: P
             assert f"`{argument}`" in rows[tool.name], f"README: {tool.name} lacks argument {argument}"
     for resource in await server.list_resources():
         assert f"`{resource.uri}`" in readme
+
+
+async def test_a_restarted_daemon_is_found_again_without_restarting_the_server(
+    tmp_path: Path, nats_url: str
+) -> None:
+    settings = load_settings(env_for(tmp_path, nats_url))
+    async with mcp_server(env_for(tmp_path, nats_url), "--scope", "alice") as client:
+        async with running(settings):
+            await call(client, "remember", {"text": "My dentist is Dr. Okafor on Elm Street."})
+        message = await call_error(client, "stats", {})
+        assert "memubot daemon not reachable" in message and "no daemon listens" in message, message
+        async with running(settings):
+            hits = (await call(client, "recall", {"query": "who is my dentist?"}))["hits"]
+            assert "Okafor" in hits[0]["text"]

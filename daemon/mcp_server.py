@@ -143,7 +143,8 @@ class Turn(BaseModel):
     speaker: str | None = Field(default=None, description="the speaker's name, e.g. the person's first name")
     id: str | None = Field(
         default=None,
-        description="your own stable id for the turn (default: derived from the scope, session, position and text)",
+        description="your own stable id for the turn, so a retry stores it once "
+        "(default: derived from the session, position and text)",
     )
 
 
@@ -229,7 +230,13 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
                         parse_ts(t.ts, f"turns[{i}].ts")
                     except InvalidEvent as exc:
                         raise ToolError(str(exc)) from exc
-                event_id = t.id or stable_id(scope, session, i, t.role, t.text, t.ts or "")
+                # a given id is namespaced by the scope too: the ledger's ids span every scope, and
+                # a bare one could collide with (and so reveal) another person's event
+                event_id = (
+                    stable_id(scope, "id", t.id)
+                    if t.id
+                    else stable_id(scope, session, i, t.role, t.text, t.ts or "")
+                )
                 events.append(_event(event_id, scope, session, t.role, t.text, t.ts or now, t.speaker))
         result = await ask("memorize", {"turns": events})
         failed = [r for r in result["results"] if r["outcome"] == "dead_letter"]

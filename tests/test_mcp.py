@@ -115,9 +115,14 @@ async def test_remember_recall_forget_recall_again(daemon: Settings, tmp_path: P
         assert again["results"][0]["id"] == note["results"][0]["id"]
         retried = await call(client, "remember", {"turns": turns, "session": "chat-1"})
         assert [r["outcome"] for r in retried["results"]] == ["duplicate", "duplicate"]
+        # a turn's own id: stable for a retry, and namespaced (bob's "b1" below is not this one)
+        own = [{"role": "user", "text": "I swim on Thursdays.", "id": "b1"}]
+        first = (await call(client, "remember", {"turns": own}))["results"][0]
+        assert first["outcome"] == "stored" and first["id"] != "b1"
+        assert (await call(client, "remember", {"turns": own}))["results"][0]["outcome"] == "duplicate"
 
         stats = await call(client, "stats", {})
-        assert stats["resources"] == 3 and stats["daemon"]["dead_letters"] == 0
+        assert stats["resources"] == 4 and stats["daemon"]["dead_letters"] == 0
 
         found = await call(client, "recall", {"query": "who is my dentist?", "k": 3, "explain": True})
         assert found["scope"] == "alice"

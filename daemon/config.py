@@ -106,6 +106,8 @@ class Settings:
     github_scope: str | None = None  # whose memory GitHub deliveries feed (default: profile_scope)
     github_login: str | None = None  # which GitHub login is the person
     mcp_scope: str | None = None  # whose memory `memubot mcp` serves (its --scope wins)
+    # the /ui inspector's token: required when HTTP listens beyond loopback (none: /ui is off there)
+    ui_token: str | None = field(default=None, repr=False)
     # the webhook's HMAC secrets (several during a rotation); none: the webhook answers 404
     github_webhook_secrets: tuple[str, ...] = field(default=(), repr=False)
     morning_at: str = "09:00"  # the morning tick, local time in `timezone`
@@ -273,7 +275,11 @@ def load_settings(
             if not isinstance(data[section], dict):
                 raise ConfigError(f"{path}: [{section}] must be a table")
             memory[name] = _params(cls, section, data[section], path)
-    for secret, var in (("llm_api_key", "MEMUBOT_LLM_API_KEY"), ("embed_api_key", "MEMUBOT_EMBED_API_KEY")):
+    for secret, var in (
+        ("llm_api_key", "MEMUBOT_LLM_API_KEY"),
+        ("embed_api_key", "MEMUBOT_EMBED_API_KEY"),
+        ("ui_token", "MEMUBOT_UI_TOKEN"),
+    ):
         if env.get(var):
             values[secret] = env[var]
         elif env.get(var + "_FILE"):

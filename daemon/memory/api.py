@@ -791,6 +791,17 @@ class Memory:
             self.flush_touches()
             return self.store.item(scope, item_id)
 
+    def items(self, scope: str, limit: int = 200) -> list[dict[str, Any]]:
+        """A scope's items with their sources' ids, for the inspector (read-only)."""
+        with self._lock:
+            self.flush_touches()
+            return self.store.list_items(scope, limit)
+
+    def resources(self, scope: str, ids: Sequence[str]) -> list[ResourceIn]:
+        """The stored resources (turns, deliveries) with these ids, for the inspector (read-only)."""
+        with self._lock:
+            return self.store.resources(scope, ids)
+
     def profile_items(self, scope: str) -> list[dict[str, Any]]:
         """Core-tier preferences and profile facts of a scope (what the profile file shows)."""
         with self._lock:

@@ -1,0 +1,155 @@
+"""The /ui inspector on the real aiohttp app over a real Memory: what it shows, that memory text
+stays text, forgetting with a CSRF token, and the token beyond loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from daemon.config import load_settings
+from daemon.http import make_app
+from daemon.memory import Memory
+from daemon.metrics import Metrics
+from daemon.ui import add_ui
+from tests.conftest import turn
+
+HOSTILE = "<script>document.title='pwned'</script> My dentist <img src=x onerror=alert(1)> is Dr. Okafor."
+
+
+@asynccontextmanager
+async def ui_client(memory: Memory, tmp_path: Path, **env: str) -> AsyncIterator[TestClient[Any, Any]]:
+    settings = load_settings(
+        {
+            "HOME": str(tmp_path),
+            "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
+            "MEMUBOT_CONFIG": str(tmp_path / "none.toml"),
+            "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
+            **env,
+        }
+    )
+    writes: list[int] = []
+
+    async def after_write() -> None:
+        writes.append(1)
+
+    app = make_app(Metrics(), lambda: {"ok": True})
+    add_ui(app, memory, settings, after_write)
+    async with TestClient(TestServer(app)) as client:
+        yield client
+
+
+def store(memory: Memory) -> None:
+    memory.memorize(
+        [
+            turn("r1", HOSTILE),
+            turn("r2", "We adopted a grey cat called Miso last spring."),
+        ]
+    )
+
+
+def csrf_of(html: str) -> str:
+    match = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert match, "no CSRF token in the form"
+    return match.group(1)
+
+
+async def test_the_page_shows_items_sources_and_search_with_stage_scores(
+    memory: Memory, tmp_path: Path
+) -> None:
+    store(memory)
+    async with ui_client(memory, tmp_path) as client:
+        resp = await client.get("/ui")
+        assert resp.status == 200
+        html = await resp.text()
+        assert "Miso" in html and "Okafor" in html  # the only scope opens by itself
+        assert "default-src 'none'" in resp.headers["Content-Security-Policy"]
+        search = await client.get("/ui", params={"scope": "alice", "q": "what is the cat called?"})
+        html = await search.text()
+        hits = html[html.index('id="hits"') : html.index('id="categories"')]
+        assert "Miso" in hits and "dense " in hits and "bm25 " in hits and "final " in hits, hits[:2000]
+        missing = await client.get("/ui", params={"scope": "bob"})
+        assert missing.status == 404
+
+
+async def test_memory_text_is_escaped_never_markup(memory: Memory, tmp_path: Path) -> None:
+    store(memory)
+    async with ui_client(memory, tmp_path) as client:
+        for params in ({"scope": "alice"}, {"scope": "alice", "q": "dentist"}):
+            html = await (await client.get("/ui", params=params)).text()
+            assert "Okafor" in html
+            assert "<script>document" not in html and "<img src=x" not in html
+            assert "&lt;script&gt;document.title=" in html and "&lt;img src=x onerror" in html
+
+
+async def test_forget_shows_the_rows_first_and_needs_the_csrf_token(memory: Memory, tmp_path: Path) -> None:
+    store(memory)
+    [item] = [i for i in memory.items("alice") if "Miso" in i["l0"]]
+    async with ui_client(memory, tmp_path) as client:
+        confirm = await client.get("/ui/forget", params={"scope": "alice", "item": item["id"]})
+        html = await confirm.text()
+        assert confirm.status == 200 and "Miso" in html and "<td>items</td><td>1</td>" in html
+        assert memory.get_item("alice", item["id"]) is not None, "showing the rows deletes nothing"
+        form = {"scope": "alice", "item": item["id"]}
+        for bad in ({}, {"csrf": "guess"}):
+            refused = await client.post("/ui/forget", data={**form, **bad}, allow_redirects=False)
+            assert refused.status == 403
+        assert memory.get_item("alice", item["id"]) is not None
+        done = await client.post("/ui/forget", data={**form, "csrf": csrf_of(html)}, allow_redirects=False)
+        assert done.status == 303
+        assert memory.get_item("alice", item["id"]) is None
+        page = await (await client.get(done.headers["Location"])).text()
+        assert "forgot " + item["id"] in page and "Miso" not in page
+
+
+async def test_beyond_loopback_the_page_needs_the_token(memory: Memory, tmp_path: Path) -> None:
+    store(memory)
+    async with ui_client(memory, tmp_path, MEMUBOT_HTTP_ADDR="0.0.0.0:0") as client:
+        off = await client.get("/ui")
+        assert off.status == 403 and "MEMUBOT_UI_TOKEN" in await off.text()
+    async with ui_client(
+        memory, tmp_path, MEMUBOT_HTTP_ADDR="0.0.0.0:0", MEMUBOT_UI_TOKEN="s3cret-token"
+    ) as client:
+        for params in ({}, {"token": "wrong"}):
+            assert (await client.get("/ui", params=params)).status == 401
+        ok = await client.get("/ui", params={"token": "s3cret-token"})
+        assert ok.status == 200 and "Miso" in await ok.text()
+        # the cookie it set is enough from now on, for the page and for a forget
+        again = await client.get("/ui", params={"scope": "alice"})
+        assert again.status == 200
+        client.session.cookie_jar.clear()
+        assert (await client.get("/ui", params={"scope": "alice"})).status == 401
+        bearer = await client.get("/ui", headers={"Authorization": "Bearer s3cret-token"})
+        assert bearer.status == 200
+
+
+async def test_doctor_reports_the_ui_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from daemon.cli import main
+
+    base = {
+        "HOME": str(tmp_path),
+        "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
+        "MEMUBOT_CONFIG": str(tmp_path / "none.toml"),
+        "MEMUBOT_NATS_URL": "nats://127.0.0.1:1",
+    }
+    for addr, token, expected in [
+        ("127.0.0.1:8765", None, "[ok ] ui         inspector at http://127.0.0.1:8765/ui (loopback: open)"),
+        ("0.0.0.0:8765", None, "[warn] ui         inspector at http://0.0.0.0:8765/ui is off"),
+        ("0.0.0.0:8765", "t0ken", "[ok ] ui         inspector at http://0.0.0.0:8765/ui (token required"),
+    ]:
+        for k, v in {**base, "MEMUBOT_HTTP_ADDR": addr}.items():
+            monkeypatch.setenv(k, v)
+        if token:
+            monkeypatch.setenv("MEMUBOT_UI_TOKEN", token)
+        assert await asyncio.to_thread(main, ["doctor"]) == 0
+        out = capsys.readouterr().out
+        assert expected in out, out
+        assert "t0ken" not in out

@@ -70,6 +70,7 @@ async def test_the_page_shows_items_sources_and_search_with_stage_scores(
         html = await resp.text()
         assert "Miso" in html and "Okafor" in html  # the only scope opens by itself
         assert "default-src 'none'" in resp.headers["Content-Security-Policy"]
+        assert re.search(r'id="counts">2 sources, \d+ items \(0 archived\)', html), html[:3000]
         search = await client.get("/ui", params={"scope": "alice", "q": "what is the cat called?"})
         html = await search.text()
         hits = html[html.index('id="hits"') : html.index('id="categories"')]

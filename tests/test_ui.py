@@ -154,3 +154,11 @@ async def test_doctor_reports_the_ui_setting(
         out = capsys.readouterr().out
         assert expected in out, out
         assert "t0ken" not in out
+
+
+async def test_a_configured_token_is_needed_on_loopback_too(memory: Memory, tmp_path: Path) -> None:
+    store(memory)
+    async with ui_client(memory, tmp_path, MEMUBOT_UI_TOKEN="s3cret-token") as client:
+        assert (await client.get("/ui")).status == 401
+        assert (await client.post("/ui/forget", data={"scope": "alice", "item": "x"})).status == 401
+        assert (await client.get("/ui", params={"token": "s3cret-token"})).status == 200

@@ -27,7 +27,9 @@ from daemon.config import load_settings  # noqa: E402
 
 
 async def main(out: Path) -> None:
-    chromium = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+    chromium = next(
+        (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
+    )
     if chromium is None:
         raise SystemExit("no Chromium on PATH (apt-get install chromium)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -47,13 +49,17 @@ async def main(out: Path) -> None:
                 raise SystemExit(f"the daemon stopped: {task.result()}")
             await asyncio.sleep(0.05)
         info = runtime_info(settings.state_dir) or {}
-        turns = [json.loads(line) for line in (ROOT / "examples/turns.jsonl").read_text().splitlines() if line]
+        turns = [
+            json.loads(line) for line in (ROOT / "examples/turns.jsonl").read_text().splitlines() if line
+        ]
         async with await Client.connect(str(info["nats_url"])) as bus:
             await bus.memorize(turns)
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
             page = await browser.new_page(viewport={"width": 1280, "height": 900})
-            await page.goto(f"{info['http']}/ui?scope=caroline&q=When+did+Caroline+go+to+the+support+group%3F")
+            await page.goto(
+                f"{info['http']}/ui?scope=caroline&q=When+did+Caroline+go+to+the+support+group%3F"
+            )
             await page.screenshot(path=str(out), full_page=False)
             await browser.close()
         stop.set()

@@ -192,8 +192,8 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
         ] = None,
         explain: Annotated[bool, Field(description="add each hit's score after every recall stage")] = False,
     ) -> str:
-        """The person's memories that answer `query`, best first: each hit has its text, category,
-        when it happened, score and the ids of the turns it came from."""
+        """The person's memories that answer `query`, best first: each hit has its `item_id` (what
+        `forget` takes), text, category, when it happened, score and the ids of its source turns."""
         result = await ask(
             "recall", {"scope": scope, "query": query, "k": k, "session": session, "explain": explain}
         )
@@ -250,7 +250,7 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
     )
     async def forget(
         item_id: Annotated[
-            str | None, Field(description="one memory's id (a recall hit's `item_id`)")
+            str | None, Field(min_length=1, description="one memory's id (a recall hit's `item_id`)")
         ] = None,
         query: Annotated[
             str | None, Field(min_length=1, description="every memory and turn containing all these words")

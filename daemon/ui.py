@@ -135,13 +135,12 @@ class Inspector:
         if query:
             # an inspection is not a use: it must not reinforce what it shows
             hits = [h.as_json(True) for h in memory.recall(query, scope, k=20, explain=True, reinforce=False)]
-        ops = memory.ops(scope)[-100:]
         return {
             "categories": categories,
             "items": items,
             "sources": sources,
             "hits": hits,
-            "ops": list(reversed(ops)),
+            "ops": memory.recent_ops(scope, 100),
             "stats": memory.stats(scope),
         }
 

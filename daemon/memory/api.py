@@ -812,6 +812,11 @@ class Memory:
         with self._lock:
             return self.store.ops(scope, after_seq)
 
+    def recent_ops(self, scope: str, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest memory ops of a scope, newest first (for the inspector)."""
+        with self._lock:
+            return self.store.recent_ops(scope, limit)
+
     def get_category(self, scope: str, name: str) -> dict[str, Any] | None:
         with self._lock:
             return self.store.category(scope, name)

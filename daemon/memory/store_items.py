@@ -268,6 +268,14 @@ class StoreItems(StoreIndex):
                 [[o[i] for o in ops] for i in range(4)] + [_utc(at)],
             )
 
+    def recent_ops(self, scope: str, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest `limit` memory ops of a scope, newest first."""
+        rows = self.con.execute(
+            "SELECT seq, op, item_id, other_id, op_at FROM memory_ops WHERE scope = ? ORDER BY seq DESC LIMIT ?",
+            [_require(scope), limit],
+        ).fetchall()
+        return [{"seq": r[0], "op": r[1], "item_id": r[2], "other_id": r[3], "at": r[4]} for r in rows]
+
     def ops(self, scope: str, after_seq: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
         rows = self.con.execute(
             "SELECT seq, op, item_id, other_id, op_at FROM memory_ops WHERE scope = ? AND seq > ?"

@@ -108,7 +108,9 @@ async def test_forget_shows_the_rows_first_and_needs_the_csrf_token(memory: Memo
         page = await (await client.get(done.headers["Location"])).text()
         assert "forgot " + item["id"] in page and "Miso" not in page
         # the op log shows the newest first: the forget just made
-        newest = re.search(r'id="ops">\s*<tr>.*?</tr>\s*<tr><td>\d+</td><td>[^<]*</td><td>(\w+)</td>', page, re.S)
+        newest = re.search(
+            r'id="ops">\s*<tr>.*?</tr>\s*<tr><td>\d+</td><td>[^<]*</td><td>(\w+)</td>', page, re.S
+        )
         assert newest and newest.group(1) == "forgotten", page[page.index('id="ops"') :][:600]
 
 

@@ -3,7 +3,8 @@
 It reads the same store as everything else, through the memory facade: categories with their
 summaries, items (L0, L1, tier, importance, use, validity, what superseded them) with their
 sources, the memory-op log, and a search box that runs recall with `explain`. Forgetting an
-item shows the rows it will delete first, and deletes on a POST that carries a CSRF token.
+item shows the rows it will delete first, and deletes on a POST that carries a CSRF token;
+restoring an archived item is a POST with the same token.
 
 Safety: every text from memory goes through Jinja2's autoescaping (an e-mail body with
 `<script>` stays text), and the page forbids scripts outright by its Content-Security-Policy.
@@ -71,6 +72,7 @@ class Inspector:
         app.router.add_get("/ui", self.page)
         app.router.add_get("/ui/forget", self.confirm_forget)
         app.router.add_post("/ui/forget", self.forget)
+        app.router.add_post("/ui/restore", self.restore)
 
     # ---- access -------------------------------------------------------------------------
 
@@ -153,13 +155,25 @@ class Inspector:
         counts = await asyncio.to_thread(self.memory.forget, scope, item_ids=[item_id], dry_run=True)
         return self._render(request, "forget.html", scope=scope, item=item, counts=counts)
 
-    async def forget(self, request: web.Request) -> web.Response:
+    async def _checked_form(self, request: web.Request) -> tuple[str, str]:
+        """A state-changing POST: authorised, with the page's CSRF token, naming scope and item."""
         self._guard(request)
         form = await request.post()
         offered = str(form.get("csrf", ""))
         if not hmac.compare_digest(offered.encode(), self.csrf.encode()):
             raise web.HTTPForbidden(text="missing or wrong CSRF token: reload the page and try again\n")
-        scope, item_id = self._target(form)
+        return self._target(form)
+
+    async def restore(self, request: web.Request) -> web.Response:
+        scope, item_id = await self._checked_form(request)
+        if not await asyncio.to_thread(self.memory.restore, scope, item_id):
+            raise web.HTTPNotFound(text=f"no archived item {item_id!r} in scope {scope!r}\n")
+        await self.after_write()
+        log.info("ui: restored item %s in scope %s", item_id, scope)
+        raise web.HTTPSeeOther("/ui?" + urlencode({"scope": scope, "notice": f"restored {item_id}"}))
+
+    async def forget(self, request: web.Request) -> web.Response:
+        scope, item_id = await self._checked_form(request)
         if await asyncio.to_thread(self.memory.get_item, scope, item_id) is None:
             raise web.HTTPNotFound(text=f"no item {item_id!r} in scope {scope!r}\n")
         counts = await asyncio.to_thread(self.memory.forget, scope, item_ids=[item_id])

@@ -7,6 +7,7 @@ import asyncio
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +168,26 @@ async def test_a_configured_token_is_needed_on_loopback_too(memory: Memory, tmp_
         assert (await client.get("/ui")).status == 401
         assert (await client.post("/ui/forget", data={"scope": "alice", "item": "x"})).status == 401
         assert (await client.get("/ui", params={"token": "s3cret-token"})).status == 200
+
+
+async def test_an_archived_item_is_restored_by_a_post_with_the_csrf_token(
+    memory: Memory, tmp_path: Path
+) -> None:
+    store(memory)
+    memory.consolidate("alice", datetime(2034, 1, 1, tzinfo=UTC))  # ten years on: everything faded
+    [item] = [i for i in memory.items("alice") if "Miso" in i["l0"]]
+    assert item["archived"]
+    async with ui_client(memory, tmp_path) as client:
+        html = await (await client.get("/ui", params={"scope": "alice"})).text()
+        row = html[html.index(f'id="item-{item["id"]}"') :]
+        row = row[: row.index("</tr>")]
+        assert "archived" in row and 'action="/ui/restore"' in row
+        form = {"scope": "alice", "item": item["id"]}
+        refused = await client.post("/ui/restore", data={**form, "csrf": "guess"}, allow_redirects=False)
+        assert refused.status == 403 and memory.get_item("alice", item["id"])["archived"]
+        done = await client.post("/ui/restore", data={**form, "csrf": csrf_of(html)}, allow_redirects=False)
+        assert done.status == 303 and not memory.get_item("alice", item["id"])["archived"]
+        page = await (await client.get(done.headers["Location"])).text()
+        assert f"restored {item['id']}" in page
+        again = await client.post("/ui/restore", data={**form, "csrf": csrf_of(html)}, allow_redirects=False)
+        assert again.status == 404  # no longer archived

@@ -29,6 +29,7 @@ from aiohttp import web
 from daemon.config import Settings
 from daemon.http import parse_addr
 from daemon.memory import Memory
+from daemon.ui_plot import HEIGHT, WIDTH, survival_curve
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +138,11 @@ class Inspector:
         if query:
             # an inspection is not a use: it must not reinforce what it shows
             hits = [h.as_json(True) for h in memory.recall(query, scope, k=20, explain=True, reinforce=False)]
+        now, lifecycle = memory.clock(), memory.params.lifecycle
+        curves = {i["id"]: survival_curve(i, lifecycle, now) for i in items if not i["archived"]}
         return {
+            "curves": curves,
+            "plot": {"width": WIDTH, "height": HEIGHT},
             "categories": categories,
             "items": items,
             "sources": sources,

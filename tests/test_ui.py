@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -191,3 +192,42 @@ async def test_an_archived_item_is_restored_by_a_post_with_the_csrf_token(
         assert f"restored {item['id']}" in page
         again = await client.post("/ui/restore", data={**form, "csrf": csrf_of(html)}, allow_redirects=False)
         assert again.status == 404  # no longer archived
+
+
+def test_the_survival_curve_follows_the_lifecycle_model() -> None:
+    from daemon.memory.lifecycle import LifecycleParams
+    from daemon.ui_plot import survival_curve
+
+    now = datetime(2024, 3, 1, tzinfo=UTC)
+    base = {
+        "created_at": datetime(2024, 2, 1, tzinfo=UTC),
+        "happened_at": None,
+        "last_access": None,
+        "access_count": 0,
+        "importance": 0.5,
+        "tier": "peripheral",
+        "evergreen": False,
+    }
+    p = LifecycleParams()
+    peripheral = survival_curve(base, p, now)
+    assert 0 < peripheral.at(0) <= 1 and bool((np.diff(peripheral.score) <= 0).all())
+    assert peripheral.at(365) < peripheral.at(0)
+    core = survival_curve({**base, "tier": "core"}, p, now)
+    used = survival_curve({**base, "access_count": 20, "last_access": now}, p, now)
+    important = survival_curve({**base, "importance": 0.95}, p, now)
+    for slower in (core, used, important):
+        assert slower.at(365) > peripheral.at(365)
+    assert set(survival_curve({**base, "evergreen": True}, p, now).score) == {1.0}
+    # what the template draws: points inside the box, the floor where the model archives
+    xs_ys = [tuple(map(float, pt.split(","))) for pt in peripheral.points.split()]
+    assert xs_ys[0][0] == 0 and all(0 <= y <= 36 for _, y in xs_ys)
+    if peripheral.archived_after is not None:
+        assert peripheral.at(peripheral.archived_after) < p.archive_floor
+
+
+async def test_each_active_item_has_its_survival_plot(memory: Memory, tmp_path: Path) -> None:
+    store(memory)
+    async with ui_client(memory, tmp_path) as client:
+        html = await (await client.get("/ui", params={"scope": "alice"})).text()
+    assert html.count('<svg class="survival"') == len(memory.items("alice")) >= 2
+    assert "in a year" in html

@@ -96,6 +96,9 @@ async def test_the_inspector_in_a_real_browser(
         assert (
             await page.locator("#items img").count() == 0 and await page.locator("body script").count() == 0
         )
+        # each item's survival curve is drawn (inline SVG, no script)
+        plot = page.locator("#items tr.item", has_text="Miso").locator("svg.survival polyline")
+        assert await plot.count() == 1 and (await plot.bounding_box() or {}).get("width", 0) > 50
         await page.screenshot(path=str(tmp_path / "inspector.png"), full_page=True)
 
         # search: recall with each stage's score

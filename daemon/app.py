@@ -35,6 +35,7 @@ from daemon.metrics import Metrics
 from daemon.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.outbox import OpsOutbox
 from daemon.rpc import RpcServer
+from daemon.ui import add_ui
 from daemon.webhook_github import add_github_webhook
 from daemon.webhook_gmail import add_gmail_webhook
 from handlers.deps import Deps
@@ -162,6 +163,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         app = make_app(metrics, ready)
         add_github_webhook(app, settings, publish, memory.clock, metrics)
         add_gmail_webhook(app, settings, publish, metrics)
+        add_ui(app, memory, settings, pump)
         off = settings.github_webhook_off()
         if off:
             # a secret without a scope is a mistake; no secret at all is the default

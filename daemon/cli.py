@@ -379,6 +379,27 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     return asyncio.run(serve(settings))
 
 
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    from daemon.events import check_scope
+    from daemon.mcp_server import check_loopback, serve
+
+    scope = args.scope or settings.mcp_scope
+    if not scope:
+        print("memubot mcp: no scope: pass --scope NAME or set MEMUBOT_MCP_SCOPE", file=sys.stderr)
+        return 2
+    check_scope(scope, "--scope")
+    http = None
+    if args.http:
+        host, _, port = args.http.rpartition(":")
+        if not host or not port.isdigit():
+            print(f"memubot mcp: --http must be HOST:PORT, got {args.http!r}", file=sys.stderr)
+            return 2
+        check_loopback(host.strip("[]"))
+        http = (host.strip("[]"), int(port))
+    serve(settings, scope, http)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memubot",
@@ -490,6 +511,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--item", required=True, metavar="ID", help="the archived item's id")
     p.add_argument("--db", type=Path, help=db_help)
     p.set_defaults(func=cmd_restore)
+
+    p = sub.add_parser(
+        "mcp",
+        help="serve one person's memory to MCP clients (Claude Code, Cursor, Claude Desktop)",
+        description="A Model Context Protocol server on stdin/stdout with the tools recall, remember, "
+        "forget, feedback and stats, asking the running daemon. The scope is fixed here, never by the model.",
+    )
+    p.add_argument("--scope", help="whose memory (default: $MEMUBOT_MCP_SCOPE)")
+    p.add_argument(
+        "--http", metavar="HOST:PORT", help="streamable HTTP on a loopback address instead of stdio"
+    )
+    p.set_defaults(func=cmd_mcp)
     cli_bus.add_parsers(sub)
     cli_gmail.add_parsers(sub)
     return parser

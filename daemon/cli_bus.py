@@ -290,6 +290,30 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         fatal=False,
     )
     check("gmail", *gmail_status(settings), fatal=False)
+    check(
+        "mcp",
+        True,
+        f"`memubot mcp` serves scope {settings.mcp_scope} (MEMUBOT_MCP_SCOPE)"
+        if settings.mcp_scope
+        else "no scope configured: `memubot mcp` needs --scope NAME (or set MEMUBOT_MCP_SCOPE)",
+    )
+    from daemon.http import parse_addr
+    from daemon.ui import is_loopback
+
+    loopback = is_loopback(parse_addr(settings.http_addr)[0])
+    check(
+        "ui",
+        loopback or bool(settings.ui_token),
+        f"inspector at http://{settings.http_addr}/ui"
+        + (
+            " (loopback: open)"
+            if loopback and not settings.ui_token
+            else " (token required: MEMUBOT_UI_TOKEN is set)"
+            if settings.ui_token
+            else " is off: HTTP listens beyond loopback and MEMUBOT_UI_TOKEN is not set"
+        ),
+        fatal=False,
+    )
     try:
         check("nats-server", True, str(server_binary()))
     except MemubotError as exc:

@@ -105,6 +105,9 @@ class Settings:
     profile_scope: str | None = None  # whose core memories the profile file shows
     github_scope: str | None = None  # whose memory GitHub deliveries feed (default: profile_scope)
     github_login: str | None = None  # which GitHub login is the person
+    mcp_scope: str | None = None  # whose memory `memubot mcp` serves (its --scope wins)
+    # the /ui inspector's token: required when HTTP listens beyond loopback (none: /ui is off there)
+    ui_token: str | None = field(default=None, repr=False)
     # the webhook's HMAC secrets (several during a rotation); none: the webhook answers 404
     github_webhook_secrets: tuple[str, ...] = field(default=(), repr=False)
     gmail_scope: str | None = None  # whose memory Gmail feeds (default: profile_scope)
@@ -193,6 +196,7 @@ _ENV = [
     ("MEMUBOT_GMAIL_PUSH_AUDIENCE", "gmail_push_audience", "gmail_push_audience"),
     ("MEMUBOT_GMAIL_PUSH_SERVICE_ACCOUNT", "gmail_push_service_account", "gmail_push_service_account"),
     ("MEMUBOT_GMAIL_CERTS_URL", "gmail_certs_url", "gmail_certs_url"),
+    ("MEMUBOT_MCP_SCOPE", "mcp_scope", "mcp_scope"),
     ("MEMUBOT_MORNING_AT", "morning_at", "morning_at"),
     ("MEMUBOT_CONSOLIDATE_AT", "consolidate_at", "consolidate_at"),
     ("MEMUBOT_HEARTBEAT_HOURS", "heartbeat_hours", "heartbeat_hours"),
@@ -326,7 +330,11 @@ def load_settings(
             if not isinstance(data[section], dict):
                 raise ConfigError(f"{path}: [{section}] must be a table")
             memory[name] = _params(cls, section, data[section], path)
-    for secret, var in (("llm_api_key", "MEMUBOT_LLM_API_KEY"), ("embed_api_key", "MEMUBOT_EMBED_API_KEY")):
+    for secret, var in (
+        ("llm_api_key", "MEMUBOT_LLM_API_KEY"),
+        ("embed_api_key", "MEMUBOT_EMBED_API_KEY"),
+        ("ui_token", "MEMUBOT_UI_TOKEN"),
+    ):
         if env.get(var):
             values[secret] = env[var]
         elif env.get(var + "_FILE"):
@@ -351,6 +359,7 @@ def load_settings(
         ("github_scope", "MEMUBOT_GITHUB_SCOPE"),
         ("gmail_scope", "MEMUBOT_GMAIL_SCOPE"),
         ("profile_scope", "MEMUBOT_PROFILE_SCOPE"),
+        ("mcp_scope", "MEMUBOT_MCP_SCOPE"),
     ):
         if values.get(name) is not None:
             values[name] = _scope_setting(str(values[name]), var)

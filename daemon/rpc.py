@@ -1,4 +1,4 @@
-"""Request/reply API on `memubot.rpc.<verb>`: recall, memorize, forget, stats, flush, deadletters.
+"""Request/reply API on `memubot.rpc.<verb>`: recall, memorize, forget, stats, profile, flush, deadletters.
 
 Every request gets exactly one JSON reply: `{"ok": true, "result": {...}}` or
 `{"ok": false, "error": {"type": ..., "message": ...}}`; a bad request is answered, never
@@ -26,6 +26,7 @@ from daemon.dispatch import Dispatcher, Incoming
 from daemon.errors import InvalidInput, MemubotError
 from daemon.events import MAX_EVENT_BYTES, parse_ts
 from daemon.memory import MAX_QUERY_CHARS
+from daemon.memory.profile import render as render_profile
 from daemon.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,7 @@ KEYS: dict[str, frozenset[str]] = {
     "memorize": frozenset({"turns"}),  # or the request is itself one turn (an event: see rpc_memorize)
     "forget": frozenset({"scope", "items", "query", "all", "dry_run"}),
     "stats": frozenset({"scope"}),
+    "profile": frozenset({"scope"}),
     "flush": frozenset({"timeout"}),
     "deadletters": frozenset({"action", "all", "limit", "id"}),
 }
@@ -296,6 +298,26 @@ class RpcServer:
             "in_flight": in_flight,
         }
         return stats
+
+    async def rpc_profile(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Read-only: a scope's category summaries and its profile block (what USER.md shows)."""
+        scope = await self._known_scope(_required(req, "scope"))
+
+        def read() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            names = self.memory.stats(scope)["items_by_category"]
+            rows = [self.memory.get_category(scope, name) for name in names]
+            return [r for r in rows if r is not None], self.memory.profile_items(scope)
+
+        categories, items = await asyncio.to_thread(read)
+        return {
+            "scope": scope,
+            "categories": [
+                {k: c[k] for k in ("name", "summary", "item_count", "version", "updated_at")}
+                for c in categories
+            ],
+            "profile": render_profile(items),
+            "profile_items": [{k: i[k] for k in ("id", "category", "l0")} for i in items],
+        }
 
     async def rpc_flush(self, req: dict[str, Any]) -> dict[str, Any]:
         timeout = float(_field(req, "timeout", (int, float), 30.0))

@@ -14,6 +14,7 @@ TRANSPORTS = {
     "google",
     "googleapiclient",
     "google_auth_oauthlib",
+    "mcp",
 }
 
 

@@ -132,3 +132,20 @@ async def test_memorize_refuses_an_empty_turn_with_a_reason(rpc: NATS) -> None:
     [result] = reply["result"]["results"]
     assert result["outcome"] == "dead_letter" and result["id"] == "r1"
     assert "field 'text' is empty" in result["reason"]
+
+
+async def test_profile_returns_category_summaries_and_the_profile_block(rpc: NATS, memory: Memory) -> None:
+    [missing] = await ask(rpc, "memubot.rpc.profile", {"scope": "alice"})
+    assert missing["ok"] is False and missing["error"]["type"] == "not_found"
+    await ask(rpc, "memubot.rpc.memorize", {"turns": [TURN]})
+    memory.consolidate("alice")  # writes the category summaries, as the daily tick does
+    [reply] = await ask(rpc, "memubot.rpc.profile", {"scope": "alice"})
+    assert reply["ok"], reply
+    result = reply["result"]
+    assert result["scope"] == "alice"
+    assert any("Okafor" in c["summary"] for c in result["categories"]), result["categories"]
+    assert result["profile"].startswith("<!-- memubot:begin") and result["profile"].endswith(
+        "<!-- memubot:end -->"
+    )
+    [refused] = await ask(rpc, "memubot.rpc.profile", {"scope": "alice", "all": True})
+    assert refused["ok"] is False and "'all'" in refused["error"]["message"]

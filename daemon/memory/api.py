@@ -798,6 +798,17 @@ class Memory:
             self.flush_touches()
             return self.store.item(scope, item_id)
 
+    def items(self, scope: str, limit: int = 200) -> list[dict[str, Any]]:
+        """A scope's items with their sources' ids, for the inspector (read-only)."""
+        with self._lock:
+            self.flush_touches()
+            return self.store.list_items(scope, limit)
+
+    def resources(self, scope: str, ids: Sequence[str]) -> list[ResourceIn]:
+        """The stored resources (turns, deliveries) with these ids, for the inspector (read-only)."""
+        with self._lock:
+            return self.store.resources(scope, ids)
+
     def profile_items(self, scope: str) -> list[dict[str, Any]]:
         """Core-tier preferences and profile facts of a scope (what the profile file shows)."""
         with self._lock:
@@ -807,6 +818,11 @@ class Memory:
         """The memory-op log of a scope: created, merged, superseded, archived, ..."""
         with self._lock:
             return self.store.ops(scope, after_seq)
+
+    def recent_ops(self, scope: str, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest memory ops of a scope, newest first (for the inspector)."""
+        with self._lock:
+            return self.store.recent_ops(scope, limit)
 
     def get_category(self, scope: str, name: str) -> dict[str, Any] | None:
         with self._lock:

@@ -138,6 +138,19 @@ class StoreItems(StoreIndex):
         names = [d[0] for d in cur.description or []]
         return dict(zip(names, row, strict=True))
 
+    def list_items(self, scope: str, limit: int = 200) -> list[dict[str, Any]]:
+        """A scope's items for the inspector: active first, then by importance and recency."""
+        cur = self.con.execute(
+            "SELECT id, category, l0, l1, tier, importance, access_count, last_access, created_at,"
+            " happened_at, valid_from, valid_until, superseded_by, archived, evergreen,"
+            " (SELECT list(resource_id ORDER BY resource_id) FROM item_sources s WHERE s.item_id = items.id)"
+            " AS source_ids FROM items WHERE scope = ?"
+            " ORDER BY archived, superseded_by IS NOT NULL, importance DESC, created_at DESC, id LIMIT ?",
+            [_require(scope), limit],
+        )
+        names = [d[0] for d in cur.description or []]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
     def item_l0(self, scope: str, ids: Sequence[str]) -> list[str]:
         if not ids:
             return []
@@ -254,6 +267,14 @@ class StoreItems(StoreIndex):
                 " SELECT unnest(?), unnest(?), unnest(?), unnest(?), ?",
                 [[o[i] for o in ops] for i in range(4)] + [_utc(at)],
             )
+
+    def recent_ops(self, scope: str, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest `limit` memory ops of a scope, newest first."""
+        rows = self.con.execute(
+            "SELECT seq, op, item_id, other_id, op_at FROM memory_ops WHERE scope = ? ORDER BY seq DESC LIMIT ?",
+            [_require(scope), limit],
+        ).fetchall()
+        return [{"seq": r[0], "op": r[1], "item_id": r[2], "other_id": r[3], "at": r[4]} for r in rows]
 
     def ops(self, scope: str, after_seq: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
         rows = self.con.execute(

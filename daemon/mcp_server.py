@@ -1,0 +1,408 @@
+"""The MCP server: one person's memory as Model Context Protocol tools, over the daemon's RPC.
+
+`memubot mcp --scope alice` speaks MCP on stdin/stdout (or streamable HTTP on loopback) and
+turns each tool call into one request to the running daemon on `memubot.rpc.<verb>`: the
+daemon owns the DuckDB file, so this process holds no memory of its own. The scope is the
+server's configuration (`--scope` / `MEMUBOT_MCP_SCOPE`), never an argument: no tool has a
+`scope` parameter, and an argument a tool does not declare is refused by name, so a prompt
+cannot read or change another person's memory.
+
+Tool results are JSON text; a failure (no daemon, a refused request) is an MCP tool error
+(`isError: true`) carrying the daemon's message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+import nats.errors
+import nats.js.errors
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+
+from daemon import __version__
+from daemon.broker import probe
+from daemon.cli_bus import candidate_urls
+from daemon.client import Client, RpcError
+from daemon.config import Settings
+from daemon.errors import InvalidEvent, MemubotError
+from daemon.events import parse_ts
+
+log = logging.getLogger(__name__)
+
+AGENT = "mcp"  # the turns' `agent` field: their subject is memubot.in.conversation.mcp
+REQUEST_TIMEOUT = 60.0  # a memorize of many turns embeds them all before it answers
+
+INSTRUCTIONS = """\
+memubot is this person's long-term memory. Call `recall` before answering anything that may
+depend on what they told you earlier (people, plans, preferences, dates). Call `remember` with
+what they tell you about themselves that is worth keeping (or with the conversation's turns).
+`forget` deletes for good: use `dry_run` first and only when the person asks. All tools work
+on one person's memory, chosen when this server was started."""
+
+
+class DaemonUnreachable(MemubotError):
+    """No memubot daemon answers on any broker this server knows of."""
+
+
+class DaemonLink:
+    """One NATS connection to the daemon, opened on first use and reopened after it drops.
+
+    The broker is looked up anew on each reconnect (the runtime file names the embedded one, then
+    MEMUBOT_NATS_URL): a daemon restarted on another port is found without restarting this server.
+    """
+
+    def __init__(self, settings: Settings, timeout: float = REQUEST_TIMEOUT) -> None:
+        self.settings = settings
+        self.timeout = timeout
+        self._client: Client | None = None
+        self._url: str | None = None
+        self._connecting = asyncio.Lock()  # concurrent tool calls open one connection, not several
+
+    def _unreachable(self, why: str) -> DaemonUnreachable:
+        return DaemonUnreachable(f"memubot daemon not reachable: {why}; start it with `memubot run`")
+
+    async def client(self) -> Client:
+        async with self._connecting:
+            if self._client is not None and self._client.nc.is_connected:
+                return self._client
+            await self.close()
+            return await self._connect()
+
+    async def _connect(self) -> Client:
+        urls = candidate_urls(self.settings)
+        for url in urls:
+            if await probe(url, timeout=1.0):
+                try:
+                    self._client = await Client.connect(url, timeout=self.timeout, name="memubot-mcp")
+                except (OSError, RpcError, nats.errors.Error) as exc:
+                    log.warning("cannot connect to %s: %s", url, exc)
+                    continue
+                self._url = url
+                return self._client
+        raise self._unreachable(f"no NATS server answers at {', '.join(urls)}")
+
+    async def request(self, verb: str, body: dict[str, Any]) -> Any:
+        """One RPC round trip; the daemon's own error comes back as an RpcError."""
+        client = await self.client()
+        try:
+            return await client.request(verb, body)
+        except RpcError as exc:
+            if exc.kind == "unavailable":
+                raise self._unreachable(f"the broker at {self._url} answers, but no daemon listens") from exc
+            raise
+
+    async def publish(self, subject: str, body: dict[str, Any]) -> bool:
+        """Publish an event into the daemon's input stream; False if JetStream dropped it as a repeat."""
+        client = await self.client()
+        try:
+            return await client.publish(subject, body)
+        except (nats.errors.NoRespondersError, nats.js.errors.NoStreamResponseError) as exc:
+            raise self._unreachable(f"the broker at {self._url} has no memubot input stream") from exc
+
+    async def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            try:
+                await client.nc.close()
+            except Exception as exc:  # closing a connection that already failed
+                log.debug("closing the NATS connection: %s", exc)
+
+
+def stable_id(*parts: object) -> str:
+    """An event id derived from what was sent: a retried call sends the same id, stored once."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()
+    return f"{AGENT}-{digest[:32]}"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+class Turn(BaseModel):
+    """One conversation turn for `remember`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant", "system", "tool"] = Field(description="who spoke")
+    text: str = Field(min_length=1, description="what was said")
+    ts: str | None = Field(
+        default=None,
+        description="when, ISO-8601 with an offset (default: now)",
+        examples=["2024-05-08T13:57:00Z"],
+    )
+    speaker: str | None = Field(default=None, description="the speaker's name, e.g. the person's first name")
+    id: str | None = Field(
+        default=None,
+        description="your own stable id for the turn, so a retry stores it once "
+        "(default: derived from the session, position and text)",
+    )
+
+
+def _tool_error(exc: Exception) -> ToolError:
+    if isinstance(exc, RpcError):
+        return ToolError(f"{exc.kind}: {exc.message}")
+    return ToolError(str(exc) or type(exc).__name__)
+
+
+def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
+    """The MCP server for `scope`; every tool asks the daemon found through `settings`."""
+    link = DaemonLink(settings)
+
+    async def ask(verb: str, body: dict[str, Any]) -> Any:
+        try:
+            return await link.request(verb, {k: v for k, v in body.items() if v is not None})
+        except (MemubotError, TimeoutError) as exc:
+            raise _tool_error(exc) from exc
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[Any]) -> AsyncIterator[None]:
+        try:
+            yield None
+        finally:
+            await link.close()
+
+    server: MCPServer[Any] = MCPServer(
+        "memubot",
+        title=f"memubot ({scope})",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        lifespan=lifespan,
+        log_level="WARNING",
+    )
+    server.middleware.append(ArgumentCheck(server))
+
+    @server.tool(
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False), structured_output=False
+    )
+    async def recall(
+        query: Annotated[str, Field(min_length=1, max_length=2000, description="the question or cue")],
+        k: Annotated[int, Field(ge=1, le=200, description="how many memories at most")] = 10,
+        session: Annotated[
+            str | None, Field(description="the live session's id, so its latest turns count too")
+        ] = None,
+        explain: Annotated[bool, Field(description="add each hit's score after every recall stage")] = False,
+    ) -> str:
+        """The person's memories that answer `query`, best first: each hit has its `item_id` (what
+        `forget` takes), text, category, when it happened, score and the ids of its source turns."""
+        result = await ask(
+            "recall", {"scope": scope, "query": query, "k": k, "session": session, "explain": explain}
+        )
+        return json.dumps(result, ensure_ascii=False)
+
+    @server.tool(
+        annotations=ToolAnnotations(idempotent_hint=True, open_world_hint=False), structured_output=False
+    )
+    async def remember(
+        text: Annotated[
+            str | None, Field(min_length=1, description="a note, stored as the person's own statement, now")
+        ] = None,
+        turns: Annotated[
+            list[Turn] | None, Field(min_length=1, max_length=512, description="conversation turns to store")
+        ] = None,
+        session: Annotated[str | None, Field(description="the conversation's id (groups its turns)")] = None,
+    ) -> str:
+        """Store a note (`text`) or conversation turns (`turns`), exactly one of them, the way every
+        turn is memorized: deduplicated, superseded by newer facts, forgettable. Ids are derived
+        from the content, so retrying a call stores nothing twice (outcome `duplicate`)."""
+        if (text is None) == (turns is None):
+            raise ToolError("remember needs exactly one of: 'text', 'turns'")
+        now = _now()
+        if text is not None:
+            events = [
+                _event(stable_id(scope, session, "note", text), scope, session, "user", text, now, None)
+            ]
+        else:
+            assert turns is not None
+            events = []
+            for i, t in enumerate(turns):
+                if t.ts is not None:
+                    try:
+                        parse_ts(t.ts, f"turns[{i}].ts")
+                    except InvalidEvent as exc:
+                        raise ToolError(str(exc)) from exc
+                # a given id is namespaced by the scope too: the ledger's ids span every scope, and
+                # a bare one could collide with (and so reveal) another person's event
+                event_id = (
+                    stable_id(scope, "id", t.id)
+                    if t.id
+                    else stable_id(scope, session, i, t.role, t.text, t.ts or "")
+                )
+                events.append(_event(event_id, scope, session, t.role, t.text, t.ts or now, t.speaker))
+        result = await ask("memorize", {"turns": events})
+        failed = [r for r in result["results"] if r["outcome"] == "dead_letter"]
+        if failed:
+            reasons = "; ".join(f"{r['id']}: {r['reason']}" for r in failed)
+            raise ToolError(f"not stored: {reasons} (the other turns were; a retry stores nothing twice)")
+        return json.dumps({"scope": scope, **result}, ensure_ascii=False)
+
+    @server.tool(
+        annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False), structured_output=False
+    )
+    async def forget(
+        item_id: Annotated[
+            str | None, Field(min_length=1, description="one memory's id (a recall hit's `item_id`)")
+        ] = None,
+        query: Annotated[
+            str | None, Field(min_length=1, description="every memory and turn containing all these words")
+        ] = None,
+        all: Annotated[bool, Field(description="everything in this person's memory")] = False,
+        dry_run: Annotated[bool, Field(description="only count what would be deleted")] = False,
+    ) -> str:
+        """Delete memories for good (the privacy path): exactly one of `item_id`, `query`, `all`.
+        Returns how many rows went from each table; with `dry_run`, how many would."""
+        if sum([item_id is not None, query is not None, all]) != 1:
+            raise ToolError("forget needs exactly one of: 'item_id', 'query', 'all'")
+        body = {"scope": scope, "items": [item_id] if item_id else None, "query": query, "dry_run": dry_run}
+        return json.dumps(await ask("forget", {**body, "all": all or None}), ensure_ascii=False)
+
+    @server.tool(
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False), structured_output=False
+    )
+    async def stats() -> str:
+        """Counts of this person's memory (turns, memories by category and tier) and the daemon's
+        state (events handled, pending, dead letters)."""
+        return json.dumps(await ask("stats", {"scope": scope}), ensure_ascii=False)
+
+    @server.tool(
+        annotations=ToolAnnotations(idempotent_hint=True, open_world_hint=False), structured_output=False
+    )
+    async def feedback(
+        suggestion_id: Annotated[str, Field(min_length=1, description="the suggestion's `id`")],
+        verdict: Annotated[
+            Literal["accepted", "dismissed", "snoozed"], Field(description="what the person did with it")
+        ],
+        until: Annotated[
+            str | None, Field(description="for `snoozed`: until when, ISO-8601 with an offset")
+        ] = None,
+    ) -> str:
+        """Report what the person did with a suggestion memubot made. The verdict is queued on
+        the bus (`memubot.in.feedback`) for the daemon; repeating the same call queues nothing new."""
+        if until is not None:
+            if verdict != "snoozed":
+                raise ToolError("'until' goes with verdict 'snoozed' only")
+            try:
+                parse_ts(until, "until")
+            except InvalidEvent as exc:
+                raise ToolError(str(exc)) from exc
+        event_id = stable_id(scope, "feedback", suggestion_id, verdict, until or "")
+        body = {
+            "id": event_id,
+            "suggestion_id": suggestion_id,
+            "verdict": verdict,
+            "scope": scope,
+            "ts": _now(),
+            "until": until,
+        }
+        try:
+            fresh = await link.publish("memubot.in.feedback", body)
+        except (MemubotError, TimeoutError, nats.errors.Error) as exc:
+            raise _tool_error(exc) from exc
+        return json.dumps({"id": event_id, "queued": fresh, "duplicate": not fresh})
+
+    async def profile() -> dict[str, Any]:
+        try:
+            return dict(await link.request("profile", {"scope": scope}))
+        except (MemubotError, TimeoutError) as exc:
+            raise ResourceError(str(_tool_error(exc))) from exc
+
+    @server.resource(
+        "memubot://profile",
+        name="profile",
+        title="What memubot has learned about the person",
+        description="The core profile facts and preferences, as the managed block of the profile file (Markdown).",
+        mime_type="text/markdown",
+    )
+    async def profile_block() -> str:
+        return str((await profile())["profile"])
+
+    @server.resource(
+        "memubot://categories",
+        name="categories",
+        title="Memory categories with their summaries",
+        description="Each category of the person's memory with its summary, item count and version (JSON).",
+        mime_type="application/json",
+    )
+    async def categories() -> str:
+        return json.dumps((await profile())["categories"], ensure_ascii=False, default=str)
+
+    return server
+
+
+def _event(
+    event_id: str, scope: str, session: str | None, role: str, text: str, ts: str, speaker: str | None
+) -> dict[str, Any]:
+    body = {
+        "id": event_id,
+        "scope": scope,
+        "agent": AGENT,
+        "session": session,
+        "role": role,
+        "speaker": speaker,
+        "text": text,
+        "ts": ts,
+    }
+    return {k: v for k, v in body.items() if v is not None}
+
+
+class ArgumentCheck:
+    """Refuses an argument a tool does not declare, by name, instead of dropping it silently: a
+    `scope` slipped into a call must fail visibly, and a typo ("qurey") must not look like success.
+
+    pydantic, under the SDK, ignores unknown arguments; this runs before it, on the raw request.
+    """
+
+    def __init__(self, server: MCPServer[Any]) -> None:
+        self.server = server
+        self._known: dict[str, frozenset[str]] | None = None
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        params = ctx.params if isinstance(ctx.params, dict) else None
+        if ctx.method != "tools/call" or params is None:
+            return await call_next(ctx)
+        if self._known is None:
+            tools = await self.server.list_tools()
+            self._known = {t.name: frozenset(t.input_schema.get("properties", {})) for t in tools}
+        name = str(params.get("name"))
+        known, arguments = self._known.get(name), params.get("arguments") or {}
+        unknown = sorted(set(arguments) - known) if known is not None and isinstance(arguments, dict) else []
+        if not unknown:
+            return await call_next(ctx)
+        names = ", ".join(repr(a) for a in unknown)
+        hint = " (the scope is fixed by the server's configuration)" if "scope" in unknown else ""
+        message = (
+            f"unknown argument{'s' if len(unknown) > 1 else ''} {names} for {name}{hint}; "
+            f"known: {', '.join(sorted(known or ())) or 'none'}"
+        )
+        return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def check_loopback(host: str) -> None:
+    """The HTTP transport has no authentication: it binds to loopback only."""
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        raise MemubotError(
+            f"--http {host}: the MCP HTTP transport has no authentication and binds to loopback only "
+            "(127.0.0.1, ::1 or localhost)"
+        )
+
+
+def serve(settings: Settings, scope: str, http: tuple[str, int] | None = None) -> None:
+    """Run the server until the client closes stdin (stdio) or SIGINT/SIGTERM (HTTP)."""
+    server = build_server(settings, scope)
+    if http is None:
+        log.info("MCP on stdio for scope %s", scope)
+        server.run()
+        return
+    host, port = http
+    check_loopback(host)
+    log.info("MCP on http://%s:%d/mcp for scope %s", host, port, scope)
+    server.run("streamable-http", host=host, port=port)

@@ -1,0 +1,208 @@
+"""The memory inspector: `/ui` on the daemon's HTTP app, one server-rendered page per scope.
+
+It reads the same store as everything else, through the memory facade: categories with their
+summaries, items (L0, L1, tier, importance, use, validity, what superseded them) with their
+sources, the memory-op log, and a search box that runs recall with `explain`. Forgetting an
+item shows the rows it will delete first, and deletes on a POST that carries a CSRF token;
+restoring an archived item is a POST with the same token.
+
+Safety: every text from memory goes through Jinja2's autoescaping (an e-mail body with
+`<script>` stays text), and the page forbids scripts outright by its Content-Security-Policy.
+On a loopback address the page is open, as the rest of the HTTP app; bound to any other address
+it requires `MEMUBOT_UI_TOKEN` (and is off without one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlencode
+
+import jinja2
+from aiohttp import web
+
+from daemon.config import Settings
+from daemon.http import parse_addr
+from daemon.memory import Memory
+from daemon.ui_plot import HEIGHT, WIDTH, survival_curve
+
+log = logging.getLogger(__name__)
+
+COOKIE = "memubot_ui"
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+MAX_ITEMS = 300
+
+_env = jinja2.Environment(
+    loader=jinja2.PackageLoader("daemon", "templates"),
+    autoescape=True,  # every {{ value }} is HTML-escaped; nothing is marked safe
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Inspector:
+    """The /ui routes over one Memory; `after_write` publishes the ops a forget made."""
+
+    def __init__(self, memory: Memory, settings: Settings, after_write: Callable[[], Awaitable[Any]]) -> None:
+        self.memory = memory
+        self.after_write = after_write
+        self.token = settings.ui_token
+        self.open = is_loopback(parse_addr(settings.http_addr)[0])
+        # the CSRF token: unguessable, and only a page served to an authorised reader shows it
+        self.csrf = secrets.token_urlsafe(32)
+
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_get("/ui", self.page)
+        app.router.add_get("/ui/forget", self.confirm_forget)
+        app.router.add_post("/ui/forget", self.forget)
+        app.router.add_post("/ui/restore", self.restore)
+
+    # ---- access -------------------------------------------------------------------------
+
+    def _authorised(self, request: web.Request) -> bool:
+        if self.open and not self.token:
+            return True
+        if not self.token:
+            return False
+        offered = (
+            request.cookies.get(COOKIE)
+            or request.query.get("token")
+            or request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        )
+        return bool(offered) and hmac.compare_digest(offered.encode(), self.token.encode())
+
+    def _guard(self, request: web.Request) -> None:
+        if self._authorised(request):
+            return
+        if not self.token:
+            raise web.HTTPForbidden(
+                text="/ui is off: HTTP listens beyond loopback and MEMUBOT_UI_TOKEN is not set\n"
+            )
+        raise web.HTTPUnauthorized(text="/ui needs the token: open /ui?token=… (MEMUBOT_UI_TOKEN)\n")
+
+    def _render(self, request: web.Request, template: str, **context: Any) -> web.Response:
+        html = _env.get_template(template).render(csrf=self.csrf, **context)
+        response = web.Response(text=html, content_type="text/html", charset="utf-8")
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Cache-Control"] = "no-store"
+        if self.token and request.query.get("token"):
+            # remembered in an HttpOnly cookie, so the token leaves the address bar after one visit
+            response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict", path="/ui")
+        return response
+
+    # ---- pages --------------------------------------------------------------------------
+
+    async def page(self, request: web.Request) -> web.Response:
+        self._guard(request)
+        scopes = await asyncio.to_thread(self.memory.scopes)
+        scope = request.query.get("scope") or (scopes[0] if len(scopes) == 1 else None)
+        context: dict[str, Any] = {"scopes": scopes, "scope": scope, "query": "", "hits": None}
+        context["notice"] = request.query.get("notice", "")
+        if scope is None:
+            return self._render(request, "ui.html", **context)
+        if scope not in scopes:
+            raise web.HTTPNotFound(text=f"no memories in scope {scope!r}\n")
+        query = request.query.get("q", "").strip()
+        context.update(await asyncio.to_thread(self._scope_view, scope, query))
+        context["query"] = query
+        return self._render(request, "ui.html", **context)
+
+    def _scope_view(self, scope: str, query: str) -> dict[str, Any]:
+        memory = self.memory
+        names = memory.stats(scope)["items_by_category"]
+        categories = [c for c in (memory.get_category(scope, n) for n in names) if c is not None]
+        items = memory.items(scope, MAX_ITEMS)
+        source_ids = sorted({s for i in items for s in (i["source_ids"] or [])})
+        sources = {r.id: r for r in memory.resources(scope, source_ids)}
+        hits = None
+        if query:
+            # an inspection is not a use: it must not reinforce what it shows
+            hits = [h.as_json(True) for h in memory.recall(query, scope, k=20, explain=True, reinforce=False)]
+        now, lifecycle = memory.clock(), memory.params.lifecycle
+        curves = {i["id"]: survival_curve(i, lifecycle, now) for i in items if not i["archived"]}
+        return {
+            "curves": curves,
+            "plot": {"width": WIDTH, "height": HEIGHT},
+            "categories": categories,
+            "items": items,
+            "sources": sources,
+            "hits": hits,
+            "ops": memory.recent_ops(scope, 100),
+            "stats": memory.stats(scope),
+        }
+
+    async def confirm_forget(self, request: web.Request) -> web.Response:
+        self._guard(request)
+        scope, item_id = self._target(request.query)
+        item = await asyncio.to_thread(self.memory.get_item, scope, item_id)
+        if item is None:
+            raise web.HTTPNotFound(text=f"no item {item_id!r} in scope {scope!r}\n")
+        counts = await asyncio.to_thread(self.memory.forget, scope, item_ids=[item_id], dry_run=True)
+        return self._render(request, "forget.html", scope=scope, item=item, counts=counts)
+
+    async def _checked_form(self, request: web.Request) -> tuple[str, str]:
+        """A state-changing POST: authorised, with the page's CSRF token, naming scope and item."""
+        self._guard(request)
+        form = await request.post()
+        offered = str(form.get("csrf", ""))
+        if not hmac.compare_digest(offered.encode(), self.csrf.encode()):
+            raise web.HTTPForbidden(text="missing or wrong CSRF token: reload the page and try again\n")
+        return self._target(form)
+
+    async def restore(self, request: web.Request) -> web.Response:
+        scope, item_id = await self._checked_form(request)
+        if not await asyncio.to_thread(self.memory.restore, scope, item_id):
+            raise web.HTTPNotFound(text=f"no archived item {item_id!r} in scope {scope!r}\n")
+        await self.after_write()
+        log.info("ui: restored item %s in scope %s", item_id, scope)
+        raise web.HTTPSeeOther("/ui?" + urlencode({"scope": scope, "notice": f"restored {item_id}"}))
+
+    async def forget(self, request: web.Request) -> web.Response:
+        scope, item_id = await self._checked_form(request)
+        if await asyncio.to_thread(self.memory.get_item, scope, item_id) is None:
+            raise web.HTTPNotFound(text=f"no item {item_id!r} in scope {scope!r}\n")
+        counts = await asyncio.to_thread(self.memory.forget, scope, item_ids=[item_id])
+        await self.after_write()
+        log.info("ui: forgot item %s in scope %s: %s", item_id, scope, counts)
+        notice = f"forgot {item_id}: " + ", ".join(f"{n} {table}" for table, n in counts.items() if n)
+        raise web.HTTPSeeOther("/ui?" + urlencode({"scope": scope, "notice": notice}))
+
+    @staticmethod
+    def _target(values: Any) -> tuple[str, str]:
+        scope, item_id = str(values.get("scope", "")), str(values.get("item", ""))
+        if not scope or not item_id:
+            raise web.HTTPBadRequest(text="needs 'scope' and 'item'\n")
+        return scope, item_id
+
+
+def add_ui(
+    app: web.Application, memory: Memory, settings: Settings, after_write: Callable[[], Awaitable[Any]]
+) -> Inspector:
+    inspector = Inspector(memory, settings, after_write)
+    inspector.add_routes(app)
+    if not inspector.open and not inspector.token:
+        log.warning(
+            "/ui is off: HTTP listens on %s, beyond loopback, and MEMUBOT_UI_TOKEN is not set",
+            settings.http_addr,
+        )
+    return inspector

@@ -1,0 +1,126 @@
+"""/ui in a real headless Chromium (Debian's `chromium`, driven by Playwright), against the whole
+daemon on a real nats-server: the page loads, search shows results, forget removes an item, and
+a hostile memory text does not execute — with the page's CSP bypassed, so escaping alone is tested.
+
+Skipped only when no Chromium is installed (`.ci/run` installs it when it can), with the reason
+in pytest's summary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, async_playwright
+
+from daemon.app import runtime_file, serve
+from daemon.client import Client, runtime_info
+from daemon.config import load_settings
+
+CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="NO BROWSER: /ui browser test NOT RUN — install Debian's `chromium` (apt-get install chromium)",
+)
+
+HOSTILE = (
+    "<script>window.__pwned = 1; document.title = 'pwned'</script> Subject: invoice "
+    "<img src=x onerror=\"window.__pwned = 2; document.title = 'pwned'\"> from Dr. Okafor, my dentist."
+)
+
+
+@pytest.fixture
+async def daemon_http(tmp_path: Path, nats_url: str) -> AsyncIterator[tuple[str, str]]:
+    """The daemon running in-process; yields (its HTTP base URL, the NATS URL)."""
+    settings = load_settings(
+        {
+            "HOME": str(tmp_path),
+            "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
+            "MEMUBOT_NATS_URL": nats_url,
+            "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
+            "MEMUBOT_CONFIG": str(tmp_path / "none.toml"),
+        }
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve(settings, stop))
+    async with asyncio.timeout(120):
+        while not runtime_file(settings).exists():
+            assert not task.done(), task.result()
+            await asyncio.sleep(0.05)
+    info = runtime_info(settings.state_dir)
+    assert info is not None
+    yield str(info["http"]), nats_url
+    stop.set()
+    assert await asyncio.wait_for(task, 60) == 0
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as p:
+        b = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield b
+        finally:
+            await b.close()
+
+
+async def test_the_inspector_in_a_real_browser(
+    daemon_http: tuple[str, str], browser: Browser, tmp_path: Path
+) -> None:
+    base, nats_url = daemon_http
+    async with await Client.connect(nats_url) as bus:
+        ts = "2024-02-01T09:00:00+00:00"
+        turns = [
+            {"id": "h1", "scope": "alice", "role": "user", "speaker": "Alice", "text": HOSTILE, "ts": ts},
+            {"id": "c1", "scope": "alice", "role": "user", "speaker": "Alice", "ts": ts,
+             "text": "We adopted a grey cat called Miso last spring."},
+        ]  # fmt: skip
+        assert [r["outcome"] for r in await bus.memorize(turns)] == ["stored", "stored"]
+
+        # CSP bypassed: only the escaping stands between a memory and the page's scripts
+        context = await browser.new_context(bypass_csp=True)
+        page = await context.new_page()
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: dialogs.append(d.message))
+        response = await page.goto(f"{base}/ui?scope=alice")
+        assert response is not None and response.status == 200
+        assert await page.title() == "memubot: alice"
+        items = await page.inner_text("#items")
+        assert "Miso" in items
+        # the hostile text is shown as text, and nothing of it ran
+        assert "<script>window.__pwned = 1;" in items and '<img src=x onerror="window.__pwned = 2;' in items
+        assert await page.evaluate("window.__pwned") is None and not dialogs
+        assert (
+            await page.locator("#items img").count() == 0 and await page.locator("body script").count() == 0
+        )
+        # each item's survival curve is drawn (inline SVG, no script)
+        plot = page.locator("#items tr.item", has_text="Miso").locator("svg.survival polyline")
+        assert await plot.count() == 1 and (await plot.bounding_box() or {}).get("width", 0) > 50
+        await page.screenshot(path=str(tmp_path / "inspector.png"), full_page=True)
+
+        # search: recall with each stage's score
+        await page.fill("#search input[name=q]", "what is our cat called?")
+        await page.click("#search button")
+        await page.wait_for_selector("#hits")
+        first = await page.locator("#hits tr.hit").first.inner_text()
+        assert "Miso" in first and "dense" in first and "final" in first
+
+        # forget: the rows it will delete first, then a POST with the CSRF token
+        await page.goto(f"{base}/ui?scope=alice")
+        row = page.locator("#items tr.item", has_text="Miso")
+        await row.locator("a.forget").click()
+        await page.wait_for_selector("#counts")
+        assert "Miso" in await page.inner_text("body")
+        await page.click("#forget button")
+        await page.wait_for_selector("#notice")
+        assert "forgot" in await page.inner_text("#notice")
+        assert "Miso" not in await page.inner_text("#items")
+        assert await page.evaluate("window.__pwned") is None and not dialogs
+        await context.close()
+
+        # the daemon's memory agrees: recall no longer finds it
+        hits = await bus.recall("what is our cat called?", scope="alice", k=10)
+        assert not any("Miso" in h["text"] for h in hits)

@@ -10,7 +10,8 @@ documented, so that a thread's state can be explained from its messages:
   makes a request: English "please <verb>" opening a clause (not "X, please." closing an
   answer), "could/can/would/will you", "let me know", "I need you to",
   "kindly"; Chinese 请, 麻烦, 能否, 能不能, 可不可以, 可以…吗, 是否, 帮我, 告诉我, or a sentence
-  ending in 吗/呢. Courtesies are not requests: "please find attached", "please see below",
+  ending in 吗/呢 (请, 麻烦 and 帮忙 as verbs: not in 申请/邀请, not "太麻烦了" or
+  "谢谢你的帮忙"). Courtesies are not requests: "please find attached", "please see below",
   "please ignore", "please note", "thanks in advance", 请查收, 请见附件.
 - **Promises** (`promise_of`): a sentence of the person's own new part where they commit to do
   something: English "I'll", "I will", "I'm going to", "I'm gonna", "I shall", "we'll", "we will",
@@ -52,7 +53,12 @@ _REQUEST_EN = re.compile(
 # "please" asks when it opens a clause with a verb after it ("Please send ..."), not when it
 # closes an answer ("The lake one, please.")
 _PLEASE = re.compile(r"(^|[,;:]\s*)(please|pls)\s+\w", re.IGNORECASE)
-_REQUEST_ZH = re.compile(r"请|麻烦|能否|能不能|可不可以|可否|是否|帮我|帮忙|告诉我|需要你|希望你")
+# 请 / 麻烦 / 帮忙 ask as verbs only: not inside 申请, 邀请 (an application, an invitation), not
+# 麻烦 as an adjective ("太麻烦了"), not 帮忙 as a noun closing a sentence ("谢谢你的帮忙！")
+_REQUEST_ZH = re.compile(
+    r"(?<![申邀聘宴恳回敬])请|麻烦(?![的了啊呀吧事死]|[。！!，,？?\s]|$)|能否|能不能|可不可以|可否|是否"
+    r"|帮我|(?<![的谢])帮忙(?![！!。.~]*$)|告诉我|需要你|希望你"
+)
 _QUESTION_END_ZH = re.compile(r"[吗呢嘛][\s。.!！~]*$")
 _PROMISE_EN = re.compile(
     r"\b(i'll|i’ll|i will|i am going to|i'm going to|i’m going to|i'm gonna|i shall|we'll|we’ll|we will|"

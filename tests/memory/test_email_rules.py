@@ -33,6 +33,12 @@ from daemon.memory.types import EmailMessage
         ("Attached. Alice", None),
         ("收到，谢谢。", None),
         ("请查收附件。", None),
+        # the same characters that are no request
+        ("我们已经把申请材料交上去了。", None),
+        ("感谢邀请，周六我们一家都会到。", None),
+        ("报销流程实在太麻烦了。", None),
+        ("上次搬家多亏了你帮忙！", None),
+        ("麻烦您确认一下周四的时间", "麻烦您确认一下周四的时间"),
         ("See https://example.com/doc?id=3 for the numbers.", None),
         # a question in the quoted earlier message is not this message's question
         ("Done.\n\nOn Tue, 3 Mar 2026, Bob wrote:\n> could you send it?", None),

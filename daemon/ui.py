@@ -27,6 +27,7 @@ import jinja2
 from aiohttp import web
 
 from daemon.config import Settings
+from daemon.errors import InvalidInput
 from daemon.http import parse_addr
 from daemon.memory import Memory
 from daemon.ui_plot import HEIGHT, WIDTH, survival_curve
@@ -74,6 +75,7 @@ class Inspector:
         app.router.add_get("/ui/forget", self.confirm_forget)
         app.router.add_post("/ui/forget", self.forget)
         app.router.add_post("/ui/restore", self.restore)
+        app.router.add_post("/ui/correct", self.correct)
 
     # ---- access -------------------------------------------------------------------------
 
@@ -185,6 +187,20 @@ class Inspector:
         await self.after_write()
         log.info("ui: forgot item %s in scope %s: %s", item_id, scope, counts)
         notice = f"forgot {item_id}: " + ", ".join(f"{n} {table}" for table, n in counts.items() if n)
+        raise web.HTTPSeeOther("/ui?" + urlencode({"scope": scope, "notice": notice}))
+
+    async def correct(self, request: web.Request) -> web.Response:
+        """A correction from the person: the new text supersedes the item (provenance "corrected
+        by the person"); a text that states no fact is refused and nothing changes."""
+        scope, item_id = await self._checked_form(request)
+        text = str((await request.post()).get("text", ""))
+        try:
+            new_id = await asyncio.to_thread(self.memory.correct, scope, item_id, text)
+        except InvalidInput as exc:
+            raise web.HTTPBadRequest(text=f"not corrected: {exc}\n") from exc
+        await self.after_write()
+        log.info("ui: corrected item %s in scope %s: now %s", item_id, scope, new_id)
+        notice = f"corrected {item_id}: now {new_id}"
         raise web.HTTPSeeOther("/ui?" + urlencode({"scope": scope, "notice": notice}))
 
     @staticmethod

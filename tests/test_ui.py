@@ -231,3 +231,24 @@ async def test_each_active_item_has_its_survival_plot(memory: Memory, tmp_path: 
         html = await (await client.get("/ui", params={"scope": "alice"})).text()
     assert html.count('<svg class="survival"') == len(memory.items("alice")) >= 2
     assert "in a year" in html
+
+
+async def test_a_fact_is_corrected_by_a_post_with_the_csrf_token(memory: Memory, tmp_path: Path) -> None:
+    memory.memorize([turn("j1", "I teach piano at a music school in Utrecht.")])
+    [item] = memory.items("alice")
+    async with ui_client(memory, tmp_path) as client:
+        html = await (await client.get("/ui", params={"scope": "alice"})).text()
+        assert 'action="/ui/correct"' in html
+        form = {"scope": "alice", "item": item["id"], "text": "I teach piano at home now, in Amersfoort."}
+        refused = await client.post("/ui/correct", data={**form, "csrf": "guess"}, allow_redirects=False)
+        assert refused.status == 403 and memory.get_item("alice", item["id"])["superseded_by"] is None  # type: ignore[index]
+        empty = await client.post(
+            "/ui/correct", data={**form, "text": "  ", "csrf": csrf_of(html)}, allow_redirects=False
+        )
+        assert empty.status == 400 and "not corrected" in await empty.text()
+        done = await client.post("/ui/correct", data={**form, "csrf": csrf_of(html)}, allow_redirects=False)
+        assert done.status == 303
+        old = memory.get_item("alice", item["id"])
+        assert old is not None and old["superseded_by"]
+        page = await (await client.get(done.headers["Location"])).text()
+        assert f"corrected {item['id']}" in page and "Amersfoort" in page

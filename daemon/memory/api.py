@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
+from daemon.memory import correction as C
 from daemon.memory import dedup as D
 from daemon.memory import forgetting as F
 from daemon.memory import lifecycle as L
@@ -845,3 +846,27 @@ class Memory:
     def email_thread(self, scope: str, thread: str) -> ThreadState | None:
         """One thread's state, or None when no message of it was seen."""
         return EmailThreads(self.store, self._lock).get(scope, thread)
+
+    # ---- corrections (daemon/memory/correction.py) ----------------------------------------
+
+    def correct(self, scope: str, item_id: str, text: str) -> str:
+        """The person corrects a fact: `text` is stored as their statement now (provenance
+        "corrected by the person") and the item holding it supersedes `item_id`. Returns that
+        item's id; InvalidInput when there is no such active item or the text states no fact."""
+        if not scope:
+            raise ScopeRequired("a correction needs a scope")
+        old = self.get_item(scope, item_id)
+        if old is None:
+            raise InvalidInput(f"no item {item_id!r} in scope {scope!r}")
+        now = self.clock()
+        resource = C.correction_resource(scope, old, text, now)
+        with self._write:
+            self._memorize([resource], None)
+            with self._lock:
+                new_id = C.holder(self.store, scope, resource.id, item_id)
+                # the update model may have retired it already, in favour of the same statement
+                if not (self.store.item(scope, item_id) or {}).get("superseded_by"):
+                    C.supersede(self.store, scope, old, new_id, now)
+                self._indexes.pop(scope, None)
+        log.info("item %s in scope %s corrected by the person: now %s", item_id, scope, new_id)
+        return new_id

@@ -250,6 +250,16 @@ class StoreItems(StoreIndex):
                 [item_id, list(source_ids), _require(scope), list(source_ids.values())],
             )
 
+    def items_holding(self, scope: str, resource_id: str) -> list[tuple[str, bool]]:
+        """The items with `resource_id` among their sources: (id, still active) in id order."""
+        rows = self.con.execute(
+            "SELECT i.id, i.superseded_by IS NULL AND NOT i.archived FROM item_sources s"
+            " JOIN items i ON i.id = s.item_id AND i.scope = s.scope"
+            " WHERE s.scope = ? AND s.resource_id = ? ORDER BY i.id",
+            [_require(scope), resource_id],
+        ).fetchall()
+        return [(str(r[0]), bool(r[1])) for r in rows]
+
     def supersede(self, scope: str, old_id: str, new_id: str, at: datetime) -> None:
         """The old item stops being valid at `at`; it keeps its row, sources and history."""
         self.con.execute(

@@ -194,9 +194,16 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
     ) -> str:
         """The person's memories that answer `query`, best first: each hit has its `item_id` (what
         `forget` takes), text, category, when it happened, score and the ids of its source turns."""
-        result = await ask(
-            "recall", {"scope": scope, "query": query, "k": k, "session": session, "explain": explain}
-        )
+        body = {"scope": scope, "query": query, "k": k, "session": session, "explain": explain}
+        try:
+            result = await link.request("recall", {k_: v for k_, v in body.items() if v is not None})
+        except RpcError as exc:
+            if exc.kind != "not_found":
+                raise _tool_error(exc) from exc
+            # a scope with nothing stored yet: for an agent that is "no memories", not a failure
+            result = {"hits": [], "note": exc.message}
+        except (MemubotError, TimeoutError) as exc:
+            raise _tool_error(exc) from exc
         return json.dumps(result, ensure_ascii=False)
 
     @server.tool(

@@ -101,6 +101,10 @@ async def test_remember_recall_forget_recall_again(daemon: Settings, tmp_path: P
         assert tools["recall"].input_schema["required"] == ["query"]
         assert tools["forget"].annotations is not None and tools["forget"].annotations.destructive_hint
 
+        # nothing stored yet: no memories, not a failure
+        empty = await call(client, "recall", {"query": "who is my dentist?"})
+        assert empty["hits"] == [] and "alice" in empty["note"]
+
         note = await call(client, "remember", {"text": "My dentist is Dr. Okafor on Elm Street."})
         assert [r["outcome"] for r in note["results"]] == ["stored"] and note["scope"] == "alice"
         turns = [

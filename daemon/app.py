@@ -29,6 +29,7 @@ from daemon.config import Settings
 from daemon.connection import connect
 from daemon.consumer import Consumer
 from daemon.dispatch import Dispatcher
+from daemon.github_enrich import Enricher
 from daemon.gmail.start import start_gmail
 from daemon.http import bind, make_app, serve_http
 from daemon.metrics import Metrics
@@ -117,7 +118,8 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
                 log.warning("publishing memory ops failed: %s", exc)
 
         gmail = await start_gmail(stack, settings, memory.ledger, publish)
-        deps = Deps(memory, settings, memory.clock, gmail=gmail)
+        enricher = Enricher(settings.github_token, settings.github_api_url) if settings.github_token else None
+        deps = Deps(memory, settings, memory.clock, gmail=gmail, github=enricher)
         dispatcher = Dispatcher(deps, metrics)
         consumer = Consumer(js, dispatcher, after_batch=pump)
         await outbox.start_cursor()

@@ -289,6 +289,14 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         f"{len(settings.github_webhook_secrets)} secret(s), login {settings.github_login or '(not set)'}",
         fatal=False,
     )
+    check(
+        "github api",
+        True,
+        f"deliveries enriched through {settings.github_api_url} (MEMUBOT_GITHUB_TOKEN set)"
+        if settings.github_token
+        else "no enrichment (set MEMUBOT_GITHUB_TOKEN for PR files and diff stats, issue threads)",
+        fatal=False,
+    )
     check("gmail", *gmail_status(settings), fatal=False)
     check(
         "mcp",

@@ -105,6 +105,9 @@ class Settings:
     profile_scope: str | None = None  # whose core memories the profile file shows
     github_scope: str | None = None  # whose memory GitHub deliveries feed (default: profile_scope)
     github_login: str | None = None  # which GitHub login is the person
+    # a token for the GitHub API: deliveries are enriched (PR files and diff stats, issue thread)
+    github_token: str | None = field(default=None, repr=False)
+    github_api_url: str = "https://api.github.com"  # GitHub Enterprise: https://HOST/api/v3
     mcp_scope: str | None = None  # whose memory `memubot mcp` serves (its --scope wins)
     # the /ui inspector's token: required when HTTP listens beyond loopback (none: /ui is off there)
     ui_token: str | None = field(default=None, repr=False)
@@ -185,6 +188,7 @@ _ENV = [
     ("MEMUBOT_PROFILE_SCOPE", "profile_scope", "profile_scope"),
     ("MEMUBOT_GITHUB_SCOPE", "github_scope", "github_scope"),
     ("MEMUBOT_GITHUB_LOGIN", "github_login", "github_login"),
+    ("MEMUBOT_GITHUB_API_URL", "github_api_url", "github_api_url"),
     ("MEMUBOT_GMAIL_SCOPE", "gmail_scope", "gmail_scope"),
     ("MEMUBOT_EMAIL_ADDRESSES", "email_addresses", "email_addresses"),
     ("MEMUBOT_GMAIL_CREDENTIALS", "gmail_credentials", "gmail_credentials"),
@@ -334,6 +338,7 @@ def load_settings(
         ("llm_api_key", "MEMUBOT_LLM_API_KEY"),
         ("embed_api_key", "MEMUBOT_EMBED_API_KEY"),
         ("ui_token", "MEMUBOT_UI_TOKEN"),
+        ("github_token", "MEMUBOT_GITHUB_TOKEN"),
     ):
         if env.get(var):
             values[secret] = env[var]

@@ -17,6 +17,12 @@ class Mailbox(Protocol):
     async def renew_watch(self, topic: str) -> int: ...
 
 
+class Enrichment(Protocol):
+    """What the github handler needs of the API enricher (daemon/github_enrich.py)."""
+
+    async def enrich(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Deps:
     """Handlers take their collaborators from here; time comes from `clock`, never the wall."""
@@ -25,3 +31,4 @@ class Deps:
     settings: Settings
     clock: Clock
     gmail: Mailbox | None = None  # the Gmail fetcher, when the Gmail trigger is on
+    github: Enrichment | None = None  # the GitHub API enricher, when a token is configured

@@ -12,8 +12,10 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from daemon.events import GithubEvent
+from daemon.github_enrich import line_for
 from daemon.memory import ResourceIn
 from daemon.memory.types import EXTERNAL
 from handlers.deps import Deps
@@ -23,20 +25,27 @@ from handlers.github_summary import summarize
 log = logging.getLogger(__name__)
 
 
-def resource_from(event: GithubEvent, login: str | None, occurred_at: datetime) -> ResourceIn:
-    """The resource a delivery becomes; its id is the delivery id, so a redelivery stores nothing."""
+def resource_from(
+    event: GithubEvent, login: str | None, occurred_at: datetime, extra: dict[str, Any] | None = None
+) -> ResourceIn:
+    """The resource a delivery becomes; its id is the delivery id, so a redelivery stores nothing.
+    `extra` is what the API added (daemon/github_enrich.py): in meta, and a few words of it in
+    the text."""
     summary = summarize(event.event, event.action, event.payload, login)
+    meta = {**summary.meta, "delivery": event.id, "reduced": bool(event.payload.get("memubot_reduced"))}
+    if extra:
+        meta["enrichment"] = extra
     return ResourceIn(
         id=event.id,
         scope=event.scope,
-        text=summary.text,
+        text=summary.text + (line_for(extra) if extra else ""),
         occurred_at=occurred_at,
         kind="github",
         speaker=summary.meta.get("actor"),
         agent="github",
         # what GitHub says comes from other people: never an instruction, never the person's profile
         trust=EXTERNAL,
-        meta={**summary.meta, "delivery": event.id, "reduced": bool(event.payload.get("memubot_reduced"))},
+        meta=meta,
     )
 
 
@@ -48,8 +57,16 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
     now = deps.clock()
     when = {e.id: e.received_at or now for e in kept}
     known = await asyncio.to_thread(deps.memory.known_resources, [(e.scope, e.id) for e in kept])
+    extra: dict[str, dict[str, Any] | None] = {}
+    if deps.github is not None:
+        # only for what is new: a redelivery is stored already and costs no API call
+        for e in kept:
+            if (e.scope, e.id) not in known:
+                extra[e.id] = await deps.github.enrich(e.event, e.payload)
     if kept:
-        await asyncio.to_thread(deps.memory.memorize, [resource_from(e, login, when[e.id]) for e in kept])
+        await asyncio.to_thread(
+            deps.memory.memorize, [resource_from(e, login, when[e.id], extra.get(e.id)) for e in kept]
+        )
     for e in kept:
         update = work_item_from(e, login, when[e.id])
         if update is not None:

@@ -50,6 +50,18 @@ MAX_SCOPE_CHARS = 128
 _SCOPE_FORBIDDEN = frozenset(".*>")
 
 
+def _required(obj: Any, *names: str, nonempty: tuple[str, ...] = ("id",)) -> list[str]:
+    """The required string fields of a JSON-object event, in order; those in `nonempty` must
+    also hold more than whitespace. Every rejection names the field."""
+    if not isinstance(obj, dict):
+        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
+    values = [_str_field(obj, name, required=True) or "" for name in names]
+    for name, value in zip(names, values, strict=True):
+        if name in nonempty and not value.strip():
+            raise InvalidEvent(f"field {name!r} is empty")
+    return values
+
+
 def check_scope(scope: str, name: str = "scope") -> str:
     """A scope is one subject token: non-empty, no whitespace, '.', '*' or '>', at most 128 chars."""
     if not scope.strip():
@@ -229,15 +241,7 @@ class Feedback:
 
 
 def feedback_from_dict(obj: Any) -> Feedback:
-    if not isinstance(obj, dict):
-        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
-    event_id = _str_field(obj, "id", required=True)
-    suggestion = _str_field(obj, "suggestion_id", required=True)
-    verdict = _str_field(obj, "verdict", required=True)
-    ts_raw = _str_field(obj, "ts", required=True)
-    assert event_id is not None and suggestion is not None and verdict is not None and ts_raw is not None
-    if not event_id.strip():
-        raise InvalidEvent("field 'id' is empty")
+    event_id, suggestion, verdict, ts_raw = _required(obj, "id", "suggestion_id", "verdict", "ts")
     if verdict not in VERDICTS:
         raise InvalidEvent(f"field 'verdict' must be one of {sorted(VERDICTS)}, got {verdict!r}")
     return Feedback(
@@ -270,16 +274,7 @@ class GithubEvent:
 
 def github_from_dict(obj: Any) -> GithubEvent:
     """Validate a decoded `memubot.in.github` body; `action` defaults to the payload's own."""
-    if not isinstance(obj, dict):
-        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
-    event_id = _str_field(obj, "id", required=True)
-    scope = _str_field(obj, "scope", required=True)
-    kind = _str_field(obj, "event", required=True)
-    assert event_id is not None and scope is not None and kind is not None
-    if not event_id.strip():
-        raise InvalidEvent("field 'id' is empty")
-    if not kind.strip():
-        raise InvalidEvent("field 'event' is empty")
+    event_id, scope, kind = _required(obj, "id", "scope", "event", nonempty=("id", "event"))
     check_scope(scope)
     payload = obj.get("payload")
     if not isinstance(payload, dict):
@@ -342,17 +337,7 @@ def _str_list(obj: dict[str, Any], name: str) -> tuple[str, ...]:
 
 def email_from_dict(obj: Any) -> EmailEvent:
     """Validate a decoded `memubot.in.email` body; every rejection names the field."""
-    if not isinstance(obj, dict):
-        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
-    event_id = _str_field(obj, "id", required=True)
-    scope = _str_field(obj, "scope", required=True)
-    sender = _str_field(obj, "from", required=True)
-    date_raw = _str_field(obj, "date", required=True)
-    assert event_id is not None and scope is not None and sender is not None and date_raw is not None
-    if not event_id.strip():
-        raise InvalidEvent("field 'id' is empty")
-    if not sender.strip():
-        raise InvalidEvent("field 'from' is empty")
+    event_id, scope, sender, date_raw = _required(obj, "id", "scope", "from", "date", nonempty=("id", "from"))
     check_scope(scope)
     text = _str_field(obj, "text", required=False) or ""
     subject = _str_field(obj, "subject", required=False) or ""
@@ -393,13 +378,7 @@ class GmailNotification:
 
 
 def gmail_from_dict(obj: Any) -> GmailNotification:
-    if not isinstance(obj, dict):
-        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
-    event_id = _str_field(obj, "id", required=True)
-    address = _str_field(obj, "emailAddress", required=True)
-    assert event_id is not None and address is not None
-    if not event_id.strip():
-        raise InvalidEvent("field 'id' is empty")
+    event_id, address = _required(obj, "id", "emailAddress")
     if "@" not in address:
         raise InvalidEvent(f"field 'emailAddress' is not an address: {address!r}")
     raw = obj.get("historyId")

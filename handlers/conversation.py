@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Sequence
 
 from daemon.events import ConversationTurn
 from daemon.memory import ResourceIn
+from daemon.predict import engine
+from daemon.predict.prefetch import context_for, context_subject
 from handlers.deps import Deps
 
 log = logging.getLogger(__name__)
@@ -36,6 +39,7 @@ async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
     know it because an earlier run died between commit and ledger, or it came in through import.
     """
     known = await asyncio.to_thread(deps.memory.known_resources, [(t.scope, t.id) for t in turns])
+    await prefetch([t for t in turns if (t.scope, t.id) not in known], deps)
     report = await asyncio.to_thread(deps.memory.memorize, [resource_from(t) for t in turns])
     log.debug(
         "conversation batch of %d: +%d resources, +%d items, %d already stored",
@@ -44,4 +48,39 @@ async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
         report.items_added,
         report.resources_skipped,
     )
+    await predict(deps)
     return ["duplicate" if (t.scope, t.id) in known else "stored" for t in turns]
+
+
+async def prefetch(turns: Sequence[ConversationTurn], deps: Deps) -> None:
+    """Publish the context each new turn calls for, at once; a failure costs only the context."""
+    send = deps.out.context
+    if send is None:
+        return
+    for t in turns:
+        try:
+            body = await asyncio.to_thread(
+                context_for,
+                deps.memory,
+                deps.settings,
+                turn_id=t.id,
+                scope=t.scope,
+                session=t.session,
+                text=t.text,
+                at=t.ts,
+            )
+            await send(context_subject(t.session), json.dumps(body, ensure_ascii=False).encode())
+        except Exception as exc:
+            log.warning("context for turn %s not published: %s", t.id, exc)
+
+
+async def predict(deps: Deps) -> None:
+    """Run the predictors over what the memory just did. The memory is committed: a failure here
+    leaves the predict cursor where it was, and the next event (or heartbeat) predicts again."""
+    try:
+        proposed = await asyncio.to_thread(engine.after_memory, deps.memory, deps.settings, deps.clock())
+    except Exception:
+        log.exception("predictors failed; they will read the same memory ops again on the next event")
+        return
+    if proposed:
+        deps.out.wake()

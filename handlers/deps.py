@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from daemon.config import Settings
 from daemon.memory import Clock, Memory
+from daemon.predict.outlet import Outlet
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,3 +16,4 @@ class Deps:
     memory: Memory
     settings: Settings
     clock: Clock
+    out: Outlet = field(default_factory=Outlet)  # prefetched context out, the delivery timer's wake-up

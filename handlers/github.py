@@ -16,6 +16,8 @@ from datetime import datetime
 from daemon.events import GithubEvent
 from daemon.memory import ResourceIn
 from daemon.memory.types import EXTERNAL
+from daemon.memory import WorkItem
+from daemon.predict import engine
 from handlers.deps import Deps
 from handlers.github_state import work_item_from
 from handlers.github_summary import summarize
@@ -50,6 +52,7 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
     known = await asyncio.to_thread(deps.memory.known_resources, [(e.scope, e.id) for e in kept])
     if kept:
         await asyncio.to_thread(deps.memory.memorize, [resource_from(e, login, when[e.id]) for e in kept])
+    changes: list[tuple[WorkItem, str]] = []
     for e in kept:
         update = work_item_from(e, login, when[e.id])
         if update is not None:
@@ -57,6 +60,15 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
             # and a crash between the resource and the state is repaired by the redelivery
             state = await asyncio.to_thread(deps.memory.work_items.apply, update)
             log.debug("%s %s#%d: %s", e.id, state.repo, state.number, state.state)
+            changes.append((state, e.id))
+    if changes:
+        try:
+            proposed = await asyncio.to_thread(engine.after_github, deps.memory, deps.settings, now, changes)
+        except Exception:  # the state is committed; a predictor bug must not make GitHub resend
+            log.exception("predictors failed on GitHub deliveries %s", [e for _, e in changes])
+        else:
+            if proposed:
+                deps.out.wake()
     return [
         "noop" if e.event == "ping" else "duplicate" if (e.scope, e.id) in known else "stored" for e in events
     ]

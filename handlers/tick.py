@@ -1,7 +1,9 @@
-"""Scheduled ticks: the daily consolidation now; the morning and heartbeat ticks wake predictors.
+"""Scheduled ticks: the daily consolidation; the morning digest; the heartbeat catches predictors up.
 
-Predictors arrive with the predict → act work; until then a morning or heartbeat tick is only
-recorded (outcome "noop"), which already proves it is handled once per scheduled moment.
+The morning tick runs the digest predictor for every scope (nothing is sent when there is
+nothing to say). The heartbeat re-reads the memory-op log after the predict cursor, so that
+ops a failed prediction left behind are predicted from within hours, not at the next turn.
+Delivering what is due is the delivery timer's job, not a tick's.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Sequence
 
 from daemon import jobs
 from daemon.events import Tick
+from daemon.predict import engine
 from handlers.deps import Deps
 
 log = logging.getLogger(__name__)
@@ -27,6 +30,17 @@ async def handle(ticks: Sequence[Tick], deps: Deps) -> list[str]:
             )
             log.info("tick %s: consolidated %d scopes", tick.id, len(report["scopes"]))
             outcomes.append("consolidated")
+        elif tick.schedule == "morning":
+            proposed = await asyncio.to_thread(engine.morning, deps.memory, deps.settings, tick.fired_at)
+            log.info("tick %s: %d digest(s) proposed", tick.id, len(proposed))
+            if proposed:
+                deps.out.wake()
+            outcomes.append("digest" if proposed else "noop")
+        elif tick.schedule == "heartbeat":
+            proposed = await asyncio.to_thread(engine.after_memory, deps.memory, deps.settings, tick.fired_at)
+            if proposed:
+                deps.out.wake()
+            outcomes.append("predicted" if proposed else "noop")
         else:
             outcomes.append("noop")
     return outcomes

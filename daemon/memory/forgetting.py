@@ -173,6 +173,7 @@ def forget(
         counts["categories"] = store.drop_categories(scope)
         # the pull request / issue state was learnt from the scope's deliveries: it goes too
         counts["work_items"] = store.drop_work_items(scope)
+        counts["suggestions"] = store.drop_suggestions(scope)
     else:
         store.refresh_categories(scope, list(CATEGORIES), clock())
     indexes.pop(scope, None)

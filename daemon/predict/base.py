@@ -93,6 +93,30 @@ def what(item: dict[str, Any]) -> str:
     return text.strip()
 
 
+_NOTE = re.compile(r"\(([^()]*)\)\s*$")
+
+
+def plain(item: dict[str, Any]) -> str:
+    """`what` without the date phrases the date rules resolved ("Next Monday at 10:00 I have the
+    demo" → "I have the demo"): on the day itself "next Monday" would mislead."""
+    text = what(item)
+    note = _NOTE.search(str(item.get("l0", "")))
+    if not note:
+        return text
+    for part in note.group(1).split(";"):
+        cue = part.rsplit(":", 1)[0].strip() if part.count(":") else ""
+        # "Next Monday at 10:00: 9 March 2026 10:00" → the cue is what comes before ": <date>"
+        m = re.match(r"(.+?):\s*\d{1,2} \w+ \d{4}", part.strip())
+        cue = m.group(1) if m else cue
+        if cue and cue in text:
+            # the cue and an end time right after it ("下周三下午三点到四点", "3 to 4pm")
+            tail = r"(?:\s*(?:到|至|-|–|to|until)\s*(?:[一二两三四五六七八九十]{1,3}|\d{1,2})(?:[:：]\d{2})?\s*(?:点半?|am|pm)?)?"
+            text = re.sub(re.escape(cue) + tail, " ", text, count=1)
+    text = re.sub(r"\s+([,.，。!?])", r"\1", " ".join(text.split())).strip(" ,，")
+    text = re.sub(r"^(?:对了|另外|by the way|btw|oh)?\s*[,，、]\s*", "", text, flags=re.IGNORECASE)
+    return (text[:1].upper() + text[1:]) if text else what(item)
+
+
 def l1_of(item: dict[str, Any]) -> dict[str, Any]:
     l1 = item.get("l1") or {}
     if isinstance(l1, str):

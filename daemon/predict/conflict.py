@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from daemon.memory.suggestions import Suggestion
-from daemon.predict.base import Ctx, NewItems, Recheck, Trigger, active, is_cjk, said_by_person, short, what
+from daemon.predict.base import Ctx, NewItems, Recheck, Trigger, active, is_cjk, plain, said_by_person, short, what
 from daemon.predict.timing import is_timed
 from daemon.predict.upcoming import when_text
 
@@ -77,7 +77,7 @@ class Conflict:
 
     def _suggest(self, scope: str, a: dict[str, Any], b: dict[str, Any], ctx: Ctx) -> Suggestion:
         ids = sorted([a["id"], b["id"]])
-        ta, tb = what(a), what(b)
+        ta, tb = plain(a), plain(b)
         zh = is_cjk(ta + tb)
         tz = ctx.settings.tz
         when = when_text(b["due_at"].astimezone(tz), ctx.now.astimezone(tz), True, zh)

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from daemon.memory.suggestions import Suggestion
-from daemon.predict.base import Ctx, Morning, Recheck, Trigger, is_cjk, said_by_person, short, what
+from daemon.predict.base import Ctx, Morning, Recheck, Trigger, is_cjk, plain, said_by_person, short, what
 from daemon.predict.github import ref, waits_for
 from daemon.predict.timing import day_start, is_timed, next_day_start
 
@@ -35,7 +35,7 @@ def _write(s: Suggestion, events: list[dict[str, Any]], waiting: list[Any], ctx:
     lines = []
     for e in events:
         t = e["due_at"].astimezone(tz)
-        lines.append(f"• {t.strftime('%H:%M') + ' ' if is_timed(t, tz) else ''}{short(what(e), 90)}")
+        lines.append(f"• {t.strftime('%H:%M') + ' ' if is_timed(t, tz) else ''}{short(plain(e), 90)}")
     for w in waiting:
         why = waits_for(w, ctx.settings.github_login)
         lines.append(f"• {'review' if why == 'review' else 'assigned'}: {ref(w)} {short(w.title, 70)}")

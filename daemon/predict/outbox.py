@@ -117,7 +117,7 @@ class SuggestionOutbox:
         if d.action != "send":
             log.info("suggestion %s (%s): %s — %s", s.id, s.dedup_key, d.action, d.reason)
             return 0
-        body = d.suggestion.as_json() | {"deliver_at": now.isoformat()}
+        body = d.suggestion.as_json() | {"deliver_at": now.astimezone(self.settings.tz).isoformat()}
         await self.publish(subject(s.scope), json.dumps(body, ensure_ascii=False).encode(), message_id(s))
         # evidence and text as sent are what the row keeps
         await asyncio.to_thread(self.memory.suggestions.update, d.suggestion)

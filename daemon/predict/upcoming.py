@@ -1,7 +1,7 @@
 """upcoming: an event the person told us about → a reminder at a sensible lead time.
 
-Timed events are announced on the morning of their day or `remind_lead_hours` before, whichever
-is earlier; an event without a time of day on the morning of its day. An event stated shortly
+A timed event is announced `remind_lead_hours` before it starts (quiet hours move that to
+their end, still before the event); an event without a time of day on the morning of its day. An event stated shortly
 before it starts gets a short reminder half an hour before, or none. The reminder expires when
 the event starts (all-day: at the end of its day), so it is never sent late, and it is re-checked
 at delivery: a moved or cancelled event (a superseded item) withdraws it, and the new item brings
@@ -16,7 +16,7 @@ from typing import Any
 
 from daemon.memory.suggestions import Suggestion
 from daemon.predict import enrich, promise
-from daemon.predict.base import Ctx, NewItems, Recheck, Trigger, active, is_cjk, said_by_person, short, what
+from daemon.predict.base import Ctx, NewItems, Recheck, Trigger, active, is_cjk, plain, said_by_person, short, what
 from daemon.predict.timing import at_local, is_timed, next_day_start
 
 NAME = "upcoming"
@@ -41,13 +41,13 @@ def plan(item: dict[str, Any], ctx: Ctx) -> tuple[datetime, datetime] | None:
     due = item["due_at"].astimezone(tz)
     if due <= ctx.now:
         return None
-    morning = at_local(due, ctx.settings.morning_at, tz)
     if not is_timed(due, tz):
+        morning = at_local(due, ctx.settings.morning_at, tz)
         expires = next_day_start(due, tz)
         at = max(morning, ctx.now + MIN_NOTICE)
         return (at, expires) if at < expires else None
     lead = timedelta(hours=ctx.settings.remind_lead_hours)
-    for at in (min(morning, due - lead), due - SHORT_LEAD):
+    for at in (due - lead, due - SHORT_LEAD):
         if at >= ctx.now + MIN_NOTICE:
             return at, due
     return None
@@ -98,7 +98,7 @@ class Upcoming:
         if due is None or due.timestamp() != datetime.fromisoformat(s.data["due_at"]).timestamp():
             return Recheck(None, "the event moved")
         tz = ctx.settings.tz
-        text = what(item)
+        text = plain(item)
         zh = is_cjk(text)
         when = when_text(due.astimezone(tz), ctx.now.astimezone(tz), is_timed(due, tz), zh)
         rel = enrich.related(ctx, s.scope, item)

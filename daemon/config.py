@@ -332,7 +332,9 @@ def load_settings(
         if name in values:
             values[name] = _positive(values[name], var)
     if "suggestions_per_hour" in values:
-        values["suggestions_per_hour"] = max(1, int(_positive(values["suggestions_per_hour"], "MEMUBOT_SUGGESTIONS_PER_HOUR")))
+        values["suggestions_per_hour"] = max(
+            1, int(_positive(values["suggestions_per_hour"], "MEMUBOT_SUGGESTIONS_PER_HOUR"))
+        )
     if "quiet_hours" in values:
         values["quiet_hours"] = quiet_hours(values["quiet_hours"])
     for name, var in (("morning_at", "MEMUBOT_MORNING_AT"), ("consolidate_at", "MEMUBOT_CONSOLIDATE_AT")):

@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from daemon.events import GithubEvent
-from daemon.memory import ResourceIn
+from daemon.memory import ResourceIn, WorkItem
 from daemon.memory.types import EXTERNAL
-from daemon.memory import WorkItem
 from daemon.predict import engine
 from handlers.deps import Deps
 from handlers.github_state import work_item_from

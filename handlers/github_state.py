@@ -64,6 +64,13 @@ def work_item_from(event: GithubEvent, login: str | None, occurred_at: datetime)
         ).get("updated_at")
         acted = _time(when, updated)
     user = _obj(obj.get("user")).get("login")
+    requested = _logins(obj.get("requested_reviewers")) + teams
+    # the action says who was just added or removed; a payload's list may lag behind it
+    named = _obj(event.payload.get("requested_reviewer")).get("login")
+    if isinstance(named, str) and event.action == "review_request_removed":
+        requested = tuple(r for r in requested if r.lower() != named.lower())
+    elif isinstance(named, str) and event.action == "review_requested" and named not in requested:
+        requested += (named,)
     return WorkItem(
         scope=event.scope,
         repo=repo,
@@ -74,7 +81,7 @@ def work_item_from(event: GithubEvent, login: str | None, occurred_at: datetime)
         updated_at=updated,
         url=obj.get("html_url") if isinstance(obj.get("html_url"), str) else None,
         author=user if isinstance(user, str) else None,
-        requested=_logins(obj.get("requested_reviewers")) + teams,
+        requested=requested,
         assignees=_logins(obj.get("assignees")),
         person_acted_at=acted,
         last_event=event.id,

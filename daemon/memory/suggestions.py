@@ -102,7 +102,9 @@ class Suggestions:
                     self.store.insert_suggestion(s)
                     changed.append(s.id)
                 elif old.status == PENDING:
-                    self.store.refresh_suggestion(s, _union(old.evidence, s.evidence), _union(old.source_ids, s.source_ids))
+                    self.store.refresh_suggestion(
+                        s, _union(old.evidence, s.evidence), _union(old.source_ids, s.source_ids)
+                    )
                     changed.append(s.id)
             if cursor is not None:
                 self.store.set_position(*cursor)

@@ -111,7 +111,8 @@ def plain(item: dict[str, Any]) -> str:
         if cue and cue in text:
             # the cue and an end time right after it ("下周三下午三点到四点", "3 to 4pm")
             tail = r"(?:\s*(?:到|至|-|–|to|until)\s*(?:[一二两三四五六七八九十]{1,3}|\d{1,2})(?:[:：]\d{2})?\s*(?:点半?|am|pm)?)?"
-            text = re.sub(re.escape(cue) + tail, " ", text, count=1)
+            lead = r"(?:\b(?:on|at|by|to|until|from|for)\s+)?"
+            text = re.sub(lead + re.escape(cue) + tail, " ", text, count=1, flags=re.IGNORECASE)
     text = re.sub(r"\s+([,.，。!?])", r"\1", " ".join(text.split())).strip(" ,，")
     text = re.sub(r"^(?:对了|另外|by the way|btw|oh)?\s*[,，、]\s*", "", text, flags=re.IGNORECASE)
     return (text[:1].upper() + text[1:]) if text else what(item)

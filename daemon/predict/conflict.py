@@ -12,16 +12,42 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from daemon.memory.suggestions import Suggestion
-from daemon.predict.base import Ctx, NewItems, Recheck, Trigger, active, is_cjk, plain, said_by_person, short, what
+from daemon.predict.base import (
+    Ctx,
+    NewItems,
+    Recheck,
+    Trigger,
+    active,
+    is_cjk,
+    plain,
+    said_by_person,
+    short,
+    what,
+)
 from daemon.predict.timing import is_timed
 from daemon.predict.upcoming import when_text
 
 NAME = "conflict"
 DEFAULT_LENGTH = timedelta(hours=1)
-_ZH_NUM = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
-           "十一": 11, "十二": 12}
+_ZH_NUM = {
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "十一": 11,
+    "十二": 12,
+}
 _EN_END = re.compile(r"\b(?:to|until|till|-|–)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
-_ZH_END = re.compile(r"(?:到|至|-|–)\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*(?:点|:|：)\s*(半|\d{2})?")
+_ZH_END = re.compile(
+    r"(?:到|至|-|–)\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*(?:点|:|：)\s*(半|\d{2})?"
+)
 
 
 def end_of(item: dict[str, Any], start: datetime) -> datetime:
@@ -111,6 +137,9 @@ class Conflict:
             gone = active(item)
             if gone is not None or item is None:
                 return Recheck(None, f"one of the events changed: {gone}")
-            if item["due_at"] is None or item["due_at"].timestamp() != datetime.fromisoformat(due).timestamp():
+            if (
+                item["due_at"] is None
+                or item["due_at"].timestamp() != datetime.fromisoformat(due).timestamp()
+            ):
                 return Recheck(None, "one of the events moved")
         return Recheck(replace(s))

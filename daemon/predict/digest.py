@@ -22,7 +22,9 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
     events = [
         it
         for it in ctx.memory.due_items(scope, day_start(ctx.now, tz), next_day_start(ctx.now, tz))
-        if it["category"] == "events" and said_by_person(it) and (it["due_at"] >= ctx.now or not is_timed(it["due_at"], tz))
+        if it["category"] == "events"
+        and said_by_person(it)
+        and (it["due_at"] >= ctx.now or not is_timed(it["due_at"], tz))
     ]
     login = ctx.settings.github_login
     waiting = [w for w in ctx.memory.work_items.of_scope(scope, state="open") if waits_for(w, login)]
@@ -47,7 +49,11 @@ def _write(s: Suggestion, events: list[dict[str, Any]], waiting: list[Any], ctx:
             parts.append(f"{len(waiting)} waiting on you")
         title = "Today: " + ", ".join(parts)
     evidence = tuple(e["id"] for e in events)
-    sources = tuple(dict.fromkeys([*(x for e in events for x in e["source_ids"]), *(w.last_event for w in waiting if w.last_event)]))
+    sources = tuple(
+        dict.fromkeys(
+            [*(x for e in events for x in e["source_ids"]), *(w.last_event for w in waiting if w.last_event)]
+        )
+    )
     return replace(s, title=title, body="\n".join(lines), evidence=evidence, source_ids=sources)
 
 

@@ -77,7 +77,9 @@ def after_memory(memory: Memory, settings: Settings, now: datetime) -> list[str]
             if op["op"] == "created":
                 created.setdefault(op["scope"], []).append(op["item_id"])
             elif op["op"] in _RETIRING:
-                _withdraw_about(memory, op["scope"], f"item:{op['item_id']}", f"its memory was {op['op']}", now)
+                _withdraw_about(
+                    memory, op["scope"], f"item:{op['item_id']}", f"its memory was {op['op']}", now
+                )
         suggestions: list[Suggestion] = []
         ctx = Ctx(memory, settings, now)
         for scope, ids in created.items():
@@ -87,7 +89,9 @@ def after_memory(memory: Memory, settings: Settings, now: datetime) -> list[str]
         proposed += memory.suggestions.propose(suggestions, cursor=(CURSOR, int(ops[-1]["seq"])))
 
 
-def after_github(memory: Memory, settings: Settings, now: datetime, changes: Sequence[tuple[WorkItem, str]]) -> list[str]:
+def after_github(
+    memory: Memory, settings: Settings, now: datetime, changes: Sequence[tuple[WorkItem, str]]
+) -> list[str]:
     """Predict from work-item changes ((new state, delivery id) each); withdraw what they resolved."""
     ctx = Ctx(memory, settings, now)
     suggestions: list[Suggestion] = []

@@ -25,7 +25,7 @@ def waits_for(w: WorkItem, login: str | None) -> str | None:
         return None
     if w.kind == "pr" and w.waiting_on(login):
         return "review"
-    if login.lower() in (a.lower() for a in w.assignees) and (w.author or "").lower() != login.lower():
+    if login.lower() in (a.lower() for a in w.assignees):
         return "assigned"
     return None
 
@@ -47,7 +47,9 @@ class GithubFollowUp:
         acted = w.person_acted_at.isoformat() if w.person_acted_at else "never"
         if why == "review":
             title = f"Review requested: {ref(w)} “{short(w.title, 70)}”"
-            body = f"{w.author or 'Someone'} asked you to review {ref(w)}: {w.title}" + (f"\n{w.url}" if w.url else "")
+            body = f"{w.author or 'Someone'} asked you to review {ref(w)}: {w.title}" + (
+                f"\n{w.url}" if w.url else ""
+            )
         else:
             title = f"Assigned to you: {ref(w)} “{short(w.title, 70)}”"
             body = f"{ref(w)} is assigned to you and still open: {w.title}" + (f"\n{w.url}" if w.url else "")

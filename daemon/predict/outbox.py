@@ -113,7 +113,9 @@ class SuggestionOutbox:
                     self.memory.suggestions.mark, s.id, EXPIRED, now, f"{d.reason} until after it expires"
                 )
             else:
-                await asyncio.to_thread(self.memory.suggestions.update, replace(d.suggestion, deliver_at=d.at))
+                await asyncio.to_thread(
+                    self.memory.suggestions.update, replace(d.suggestion, deliver_at=d.at)
+                )
         if d.action != "send":
             log.info("suggestion %s (%s): %s — %s", s.id, s.dedup_key, d.action, d.reason)
             return 0

@@ -9,7 +9,18 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from daemon.memory.suggestions import Suggestion
-from daemon.predict.base import Ctx, NewItems, Recheck, Trigger, active, is_cjk, said_by_person, short, what
+from daemon.predict.base import (
+    Ctx,
+    NewItems,
+    Recheck,
+    Trigger,
+    active,
+    is_cjk,
+    plain,
+    said_by_person,
+    short,
+    what,
+)
 from daemon.predict.timing import at_local, is_timed, next_day_start
 
 NAME = "promise"
@@ -20,7 +31,9 @@ _EN = re.compile(
     r"share|deliver|submit|get back|return|pay|book|prepare|fix|update|check|follow up|ping|mail)\b",
     re.IGNORECASE,
 )
-_ZH = re.compile(r"我(?:会|要|得|来|一定|负责|答应)?.{0,8}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还)")
+_ZH = re.compile(
+    r"我(?:会|要|得|来|一定|负责|答应)?.{0,8}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还)"
+)
 _DONE_EN = re.compile(
     r"\b(sent|done|finished|submitted|delivered|shipped|replied|called|paid|booked|emailed|e-mailed|"
     r"handed in|took care)\b",
@@ -72,7 +85,11 @@ class Promise:
                     predictor=NAME,
                     dedup_key=f"promise:{item['id']}",
                     about=f"item:{item['id']}",
-                    title=(f"别忘了：{short(text, 60)}" if zh else f"You said you would: {short(text, 70)}"),
+                    title=(
+                        f"别忘了：{short(plain(item), 60)}"
+                        if zh
+                        else f"You said you would: {short(plain(item), 70)}"
+                    ),
                     body=(f"你说过：“{text}”" if zh else f"You told me: “{text}” — is it done?"),
                     created_at=ctx.now,
                     deliver_at=p[0],

@@ -42,17 +42,18 @@ def is_timed(due: datetime, tz: ZoneInfo) -> bool:
 
 
 def in_quiet(t: datetime, settings: Settings) -> bool:
+    """Inside the quiet hours, both ends included: "until 07:00" means nothing at 07:00 sharp."""
     if settings.quiet_hours is None:
         return False
     start, end = (hm(x) for x in settings.quiet_hours)
     now = t.astimezone(settings.tz).time()
     if start < end:
-        return start <= now < end
-    return now >= start or now < end  # the window spans midnight
+        return start <= now <= end
+    return now >= start or now <= end  # the window spans midnight
 
 
 def allowed_at(t: datetime, settings: Settings, urgent: bool = False) -> datetime:
-    """`t`, or the end of the quiet hours it falls in (urgent suggestions ignore them)."""
+    """`t`, or the first minute after the quiet hours it falls in (urgent ones ignore them)."""
     if urgent or not in_quiet(t, settings):
         return t
     assert settings.quiet_hours is not None
@@ -60,4 +61,4 @@ def allowed_at(t: datetime, settings: Settings, urgent: bool = False) -> datetim
     end = at_local(t, settings.quiet_hours[1], tz)
     if end <= t:
         end = at_local(next_day_start(t, tz), settings.quiet_hours[1], tz)
-    return end
+    return end + timedelta(minutes=1)

@@ -16,7 +16,18 @@ from typing import Any
 
 from daemon.memory.suggestions import Suggestion
 from daemon.predict import enrich, promise
-from daemon.predict.base import Ctx, NewItems, Recheck, Trigger, active, is_cjk, plain, said_by_person, short, what
+from daemon.predict.base import (
+    Ctx,
+    NewItems,
+    Recheck,
+    Trigger,
+    active,
+    is_cjk,
+    plain,
+    said_by_person,
+    short,
+    what,
+)
 from daemon.predict.timing import at_local, is_timed, next_day_start
 
 NAME = "upcoming"
@@ -29,7 +40,13 @@ def when_text(due: datetime, now: datetime, timed: bool, zh: bool) -> str:
     d, n = due.date(), now.date()
     hhmm = due.strftime("%H:%M") if timed else ""
     if zh:
-        day = "今天" if d == n else "明天" if d == n + timedelta(days=1) else f"{d.month}月{d.day}日（周{'一二三四五六日'[d.weekday()]}）"
+        day = (
+            "今天"
+            if d == n
+            else "明天"
+            if d == n + timedelta(days=1)
+            else f"{d.month}月{d.day}日（周{'一二三四五六日'[d.weekday()]}）"
+        )
         return f"{day}{hhmm}"
     day = "today" if d == n else "tomorrow" if d == n + timedelta(days=1) else due.strftime("%A %-d %B")
     return f"{day} at {hhmm}" if timed else day

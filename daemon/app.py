@@ -30,9 +30,14 @@ from daemon.connection import connect
 from daemon.consumer import Consumer
 from daemon.dispatch import Dispatcher
 from daemon.http import bind, make_app, serve_http
+from daemon.memory import Clock, system_clock
 from daemon.metrics import Metrics
 from daemon.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.outbox import OpsOutbox
+from daemon.predict import engine
+from daemon.predict.outbox import SuggestionOutbox
+from daemon.predict.outlet import Outlet
+from daemon.predict.timer import DeliveryTimer
 from daemon.rpc import RpcServer
 from daemon.webhook_github import add_github_webhook
 from handlers.deps import Deps
@@ -59,8 +64,10 @@ def _write_runtime(path: Path, info: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
-    """Run until SIGTERM/SIGINT (or `stop` is set); every teardown unwinds in reverse order."""
+async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Clock | None = None) -> int:
+    """Run until SIGTERM/SIGINT (or `stop` is set); every teardown unwinds in reverse order.
+
+    `clock` replaces the wall clock for the memory and the suggestion timer (tests move it)."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     notifier = Notifier(settings.notify_socket)
@@ -75,7 +82,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         for sock in listeners:
             stack.callback(sock.close)
         notifier.status("opening the memory")
-        memory = await asyncio.to_thread(open_memory, settings)
+        memory = await asyncio.to_thread(open_memory, settings, None, None, clock or system_clock)
         stack.callback(memory.close)  # DuckDB checkpoints last
         indexed = await asyncio.to_thread(memory.warm)
         log.info("memory %s open, indexes built for %d items", settings.db_path, indexed)
@@ -113,7 +120,16 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
             except Exception as exc:  # the bus is down: the cursor stays, the next pump resends
                 log.warning("publishing memory ops failed: %s", exc)
 
-        deps = Deps(memory, settings, memory.clock)
+        # suggestions: the outbox publishes to JetStream (an agent offline catches up), the timer
+        # wakes at the next deliver_at; prefetched context goes out at once on core NATS
+        suggestions = SuggestionOutbox(memory, settings, publish, memory.clock)
+        timer = DeliveryTimer(suggestions, memory.clock)
+        await asyncio.to_thread(engine.start_cursor, memory)
+
+        async def context(subject: str, body: bytes) -> None:
+            await nc.publish(subject, body)
+
+        deps = Deps(memory, settings, memory.clock, Outlet(context=context, wake=timer.wake))
         dispatcher = Dispatcher(deps, metrics)
         consumer = Consumer(js, dispatcher, after_batch=pump)
         await outbox.start_cursor()
@@ -140,6 +156,9 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
 
         async def publish_tick(subject: str, body: dict[str, str]) -> None:
             await publish(subject, json.dumps(body).encode(), body["id"])
+
+        timer.start()
+        stack.push_async_callback(timer.stop)
 
         scheduler = TickScheduler(settings, publish_tick)
         scheduler.start()

@@ -2,7 +2,8 @@
 
 The morning tick runs the digest predictor for every scope (nothing is sent when there is
 nothing to say). The heartbeat re-reads the memory-op log after the predict cursor, so that
-ops a failed prediction left behind are predicted from within hours, not at the next turn.
+ops a failed prediction left behind are predicted from within hours, not at the next turn, and
+re-arms the delivery timer (after a suspend, the wall clock has moved past its sleep).
 Delivering what is due is the delivery timer's job, not a tick's.
 """
 
@@ -38,8 +39,8 @@ async def handle(ticks: Sequence[Tick], deps: Deps) -> list[str]:
             outcomes.append("digest" if proposed else "noop")
         elif tick.schedule == "heartbeat":
             proposed = await asyncio.to_thread(engine.after_memory, deps.memory, deps.settings, tick.fired_at)
-            if proposed:
-                deps.out.wake()
+            # also re-arms the delivery timer: after a suspend the wall clock is ahead of its sleep
+            deps.out.wake()
             outcomes.append("predicted" if proposed else "noop")
         else:
             outcomes.append("noop")

@@ -150,7 +150,7 @@ class StoreSuggestions(StoreBase):
 
     def delivery_times(self, scope: str, since: datetime) -> list[datetime]:
         rows = self.con.execute(
-            "SELECT delivered_at FROM suggestions WHERE scope = ? AND delivered_at >= ? ORDER BY 1",
+            "SELECT delivered_at FROM suggestions WHERE scope = ? AND delivered_at > ? ORDER BY 1",
             [_require(scope), _utc(since)],
         ).fetchall()
         return [r[0] for r in rows]

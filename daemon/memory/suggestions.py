@@ -150,6 +150,7 @@ class Suggestions:
             return self.store.reopen_suggestion(sid, deliver_at, reason)
 
     def delivered_since(self, scope: str, since: datetime) -> list[datetime]:
+        """When the scope's suggestions went out after `since` (exclusive), oldest first."""
         with self._lock:
             return self.store.delivery_times(scope, since)
 

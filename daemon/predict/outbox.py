@@ -69,7 +69,9 @@ def decide(memory: Memory, settings: Settings, s: Suggestion, now: datetime) -> 
     recent = memory.suggestions.delivered_since(s.scope, now - HOUR)
     if len(recent) >= settings.suggestions_per_hour and not fresh.urgent:
         free = recent[len(recent) - settings.suggestions_per_hour] + HOUR
-        return Decision("defer", fresh, "rate limit", allowed_at(max(free, now), settings))
+        return Decision(
+            "defer", fresh, "rate limit", allowed_at(max(free, now + timedelta(minutes=1)), settings)
+        )
     return Decision("send", fresh)
 
 
@@ -92,11 +94,16 @@ class SuggestionOutbox:
         sent = 0
         async with self._lock:
             now = self.clock()
+            seen: set[str] = set()
             while True:
-                due = await asyncio.to_thread(self.memory.suggestions.due, now)
+                # each suggestion is decided once per run: a deferral to "now" waits for the next run
+                due = [
+                    s for s in await asyncio.to_thread(self.memory.suggestions.due, now) if s.id not in seen
+                ]
                 if not due:
                     break
                 for s in due:
+                    seen.add(s.id)
                     sent += await self._one(s, now)
         return sent
 
@@ -117,7 +124,7 @@ class SuggestionOutbox:
                     self.memory.suggestions.update, replace(d.suggestion, deliver_at=d.at)
                 )
         if d.action != "send":
-            log.info("suggestion %s (%s): %s — %s", s.id, s.dedup_key, d.action, d.reason)
+            log.info("suggestion %s (%s): %s — %s %s", s.id, s.dedup_key, d.action, d.reason, d.at or "")
             return 0
         body = d.suggestion.as_json() | {"deliver_at": now.astimezone(self.settings.tz).isoformat()}
         await self.publish(subject(s.scope), json.dumps(body, ensure_ascii=False).encode(), message_id(s))

@@ -155,6 +155,18 @@ class StoreSuggestions(StoreBase):
         ).fetchall()
         return [r[0] for r in rows]
 
+    def covered(self, scope: str, abouts: Sequence[str], lo: datetime, hi: datetime) -> set[str]:
+        """Which of `abouts` have a suggestion that went out, or will, in [lo, hi)."""
+        if not abouts:
+            return set()
+        rows = self.con.execute(
+            "SELECT DISTINCT about FROM suggestions WHERE scope = ? AND about IN (SELECT unnest(?))"
+            " AND kind <> 'digest' AND ((status = 'delivered' AND delivered_at >= ? AND delivered_at < ?)"
+            " OR (status = 'pending' AND deliver_at >= ? AND deliver_at < ?))",
+            [_require(scope), list(abouts), _utc(lo), _utc(hi), _utc(lo), _utc(hi)],
+        ).fetchall()
+        return {r[0] for r in rows}
+
     def set_position(self, name: str, position: int) -> None:
         """An outbox cursor (the `cursors` table the ledger reads), inside the caller's transaction."""
         self.con.execute(

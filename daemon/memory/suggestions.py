@@ -154,6 +154,11 @@ class Suggestions:
         with self._lock:
             return self.store.delivery_times(scope, since)
 
+    def covered(self, scope: str, abouts: Sequence[str], lo: datetime, hi: datetime) -> set[str]:
+        """Which of `abouts` have their own suggestion (not a digest) going out in [lo, hi)."""
+        with self._lock:
+            return self.store.covered(scope, abouts, lo, hi)
+
     def count_verdict(self, scope: str, kind: str, verdict: str) -> dict[str, int]:
         with self._lock, self.store.transaction():
             return self.store.bump_verdict(scope, kind, verdict)

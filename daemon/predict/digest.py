@@ -1,6 +1,8 @@
 """digest: on the morning tick, today's events and what still waits on the person — or nothing.
 
-An empty digest is never sent. The content is rebuilt at delivery (an event cancelled or a
+An empty digest is never sent, nor a redundant one: what has its own suggestion today (an
+event's reminder, a review's follow-up) is left to it, so a digest holds what would otherwise
+go unsaid today (an event told without a reminder, a review still open since yesterday). The content is rebuilt at delivery (an event cancelled or a
 review done since the tick drops out; if nothing is left the digest is withdrawn).
 """
 
@@ -28,6 +30,10 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
     ]
     login = ctx.settings.github_login
     waiting = [w for w in ctx.memory.work_items.of_scope(scope, state="open") if waits_for(w, login)]
+    abouts = [f"item:{e['id']}" for e in events] + [f"{w.kind}:{ref(w)}" for w in waiting]
+    told = ctx.memory.suggestions.covered(scope, abouts, day_start(ctx.now, tz), next_day_start(ctx.now, tz))
+    events = [e for e in events if f"item:{e['id']}" not in told]
+    waiting = [w for w in waiting if f"{w.kind}:{ref(w)}" not in told]
     return events, waiting
 
 

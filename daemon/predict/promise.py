@@ -43,7 +43,9 @@ _DONE_ZH = re.compile(r"(已经|已|刚|搞定|完成了|发了|发过去了|交
 
 
 def is_promise(text: str) -> bool:
-    return bool(_ZH.search(text) if is_cjk(text) else _EN.search(text))
+    """Something the person says they will do — not a report that it is done."""
+    cue = _ZH.search(text) if is_cjk(text) else _EN.search(text)
+    return bool(cue) and not is_done(text)
 
 
 def is_done(text: str) -> bool:

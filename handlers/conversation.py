@@ -53,11 +53,14 @@ async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
 
 
 async def prefetch(turns: Sequence[ConversationTurn], deps: Deps) -> None:
-    """Publish the context each new turn calls for, at once; a failure costs only the context."""
+    """Publish the context each new turn of a session calls for, at once; a failure costs only
+    the context, never the turn."""
     send = deps.out.context
     if send is None:
         return
     for t in turns:
+        if not t.session:
+            continue  # no live session to prefetch for
         try:
             body = await asyncio.to_thread(
                 context_for,

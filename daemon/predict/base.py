@@ -130,6 +130,19 @@ def l1_of(item: dict[str, Any]) -> dict[str, Any]:
     return l1 if isinstance(l1, dict) else {}
 
 
+_CANCEL = re.compile(
+    r"\b(cancel+ed|cancel+ing|call(?:ed)? off|is off|won't happen|not happening|no longer (?:going|happening)|"
+    r"not going (?:to|anymore))\b|取消|不去了|不开了|不办了|黄了",
+    re.IGNORECASE,
+)
+
+
+def cancels(item: dict[str, Any]) -> bool:
+    """The statement calls an event off ("the demo is cancelled", "会议取消了"): it retires the
+    event (the memory supersedes it) and is not itself something to remind of."""
+    return bool(_CANCEL.search(what(item)))
+
+
 def said_by_person(item: dict[str, Any]) -> bool:
     """The person's own statement (a user turn), not the assistant's summary of someone else's plan."""
     role = l1_of(item).get("role")

@@ -18,6 +18,7 @@ from daemon.predict.base import (
     Recheck,
     Trigger,
     active,
+    cancels,
     is_cjk,
     plain,
     said_by_person,
@@ -71,7 +72,10 @@ def _timed_events(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[dict
     return [
         it
         for it in ctx.memory.due_items(scope, lo, hi)
-        if it["category"] == "events" and is_timed(it["due_at"], tz) and said_by_person(it)
+        if it["category"] == "events"
+        and is_timed(it["due_at"], tz)
+        and said_by_person(it)
+        and not cancels(it)
     ]
 
 
@@ -87,7 +91,7 @@ class Conflict:
             due = new.get("due_at")
             if new.get("category") != "events" or due is None or due <= ctx.now or active(new) is not None:
                 continue
-            if not is_timed(due, tz) or not said_by_person(new):
+            if not is_timed(due, tz) or not said_by_person(new) or cancels(new):
                 continue
             start, end = due, end_of(new, due)
             for old in _timed_events(ctx, trigger.scope, start - timedelta(hours=12), end):

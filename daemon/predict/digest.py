@@ -12,7 +12,18 @@ from dataclasses import replace
 from typing import Any
 
 from daemon.memory.suggestions import Suggestion
-from daemon.predict.base import Ctx, Morning, Recheck, Trigger, is_cjk, plain, said_by_person, short, what
+from daemon.predict.base import (
+    Ctx,
+    Morning,
+    Recheck,
+    Trigger,
+    cancels,
+    is_cjk,
+    plain,
+    said_by_person,
+    short,
+    what,
+)
 from daemon.predict.github import ref, waits_for
 from daemon.predict.timing import day_start, is_timed, next_day_start
 
@@ -26,6 +37,7 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
         for it in ctx.memory.due_items(scope, day_start(ctx.now, tz), next_day_start(ctx.now, tz))
         if it["category"] == "events"
         and said_by_person(it)
+        and not cancels(it)
         and (it["due_at"] >= ctx.now or not is_timed(it["due_at"], tz))
     ]
     login = ctx.settings.github_login

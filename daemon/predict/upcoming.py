@@ -22,6 +22,7 @@ from daemon.predict.base import (
     Recheck,
     Trigger,
     active,
+    cancels,
     is_cjk,
     plain,
     said_by_person,
@@ -73,8 +74,8 @@ def plan(item: dict[str, Any], ctx: Ctx) -> tuple[datetime, datetime] | None:
 def reminder(item: dict[str, Any], scope: str, ctx: Ctx) -> Suggestion | None:
     if item.get("category") != "events" or item.get("due_at") is None or not said_by_person(item):
         return None
-    if active(item) is not None or promise.is_promise(what(item)):
-        return None  # a promise gets a follow-up instead (promise.py)
+    if active(item) is not None or promise.is_promise(what(item)) or cancels(item):
+        return None  # a promise gets a follow-up instead (promise.py); a cancellation nothing
     p = plan(item, ctx)
     if p is None:
         return None

@@ -40,7 +40,7 @@ async def show_suggestions(client: Client, scope: str) -> None:
     async for s in client.suggestions(scope, durable=f"main-agent-{scope}"):
         shown.append(s)
         print(
-            f"\n  💡 {len(shown)} [{s.get('kind')}] {s.get('title')}\n     {s.get('body')}\n> ",
+            f"\n  💡 {len(shown)} [{s.get('kind')}] {s.get('title')}: {s.get('body')}\n> ",
             end="",
             flush=True,
         )

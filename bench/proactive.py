@@ -66,6 +66,7 @@ def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     tot = {"expected": 0, "met": 0, "delivered": 0, "useful": 0, "noise": 0, "violations": 0}
+    shared = dict(tot)
     for origin, r in rows:
         useful_all = r["delivered"] - r["noise"]  # a day's first digest is neither useful nor noise
         prec = f"{(useful_all / r['delivered']):.2f}" if r["delivered"] else "–"
@@ -76,15 +77,17 @@ def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
             f"{r['noise']} | {len(r['violations'])} | {prec} | {strict} | {r['median_delay_min'] if r['median_delay_min'] is not None else '–'} |"
         )
         if r["name"] not in WAITING:
-            for k in ("expected", "met", "delivered", "useful", "noise"):
-                tot[k] += r[k]
-            tot["violations"] += len(r["violations"])
-    prec = f"{(tot['delivered'] - tot['noise']) / tot['delivered']:.2f}" if tot["delivered"] else "–"
-    strict = f"{tot['useful'] / tot['delivered']:.2f}" if tot["delivered"] else "–"
-    lines.append(
-        f"| **all but waiting** | | {tot['met']}/{tot['expected']} | {tot['delivered']} | {tot['useful']} | "
-        f"{tot['noise']} | {tot['violations']} | {prec} | {strict} | |"
-    )
+            for t in (tot, shared) if origin == "shared" else (tot,):
+                for k in ("expected", "met", "delivered", "useful", "noise"):
+                    t[k] += r[k]
+                t["violations"] += len(r["violations"])
+    for label, t in (("**shared, all but waiting**", shared), ("**all but waiting**", tot)):
+        prec = f"{(t['delivered'] - t['noise']) / t['delivered']:.2f}" if t["delivered"] else "–"
+        strict = f"{t['useful'] / t['delivered']:.2f}" if t["delivered"] else "–"
+        lines.append(
+            f"| {label} | | {t['met']}/{t['expected']} | {t['delivered']} | {t['useful']} | "
+            f"{t['noise']} | {t['violations']} | {prec} | {strict} | |"
+        )
     return "\n".join(lines)
 
 

@@ -229,3 +229,42 @@ def test_a_failing_predictor_does_not_silence_the_others(
     pclock.now = at("2026-03-02 12:00")
     say(pmemory, "f1", "On Friday at 15:00 I have the quarterly review with Dana.", pclock.now)
     assert len(engine.after_memory(pmemory, settings, pclock.now)) == 1
+
+
+async def test_a_redelivered_turn_changes_nothing_and_a_bad_one_is_dead_lettered(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    import json as _json
+
+    from daemon.dispatch import Dispatcher, Incoming
+    from daemon.predict.outlet import Outlet
+    from handlers.deps import Deps
+
+    context: list[tuple[str, dict[str, object]]] = []
+
+    async def publish(subject: str, body: bytes) -> None:
+        context.append((subject, _json.loads(body)))
+
+    engine.start_cursor(pmemory)
+    dispatcher = Dispatcher(Deps(pmemory, settings, pclock, Outlet(context=publish)))
+    pclock.now = at("2026-03-02 15:10")
+    turn = {
+        "id": "rt1",
+        "scope": "alice",
+        "session": "s.1",
+        "role": "user",
+        "text": "Next Monday at 10:00 I have the board demo.",
+        "ts": pclock.now.isoformat(),
+    }
+    good = Incoming("memubot.in.conversation.main", _json.dumps(turn).encode())
+    bad = Incoming("memubot.in.conversation.main", b'{"id": "rt2", "scope": "alice", "text": 5}')
+    assert [v.outcome for v in await dispatcher.dispatch([good, bad])] == ["stored", "dead_letter"]
+    assert [v.outcome for v in await dispatcher.dispatch([good])] == ["duplicate"]
+    # the ledger knew it: a second delivery reaches no handler at all; and straight to the
+    # handler again (a crash before the ledger), the resource is known: no second context
+    from daemon.events import turn_from_dict
+    from handlers import conversation
+
+    assert await conversation.handle([turn_from_dict(turn)], dispatcher.deps) == ["duplicate"]
+    assert [s for s, _ in context] == ["memubot.out.context.s_1"] and context[0][1]["turn_id"] == "rt1"
+    assert [(s.kind, s.status) for s in pmemory.suggestions.of_scope("alice")] == [("reminder", "pending")]

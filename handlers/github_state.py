@@ -71,6 +71,12 @@ def work_item_from(event: GithubEvent, login: str | None, occurred_at: datetime)
         requested = tuple(r for r in requested if r.lower() != named.lower())
     elif isinstance(named, str) and event.action == "review_requested" and named not in requested:
         requested += (named,)
+    assignees = _logins(obj.get("assignees"))
+    moved = _obj(event.payload.get("assignee")).get("login")
+    if isinstance(moved, str) and event.action == "unassigned":
+        assignees = tuple(a for a in assignees if a.lower() != moved.lower())
+    elif isinstance(moved, str) and event.action == "assigned" and moved not in assignees:
+        assignees += (moved,)
     return WorkItem(
         scope=event.scope,
         repo=repo,
@@ -82,7 +88,7 @@ def work_item_from(event: GithubEvent, login: str | None, occurred_at: datetime)
         url=obj.get("html_url") if isinstance(obj.get("html_url"), str) else None,
         author=user if isinstance(user, str) else None,
         requested=requested,
-        assignees=_logins(obj.get("assignees")),
+        assignees=assignees,
         person_acted_at=acted,
         last_event=event.id,
         # an issue-shaped pull request (issue_comment, issues) does not list its reviewers

@@ -167,6 +167,17 @@ class StoreSuggestions(StoreBase):
         ).fetchall()
         return {r[0] for r in rows}
 
+    def said_before(self, scope: str, abouts: Sequence[str], before: datetime) -> set[str]:
+        """Which of `abouts` had a suggestion of their own (not a digest) delivered before `before`."""
+        if not abouts:
+            return set()
+        rows = self.con.execute(
+            "SELECT DISTINCT about FROM suggestions WHERE scope = ? AND about IN (SELECT unnest(?))"
+            " AND kind <> 'digest' AND status = 'delivered' AND delivered_at < ?",
+            [_require(scope), list(abouts), _utc(before)],
+        ).fetchall()
+        return {r[0] for r in rows}
+
     def set_position(self, name: str, position: int) -> None:
         """An outbox cursor (the `cursors` table the ledger reads), inside the caller's transaction."""
         self.con.execute(

@@ -159,6 +159,11 @@ class Suggestions:
         with self._lock:
             return self.store.covered(scope, abouts, lo, hi)
 
+    def said_before(self, scope: str, abouts: Sequence[str], before: datetime) -> set[str]:
+        """Which of `abouts` had their own suggestion delivered before `before`."""
+        with self._lock:
+            return self.store.said_before(scope, abouts, before)
+
     def count_verdict(self, scope: str, kind: str, verdict: str) -> dict[str, int]:
         with self._lock, self.store.transaction():
             return self.store.bump_verdict(scope, kind, verdict)

@@ -1,14 +1,18 @@
 """digest: on the morning tick, today's events and what still waits on the person — or nothing.
 
-An empty digest is never sent, nor a redundant one: what has its own suggestion today (an
-event's reminder, a review's follow-up) is left to it, so a digest holds what would otherwise
-go unsaid today (an event told without a reminder, a review still open since yesterday). The content is rebuilt at delivery (an event cancelled or a
+An empty digest is never sent, nor a redundant one: what was said on its own earlier today, or
+is about to be (its reminder or follow-up is due within the hour), is left out; a day whose
+every entry is like that gets no digest. Events whose reminder comes later in the day stay in:
+the digest is the day's overview. What waits on the person appears once it has had its own
+follow-up on an earlier day and is still open (a request that arrived this morning is the
+follow-up's to mention, after its delay). The content is rebuilt at delivery (an event cancelled or a
 review done since the tick drops out; if nothing is left the digest is withdrawn).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from daemon.memory.suggestions import Suggestion
@@ -28,6 +32,7 @@ from daemon.predict.github import ref, waits_for
 from daemon.predict.timing import day_start, is_timed, next_day_start
 
 NAME = "digest"
+SOON = timedelta(hours=1, seconds=1)  # a suggestion due within the hour speaks for itself
 
 
 def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
@@ -43,9 +48,11 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
     login = ctx.settings.github_login
     waiting = [w for w in ctx.memory.work_items.of_scope(scope, state="open") if waits_for(w, login)]
     abouts = [f"item:{e['id']}" for e in events] + [f"{w.kind}:{ref(w)}" for w in waiting]
-    told = ctx.memory.suggestions.covered(scope, abouts, day_start(ctx.now, tz), next_day_start(ctx.now, tz))
+    today = day_start(ctx.now, tz)
+    told = ctx.memory.suggestions.covered(scope, abouts, today, ctx.now + SOON)
+    older = ctx.memory.suggestions.said_before(scope, [f"{w.kind}:{ref(w)}" for w in waiting], today)
     events = [e for e in events if f"item:{e['id']}" not in told]
-    waiting = [w for w in waiting if f"{w.kind}:{ref(w)}" not in told]
+    waiting = [w for w in waiting if f"{w.kind}:{ref(w)}" in older - told]
     return events, waiting
 
 

@@ -177,16 +177,21 @@ async def test_a_review_request_is_mentioned_after_the_delay_and_withdrawn_once_
     assert bus.sent == [] and all(st != "pending" for _, st in kinds(pmemory))
 
 
-def test_the_digest_lists_today_and_what_waits_and_is_never_empty(
-    pmemory: Memory, settings: Settings, pclock: FakeClock
+async def test_the_digest_lists_today_and_what_waits_and_is_never_empty_nor_redundant(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
     assert engine.morning(pmemory, settings, at("2026-03-03 09:00")) == []  # nothing at all: silence
     pclock.now = at("2026-03-02 12:00")
     say(pmemory, "g1", "On Wednesday at 16:00 I have a haircut.", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
+    # a review requested on Tuesday morning: the follow-up's to mention (at 10:00), not Tuesday's digest
+    pclock.now = at("2026-03-03 08:55")
+    engine.after_github(pmemory, settings, pclock.now, [(pmemory.work_items.apply(review()), "gh-1")])
     assert engine.morning(pmemory, settings, at("2026-03-03 09:00")) == []  # nothing today
-    pmemory.work_items.apply(review())
+    pclock.now = at("2026-03-03 10:00")
+    assert await outbox.deliver_due() == 1
+    # Wednesday: the haircut (its reminder comes at 14:00) and the review still open since yesterday
     [sid] = engine.morning(pmemory, settings, at("2026-03-04 09:00"))
     d = pmemory.suggestions.get(sid)
     assert d is not None and d.kind == "digest" and d.title == "Today: 1 event, 1 waiting on you"
@@ -194,6 +199,13 @@ def test_the_digest_lists_today_and_what_waits_and_is_never_empty(
     # one digest a day, whatever the number of morning ticks
     assert engine.morning(pmemory, settings, at("2026-03-04 09:00")) == [sid]
     assert [k for k, _ in kinds(pmemory)].count("digest") == 1
+    # Thursday: the optician at 10:00 is reminded at 08:00, within the hour of a 07:30 digest
+    pclock.now = at("2026-03-04 12:00")
+    say(pmemory, "g2", "Tomorrow at 10:00 I see the optician.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    closed = pmemory.work_items.apply(review(state="closed"))
+    engine.after_github(pmemory, settings, pclock.now, [(closed, "gh-2")])
+    assert engine.morning(pmemory, settings, at("2026-03-05 07:30")) == []  # its reminder is at 08:00
 
 
 def test_plain_drops_the_date_phrase_the_day_itself_makes_wrong() -> None:

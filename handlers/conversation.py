@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Sequence
+from datetime import timedelta
 
 from daemon.events import ConversationTurn
 from daemon.memory import ResourceIn
@@ -14,6 +15,8 @@ from daemon.predict.prefetch import context_for, context_subject
 from handlers.deps import Deps
 
 log = logging.getLogger(__name__)
+
+LIVE = timedelta(minutes=15)  # a turn older than this when it arrives gets no prefetched context
 
 
 def resource_from(turn: ConversationTurn) -> ResourceIn:
@@ -53,14 +56,21 @@ async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
 
 
 async def prefetch(turns: Sequence[ConversationTurn], deps: Deps) -> None:
-    """Publish the context each new turn of a session calls for, at once; a failure costs only
-    the context, never the turn."""
+    """Publish the context the newest turn of each live session calls for, at once.
+
+    Only the last turn of a session in a batch (the agent answers that one) and only a turn of
+    the last few minutes (a backfill through the bus is history, not a live moment): a burst of
+    thousands of turns must not cost a recall each. A failure costs the context, never the turn.
+    """
     send = deps.out.context
     if send is None:
         return
+    now = deps.clock()
+    latest: dict[tuple[str, str], ConversationTurn] = {}
     for t in turns:
-        if not t.session:
-            continue  # no live session to prefetch for
+        if t.session and now - t.ts <= LIVE:
+            latest[(t.scope, t.session)] = t
+    for t in latest.values():
         try:
             body = await asyncio.to_thread(
                 context_for,

@@ -280,3 +280,43 @@ async def test_a_redelivered_turn_changes_nothing_and_a_bad_one_is_dead_lettered
     assert await conversation.handle([turn_from_dict(turn)], dispatcher.deps) == ["duplicate"]
     assert [s for s, _ in context] == ["memubot.out.context.s_1"] and context[0][1]["turn_id"] == "rt1"
     assert [(s.kind, s.status) for s in pmemory.suggestions.of_scope("alice")] == [("reminder", "pending")]
+
+
+async def test_context_is_for_the_newest_live_turn_of_each_session(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    from daemon.events import turn_from_dict
+    from daemon.predict.outlet import Outlet
+    from handlers import conversation
+    from handlers.deps import Deps
+
+    sent: list[str] = []
+
+    async def publish(subject: str, body: bytes) -> None:
+        import json as _json
+
+        sent.append(f"{subject} {_json.loads(body)['turn_id']}")
+
+    deps = Deps(pmemory, settings, pclock, Outlet(context=publish))
+    pclock.now = at("2026-03-02 15:00")
+
+    def t(i: str, session: str, ts: str) -> object:
+        return turn_from_dict(
+            {
+                "id": i,
+                "scope": "alice",
+                "role": "user",
+                "session": session,
+                "text": f"note {i}",
+                "ts": at(ts).isoformat(),
+            }
+        )
+
+    batch = [
+        t("a1", "s1", "2026-03-02 14:59"),
+        t("a2", "s1", "2026-03-02 15:00"),
+        t("b1", "s2", "2026-03-02 15:00"),
+    ]
+    old = [t("c1", "s3", "2026-02-01 10:00")]  # a backfill: history, not a live moment
+    await conversation.handle([*batch, *old], deps)  # type: ignore[list-item]
+    assert sorted(sent) == ["memubot.out.context.s1 a2", "memubot.out.context.s2 b1"]

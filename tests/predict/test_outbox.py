@@ -211,3 +211,16 @@ async def test_delivered_status_and_next_due(
     assert await outbox.deliver_due() == 1
     assert [s.status for s in pmemory.suggestions.of_scope("alice")] == [DELIVERED]
     assert await outbox.next_due() is None
+
+
+def test_forgetting_a_scope_deletes_its_suggestions(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 10:00")
+    say(pmemory, "fg1", "On Friday at 15:00 I have the quarterly review with Dana.", pclock.now)
+    say(pmemory, "fg2", "On Friday at 15:00 I have the quarterly review with Dana.", pclock.now, scope="bob")
+    engine.after_memory(pmemory, settings, pclock.now)
+    counts = pmemory.forget("alice", everything=True)
+    assert counts["suggestions"] == 1
+    assert pmemory.suggestions.of_scope("alice") == [] and len(pmemory.suggestions.of_scope("bob")) == 1

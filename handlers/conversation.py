@@ -11,6 +11,7 @@ from datetime import timedelta
 from daemon.events import ConversationTurn
 from daemon.memory import ResourceIn
 from daemon.predict import engine
+from daemon.predict.patterns import turn_rows
 from daemon.predict.prefetch import context_for, context_subject
 from handlers.deps import Deps
 
@@ -51,7 +52,7 @@ async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
         report.items_added,
         report.resources_skipped,
     )
-    await predict(deps)
+    await predict(deps, [t for t in turns if (t.scope, t.id) not in known])
     return ["duplicate" if (t.scope, t.id) in known else "stored" for t in turns]
 
 
@@ -87,11 +88,19 @@ async def prefetch(turns: Sequence[ConversationTurn], deps: Deps) -> None:
             log.warning("context for turn %s not published: %s", t.id, exc)
 
 
-async def predict(deps: Deps) -> None:
+async def predict(deps: Deps, new: Sequence[ConversationTurn] = ()) -> None:
     """Run the predictors over what the memory just did. The memory is committed: a failure here
     leaves the predict cursor where it was, and the next event (or heartbeat) predicts again."""
     try:
         proposed = await asyncio.to_thread(engine.after_memory, deps.memory, deps.settings, deps.clock())
+        by_scope: dict[str, list[ConversationTurn]] = {}
+        for t in new:
+            by_scope.setdefault(t.scope, []).append(t)
+        for scope, turns in by_scope.items():
+            rows = turn_rows(turns)
+            proposed += await asyncio.to_thread(
+                engine.after_turns, deps.memory, deps.settings, deps.clock(), scope, rows
+            )
     except Exception:
         log.exception("predictors failed; they will read the same memory ops again on the next event")
         return

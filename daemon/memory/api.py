@@ -972,3 +972,8 @@ class Memory:
                 self.store.touch(known, [1] * len(known), [at] * len(known))
                 self.store.bump_generation([scope])
         return len(known)
+
+    def user_turns(self, scope: str, since: datetime, until: datetime) -> list[dict[str, Any]]:
+        """The person's own turns of `scope` in [since, until), oldest first (for patterns)."""
+        with self._lock:
+            return self.store.user_turns(scope, since, until)

@@ -230,3 +230,13 @@ class StoreSuggestions(StoreBase):
             d["source_ids"] = list(d["source_ids"] or [])
             out.append(d)
         return out
+
+    def user_turns(self, scope: str, since: datetime, until: datetime) -> list[dict[str, Any]]:
+        """The person's own conversation turns in [since, until): what patterns are found in."""
+        rows = self.con.execute(
+            "SELECT id, text, occurred_at, utc_offset_min, session FROM resources WHERE scope = ?"
+            " AND kind = 'turn' AND role = 'user' AND occurred_at >= ? AND occurred_at < ? ORDER BY occurred_at, id",
+            [_require(scope), _utc(since), _utc(until)],
+        ).fetchall()
+        keys = ("id", "text", "occurred_at", "utc_offset_min", "session")
+        return [dict(zip(keys, r, strict=True)) for r in rows]

@@ -50,7 +50,15 @@ class Morning:
     at: datetime
 
 
-Trigger = NewItems | WorkItemChanged | Morning
+@dataclass(frozen=True, slots=True)
+class NewTurns:
+    """The person's turns that just arrived in `scope` (id, text, ts, session each)."""
+
+    scope: str
+    turns: Sequence[dict[str, Any]]
+
+
+Trigger = NewItems | WorkItemChanged | Morning | NewTurns
 
 
 @dataclass(slots=True)

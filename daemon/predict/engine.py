@@ -12,12 +12,13 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from daemon.config import Settings
 from daemon.memory import Memory, WorkItem
 from daemon.memory.suggestions import WITHDRAWN, Suggestion
 from daemon.predict import PREDICTORS, predictor
-from daemon.predict.base import Ctx, Morning, NewItems, Trigger, WorkItemChanged
+from daemon.predict.base import Ctx, Morning, NewItems, NewTurns, Trigger, WorkItemChanged
 from daemon.predict.timing import allowed_at
 
 log = logging.getLogger(__name__)
@@ -115,3 +116,12 @@ def morning(memory: Memory, settings: Settings, at: datetime) -> list[str]:
     for scope in memory.scopes():
         suggestions.extend(_run(Morning(scope, at), ctx))
     return memory.suggestions.propose(suggestions)
+
+
+def after_turns(
+    memory: Memory, settings: Settings, now: datetime, scope: str, turns: Sequence[dict[str, Any]]
+) -> list[str]:
+    """Predict from the person's turns themselves (patterns of requests)."""
+    if not turns:
+        return []
+    return memory.suggestions.propose(_run(NewTurns(scope, turns), Ctx(memory, settings, now)))

@@ -320,3 +320,45 @@ async def test_context_is_for_the_newest_live_turn_of_each_session(
     old = [t("c1", "s3", "2026-02-01 10:00")]  # a backfill: history, not a live moment
     await conversation.handle([*batch, *old], deps)  # type: ignore[list-item]
     assert sorted(sent) == ["memubot.out.context.s1 a2", "memubot.out.context.s2 b1"]
+
+
+def test_a_request_made_three_mondays_at_eleven_is_prefetched_the_next_monday(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    asks = [
+        ("p1", "2026-03-02 11:05", "Can you summarize the notes from this morning's standup?"),
+        ("p2", "2026-03-09 11:20", "Could you summarize the standup notes again?"),
+        (
+            "x1",
+            "2026-03-11 11:00",
+            "Could you summarize the standup notes?",
+        ),  # a Wednesday: not the pattern's
+        ("p3", "2026-03-16 10:55", "Please summarize the standup notes for me."),
+    ]
+    found = []
+    for rid, when, text in asks:
+        pclock.now = at(when)
+        say(pmemory, rid, text, pclock.now)
+        turn = {"id": rid, "text": text, "ts": pclock.now, "session": "s1"}
+        found.append(engine.after_turns(pmemory, settings, pclock.now, "alice", [turn]))
+    assert found[:3] == [[], [], []]  # twice on Mondays is not yet a habit
+    [sid] = found[3]
+    s = pmemory.suggestions.get(sid)
+    assert s is not None and s.kind == "prefetch" and s.deliver_at == at("2026-03-23 10:50")
+    assert s.source_ids == ("p3",) and s.expires_at == at("2026-03-23 12:05")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("帮我总结一下周会的记录", "请帮我总结周会记录", True),
+        ("Can you summarize the standup notes?", "Please summarize the standup notes.", True),
+        ("Can you summarize this article about Rust?", "Please summarize the standup notes.", False),
+    ],
+)
+def test_requests_are_compared_by_their_words(a: str, b: str, same: bool) -> None:
+    from daemon.predict.patterns import is_request, similar, terms
+
+    assert is_request(a) and is_request(b)
+    assert similar(terms(a), terms(b)) is same

@@ -32,9 +32,14 @@ from daemon.dispatch import Dispatcher
 from daemon.github_enrich import Enricher
 from daemon.gmail.start import start_gmail
 from daemon.http import bind, make_app, serve_http
+from daemon.memory import Clock, system_clock
 from daemon.metrics import Metrics
 from daemon.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.outbox import OpsOutbox
+from daemon.predict import engine
+from daemon.predict.outbox import SuggestionOutbox
+from daemon.predict.outlet import Outlet
+from daemon.predict.timer import DeliveryTimer
 from daemon.rpc import RpcServer
 from daemon.ui import add_ui
 from daemon.webhook_github import add_github_webhook
@@ -63,8 +68,10 @@ def _write_runtime(path: Path, info: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
-    """Run until SIGTERM/SIGINT (or `stop` is set); every teardown unwinds in reverse order."""
+async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Clock | None = None) -> int:
+    """Run until SIGTERM/SIGINT (or `stop` is set); every teardown unwinds in reverse order.
+
+    `clock` replaces the wall clock for the memory and the suggestion timer (tests move it)."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     notifier = Notifier(settings.notify_socket)
@@ -79,7 +86,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
         for sock in listeners:
             stack.callback(sock.close)
         notifier.status("opening the memory")
-        memory = await asyncio.to_thread(open_memory, settings)
+        memory = await asyncio.to_thread(open_memory, settings, None, None, clock or system_clock)
         stack.callback(memory.close)  # DuckDB checkpoints last
         indexed = await asyncio.to_thread(memory.warm)
         log.info("memory %s open, indexes built for %d items", settings.db_path, indexed)
@@ -119,7 +126,17 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
 
         gmail = await start_gmail(stack, settings, memory.ledger, publish)
         enricher = Enricher(settings.github_token, settings.github_api_url) if settings.github_token else None
-        deps = Deps(memory, settings, memory.clock, gmail=gmail, github=enricher)
+        # suggestions: the outbox publishes to JetStream (an agent offline catches up), the timer
+        # wakes at the next deliver_at; prefetched context goes out at once on core NATS
+        suggestions = SuggestionOutbox(memory, settings, publish, memory.clock)
+        timer = DeliveryTimer(suggestions, memory.clock)
+        await asyncio.to_thread(engine.start_cursor, memory)
+
+        async def context(subject: str, body: bytes) -> None:
+            await nc.publish(subject, body)
+
+        outlet = Outlet(context=context, wake=timer.wake)
+        deps = Deps(memory, settings, memory.clock, outlet, gmail=gmail, github=enricher)
         dispatcher = Dispatcher(deps, metrics)
         consumer = Consumer(js, dispatcher, after_batch=pump)
         await outbox.start_cursor()
@@ -146,6 +163,9 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> int:
 
         async def publish_tick(subject: str, body: dict[str, str]) -> None:
             await publish(subject, json.dumps(body).encode(), body["id"])
+
+        timer.start()
+        stack.push_async_callback(timer.stop)
 
         scheduler = TickScheduler(settings, publish_tick)
         scheduler.start()

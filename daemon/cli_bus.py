@@ -397,6 +397,7 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     from daemon.replay import replay
 
     out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+    trace = open(args.trace, "w", encoding="utf-8") if args.trace else None  # noqa: SIM115
     try:
         summary = asyncio.run(
             replay(
@@ -405,11 +406,14 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
                 settings,
                 state_dir=args.state,
                 progress=None if args.quiet else Progress("replaying"),
+                trace=trace,
             )
         )
     finally:
         if args.out:
             out.close()
+        if trace is not None:
+            trace.close()
     print(json.dumps(summary, ensure_ascii=False), file=sys.stderr)
     return 0
 
@@ -458,10 +462,13 @@ def add_parsers(sub: Any) -> None:
         help="run a recorded scenario with simulated time and write what memubot says",
         description="Replay a scenario (../shared/bench/proactive/README.md format) through the same "
         "pipeline as the daemon, with a simulated clock and scheduled ticks at their simulated times, "
-        "into a fresh memory. Writes every outgoing message as JSON lines with its simulated time.",
+        "into a fresh memory. Writes one JSON line per delivered suggestion (with its simulated "
+        "deliver_at and source_ids, what ../shared/bench/score_proactive.py reads); --trace writes "
+        "every outgoing message (memory ops, context, suggestions) with its simulated time.",
     )
     p.add_argument("scenario", help="scenario JSON file")
-    p.add_argument("--out", help="JSON-lines output (default: stdout)")
+    p.add_argument("--out", help="delivered suggestions, JSON lines (default: stdout)")
+    p.add_argument("--trace", help="every outgoing message, JSON lines")
     p.add_argument(
         "--state", type=Path, help="keep the replay's memory in this directory (default: temporary)"
     )

@@ -22,6 +22,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from daemon.broker import probe
 from daemon.bus import conversation_subject, rpc_subject
 from daemon.errors import MemubotError
+from daemon.predict.prefetch import context_subject
 
 
 class RpcError(MemubotError):
@@ -117,8 +118,16 @@ class Client:
         )
         return not ack.duplicate
 
-    async def send_feedback(self, suggestion_id: str, verdict: str, *, scope: str | None = None) -> str:
-        """Report what the person did with a suggestion: accepted, dismissed or snoozed."""
+    async def send_feedback(
+        self,
+        suggestion_id: str,
+        verdict: str,
+        *,
+        scope: str | None = None,
+        until: datetime | str | None = None,
+    ) -> str:
+        """Report what the person did with a suggestion: accepted, dismissed or snoozed (`until`:
+        when it should come back; default an hour later)."""
         event_id = f"fb-{uuid.uuid4()}"
         body = {
             "id": event_id,
@@ -126,6 +135,7 @@ class Client:
             "verdict": verdict,
             "scope": scope,
             "ts": _now(),
+            "until": until.isoformat() if isinstance(until, datetime) else until,
         }
         await self.publish("memubot.in.feedback", body)
         return event_id
@@ -180,7 +190,20 @@ class Client:
         result = await self.request("flush", {"timeout": timeout}, timeout=timeout + 5)
         return int(result["position"])
 
-    # ---- suggestions ------------------------------------------------------------------
+    # ---- suggestions and context ----------------------------------------------------------
+
+    async def context(self, session: str) -> AsyncIterator[dict[str, Any]]:
+        """The context memubot prefetches for `session`, one message per turn, as it arrives
+        (core NATS: it is for the live moment; nothing is kept for a reader who was away)."""
+        sub = await self.nc.subscribe(context_subject(session))
+        try:
+            async for msg in sub.messages:
+                try:
+                    yield json.loads(msg.data)
+                except ValueError:
+                    continue
+        finally:
+            await sub.unsubscribe()
 
     async def suggestions(self, scope: str, *, durable: str | None = None) -> AsyncIterator[dict[str, Any]]:
         """Suggestions for `scope` as they arrive; with `durable`, also those sent while away.

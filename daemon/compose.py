@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from daemon.config import Settings
-from daemon.memory import Memory, make_embedder, system_clock
+from daemon.memory import Clock, Memory, make_embedder, system_clock
 from daemon.memory.llm import LLMConfig, LLMExtractor
 
 
@@ -28,7 +28,10 @@ def make_llm(settings: Settings) -> LLMExtractor | None:
 
 
 def open_memory(
-    settings: Settings, db: Path | None = None, progress: Callable[[int, int], None] | None = None
+    settings: Settings,
+    db: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    clock: Clock = system_clock,
 ) -> Memory:
     embedder = make_embedder(
         settings.embedder, url=settings.embed_url, model=settings.embed_model, api_key=settings.embed_api_key
@@ -37,7 +40,7 @@ def open_memory(
         db or settings.db_path,
         embedder,
         settings.memory,
-        clock=system_clock,
+        clock=clock,
         progress=progress,
         llm=make_llm(settings),
     )

@@ -130,6 +130,11 @@ class Settings:
     morning_at: str = "09:00"  # the morning tick, local time in `timezone`
     consolidate_at: str = "03:30"  # the daily consolidation (decay, tiers, archive), local time
     heartbeat_hours: float = 4.0  # the heartbeat tick's period
+    # predict → act: when suggestions may go out, how early a reminder comes, how often one speaks
+    quiet_hours: tuple[str, str] | None = ("22:00", "07:00")  # local; None: no quiet hours
+    remind_lead_hours: float = 2.0  # a timed event's reminder, at the latest this long before it
+    followup_delay_minutes: float = 60.0  # a GitHub request is mentioned if still open after this
+    suggestions_per_hour: int = 4  # per scope; more wait for the next free slot
     stop_timeout: float = 30.0  # seconds SIGTERM waits for in-flight events before giving up
     # systemd's notification socket and watchdog period (set by systemd, read here only)
     notify_socket: str | None = None
@@ -205,6 +210,10 @@ _ENV = [
     ("MEMUBOT_CONSOLIDATE_AT", "consolidate_at", "consolidate_at"),
     ("MEMUBOT_HEARTBEAT_HOURS", "heartbeat_hours", "heartbeat_hours"),
     ("MEMUBOT_STOP_TIMEOUT", "stop_timeout", "stop_timeout"),
+    ("MEMUBOT_QUIET_HOURS", "quiet_hours", "quiet_hours"),
+    ("MEMUBOT_REMIND_LEAD_HOURS", "remind_lead_hours", "remind_lead_hours"),
+    ("MEMUBOT_FOLLOWUP_DELAY_MINUTES", "followup_delay_minutes", "followup_delay_minutes"),
+    ("MEMUBOT_SUGGESTIONS_PER_HOUR", "suggestions_per_hour", "suggestions_per_hour"),
 ]
 # [tables] of the TOML file that tune the memory core: section → (MemoryParams field, class)
 _TABLES: dict[str, tuple[str, type[Any]]] = {
@@ -261,6 +270,23 @@ def _clock_time(value: str, var: str) -> str:
     if not (sep and hh.isdigit() and mm.isdigit() and int(hh) < 24 and int(mm) < 60):
         raise ConfigError(f"{var} must be a time of day as HH:MM, got {value!r}")
     return f"{int(hh):02d}:{int(mm):02d}"
+
+
+def quiet_hours(value: Any, var: str = "MEMUBOT_QUIET_HOURS") -> tuple[str, str] | None:
+    """`22:00-07:00` (or a [start, end] pair, as scenarios give it); `off` or empty: none."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "off", "none")):
+        return None
+    if isinstance(value, str):
+        start, sep, end = value.partition("-")
+        if not sep:
+            raise ConfigError(f"{var} must be HH:MM-HH:MM or off, got {value!r}")
+        parts: list[Any] = [start, end]
+    elif isinstance(value, list | tuple) and len(value) == 2:
+        parts = list(value)
+    else:
+        raise ConfigError(f"{var} must be HH:MM-HH:MM or off, got {value!r}")
+    a, b = (_clock_time(str(p), var) for p in parts)
+    return None if a == b else (a, b)
 
 
 def _webhook_secrets(env: Mapping[str, str]) -> tuple[str, ...]:
@@ -384,6 +410,18 @@ def load_settings(
     ):
         if name in values:
             values[name] = _positive(values[name], var)
+    for name, var in (
+        ("remind_lead_hours", "MEMUBOT_REMIND_LEAD_HOURS"),
+        ("followup_delay_minutes", "MEMUBOT_FOLLOWUP_DELAY_MINUTES"),
+    ):
+        if name in values:
+            values[name] = _positive(values[name], var)
+    if "suggestions_per_hour" in values:
+        values["suggestions_per_hour"] = max(
+            1, int(_positive(values["suggestions_per_hour"], "MEMUBOT_SUGGESTIONS_PER_HOUR"))
+        )
+    if "quiet_hours" in values:
+        values["quiet_hours"] = quiet_hours(values["quiet_hours"])
     for name, var in (("morning_at", "MEMUBOT_MORNING_AT"), ("consolidate_at", "MEMUBOT_CONSOLIDATE_AT")):
         if name in values:
             values[name] = _clock_time(str(values[name]), var)

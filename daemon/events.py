@@ -238,6 +238,7 @@ class Feedback:
     verdict: str
     ts: datetime
     scope: str | None = None
+    until: datetime | None = None  # snoozed: when the suggestion comes back
 
 
 def feedback_from_dict(obj: Any) -> Feedback:
@@ -250,6 +251,9 @@ def feedback_from_dict(obj: Any) -> Feedback:
         verdict=verdict,
         ts=parse_ts(ts_raw),
         scope=check_scope(scope) if (scope := _str_field(obj, "scope", required=False)) is not None else None,
+        until=parse_ts(until, "until")
+        if (until := _str_field(obj, "until", required=False)) is not None
+        else None,
     )
 
 

@@ -5,11 +5,15 @@ an end, and config overrides. Replay sets a simulated clock to each event's time
 scheduled ticks (morning, heartbeat, consolidation) at their simulated times, hands every
 event to the same Dispatcher the bus consumer uses, and writes every outgoing message
 (memory ops today; suggestions and context once predictors exist) with its simulated time
-to a JSON-lines file. No NATS is involved: only the transport differs from the live daemon.
+to a JSON-lines trace. Suggestions are delivered by the same outbox as in the daemon, at their
+simulated `deliver_at` (between events, the clock jumps to each due delivery); each delivered
+one is also written to `out`, one line per suggestion, as ../shared/bench/score_proactive.py
+reads it. No NATS is involved: only the transport differs from the live daemon.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
@@ -20,12 +24,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from daemon.config import Settings, email_addresses
+from daemon.config import Settings, email_addresses, quiet_hours
 from daemon.dispatch import Dispatcher, Incoming
 from daemon.errors import InvalidInput
 from daemon.events import parse_ts, tick_body
 from daemon.memory import Memory, make_embedder
 from daemon.outbox import OpsOutbox
+from daemon.predict import engine
+from daemon.predict.outbox import SuggestionOutbox
+from daemon.predict.outlet import Outlet
 from handlers.deps import Deps
 from schedules import SCHEDULES
 from schedules.scheduler import fire_times
@@ -43,6 +50,10 @@ CONFIG_KEYS = {
     "github_scope",
     "email_address",  # MEMUBOT_EMAIL_ADDRESSES: the person's address (a string or a list)
     "email_addresses",
+    "quiet_hours",  # MEMUBOT_QUIET_HOURS, as ["22:00", "07:00"]
+    "remind_lead_hours",
+    "followup_delay_minutes",
+    "suggestions_per_hour",
 }
 
 
@@ -123,6 +134,8 @@ def scenario_settings(base: Settings, scenario: Scenario, state_dir: Path) -> tu
     for key, value in scenario.config.items():
         if key in ("email_address", "email_addresses"):
             over["email_addresses"] = email_addresses(value, f"scenario config {key!r}")
+        elif key == "quiet_hours":
+            over[key] = quiet_hours(value, "config.quiet_hours")
         elif key in CONFIG_KEYS:
             over[key] = value
         else:
@@ -150,8 +163,10 @@ async def replay(
     base: Settings,
     state_dir: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    trace: IO[str] | None = None,
 ) -> dict[str, Any]:
-    """Run the scenario; write one JSON line per outgoing message; return a summary."""
+    """Run the scenario; write one line per delivered suggestion to `out` and one per outgoing
+    message of any kind (memory ops, context, suggestions) to `trace`; return a summary."""
     scenario = load_scenario(scenario_path)
     with tempfile.TemporaryDirectory(prefix="memubot-replay-") as tmp:
         state = state_dir or Path(tmp)
@@ -168,30 +183,57 @@ async def replay(
         )
         memory = Memory.open(settings.db_path, embedder, settings.memory, clock=clock)
         try:
-            dispatcher = Dispatcher(Deps(memory, settings, clock))
+            counts = {"messages": 0, "suggestions": 0, "context": 0}
 
             async def write(subject: str, body: bytes, msg_id: str) -> None:
-                line = {
-                    "at": clock.now.isoformat(),
-                    "subject": subject,
-                    "id": msg_id,
-                    "body": json.loads(body),
-                }
-                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+                counts["messages"] += 1
+                if trace is not None:
+                    line = {
+                        "at": clock.now.isoformat(),
+                        "subject": subject,
+                        "id": msg_id,
+                        "body": json.loads(body),
+                    }
+                    trace.write(json.dumps(line, ensure_ascii=False) + "\n")
 
+            async def suggest(subject: str, body: bytes, msg_id: str) -> None:
+                counts["suggestions"] += 1
+                out.write(body.decode() + "\n")  # its deliver_at is the simulated delivery time
+                await write(subject, body, msg_id)
+
+            async def context(subject: str, body: bytes) -> None:
+                counts["context"] += 1
+                await write(subject, body, "")
+
+            await asyncio.to_thread(engine.start_cursor, memory)
+            dispatcher = Dispatcher(Deps(memory, settings, clock, Outlet(context=context)))
             outbox = OpsOutbox(memory.ledger, write)
+            suggestions = SuggestionOutbox(memory, settings, suggest, clock)
+
+            async def deliver_until(t: datetime) -> None:
+                """Every delivery due up to `t`, each at its own simulated time."""
+                for _ in range(10_000):
+                    due = await suggestions.next_due()
+                    if due is None or due > t:
+                        return
+                    clock.now = max(clock.now, due)
+                    await suggestions.deliver_due()
+                    await outbox.pump()
+
             steps = timeline(scenario, settings)
             outcomes: dict[str, int] = {}
-            messages = 0
             for n, step in enumerate(steps, start=1):
+                await deliver_until(step.at)
                 clock.now = step.at
                 [verdict] = await dispatcher.dispatch([Incoming(step.subject, step.data)])
                 outcomes[verdict.outcome] = outcomes.get(verdict.outcome, 0) + 1
                 if verdict.outcome == "dead_letter":
                     log.warning("%s at %s: dead letter: %s", step.subject, step.at, verdict.reason)
-                messages += await outbox.pump()
+                await outbox.pump()
+                await deliver_until(step.at)
                 if progress:
                     progress(n, len(steps))
+            await deliver_until(scenario.end)
             clock.now = scenario.end
         finally:
             memory.close()
@@ -200,6 +242,8 @@ async def replay(
         "events": len(scenario.events),
         "ticks": len(steps) - len(scenario.events),
         "outcomes": outcomes,
-        "messages": messages,
+        "messages": counts["messages"],
+        "suggestions": counts["suggestions"],
+        "context": counts["context"],
         "ignored_config": ignored,
     }

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Sequence
+from datetime import timedelta
 
 from daemon.events import ConversationTurn
 from daemon.memory import ResourceIn
+from daemon.predict import engine
+from daemon.predict.patterns import turn_rows
+from daemon.predict.prefetch import context_for, context_subject
 from handlers.deps import Deps
 
 log = logging.getLogger(__name__)
+
+LIVE = timedelta(minutes=15)  # a turn older than this when it arrives gets no prefetched context
 
 
 def resource_from(turn: ConversationTurn) -> ResourceIn:
@@ -36,6 +43,7 @@ async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
     know it because an earlier run died between commit and ledger, or it came in through import.
     """
     known = await asyncio.to_thread(deps.memory.known_resources, [(t.scope, t.id) for t in turns])
+    await prefetch([t for t in turns if (t.scope, t.id) not in known], deps)
     report = await asyncio.to_thread(deps.memory.memorize, [resource_from(t) for t in turns])
     log.debug(
         "conversation batch of %d: +%d resources, +%d items, %d already stored",
@@ -44,4 +52,57 @@ async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
         report.items_added,
         report.resources_skipped,
     )
+    await predict(deps, [t for t in turns if (t.scope, t.id) not in known])
     return ["duplicate" if (t.scope, t.id) in known else "stored" for t in turns]
+
+
+async def prefetch(turns: Sequence[ConversationTurn], deps: Deps) -> None:
+    """Publish the context the newest turn of each live session calls for, at once.
+
+    Only the last turn of a session in a batch (the agent answers that one) and only a turn of
+    the last few minutes (a backfill through the bus is history, not a live moment): a burst of
+    thousands of turns must not cost a recall each. A failure costs the context, never the turn.
+    """
+    send = deps.out.context
+    if send is None:
+        return
+    now = deps.clock()
+    latest: dict[tuple[str, str], ConversationTurn] = {}
+    for t in turns:
+        if t.session and now - t.ts <= LIVE:
+            latest[(t.scope, t.session)] = t
+    for t in latest.values():
+        try:
+            body = await asyncio.to_thread(
+                context_for,
+                deps.memory,
+                deps.settings,
+                turn_id=t.id,
+                scope=t.scope,
+                session=t.session,
+                text=t.text,
+                at=t.ts,
+            )
+            await send(context_subject(t.session), json.dumps(body, ensure_ascii=False).encode())
+        except Exception as exc:
+            log.warning("context for turn %s not published: %s", t.id, exc)
+
+
+async def predict(deps: Deps, new: Sequence[ConversationTurn] = ()) -> None:
+    """Run the predictors over what the memory just did. The memory is committed: a failure here
+    leaves the predict cursor where it was, and the next event (or heartbeat) predicts again."""
+    try:
+        proposed = await asyncio.to_thread(engine.after_memory, deps.memory, deps.settings, deps.clock())
+        by_scope: dict[str, list[ConversationTurn]] = {}
+        for t in new:
+            by_scope.setdefault(t.scope, []).append(t)
+        for scope, turns in by_scope.items():
+            rows = turn_rows(turns)
+            proposed += await asyncio.to_thread(
+                engine.after_turns, deps.memory, deps.settings, deps.clock(), scope, rows
+            )
+    except Exception:
+        log.exception("predictors failed; they will read the same memory ops again on the next event")
+        return
+    if proposed:
+        deps.out.wake()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from daemon.config import Settings
 from daemon.memory import Clock, Memory
+from daemon.predict.outlet import Outlet
 
 
 class Mailbox(Protocol):
@@ -30,5 +31,6 @@ class Deps:
     memory: Memory
     settings: Settings
     clock: Clock
+    out: Outlet = field(default_factory=Outlet)  # prefetched context out, the delivery timer's wake-up
     gmail: Mailbox | None = None  # the Gmail fetcher, when the Gmail trigger is on
     github: Enrichment | None = None  # the GitHub API enricher, when a token is configured

@@ -16,8 +16,9 @@ from typing import Any
 
 from daemon.events import GithubEvent
 from daemon.github_enrich import line_for
-from daemon.memory import ResourceIn
+from daemon.memory import ResourceIn, WorkItem
 from daemon.memory.types import EXTERNAL
+from daemon.predict import engine
 from handlers.deps import Deps
 from handlers.github_state import work_item_from
 from handlers.github_summary import summarize
@@ -67,6 +68,7 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
         await asyncio.to_thread(
             deps.memory.memorize, [resource_from(e, login, when[e.id], extra.get(e.id)) for e in kept]
         )
+    changes: list[tuple[WorkItem, str]] = []
     for e in kept:
         update = work_item_from(e, login, when[e.id])
         if update is not None:
@@ -74,6 +76,15 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
             # and a crash between the resource and the state is repaired by the redelivery
             state = await asyncio.to_thread(deps.memory.work_items.apply, update)
             log.debug("%s %s#%d: %s", e.id, state.repo, state.number, state.state)
+            changes.append((state, e.id))
+    if changes:
+        try:
+            proposed = await asyncio.to_thread(engine.after_github, deps.memory, deps.settings, now, changes)
+        except Exception:  # the state is committed; a predictor bug must not make GitHub resend
+            log.exception("predictors failed on GitHub deliveries %s", [e for _, e in changes])
+        else:
+            if proposed:
+                deps.out.wake()
     return [
         "noop" if e.event == "ping" else "duplicate" if (e.scope, e.id) in known else "stored" for e in events
     ]

@@ -64,6 +64,19 @@ def work_item_from(event: GithubEvent, login: str | None, occurred_at: datetime)
         ).get("updated_at")
         acted = _time(when, updated)
     user = _obj(obj.get("user")).get("login")
+    requested = _logins(obj.get("requested_reviewers")) + teams
+    # the action says who was just added or removed; a payload's list may lag behind it
+    named = _obj(event.payload.get("requested_reviewer")).get("login")
+    if isinstance(named, str) and event.action == "review_request_removed":
+        requested = tuple(r for r in requested if r.lower() != named.lower())
+    elif isinstance(named, str) and event.action == "review_requested" and named not in requested:
+        requested += (named,)
+    assignees = _logins(obj.get("assignees"))
+    moved = _obj(event.payload.get("assignee")).get("login")
+    if isinstance(moved, str) and event.action == "unassigned":
+        assignees = tuple(a for a in assignees if a.lower() != moved.lower())
+    elif isinstance(moved, str) and event.action == "assigned" and moved not in assignees:
+        assignees += (moved,)
     return WorkItem(
         scope=event.scope,
         repo=repo,
@@ -74,8 +87,8 @@ def work_item_from(event: GithubEvent, login: str | None, occurred_at: datetime)
         updated_at=updated,
         url=obj.get("html_url") if isinstance(obj.get("html_url"), str) else None,
         author=user if isinstance(user, str) else None,
-        requested=_logins(obj.get("requested_reviewers")) + teams,
-        assignees=_logins(obj.get("assignees")),
+        requested=requested,
+        assignees=assignees,
         person_acted_at=acted,
         last_event=event.id,
         # an issue-shaped pull request (issue_comment, issues) does not list its reviewers

@@ -1,7 +1,10 @@
-"""Scheduled ticks: the daily consolidation now; the morning and heartbeat ticks wake predictors.
+"""Scheduled ticks: the daily consolidation; the morning digest; the heartbeat catches predictors up.
 
-Predictors arrive with the predict → act work; until then a morning or heartbeat tick is only
-recorded (outcome "noop"), which already proves it is handled once per scheduled moment.
+The morning tick runs the digest predictor for every scope (nothing is sent when there is
+nothing to say). The heartbeat re-reads the memory-op log after the predict cursor, so that
+ops a failed prediction left behind are predicted from within hours, not at the next turn, and
+re-arms the delivery timer (after a suspend, the wall clock has moved past its sleep).
+Delivering what is due is the delivery timer's job, not a tick's.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Sequence
 
 from daemon import jobs
 from daemon.events import Tick
+from daemon.predict import engine
 from handlers.deps import Deps
 
 log = logging.getLogger(__name__)
@@ -31,13 +35,23 @@ async def handle(ticks: Sequence[Tick], deps: Deps) -> list[str]:
             # users.watch lapses after 7 days: renewed daily (a failure raises: the tick is retried)
             await deps.gmail.renew_watch(deps.settings.gmail_topic)
             outcomes.append("watch_renewed")
-        elif tick.schedule == "heartbeat" and deps.gmail is not None:
-            # the periodic history.list: catches notifications Pub/Sub dropped or never sent
-            try:
-                await deps.gmail.sync()
-            except Exception as exc:  # Gmail unreachable: the next heartbeat tries again
-                log.warning("tick %s: gmail catch-up failed: %s", tick.id, exc)
-            outcomes.append("noop")
+        elif tick.schedule == "morning":
+            proposed = await asyncio.to_thread(engine.morning, deps.memory, deps.settings, tick.fired_at)
+            log.info("tick %s: %d digest(s) proposed", tick.id, len(proposed))
+            if proposed:
+                deps.out.wake()
+            outcomes.append("digest" if proposed else "noop")
+        elif tick.schedule == "heartbeat":
+            if deps.gmail is not None:
+                # the periodic history.list: catches notifications Pub/Sub dropped or never sent
+                try:
+                    await deps.gmail.sync()
+                except Exception as exc:  # Gmail unreachable: the next heartbeat tries again
+                    log.warning("tick %s: gmail catch-up failed: %s", tick.id, exc)
+            proposed = await asyncio.to_thread(engine.after_memory, deps.memory, deps.settings, tick.fired_at)
+            # also re-arms the delivery timer: after a suspend the wall clock is ahead of its sleep
+            deps.out.wake()
+            outcomes.append("predicted" if proposed else "noop")
         else:
             outcomes.append("noop")
     return outcomes

@@ -121,3 +121,17 @@ def test_new_settings_errors_name_the_key(tmp_path: Path, text: str, env: dict[s
     cfg.write_text(text)
     with pytest.raises(ConfigError, match=match):
         load_settings({"HOME": str(tmp_path), **env}, cfg)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("23:00-06:30", ("23:00", "06:30")), ("off", None), ("9:00-17:00", ("09:00", "17:00"))],
+)
+def test_quiet_hours(tmp_path: Path, value: str, expected: tuple[str, str] | None) -> None:
+    assert load_settings({"HOME": str(tmp_path), "MEMUBOT_QUIET_HOURS": value}).quiet_hours == expected
+
+
+@pytest.mark.parametrize("value", ["22:00", "25:00-07:00", "soon"])
+def test_bad_quiet_hours_name_the_setting(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ConfigError, match="MEMUBOT_QUIET_HOURS"):
+        load_settings({"HOME": str(tmp_path), "MEMUBOT_QUIET_HOURS": value})

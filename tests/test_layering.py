@@ -69,3 +69,15 @@ def test_only_the_store_modules_run_sql() -> None:
         assert "duckdb" not in _imports(path), f"{path} imports duckdb"
         uses = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "con"]
         assert not uses, f"{path} touches the DuckDB connection on line(s) {uses}"
+
+
+def test_predictors_read_the_memory_facade_and_import_no_transport() -> None:
+    for path in _files("daemon/predict"):
+        for mod in _imports(path):
+            top = mod.split(".")[0]
+            assert top not in TRANSPORTS and top != "duckdb", f"{path.name} imports {mod}"
+            assert top not in ("handlers", "schedules"), f"{path.name} imports {mod}"
+            if top == "daemon":
+                assert mod.startswith(
+                    ("daemon.memory", "daemon.predict", "daemon.config", "daemon.errors")
+                ), f"{path.name} imports {mod}"

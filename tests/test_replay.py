@@ -51,15 +51,19 @@ def scenario(tmp_path: Path, **over: Any) -> Path:
 async def test_replay_fires_ticks_at_simulated_times_and_writes_ops_with_them(tmp_path: Path) -> None:
     path = scenario(tmp_path)
     base = load_settings({"HOME": str(tmp_path)})
-    out = io.StringIO()
-    summary = await replay(path, out, base, state_dir=tmp_path / "state")
-    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    out, trace = io.StringIO(), io.StringIO()
+    summary = await replay(path, out, base, state_dir=tmp_path / "state", trace=trace)
+    lines = [json.loads(line) for line in trace.getvalue().splitlines()]
     # the valid turn was stored at its simulated time; its creation op carries that time
     created = [x for x in lines if x["subject"] == "memubot.out.memory.created"]
     assert len(created) == 1 and created[0]["at"] == "2026-03-02T15:10:00+01:00"
     assert created[0]["body"]["scope"] == "bob" and created[0]["id"] == "memory-op:1"
     assert summary["outcomes"]["stored"] == 1 and summary["outcomes"]["dead_letter"] == 1
-    assert summary["ignored_config"] == ["quiet_hours"]
+    assert summary["ignored_config"] == []  # quiet_hours is MEMUBOT_QUIET_HOURS now
+    # a turn without a session has no live session to prefetch for; the demo (next Monday) is
+    # after the scenario's end: nothing was delivered
+    assert not [x for x in lines if x["subject"].startswith("memubot.out.context.")]
+    assert out.getvalue() == "" and summary["suggestions"] == 0
     # ticks over 26 h: consolidation at 03:30, morning at 09:00, heartbeat every 6 h (config override)
     settings, _ = scenario_settings(base, load_scenario(path), tmp_path / "s2")
     ticks = [(s.at, s.subject) for s in timeline(load_scenario(path), settings) if s.origin == "tick"]

@@ -39,6 +39,7 @@ from daemon.memory.models import understanding_for
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import ItemRow, Store
+from daemon.memory.suggestions import Suggestions
 from daemon.memory.types import (
     EXTERNAL,
     Clock,
@@ -870,3 +871,34 @@ class Memory:
                 self._indexes.pop(scope, None)
         log.info("item %s in scope %s corrected by the person: now %s", item_id, scope, new_id)
         return new_id
+
+    # ---- predict → act: what the predictors read and the suggestion outbox ----------------
+    # (the logic lives in daemon/predict/ and daemon/memory/suggestions.py; these delegate)
+
+    @property
+    def suggestions(self) -> Suggestions:
+        """The suggestion outbox and verdict counts, on this memory's connection and lock."""
+        outbox = self.__dict__.get("_suggestions")
+        if outbox is None:
+            outbox = self.__dict__["_suggestions"] = Suggestions(self.store, self._lock)
+        return outbox
+
+    def due_items(self, scope: str, lo: datetime, hi: datetime) -> list[dict[str, Any]]:
+        """Active items of `scope` due in [lo, hi): the events predictors remind of."""
+        with self._lock:
+            return self.store.due_items(scope, lo, hi)
+
+    def reinforce_items(self, scope: str, item_ids: Sequence[str], at: datetime) -> int:
+        """Count an access for each item (an accepted suggestion's evidence); returns how many exist."""
+        with self._lock, self.store.transaction():
+            self._flush_touches_unlocked()
+            known = [i for i in item_ids if self.store.item(scope, i) is not None]
+            if known:
+                self.store.touch(known, [1] * len(known), [at] * len(known))
+                self.store.bump_generation([scope])
+        return len(known)
+
+    def user_turns(self, scope: str, since: datetime, until: datetime) -> list[dict[str, Any]]:
+        """The person's own turns of `scope` in [since, until), oldest first (for patterns)."""
+        with self._lock:
+            return self.store.user_turns(scope, since, until)

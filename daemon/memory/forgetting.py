@@ -176,6 +176,7 @@ def forget(
         counts["work_items"] = store.drop_work_items(scope)
         # so were the e-mail threads (who waits on whom) from its e-mails
         counts["email_threads"] = store.drop_email_threads(scope)
+        counts["suggestions"] = store.drop_suggestions(scope)
     else:
         store.refresh_categories(scope, list(CATEGORIES), clock())
         # a forgotten e-mail leaves its thread's state too (the thread is derived again without it)

@@ -28,6 +28,7 @@ from daemon.memory.store_index import FieldPostings, ScopeSnapshot, StoreIndex
 from daemon.memory.store_items import ItemRow, StoreItems
 from daemon.memory.store_lifecycle import StoreLifecycle
 from daemon.memory.store_resources import StoreResources
+from daemon.memory.store_suggestions import StoreSuggestions
 from daemon.memory.store_workitems import StoreWorkItems
 
 # What `from daemon.memory.store import ...` has always offered (ledger.py takes _utc from here).
@@ -264,11 +265,59 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 PRIMARY KEY (scope, thread))""",
         ],
     ),
+    (
+        6,
+        [
+            # the suggestion outbox (daemon/memory/suggestions.py): one row per suggestion a
+            # predictor proposed, unique per (scope, dedup_key) so that nothing is said twice,
+            # with when it may go out, when it stops making sense, and what became of it
+            """CREATE TABLE suggestions (
+                id TEXT PRIMARY KEY,
+                scope TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                predictor TEXT NOT NULL,
+                dedup_key TEXT NOT NULL,
+                about TEXT NOT NULL,
+                title TEXT NOT NULL,
+                body TEXT NOT NULL,
+                evidence TEXT[] NOT NULL,
+                source_ids TEXT[] NOT NULL,
+                confidence DOUBLE NOT NULL,
+                urgent BOOLEAN NOT NULL DEFAULT FALSE,
+                created_at TIMESTAMPTZ NOT NULL,
+                deliver_at TIMESTAMPTZ NOT NULL,
+                expires_at TIMESTAMPTZ,
+                status TEXT NOT NULL,
+                reason TEXT,
+                delivered_at TIMESTAMPTZ,
+                deliveries INTEGER NOT NULL DEFAULT 0,
+                data JSON,
+                UNIQUE (scope, dedup_key))""",
+            "CREATE INDEX suggestions_due ON suggestions (status, deliver_at)",
+            # how the person answered each kind of suggestion, per scope: what moves the bar
+            """CREATE TABLE suggestion_verdicts (
+                scope TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                accepted INTEGER NOT NULL DEFAULT 0,
+                dismissed INTEGER NOT NULL DEFAULT 0,
+                snoozed INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (scope, kind))""",
+        ],
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
-class Store(StoreForget, StoreItems, StoreIndex, StoreLifecycle, StoreResources, StoreWorkItems, StoreEmail):
+class Store(
+    StoreForget,
+    StoreItems,
+    StoreIndex,
+    StoreLifecycle,
+    StoreResources,
+    StoreWorkItems,
+    StoreEmail,
+    StoreSuggestions,
+):
     """The one DuckDB connection and every statement memubot runs against it."""
 
     def __init__(self, path: str | Path, *, read_only: bool = False, memory_limit: str = "512MB") -> None:

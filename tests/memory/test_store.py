@@ -10,7 +10,7 @@ import pytest
 
 from daemon.errors import ScopeRequired, StoreError
 from daemon.memory import Memory, MemoryParams
-from daemon.memory.store import SCHEMA_VERSION, Store
+from daemon.memory.store import MIGRATIONS, SCHEMA_VERSION, Store
 from tests.conftest import FakeClock, turn
 
 
@@ -23,7 +23,7 @@ def test_migrates_an_empty_file(tmp_path: Path) -> None:
     store.close()
     again = Store(path)  # reopening applies nothing twice
     assert again.migrate() == []
-    assert again.con.execute("SELECT count(*) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
+    assert again.con.execute("SELECT count(*) FROM schema_version").fetchone() == (len(MIGRATIONS),)
     again.close()
 
 

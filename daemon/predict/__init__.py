@@ -1,0 +1,36 @@
+"""Predict → act: predictors propose suggestions from new memory, work-item changes and ticks;
+the suggestion outbox (outbox.py) delivers them at the right moment, or withdraws them.
+
+PREDICTORS is the one visible list, like handlers.ROUTES: add a module with a class that has
+`name`, `propose(trigger, ctx)` and `recheck(suggestion, ctx)`, and list it here.
+The e-mail follow-up ("asked something, no reply after the sender's usual delay") plugs in here
+as one more predictor over `Memory.email_threads` once the e-mail handler has landed: a
+`propose` on a new trigger the e-mail handler raises (like `WorkItemChanged` from
+handlers/github.py), a `recheck` that withdraws once a reply is in the thread.
+"""
+
+from __future__ import annotations
+
+from daemon.predict.base import Predictor
+from daemon.predict.conflict import Conflict
+from daemon.predict.digest import Digest
+from daemon.predict.github import GithubFollowUp
+from daemon.predict.patterns import Patterns
+from daemon.predict.promise import Promise
+from daemon.predict.upcoming import Upcoming
+
+PREDICTORS: tuple[Predictor, ...] = (
+    Upcoming(),
+    Promise(),
+    Conflict(),
+    GithubFollowUp(),
+    Digest(),
+    Patterns(),
+)
+
+
+def predictor(name: str) -> Predictor | None:
+    return next((p for p in PREDICTORS if p.name == name), None)
+
+
+__all__ = ["PREDICTORS", "Predictor", "predictor"]

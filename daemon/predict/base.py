@@ -1,0 +1,177 @@
+"""What predictors share: the context they run in, the triggers they answer, their protocol."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from daemon.config import Settings
+from daemon.memory import Memory, WorkItem
+from daemon.memory.suggestions import Suggestion
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_SPEAKER = re.compile(r"^(user|assistant|system|tool):\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Ctx:
+    """One predictor run: the memory, the settings, and the (injected) time it runs at."""
+
+    memory: Memory
+    settings: Settings
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NewItems:
+    """Items the memory just created in `scope` (rows as `Memory.get_item` returns them)."""
+
+    scope: str
+    items: Sequence[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkItemChanged:
+    """A GitHub delivery changed a pull request / issue; `event_id` is the delivery (a resource)."""
+
+    scope: str
+    state: WorkItem
+    event_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Morning:
+    """The morning tick, for one scope."""
+
+    scope: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NewTurns:
+    """The person's turns that just arrived in `scope` (id, text, ts, session each)."""
+
+    scope: str
+    turns: Sequence[dict[str, Any]]
+
+
+Trigger = NewItems | WorkItemChanged | Morning | NewTurns
+
+
+@dataclass(slots=True)
+class Recheck:
+    """The verdict of a final re-check: keep (possibly with a fresher text) or withdraw."""
+
+    suggestion: Suggestion | None
+    reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Predictor(Protocol):
+    """A small rule set: proposes suggestions on triggers, re-checks them before they go out."""
+
+    name: str
+
+    def propose(self, trigger: Trigger, ctx: Ctx) -> list[Suggestion]: ...
+
+    def recheck(self, s: Suggestion, ctx: Ctx) -> Recheck: ...
+
+
+def is_cjk(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+def what(item: dict[str, Any]) -> str:
+    """The sentence an item was said in, without the speaker prefix and the resolved-date note."""
+    l1 = item.get("l1") or {}
+    if isinstance(l1, str):
+        import json
+
+        try:
+            l1 = json.loads(l1)
+        except ValueError:
+            l1 = {}
+    text = l1.get("what") if isinstance(l1, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        text = _SPEAKER.sub("", str(item.get("l0", "")))
+        text = re.sub(r"\s*\([^()]*\)\s*$", "", text)
+    return text.strip()
+
+
+_NOTE = re.compile(r"\(([^()]*)\)\s*$")
+
+
+def plain(item: dict[str, Any]) -> str:
+    """`what` without the date phrases the date rules resolved ("Next Monday at 10:00 I have the
+    demo" → "I have the demo"): on the day itself "next Monday" would mislead."""
+    text = what(item)
+    note = _NOTE.search(str(item.get("l0", "")))
+    if not note:
+        return text
+    for part in note.group(1).split(";"):
+        cue = part.rsplit(":", 1)[0].strip() if part.count(":") else ""
+        # "Next Monday at 10:00: 9 March 2026 10:00" → the cue is what comes before ": <date>"
+        m = re.match(r"(.+?):\s*\d{1,2} \w+ \d{4}", part.strip())
+        cue = m.group(1) if m else cue
+        if cue and cue in text:
+            # the cue and an end time right after it ("下周三下午三点到四点", "3 to 4pm")
+            tail = r"(?:\s*(?:到|至|-|–|to|until)\s*(?:[一二两三四五六七八九十]{1,3}|\d{1,2})(?:[:：]\d{2})?\s*(?:点半?|am|pm)?)?"
+            lead = r"(?:\b(?:on|at|by|to|until|from|for)\s+)?"
+            text = re.sub(lead + re.escape(cue) + tail, " ", text, count=1, flags=re.IGNORECASE)
+    text = re.sub(r"\s+([,.，。!?])", r"\1", " ".join(text.split())).strip(" ,，")
+    text = re.sub(r"^(?:对了|另外|by the way|btw|oh)?\s*[,，、]\s*", "", text, flags=re.IGNORECASE)
+    return (text[:1].upper() + text[1:]) if text else what(item)
+
+
+def l1_of(item: dict[str, Any]) -> dict[str, Any]:
+    l1 = item.get("l1") or {}
+    if isinstance(l1, str):
+        import json
+
+        try:
+            l1 = json.loads(l1)
+        except ValueError:
+            return {}
+    return l1 if isinstance(l1, dict) else {}
+
+
+_CANCEL = re.compile(
+    r"\b(cancel+ed|cancel+ing|call(?:ed)? off|is off|won't happen|not happening|no longer (?:going|happening)|"
+    r"not going (?:to|anymore))\b|取消|不去了|不开了|不办了|黄了",
+    re.IGNORECASE,
+)
+
+
+def cancels(item: dict[str, Any]) -> bool:
+    """The statement calls an event off ("the demo is cancelled", "会议取消了"): it retires the
+    event (the memory supersedes it) and is not itself something to remind of."""
+    return bool(_CANCEL.search(what(item)))
+
+
+def said_by_person(item: dict[str, Any]) -> bool:
+    """The person's own statement (a user turn), not the assistant's summary of someone else's plan."""
+    role = l1_of(item).get("role")
+    if isinstance(role, str):
+        return role == "user"
+    return str(item.get("l0", "")).startswith("user:")
+
+
+def active(item: dict[str, Any] | None) -> str | None:
+    """None when the item still holds; else why not."""
+    if item is None:
+        return "its memory was forgotten"
+    if item.get("superseded_by"):
+        return f"superseded by {item['superseded_by']}"
+    if item.get("valid_until") is not None:
+        return "no longer valid"
+    if item.get("archived"):
+        return "archived"
+    return None
+
+
+def short(text: str, n: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"

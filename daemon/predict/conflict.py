@@ -1,0 +1,149 @@
+"""conflict: two of the person's timed events overlap → said once, when the second becomes known.
+
+An event lasts until the end time its sentence names ("3 to 4 pm", "三点到四点"), else an hour.
+Re-checked at delivery: if either event moved or was cancelled, the conflict is withdrawn.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from daemon.memory.suggestions import Suggestion
+from daemon.predict.base import (
+    Ctx,
+    NewItems,
+    Recheck,
+    Trigger,
+    active,
+    cancels,
+    is_cjk,
+    plain,
+    said_by_person,
+    short,
+    what,
+)
+from daemon.predict.timing import is_timed
+from daemon.predict.upcoming import when_text
+
+NAME = "conflict"
+DEFAULT_LENGTH = timedelta(hours=1)
+_ZH_NUM = {
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "十一": 11,
+    "十二": 12,
+}
+_EN_END = re.compile(r"\b(?:to|until|till|-|–)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
+_ZH_END = re.compile(
+    r"(?:到|至|-|–)\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*(?:点|:|：)\s*(半|\d{2})?"
+)
+
+
+def end_of(item: dict[str, Any], start: datetime) -> datetime:
+    """When the event ends: the end time its sentence names after the start, else an hour later."""
+    text = what(item)
+    m = _ZH_END.search(text) if is_cjk(text) else _EN_END.search(text)
+    if m:
+        raw = m.group(1)
+        hour = _ZH_NUM.get(raw) if raw in _ZH_NUM else int(raw) if raw.isdigit() else None
+        minute = 30 if m.group(2) == "半" else int(m.group(2)) if m.group(2) and m.group(2).isdigit() else 0
+        if hour is not None and hour < 24 and minute < 60:
+            for h in (hour, hour + 12):  # "3 to 4" in the afternoon: 16:00, not 04:00
+                end = start.replace(hour=h % 24, minute=minute)
+                if h < 24 and start < end <= start + timedelta(hours=12):
+                    return end
+    return start + DEFAULT_LENGTH
+
+
+def _timed_events(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[dict[str, Any]]:
+    tz = ctx.settings.tz
+    return [
+        it
+        for it in ctx.memory.due_items(scope, lo, hi)
+        if it["category"] == "events"
+        and is_timed(it["due_at"], tz)
+        and said_by_person(it)
+        and not cancels(it)
+    ]
+
+
+class Conflict:
+    name = NAME
+
+    def propose(self, trigger: Trigger, ctx: Ctx) -> list[Suggestion]:
+        if not isinstance(trigger, NewItems):
+            return []
+        tz = ctx.settings.tz
+        out: list[Suggestion] = []
+        for new in trigger.items:
+            due = new.get("due_at")
+            if new.get("category") != "events" or due is None or due <= ctx.now or active(new) is not None:
+                continue
+            if not is_timed(due, tz) or not said_by_person(new) or cancels(new):
+                continue
+            start, end = due, end_of(new, due)
+            for old in _timed_events(ctx, trigger.scope, start - timedelta(hours=12), end):
+                if old["id"] == new["id"]:
+                    continue
+                o_start = old["due_at"]
+                if not (o_start < end and start < end_of(old, o_start)):
+                    continue
+                if what(old) == what(new):
+                    continue  # the same sentence stored twice is one event, not a clash
+                out.append(self._suggest(trigger.scope, old, new, ctx))
+        return out
+
+    def _suggest(self, scope: str, a: dict[str, Any], b: dict[str, Any], ctx: Ctx) -> Suggestion:
+        ids = sorted([a["id"], b["id"]])
+        ta, tb = plain(a), plain(b)
+        zh = is_cjk(ta + tb)
+        tz = ctx.settings.tz
+        when = when_text(b["due_at"].astimezone(tz), ctx.now.astimezone(tz), True, zh)
+        if zh:
+            title = f"时间冲突：{when}有两件事"
+            body = f"这两件事时间重叠：\n• {short(ta, 80)}\n• {short(tb, 80)}\n要调整其中一个吗？"
+        else:
+            title = f"Conflict {when}: two things at once"
+            body = f"These overlap:\n• {short(ta, 90)}\n• {short(tb, 90)}\nMove one of them?"
+        first = min(a["due_at"], b["due_at"])
+        return Suggestion(
+            scope=scope,
+            kind="conflict",
+            predictor=NAME,
+            dedup_key=f"conflict:{ids[0]}:{ids[1]}",
+            about=f"item:{b['id']}",
+            title=title,
+            body=body,
+            created_at=ctx.now,
+            deliver_at=ctx.now,
+            expires_at=first,
+            evidence=(a["id"], b["id"]),
+            source_ids=tuple(dict.fromkeys([*(a.get("source_ids") or ()), *(b.get("source_ids") or ())])),
+            confidence=0.85,
+            data={"items": {a["id"]: a["due_at"].isoformat(), b["id"]: b["due_at"].isoformat()}},
+        )
+
+    def recheck(self, s: Suggestion, ctx: Ctx) -> Recheck:
+        for item_id, due in s.data["items"].items():
+            item = ctx.memory.get_item(s.scope, item_id)
+            gone = active(item)
+            if gone is not None or item is None:
+                return Recheck(None, f"one of the events changed: {gone}")
+            if (
+                item["due_at"] is None
+                or item["due_at"].timestamp() != datetime.fromisoformat(due).timestamp()
+            ):
+                return Recheck(None, "one of the events moved")
+        return Recheck(replace(s))

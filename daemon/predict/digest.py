@@ -1,0 +1,116 @@
+"""digest: on the morning tick, today's events and what still waits on the person — or nothing.
+
+An empty digest is never sent, nor a redundant one: what was said on its own earlier today, or
+is about to be (its reminder or follow-up is due within the hour), is left out; a day whose
+every entry is like that gets no digest. Events whose reminder comes later in the day stay in:
+the digest is the day's overview. What waits on the person appears once it has had its own
+follow-up on an earlier day and is still open (a request that arrived this morning is the
+follow-up's to mention, after its delay). The content is rebuilt at delivery (an event cancelled or a
+review done since the tick drops out; if nothing is left the digest is withdrawn).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+from daemon.memory.suggestions import Suggestion
+from daemon.predict.base import (
+    Ctx,
+    Morning,
+    Recheck,
+    Trigger,
+    cancels,
+    is_cjk,
+    plain,
+    said_by_person,
+    short,
+    what,
+)
+from daemon.predict.github import ref, waits_for
+from daemon.predict.timing import day_start, is_timed, next_day_start
+
+NAME = "digest"
+SOON = timedelta(hours=1, seconds=1)  # a suggestion due within the hour speaks for itself
+
+
+def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
+    tz = ctx.settings.tz
+    events = [
+        it
+        for it in ctx.memory.due_items(scope, day_start(ctx.now, tz), next_day_start(ctx.now, tz))
+        if it["category"] == "events"
+        and said_by_person(it)
+        and not cancels(it)
+        and (it["due_at"] >= ctx.now or not is_timed(it["due_at"], tz))
+    ]
+    login = ctx.settings.github_login
+    waiting = [w for w in ctx.memory.work_items.of_scope(scope, state="open") if waits_for(w, login)]
+    abouts = [f"item:{e['id']}" for e in events] + [f"{w.kind}:{ref(w)}" for w in waiting]
+    today = day_start(ctx.now, tz)
+    told = ctx.memory.suggestions.covered(scope, abouts, today, ctx.now + SOON)
+    older = ctx.memory.suggestions.said_before(scope, [f"{w.kind}:{ref(w)}" for w in waiting], today)
+    events = [e for e in events if f"item:{e['id']}" not in told]
+    waiting = [w for w in waiting if f"{w.kind}:{ref(w)}" in older - told]
+    return events, waiting
+
+
+def _write(s: Suggestion, events: list[dict[str, Any]], waiting: list[Any], ctx: Ctx) -> Suggestion:
+    tz = ctx.settings.tz
+    zh = any(is_cjk(what(e)) for e in events)
+    lines = []
+    for e in events:
+        t = e["due_at"].astimezone(tz)
+        lines.append(f"• {t.strftime('%H:%M') + ' ' if is_timed(t, tz) else ''}{short(plain(e), 90)}")
+    for w in waiting:
+        why = waits_for(w, ctx.settings.github_login)
+        lines.append(f"• {'review' if why == 'review' else 'assigned'}: {ref(w)} {short(w.title, 70)}")
+    if zh:
+        title = f"今日概要：{len(events)} 件日程" + (f"，{len(waiting)} 项待处理" if waiting else "")
+    else:
+        parts = [f"{len(events)} event{'s' * (len(events) != 1)}"] if events else []
+        if waiting:
+            parts.append(f"{len(waiting)} waiting on you")
+        title = "Today: " + ", ".join(parts)
+    evidence = tuple(e["id"] for e in events)
+    sources = tuple(
+        dict.fromkeys(
+            [*(x for e in events for x in e["source_ids"]), *(w.last_event for w in waiting if w.last_event)]
+        )
+    )
+    return replace(s, title=title, body="\n".join(lines), evidence=evidence, source_ids=sources)
+
+
+class Digest:
+    name = NAME
+
+    def propose(self, trigger: Trigger, ctx: Ctx) -> list[Suggestion]:
+        if not isinstance(trigger, Morning):
+            return []
+        events, waiting = _content(trigger.scope, ctx)
+        if not events and not waiting:
+            return []
+        tz = ctx.settings.tz
+        day = trigger.at.astimezone(tz).date().isoformat()
+        s = Suggestion(
+            scope=trigger.scope,
+            kind="digest",
+            predictor=NAME,
+            dedup_key=f"digest:{day}",
+            about=f"day:{day}",
+            title="",
+            body="",
+            created_at=ctx.now,
+            deliver_at=ctx.now,
+            expires_at=next_day_start(ctx.now, tz),
+            confidence=0.9,
+            data={"day": day},
+        )
+        return [_write(s, events, waiting, ctx)]
+
+    def recheck(self, s: Suggestion, ctx: Ctx) -> Recheck:
+        events, waiting = _content(s.scope, ctx)
+        if not events and not waiting:
+            return Recheck(None, "nothing left for today")
+        return Recheck(_write(s, events, waiting, ctx))

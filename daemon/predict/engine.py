@@ -1,0 +1,127 @@
+"""Running the predictors: on new memory (the memory-op log after a cursor), on GitHub work-item
+changes and on the morning tick; what they propose goes into the suggestion outbox.
+
+Synchronous (the memory is): handlers call these through asyncio.to_thread. Reading the op log
+after the `predict:ops` cursor and inserting what it caused happen in one transaction, so a crash
+in between re-reads the same ops and proposes the same (deduplicated) suggestions, never fewer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from daemon.config import Settings
+from daemon.memory import Memory, WorkItem
+from daemon.memory.suggestions import WITHDRAWN, Suggestion
+from daemon.predict import PREDICTORS, predictor
+from daemon.predict.base import Ctx, Morning, NewItems, NewTurns, Trigger, WorkItemChanged
+from daemon.predict.timing import allowed_at
+
+log = logging.getLogger(__name__)
+
+CURSOR = "predict:ops"
+_RETIRING = ("superseded", "forgotten", "archived")
+
+
+def start_cursor(memory: Memory) -> int:
+    """A memory the predictors never read starts after its existing ops (an import is history)."""
+    if memory.ledger.has_cursor(CURSOR):
+        return memory.ledger.cursor(CURSOR)
+    last = memory.ledger.last_op_seq()
+    memory.ledger.set_cursor(CURSOR, last)
+    return last
+
+
+def _timed(s: Suggestion, settings: Settings) -> Suggestion | None:
+    """Quiet hours move delivery on (unless urgent); what would then be too late is dropped."""
+    at = allowed_at(s.deliver_at, settings, s.urgent)
+    if s.expires_at is not None and at >= s.expires_at:
+        log.info("suggestion %s (%s) dropped: it could only arrive after it expires", s.dedup_key, s.kind)
+        return None
+    return replace(s, deliver_at=at)
+
+
+def _run(trigger: Trigger, ctx: Ctx) -> list[Suggestion]:
+    out: list[Suggestion] = []
+    for p in PREDICTORS:
+        try:
+            proposed = p.propose(trigger, ctx)
+        except Exception:  # one predictor's bug never silences the others or fails the event
+            log.exception("predictor %s failed on %s", p.name, type(trigger).__name__)
+            continue
+        out.extend(t for s in proposed if (t := _timed(s, ctx.settings)) is not None)
+    return out
+
+
+def _withdraw_about(memory: Memory, scope: str, about: str, reason: str, now: datetime) -> int:
+    pending = memory.suggestions.pending_about(scope, about)
+    for s in pending:
+        memory.suggestions.mark(s.id, WITHDRAWN, now, reason)
+        log.info("suggestion %s withdrawn: %s", s.dedup_key, reason)
+    return len(pending)
+
+
+def after_memory(memory: Memory, settings: Settings, now: datetime) -> list[str]:
+    """Predict from everything the memory did since the cursor; returns the ids proposed."""
+    proposed: list[str] = []
+    while True:
+        cursor = memory.ledger.cursor(CURSOR)
+        ops = memory.ledger.ops_after(cursor, limit=500)
+        if not ops:
+            return proposed
+        created: dict[str, list[str]] = {}
+        for op in ops:
+            if op["op"] == "created":
+                created.setdefault(op["scope"], []).append(op["item_id"])
+            elif op["op"] in _RETIRING:
+                _withdraw_about(
+                    memory, op["scope"], f"item:{op['item_id']}", f"its memory was {op['op']}", now
+                )
+        suggestions: list[Suggestion] = []
+        ctx = Ctx(memory, settings, now)
+        for scope, ids in created.items():
+            items = [it for i in ids if (it := memory.get_item(scope, i)) is not None]
+            if items:
+                suggestions.extend(_run(NewItems(scope, items), ctx))
+        proposed += memory.suggestions.propose(suggestions, cursor=(CURSOR, int(ops[-1]["seq"])))
+
+
+def after_github(
+    memory: Memory, settings: Settings, now: datetime, changes: Sequence[tuple[WorkItem, str]]
+) -> list[str]:
+    """Predict from work-item changes ((new state, delivery id) each); withdraw what they resolved."""
+    ctx = Ctx(memory, settings, now)
+    suggestions: list[Suggestion] = []
+    for state, event_id in changes:
+        # whatever was pending about it is checked again now: a closed PR withdraws at once
+        for kind in ("pr", "issue"):
+            for s in memory.suggestions.pending_about(state.scope, f"{kind}:{state.repo}#{state.number}"):
+                p = predictor(s.predictor)
+                verdict = p.recheck(s, ctx) if p is not None else None
+                if verdict is not None and verdict.suggestion is None:
+                    memory.suggestions.mark(s.id, WITHDRAWN, now, verdict.reason)
+                    log.info("suggestion %s withdrawn: %s", s.dedup_key, verdict.reason)
+        suggestions.extend(_run(WorkItemChanged(state.scope, state, event_id), ctx))
+    return memory.suggestions.propose(suggestions)
+
+
+def morning(memory: Memory, settings: Settings, at: datetime) -> list[str]:
+    """The morning tick: a digest per scope (when there is something to say)."""
+    ctx = Ctx(memory, settings, at)
+    suggestions: list[Suggestion] = []
+    for scope in memory.scopes():
+        suggestions.extend(_run(Morning(scope, at), ctx))
+    return memory.suggestions.propose(suggestions)
+
+
+def after_turns(
+    memory: Memory, settings: Settings, now: datetime, scope: str, turns: Sequence[dict[str, Any]]
+) -> list[str]:
+    """Predict from the person's turns themselves (patterns of requests)."""
+    if not turns:
+        return []
+    return memory.suggestions.propose(_run(NewTurns(scope, turns), Ctx(memory, settings, now)))

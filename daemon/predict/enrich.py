@@ -1,0 +1,38 @@
+"""Related memories for a suggestion: what the person told us that matters for this event."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from daemon.predict.base import Ctx, active, said_by_person, short, what
+
+# recall scores are fused ranks plus decay; below this a preference is only "the nearest one"
+MIN_SCORE = 0.35
+CATEGORIES = ("preferences", "profile")
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    item_id: str
+    text: str
+    source_ids: tuple[str, ...]
+
+
+def related(ctx: Ctx, scope: str, item: dict[str, Any], limit: int = 2) -> list[Related]:
+    """The person's preferences and profile facts most related to `item` and the conversation
+    around it (its context text: the turn before and after), still valid now."""
+    query = str(item.get("context_text") or "") or what(item)
+    hits = ctx.memory.recall(query, scope, k=8, ts=ctx.now, reinforce=False)
+    out: list[Related] = []
+    for h in hits:
+        if h.item_id == item.get("id") or h.category not in CATEGORIES or h.score < MIN_SCORE:
+            continue
+        row = ctx.memory.get_item(scope, h.item_id)
+        # never a superseded preference: newest truth wins, also in what memubot says unasked
+        if row is None or active(row) is not None or not said_by_person(row):
+            continue
+        out.append(Related(h.item_id, short(what(row), 120), tuple(h.source_ids)))
+        if len(out) >= limit:
+            break
+    return out

@@ -1,0 +1,19 @@
+"""Outlet: what handlers may send straight out (prefetched context) and the timer they wake."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+
+def _nothing() -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Outlet:
+    """`context(subject, body)` publishes at once (no outbox: it is for the live moment only);
+    `wake()` tells the delivery timer a new suggestion may be due sooner."""
+
+    context: Callable[[str, bytes], Awaitable[None]] | None = None
+    wake: Callable[[], None] = _nothing

@@ -1,0 +1,53 @@
+"""Context prefetch: on a conversation turn, what the Main Agent will likely need next — the
+memories the turn recalls and the open work it names — published at once on
+`memubot.out.context.<session>` (before the turn is memorized: the turn itself is not news)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from daemon.config import Settings
+from daemon.memory import Memory
+from daemon.predict.github import ref, waits_for
+
+K = 5
+_TOKEN_UNSAFE = re.compile(r"[.*>\s]")
+
+
+def context_subject(session: str | None) -> str:
+    """`memubot.out.context.<session>`; characters a subject token may not hold become '_'."""
+    token = _TOKEN_UNSAFE.sub("_", session or "") or "_"
+    return f"memubot.out.context.{token}"
+
+
+def context_for(
+    memory: Memory,
+    settings: Settings,
+    *,
+    turn_id: str,
+    scope: str,
+    session: str | None,
+    text: str,
+    at: datetime,
+) -> dict[str, Any]:
+    # speculative: what prefetch returns is not reinforced (only what the agent asks for is)
+    hits = memory.recall(text, scope, k=K, ts=at, session=session, reinforce=False)
+    words = {w.lower() for w in re.findall(r"[\w#/-]{4,}", text)}
+    waiting = []
+    for w in memory.work_items.of_scope(scope, state="open"):
+        why = waits_for(w, settings.github_login)
+        named = {w.repo.lower(), w.repo.split("/")[-1].lower(), f"#{w.number}"} | {
+            t.lower() for t in re.findall(r"\w{5,}", w.title)
+        }
+        if why and words & named:
+            waiting.append({"ref": ref(w), "title": w.title, "why": why, "url": w.url})
+    return {
+        "turn_id": turn_id,
+        "scope": scope,
+        "session": session,
+        "at": at.isoformat(),
+        "memories": [h.as_json() for h in hits],
+        "waiting": waiting,
+    }

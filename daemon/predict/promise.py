@@ -1,0 +1,120 @@
+"""promise: something the person said they would do by a time ("I'll send it tomorrow") → a
+follow-up on that day, withdrawn when they say it is done (or the promise is superseded)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from daemon.memory.suggestions import Suggestion
+from daemon.predict.base import (
+    Ctx,
+    NewItems,
+    Recheck,
+    Trigger,
+    active,
+    is_cjk,
+    plain,
+    said_by_person,
+    short,
+    what,
+)
+from daemon.predict.timing import at_local, is_timed, next_day_start
+
+NAME = "promise"
+
+_EN = re.compile(
+    r"\b(i'll|i will|i’ll|i am going to|i'm going to|i’m going to|i promise(?: to)?|i need to|i have to|"
+    r"i must|i should|let me)\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
+    r"share|deliver|submit|get back|return|pay|book|prepare|fix|update|check|follow up|ping|mail)\b",
+    re.IGNORECASE,
+)
+_ZH = re.compile(
+    r"我(?:会|要|得|来|一定|负责|答应)?.{0,8}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还)"
+)
+_DONE_EN = re.compile(
+    r"\b(sent|done|finished|submitted|delivered|shipped|replied|called|paid|booked|emailed|e-mailed|"
+    r"handed in|took care)\b",
+    re.IGNORECASE,
+)
+_DONE_ZH = re.compile(r"(已经|已|刚|搞定|完成了|发了|发过去了|交了|回复了|寄了|办好)")
+
+
+def is_promise(text: str) -> bool:
+    """Something the person says they will do — not a report that it is done."""
+    cue = _ZH.search(text) if is_cjk(text) else _EN.search(text)
+    return bool(cue) and not is_done(text)
+
+
+def is_done(text: str) -> bool:
+    return bool(_DONE_ZH.search(text) if is_cjk(text) else _DONE_EN.search(text))
+
+
+def _plan(item: dict[str, Any], ctx: Ctx) -> tuple[datetime, datetime] | None:
+    tz = ctx.settings.tz
+    due = item["due_at"].astimezone(tz)
+    if is_timed(due, tz):
+        at, expires = due - timedelta(hours=ctx.settings.remind_lead_hours), due + timedelta(hours=12)
+    else:
+        at, expires = at_local(due, ctx.settings.morning_at, tz), next_day_start(due, tz)
+    at = max(at, ctx.now + timedelta(minutes=10))
+    return (at, expires) if at < expires else None
+
+
+class Promise:
+    name = NAME
+
+    def propose(self, trigger: Trigger, ctx: Ctx) -> list[Suggestion]:
+        if not isinstance(trigger, NewItems):
+            return []
+        out = []
+        for item in trigger.items:
+            text = what(item)
+            if item.get("due_at") is None or not said_by_person(item) or not is_promise(text):
+                continue
+            if active(item) is not None:
+                continue
+            p = _plan(item, ctx)
+            if p is None:
+                continue
+            zh = is_cjk(text)
+            out.append(
+                Suggestion(
+                    scope=trigger.scope,
+                    kind="follow_up",
+                    predictor=NAME,
+                    dedup_key=f"promise:{item['id']}",
+                    about=f"item:{item['id']}",
+                    title=(
+                        f"别忘了：{short(plain(item), 60)}"
+                        if zh
+                        else f"You said you would: {short(plain(item), 70)}"
+                    ),
+                    body=(f"你说过：“{text}”" if zh else f"You told me: “{text}” — is it done?"),
+                    created_at=ctx.now,
+                    deliver_at=p[0],
+                    expires_at=p[1],
+                    evidence=(item["id"],),
+                    source_ids=tuple(item.get("source_ids") or ()),
+                    confidence=0.7,
+                    data={"item_id": item["id"], "said_at": (item.get("observed_at") or ctx.now).isoformat()},
+                )
+            )
+        return out
+
+    def recheck(self, s: Suggestion, ctx: Ctx) -> Recheck:
+        item = ctx.memory.get_item(s.scope, s.data["item_id"])
+        gone = active(item)
+        if gone is not None or item is None:
+            return Recheck(None, f"the promise changed: {gone}")
+        said = datetime.fromisoformat(s.data["said_at"])
+        # kept: a later statement of the person, about the same thing, that says it is done
+        for h in ctx.memory.recall(what(item), s.scope, k=6, ts=ctx.now, reinforce=False):
+            if h.item_id == item["id"] or h.occurred_at is None or h.occurred_at <= said:
+                continue
+            row = ctx.memory.get_item(s.scope, h.item_id)
+            if row is not None and said_by_person(row) and is_done(what(row)) and h.score >= 0.3:
+                return Recheck(None, f"kept: {short(what(row), 60)}")
+        return Recheck(replace(s))

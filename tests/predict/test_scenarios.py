@@ -1,0 +1,100 @@
+"""The proactive scenarios, replayed and scored with the shared scorer's own rules.
+
+memubot's own scenarios (tests/fixtures/proactive/) and the shared ones must meet every
+expectation with no violation and no noise. Two of ours fail today because of the memory core,
+not the predictors: the update model retires an earlier event of the same person on the same
+day ("interview 2–4pm" is superseded by "dentist at 3pm"), so the conflict is never seen. They
+are asserted to fail that way; when the core learns the difference, this test says so.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from daemon.config import load_settings
+from daemon.replay import replay
+from tests.github_fixtures import SCENARIOS
+
+OWN = Path(__file__).resolve().parents[1] / "fixtures" / "proactive"
+CORE_SUPERSEDES_SAME_DAY_EVENTS = {"conflict-en", "back-to-back-zh"}
+WAITING_FOR_EMAIL = {"unanswered-email"}
+
+
+def scorer() -> ModuleType:
+    path = SCENARIOS.parent / "score_proactive.py"
+    if not path.exists():
+        pytest.skip(f"the shared scorer is not at {path}")
+    spec = importlib.util.spec_from_file_location("score_proactive", path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+async def run(path: Path, tmp_path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    out = io.StringIO()
+    await replay(path, out, load_settings({"HOME": str(tmp_path)}), state_dir=tmp_path / "state")
+    delivered = [json.loads(line) for line in out.getvalue().splitlines()]
+    result: dict[str, Any] = scorer().score(json.loads(path.read_text(encoding="utf-8")), delivered)
+    return result, delivered
+
+
+def test_there_are_enough_own_scenarios_of_each_sort() -> None:
+    scenarios = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(OWN.glob("*.json"))]
+    assert len(scenarios) >= 10
+    silent = [s for s in scenarios if not s["expect"]]
+    zh = [s for s in scenarios if any("\u4e00" <= c <= "\u9fff" for c in json.dumps(s, ensure_ascii=False))]
+    assert len(silent) >= 3 and len(zh) >= 3
+    kinds = {e.get("kind") for s in scenarios for e in s["expect"]}
+    assert {"reminder", "follow_up", "conflict"} <= kinds
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*sorted(OWN.glob("*.json")), *sorted(SCENARIOS.glob("*.json"))],
+    ids=lambda p: f"{p.parent.name}/{p.stem}",
+)
+async def test_scenario(path: Path, tmp_path: Path) -> None:
+    if path.stem in WAITING_FOR_EMAIL:
+        pytest.skip("needs the e-mail handler (memubot.in.email), another branch's work")
+    r, delivered = await run(path, tmp_path)
+    said = [(d["deliver_at"], d["kind"], d["title"]) for d in delivered]
+    assert r["violations"] == [], said
+    if path.stem in CORE_SUPERSEDES_SAME_DAY_EVENTS:
+        assert r["met"] < r["expected"], (
+            "the memory core keeps both events now: move this scenario to the passing set"
+        )
+        return
+    assert r["met"] == r["expected"] and r["noise"] == 0, said
+    # every delivery has the fields the scorer and an agent need, and nothing is said twice
+    assert len({d["id"] for d in delivered}) == len(delivered)
+    for d in delivered:
+        assert {
+            "id",
+            "scope",
+            "kind",
+            "title",
+            "body",
+            "evidence",
+            "source_ids",
+            "deliver_at",
+            "dedup_key",
+        } <= d.keys()
+
+
+async def test_a_replay_run_twice_delivers_the_same(tmp_path: Path) -> None:
+    path = SCENARIOS / "meeting-conflict-zh.json"
+    if not path.exists():
+        pytest.skip(f"no shared scenarios at {SCENARIOS}")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    _, first = await run(path, tmp_path / "a")
+    _, second = await run(path, tmp_path / "b")
+    assert [d["id"] for d in first] == [d["id"] for d in second] and first

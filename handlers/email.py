@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from daemon.events import EmailEvent
 from daemon.memory import ResourceIn
 from daemon.memory.types import EXTERNAL
+from daemon.predict import engine
 from handlers.deps import Deps
 from handlers.email_items import address, drafts_from, message_from, meta_of, resource_text
 
@@ -59,11 +60,13 @@ async def handle(events: Sequence[EmailEvent], deps: Deps) -> list[str]:
             )
         )
     await asyncio.to_thread(deps.memory.memorize, resources)
+    changes = []
     for e, msg in zip(events, messages, strict=True):
         # applied again on a redelivery too: the same message changes nothing, and a crash
         # between the resource and the thread is repaired; a forgotten message is not recorded
         state = await asyncio.to_thread(deps.memory.record_email, msg)
         if state is not None:
+            changes.append((state, e.id))
             log.debug(
                 "%s thread %s: waiting on person %s, on other %s",
                 e.id,
@@ -71,4 +74,13 @@ async def handle(events: Sequence[EmailEvent], deps: Deps) -> list[str]:
                 state.waiting_on_person,
                 state.waiting_on_other,
             )
+    if changes:
+        try:
+            now = deps.clock()
+            proposed = await asyncio.to_thread(engine.after_email, deps.memory, deps.settings, now, changes)
+        except Exception:  # the thread state is committed; a predictor bug must not fail the mail
+            log.exception("predictors failed on e-mails %s", [e for _, e in changes])
+        else:
+            if proposed:
+                deps.out.wake()
     return ["duplicate" if (e.scope, e.id) in known else "stored" for e in events]

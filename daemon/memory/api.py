@@ -848,6 +848,15 @@ class Memory:
         """One thread's state, or None when no message of it was seen."""
         return EmailThreads(self.store, self._lock).get(scope, thread)
 
+    def email_messages(self, scope: str, thread: str) -> list[EmailMessage]:
+        """What each message of a thread said about it, in Date order."""
+        with self._lock:
+            return self.store.email_messages(scope, thread)
+
+    def reply_hours(self, scope: str, sender: str, before: datetime) -> list[float]:
+        """How many hours the person took to answer each earlier message of `sender` to them."""
+        return EmailThreads(self.store, self._lock).reply_hours(scope, sender, before)
+
     # ---- corrections (daemon/memory/correction.py) ----------------------------------------
 
     def correct(self, scope: str, item_id: str, text: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from datetime import datetime
 
 from daemon.memory.store import Store
 from daemon.memory.types import EmailMessage, ThreadState
@@ -102,3 +103,8 @@ class EmailThreads:
     def get(self, scope: str, thread: str) -> ThreadState | None:
         with self._lock:
             return self.store.email_thread(scope, thread)
+
+    def reply_hours(self, scope: str, sender: str, before: datetime) -> list[float]:
+        """The person's past reply delays (hours) to `sender`, oldest first."""
+        with self._lock:
+            return self.store.reply_hours(scope, sender, before)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from daemon.memory.store_core import StoreBase, _require, _utc
@@ -96,6 +97,19 @@ class StoreEmail(StoreBase):
             [_require(scope), thread],
         ).fetchall()
         return [_message(r) for r in rows]
+
+    def reply_hours(self, scope: str, sender: str, before: datetime) -> list[float]:
+        """How long the person took to answer `sender`'s messages to them before `before`: per
+        inbound message, the hours until the person's next message in the same thread."""
+        rows = self.con.execute(
+            "SELECT epoch(min(o.sent_at) - i.sent_at) / 3600.0 FROM email_messages i"
+            " JOIN email_messages o ON o.scope = i.scope AND o.thread = i.thread AND o.outbound"
+            " AND o.sent_at > i.sent_at"
+            " WHERE i.scope = ? AND i.sender = ? AND NOT i.outbound AND i.to_person AND i.sent_at < ?"
+            " GROUP BY i.id, i.sent_at ORDER BY i.sent_at",
+            [_require(scope), sender, _utc(before)],
+        ).fetchall()
+        return [float(r[0]) for r in rows]
 
     def put_email_thread(self, t: ThreadState) -> None:
         self.con.execute(

@@ -3,10 +3,6 @@ the suggestion outbox (outbox.py) delivers them at the right moment, or withdraw
 
 PREDICTORS is the one visible list, like handlers.ROUTES: add a module with a class that has
 `name`, `propose(trigger, ctx)` and `recheck(suggestion, ctx)`, and list it here.
-The e-mail follow-up ("asked something, no reply after the sender's usual delay") plugs in here
-as one more predictor over `Memory.email_threads` once the e-mail handler has landed: a
-`propose` on a new trigger the e-mail handler raises (like `WorkItemChanged` from
-handlers/github.py), a `recheck` that withdraws once a reply is in the thread.
 """
 
 from __future__ import annotations
@@ -14,6 +10,7 @@ from __future__ import annotations
 from daemon.predict.base import Predictor
 from daemon.predict.conflict import Conflict
 from daemon.predict.digest import Digest
+from daemon.predict.email import EmailFollowUp
 from daemon.predict.github import GithubFollowUp
 from daemon.predict.patterns import Patterns
 from daemon.predict.promise import Promise
@@ -24,6 +21,7 @@ PREDICTORS: tuple[Predictor, ...] = (
     Promise(),
     Conflict(),
     GithubFollowUp(),
+    EmailFollowUp(),
     Digest(),
     Patterns(),
 )

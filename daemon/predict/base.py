@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from daemon.config import Settings
 from daemon.memory import Memory, WorkItem
 from daemon.memory.suggestions import Suggestion
+from daemon.memory.types import ThreadState
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SPEAKER = re.compile(r"^(user|assistant|system|tool):\s*")
@@ -58,7 +59,16 @@ class NewTurns:
     turns: Sequence[dict[str, Any]]
 
 
-Trigger = NewItems | WorkItemChanged | Morning | NewTurns
+@dataclass(frozen=True, slots=True)
+class ThreadChanged:
+    """An e-mail changed a thread's state; `event_id` is the message (a resource)."""
+
+    scope: str
+    state: ThreadState
+    event_id: str
+
+
+Trigger = NewItems | WorkItemChanged | Morning | NewTurns | ThreadChanged
 
 
 @dataclass(slots=True)

@@ -1,5 +1,5 @@
 """Running the predictors: on new memory (the memory-op log after a cursor), on GitHub work-item
-changes and on the morning tick; what they propose goes into the suggestion outbox.
+and e-mail thread changes and on the morning tick; what they propose goes into the suggestion outbox.
 
 Synchronous (the memory is): handlers call these through asyncio.to_thread. Reading the op log
 after the `predict:ops` cursor and inserting what it caused happen in one transaction, so a crash
@@ -17,8 +17,9 @@ from typing import Any
 from daemon.config import Settings
 from daemon.memory import Memory, WorkItem
 from daemon.memory.suggestions import WITHDRAWN, Suggestion
+from daemon.memory.types import ThreadState
 from daemon.predict import PREDICTORS, predictor
-from daemon.predict.base import Ctx, Morning, NewItems, NewTurns, Trigger, WorkItemChanged
+from daemon.predict.base import Ctx, Morning, NewItems, NewTurns, ThreadChanged, Trigger, WorkItemChanged
 from daemon.predict.timing import allowed_at
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,24 @@ def after_github(
                     memory.suggestions.mark(s.id, WITHDRAWN, now, verdict.reason)
                     log.info("suggestion %s withdrawn: %s", s.dedup_key, verdict.reason)
         suggestions.extend(_run(WorkItemChanged(state.scope, state, event_id), ctx))
+    return memory.suggestions.propose(suggestions)
+
+
+def after_email(
+    memory: Memory, settings: Settings, now: datetime, changes: Sequence[tuple[ThreadState, str]]
+) -> list[str]:
+    """Predict from e-mail thread changes ((new state, message id) each); withdraw what they resolved."""
+    ctx = Ctx(memory, settings, now)
+    suggestions: list[Suggestion] = []
+    for state, event_id in changes:
+        # whatever was pending about the thread is checked again now: a reply withdraws at once
+        for s in memory.suggestions.pending_about(state.scope, f"thread:{state.thread}"):
+            p = predictor(s.predictor)
+            verdict = p.recheck(s, ctx) if p is not None else None
+            if verdict is not None and verdict.suggestion is None:
+                memory.suggestions.mark(s.id, WITHDRAWN, now, verdict.reason)
+                log.info("suggestion %s withdrawn: %s", s.dedup_key, verdict.reason)
+        suggestions.extend(_run(ThreadChanged(state.scope, state, event_id), ctx))
     return memory.suggestions.propose(suggestions)
 
 

@@ -24,7 +24,6 @@ from tests.github_fixtures import SCENARIOS
 
 OWN = Path(__file__).resolve().parents[1] / "fixtures" / "proactive"
 CORE_SUPERSEDES_SAME_DAY_EVENTS = {"conflict-en", "back-to-back-zh"}
-WAITING_FOR_EMAIL = {"unanswered-email"}
 
 
 def scorer() -> ModuleType:
@@ -62,8 +61,6 @@ def test_there_are_enough_own_scenarios_of_each_sort() -> None:
     ids=lambda p: f"{p.parent.name}/{p.stem}",
 )
 async def test_scenario(path: Path, tmp_path: Path) -> None:
-    if path.stem in WAITING_FOR_EMAIL:
-        pytest.skip("needs the e-mail handler (memubot.in.email), another branch's work")
     r, delivered = await run(path, tmp_path)
     said = [(d["deliver_at"], d["kind"], d["title"]) for d in delivered]
     assert r["violations"] == [], said

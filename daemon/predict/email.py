@@ -1,0 +1,85 @@
+"""follow-up (e-mail): someone asked the person something and has had no answer for longer than
+the person usually takes with that sender.
+
+The usual delay is learnt from the mailbox itself: the hours the person took to answer that
+sender's earlier messages (the median of them). The reminder comes when twice that has passed
+without a reply, so an answer that is merely a little slower than usual is left alone; at least
+an hour, at most two days; with no history, a day. When the message names a deadline ("by
+Thursday"), the reminder comes no later than the morning before it. Withdrawn as soon as the
+person answers in the thread (or a newer message there changes who waits on whom).
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from daemon.memory.suggestions import Suggestion
+from daemon.predict.base import Ctx, Recheck, ThreadChanged, Trigger, short
+
+NAME = "email"
+NO_HISTORY = timedelta(hours=24)
+SHORTEST = timedelta(hours=1)
+LONGEST = timedelta(hours=48)
+BEFORE_DEADLINE = timedelta(hours=18)  # the evening before a deadline's day: still time to answer
+
+
+def usual_wait(hours: list[float]) -> timedelta:
+    """How long without a reply is unusual for this sender: twice the median of past replies."""
+    if not hours:
+        return NO_HISTORY
+    return min(max(timedelta(hours=2 * statistics.median(hours)), SHORTEST), LONGEST)
+
+
+class EmailFollowUp:
+    name = NAME
+
+    def propose(self, trigger: Trigger, ctx: Ctx) -> list[Suggestion]:
+        if not isinstance(trigger, ThreadChanged):
+            return []
+        t = trigger.state
+        if not t.waiting_on_person or t.waiting_since is None or t.last_inbound_at is None:
+            return []
+        asked = next(
+            (m for m in reversed(ctx.memory.email_messages(t.scope, t.thread)) if m.id == t.last_message_id),
+            None,
+        )
+        sender = asked.sender if asked is not None else ""
+        history = ctx.memory.reply_hours(t.scope, sender, t.last_inbound_at) if sender else []
+        at = t.waiting_since + usual_wait(history)
+        if t.ask_due is not None and t.ask_due > t.waiting_since:
+            at = max(min(at, t.ask_due - BEFORE_DEADLINE), t.waiting_since)
+        expires: datetime = t.ask_due if t.ask_due is not None and t.ask_due > at else at + timedelta(days=7)
+        ask = short(t.ask or t.subject, 120)
+        tz = ctx.settings.tz
+        who = (asked.sender_name or asked.sender) if asked is not None else "someone"
+        return [
+            Suggestion(
+                scope=t.scope,
+                kind="follow_up",
+                predictor=NAME,
+                dedup_key=f"email:{t.thread}:{t.last_message_id}",
+                about=f"thread:{t.thread}",
+                title=f"Unanswered: {who} asked “{short(ask, 70)}”",
+                body=f"{who} wrote on {t.waiting_since.astimezone(tz):%a %d %b %H:%M} ({t.subject}): {ask}"
+                + (f"\nThey asked for it by {t.ask_due.astimezone(tz):%a %d %b}." if t.ask_due else "")
+                + (
+                    f"\nYou usually answer them within {statistics.median(history):.0f} h." if history else ""
+                ),
+                created_at=ctx.now,
+                deliver_at=at,
+                expires_at=expires,
+                source_ids=(t.last_message_id,),
+                confidence=0.7,
+                data={"thread": t.thread, "message": t.last_message_id},
+            )
+        ]
+
+    def recheck(self, s: Suggestion, ctx: Ctx) -> Recheck:
+        t = ctx.memory.email_thread(s.scope, s.data["thread"])
+        if t is None:
+            return Recheck(None, "the thread is gone")
+        if not t.waiting_on_person or t.last_message_id != s.data["message"]:
+            return Recheck(None, "the thread moved on: you answered, or a newer message came")
+        return Recheck(replace(s))

@@ -281,6 +281,23 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
         return json.dumps(await ask("stats", {"scope": scope}), ensure_ascii=False)
 
     @server.tool(
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False), structured_output=False
+    )
+    async def suggestions(
+        status: Annotated[
+            Literal["pending", "delivered", "withdrawn", "expired"] | None,
+            Field(description="only these (default: all)"),
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=500, description="how many at most, newest first")] = 20,
+    ) -> str:
+        """What memubot means to say or has said to this person, newest first: reminders,
+        follow-ups, conflicts, digests, each with its `id` (what `feedback` takes), status
+        (pending / delivered / withdrawn / expired), why it was withdrawn, and its evidence."""
+        return json.dumps(
+            await ask("suggestions", {"scope": scope, "status": status, "limit": limit}), ensure_ascii=False
+        )
+
+    @server.tool(
         annotations=ToolAnnotations(idempotent_hint=True, open_world_hint=False), structured_output=False
     )
     async def feedback(

@@ -1,4 +1,5 @@
-"""Request/reply API on `memubot.rpc.<verb>`: recall, memorize, forget, stats, profile, flush, deadletters.
+"""Request/reply API on `memubot.rpc.<verb>`: recall, memorize, forget, stats, profile,
+suggestions, flush, deadletters.
 
 Every request gets exactly one JSON reply: `{"ok": true, "result": {...}}` or
 `{"ok": false, "error": {"type": ..., "message": ...}}`; a bad request is answered, never
@@ -27,6 +28,7 @@ from daemon.errors import InvalidInput, MemubotError
 from daemon.events import MAX_EVENT_BYTES, parse_ts
 from daemon.memory import MAX_QUERY_CHARS
 from daemon.memory.profile import render as render_profile
+from daemon.memory.suggestions import STATUSES, suggestion_json
 from daemon.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -39,6 +41,7 @@ KEYS: dict[str, frozenset[str]] = {
     "forget": frozenset({"scope", "items", "query", "all", "dry_run"}),
     "stats": frozenset({"scope"}),
     "profile": frozenset({"scope"}),
+    "suggestions": frozenset({"scope", "status", "limit"}),
     "flush": frozenset({"timeout"}),
     "deadletters": frozenset({"action", "all", "limit", "id"}),
 }
@@ -318,6 +321,19 @@ class RpcServer:
             "profile": render_profile(items),
             "profile_items": [{k: i[k] for k in ("id", "category", "l0")} for i in items],
         }
+
+    async def rpc_suggestions(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Read-only: a scope's suggestions (pending, delivered, withdrawn, expired), newest first."""
+        scope = _required(req, "scope")
+        status = _field(req, "status", str, None)
+        if status is not None and status not in STATUSES:
+            raise InvalidInput(f"field 'status' must be one of {', '.join(STATUSES)}, got {status!r}")
+        limit = int(_field(req, "limit", int, 50))
+        if not 1 <= limit <= 500:
+            raise InvalidInput(f"field 'limit' must be in [1, 500], got {limit}")
+        rows = await asyncio.to_thread(self.memory.suggestions.of_scope, scope, status)
+        rows = sorted(rows, key=lambda s: (s.delivered_at or s.deliver_at, s.id), reverse=True)[:limit]
+        return {"scope": scope, "suggestions": [suggestion_json(s) for s in rows]}
 
     async def rpc_flush(self, req: dict[str, Any]) -> dict[str, Any]:
         timeout = float(_field(req, "timeout", (int, float), 30.0))

@@ -30,6 +30,7 @@ from daemon.config import Settings
 from daemon.errors import InvalidInput
 from daemon.http import parse_addr
 from daemon.memory import Memory
+from daemon.memory.suggestions import suggestion_json
 from daemon.ui_plot import HEIGHT, WIDTH, survival_curve
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
+MAX_SUGGESTIONS = 100  # the newest suggestions shown
 MAX_ITEMS = 300
 
 _env = jinja2.Environment(
@@ -150,6 +152,14 @@ class Inspector:
             "sources": sources,
             "hits": hits,
             "ops": memory.recent_ops(scope, 100),
+            "suggestions": [
+                suggestion_json(x)
+                for x in sorted(
+                    memory.suggestions.of_scope(scope),
+                    key=lambda x: (x.delivered_at or x.deliver_at, x.id),
+                    reverse=True,
+                )[:MAX_SUGGESTIONS]
+            ],
             "stats": memory.stats(scope),
         }
 

@@ -94,7 +94,7 @@ async def call_error(client: Client, tool: str, args: dict[str, Any]) -> str:
 async def test_remember_recall_forget_recall_again(daemon: Settings, tmp_path: Path, nats_url: str) -> None:
     async with mcp_server(env_for(tmp_path, nats_url), "--scope", "alice") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"recall", "remember", "forget", "stats", "feedback"}
+        assert set(tools) == {"recall", "remember", "forget", "stats", "suggestions", "feedback"}
         for tool in tools.values():
             assert "scope" not in tool.input_schema.get("properties", {}), tool.name
             assert tool.description
@@ -124,6 +124,10 @@ async def test_remember_recall_forget_recall_again(daemon: Settings, tmp_path: P
         first = (await call(client, "remember", {"turns": own}))["results"][0]
         assert first["outcome"] == "stored" and first["id"] != "b1"
         assert (await call(client, "remember", {"turns": own}))["results"][0]["outcome"] == "duplicate"
+
+        listed = await call(client, "suggestions", {"status": "pending"})
+        assert listed["scope"] == "alice" and isinstance(listed["suggestions"], list)
+        assert "status" in await call_error(client, "suggestions", {"status": "sent"})
 
         stats = await call(client, "stats", {})
         assert stats["resources"] == 4 and stats["daemon"]["dead_letters"] == 0

@@ -149,3 +149,38 @@ async def test_profile_returns_category_summaries_and_the_profile_block(rpc: NAT
     )
     [refused] = await ask(rpc, "memubot.rpc.profile", {"scope": "alice", "all": True})
     assert refused["ok"] is False and "'all'" in refused["error"]["message"]
+
+
+async def test_suggestions_lists_a_scopes_suggestions_newest_first(rpc: NATS, memory: Memory) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from daemon.memory.suggestions import DELIVERED, Suggestion
+
+    t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    made = [
+        Suggestion(
+            scope="alice",
+            kind="reminder",
+            predictor="upcoming",
+            dedup_key=f"k{i}",
+            about=f"item:i{i}",
+            title=f"Dentist visit {i}",
+            body="at 10",
+            created_at=t0,
+            deliver_at=t0 + timedelta(hours=i),
+        )
+        for i in range(3)
+    ]
+    memory.suggestions.propose(made)
+    memory.suggestions.mark(made[0].id, DELIVERED, t0, None)
+    [reply] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "alice"})
+    assert reply["ok"], reply
+    listed = reply["result"]["suggestions"]
+    assert [s["title"] for s in listed] == ["Dentist visit 2", "Dentist visit 1", "Dentist visit 0"]
+    assert [s["status"] for s in listed] == ["pending", "pending", "delivered"]
+    [pending] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "alice", "status": "pending", "limit": 1})
+    assert [s["title"] for s in pending["result"]["suggestions"]] == ["Dentist visit 2"]
+    [other] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "bob"})
+    assert other["ok"] and other["result"]["suggestions"] == []
+    [bad] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "alice", "status": "sent"})
+    assert bad["ok"] is False and "'status'" in bad["error"]["message"]

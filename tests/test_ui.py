@@ -252,3 +252,35 @@ async def test_a_fact_is_corrected_by_a_post_with_the_csrf_token(memory: Memory,
         assert old is not None and old["superseded_by"]
         page = await (await client.get(done.headers["Location"])).text()
         assert f"corrected {item['id']}" in page and "Amersfoort" in page
+
+
+async def test_the_suggestions_timeline_shows_what_became_of_each(memory: Memory, tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    from daemon.memory.suggestions import WITHDRAWN, Suggestion
+
+    t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    said = [
+        Suggestion(
+            scope="alice",
+            kind="follow_up",
+            predictor="github",
+            dedup_key=f"s{i}",
+            about=f"pr:o/r#{i}",
+            title=title,
+            body="<b>bold?</b>",
+            created_at=t0,
+            deliver_at=t0 + timedelta(hours=i),
+        )
+        for i, title in enumerate(["Review requested: o/r#0", "<script>alert(1)</script> review"])
+    ]
+    memory.memorize([turn("r1", "We adopted a grey cat called Miso last spring.")])
+    memory.suggestions.propose(said)
+    memory.suggestions.mark(said[0].id, WITHDRAWN, t0, "the review request was removed")
+    async with ui_client(memory, tmp_path) as client:
+        html = await (await client.get("/ui", params={"scope": "alice"})).text()
+    timeline = html[html.index('id="suggestions"') : html.index('id="ops"')]
+    assert "Review requested: o/r#0" in timeline and "the review request was removed" in timeline
+    assert "withdrawn" in timeline and "pending" in timeline
+    assert "<script>alert(1)</script>" not in timeline and "&lt;script&gt;" in timeline
+    assert "<b>bold?</b>" not in timeline

@@ -82,6 +82,17 @@ class Suggestion:
         }
 
 
+def suggestion_json(s: Suggestion) -> dict[str, Any]:
+    """A suggestion as an inspector or agent lists it: as published, plus what became of it."""
+    return {
+        **s.as_json(),
+        "predictor": s.predictor,
+        "status": s.status,
+        "reason": s.reason,
+        "delivered_at": s.delivered_at.isoformat() if s.delivered_at else None,
+    }
+
+
 class Suggestions:
     """Read and write the suggestion outbox and the per-kind verdict counts."""
 

@@ -140,7 +140,9 @@ def _bare_day(hit: Hit) -> bool:
 
 
 def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
-    """A sentence's only lone time becomes the time of its only day expression without one."""
+    """A sentence's first lone time becomes the time of its only day expression without one, and
+    its other lone times fall on that day too ("Tomorrow from 2pm to 4pm": tomorrow 14:00, and
+    the 16:00 is tomorrow's, not today's)."""
     by_sentence: dict[int, list[Hit]] = {}
     for hit in kept:
         by_sentence.setdefault(ctx.sentence(hit.start)[0], []).append(hit)
@@ -148,9 +150,11 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     for group in by_sentence.values():
         times = [h for h in group if h.kind == "time"]
         bare = [h for h in group if _bare_day(h)]
-        if len(times) == 1 and len(bare) == 1:
+        if times and len(bare) == 1:
             bare[0].clock = times[0].said
             dropped.add(id(times[0]))
+            for later in times[1:]:
+                later.day, later.clock = bare[0].day, later.said
     return [h for h in kept if id(h) not in dropped]
 
 

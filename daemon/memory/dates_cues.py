@@ -53,6 +53,14 @@ ZH_ARRANGED = re.compile(
 EN_CONTINUES = re.compile(r"\s*(?:or|and)\b")
 
 
+def _possessive_got(words: list[str], i: int) -> bool:
+    """ "I've got a haircut on Saturday", "she's got", "have got": possession now, no past."""
+    if words[i] != "got" or i == 0:
+        return False
+    before = words[i - 1]
+    return before in ("have", "has", "'ve") or before.endswith(("'ve", "'s"))
+
+
 def tense(low: str) -> str:
     """'past' | 'future' | '' for one lower-cased sentence (the module docstring's cue rule)."""
     low = low.replace("’", "'")
@@ -61,7 +69,9 @@ def tense(low: str) -> str:
     if (zh and zh != low) or (not _TARGET_WORDS.isdisjoint(words) and EN_RESCHEDULE.search(low)):
         return "future"
     past = any(
-        w in EN_PAST_WORDS or (len(w) > 3 and w.endswith("ed") and w not in EN_ED_NOT_PAST) for w in words
+        (w in EN_PAST_WORDS and not _possessive_got(words, i))
+        or (len(w) > 3 and w.endswith("ed") and w not in EN_ED_NOT_PAST)
+        for i, w in enumerate(words)
     ) or bool(zh and ZH_PAST.search(zh))
     future = (
         any(w in EN_FUTURE_WORDS for w in words)

@@ -213,7 +213,9 @@ class BatchDecisions:
 
         said = d.observed_at or d.happened_at or now
         judge = self.llm.outdated if self.llm is not None else None
-        gone = U.retired(u, U.Statement("", d.l0, d.category, vec), speaker, olds, said, due_times, judge)
+        gone = U.retired(
+            u, U.Statement("", d.l0, d.category, vec), speaker, olds, said, due_times, judge, d.due_at
+        )
         if not gone:
             return decision
         return D.Decision(

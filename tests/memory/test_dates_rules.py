@@ -295,3 +295,17 @@ def test_a_span_ahead_without_a_count_is_still_a_date() -> None:
     assert found("The landlord wants to check the boiler again in three months") == [
         (date(2024, 6, 13), None, "future")
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "have got" is having, not a past: the day ahead (reference: Wednesday 13 March 2024)
+        ("We've got the plumber coming on Thursday", [(date(2024, 3, 14), None, "future")]),
+        ("She's got her driving test on Monday", [(date(2024, 3, 18), None, "future")]),
+        # and "got" alone stays past
+        ("I got my hair cut on Monday", [(date(2024, 3, 11), None, "past")]),
+    ],
+)
+def test_have_got_is_possession_not_past(text: str, expected: list[tuple[date, str | None, str]]) -> None:
+    assert found(text) == expected

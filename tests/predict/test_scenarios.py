@@ -1,10 +1,7 @@
 """The proactive scenarios, replayed and scored with the shared scorer's own rules.
 
 memubot's own scenarios (tests/fixtures/proactive/) and the shared ones must meet every
-expectation with no violation and no noise. Two of ours fail today because of the memory core,
-not the predictors: the update model retires an earlier event of the same person on the same
-day ("interview 2–4pm" is superseded by "dentist at 3pm"), so the conflict is never seen. They
-are asserted to fail that way; when the core learns the difference, this test says so.
+expectation with no violation and no noise.
 """
 
 from __future__ import annotations
@@ -23,7 +20,6 @@ from daemon.replay import replay
 from tests.github_fixtures import SCENARIOS
 
 OWN = Path(__file__).resolve().parents[1] / "fixtures" / "proactive"
-CORE_SUPERSEDES_SAME_DAY_EVENTS = {"conflict-en", "back-to-back-zh"}
 
 
 def scorer() -> ModuleType:
@@ -64,11 +60,6 @@ async def test_scenario(path: Path, tmp_path: Path) -> None:
     r, delivered = await run(path, tmp_path)
     said = [(d["deliver_at"], d["kind"], d["title"]) for d in delivered]
     assert r["violations"] == [], said
-    if path.stem in CORE_SUPERSEDES_SAME_DAY_EVENTS:
-        assert r["met"] < r["expected"], (
-            "the memory core keeps both events now: move this scenario to the passing set"
-        )
-        return
     assert r["met"] == r["expected"] and r["noise"] == 0, said
     # every delivery has the fields the scorer and an agent need, and nothing is said twice
     assert len({d["id"] for d in delivered}) == len(delivered)

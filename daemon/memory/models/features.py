@@ -221,6 +221,48 @@ def _content_terms(text: str) -> set[str]:
     return {t for t in tokenize(text) if t not in STOPWORDS_EN and t not in STOPWORDS_ZH and len(t) > 1}
 
 
+# Words that place a plan in time rather than say what it is ("tomorrow", "3pm", 周四, 十点半).
+_CALENDAR_EN = re.compile(
+    r"\d|^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$|^(?:today|tonight|tomorrow|tomorrow'|yesterday|morning"
+    r"|afternoon|evening|night|noon|midday|week|weekend|month|year|am|pm|next|last|this|o'clock)$"
+)
+_CALENDAR_ZH = re.compile(
+    r"周|星期|礼拜|上午|下午|中午|晚上|早上|今天|明天|后天|昨天|今晚|明晚|点|号|月|日|[一二三四五六七八九十两]"
+)
+
+
+# ... and Chinese pronoun + modal compounds the segmenter keeps whole (我要, 我们, 得去)
+_PERSON_ZH = re.compile(r"^(?:我|你|您|他|她|咱)|^(?:要|得|会|去|想|得去|要去)$")
+
+
+def activity_terms(text: str) -> set[str]:
+    """A statement's content words without the ones that only say when (or who): what a plan
+    is about."""
+    return {
+        t
+        for t in _content_terms(text)
+        if not (_CALENDAR_EN.search(t) or _CALENDAR_ZH.search(t) or _PERSON_ZH.search(t))
+    }
+
+
+# A plan that changed says so: moved, cancelled, instead, 改到, 取消 (narrower than _CHANGE_*:
+# "I've got a haircut" and "just booked" change no other plan).
+_PLAN_CHANGE_EN = re.compile(
+    r"\b(?:mov(?:e|ed|es|ing)|re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|delay\w*|bump\w*|shift\w*"
+    r"|brought forward|put off|cancel+\w*|call(?:ed|ing)? off|off|instead|no longer|not anymore|anymore"
+    r"|chang(?:e|ed|es|ing)|switch\w*|now|can't make|cannot make|won't make|rain check)\b",
+    re.IGNORECASE,
+)
+_PLAN_CHANGE_ZH = re.compile(
+    r"改|推迟|推到|延期|延后|取消|提前|挪到|换到|换成|不去了|去不了|来不了|黄了|泡汤"
+)
+
+
+def plan_change_cue(text: str) -> bool:
+    """Whether a statement says a plan changed (moved, cancelled, instead, 改到, 取消, ...)."""
+    return _cue(_PLAN_CHANGE_EN, _PLAN_CHANGE_ZH, text) > 0
+
+
 def _names(text: str) -> set[str]:
     """Capitalised words that are not function words: names of people, places, products."""
     return {w for w in re.findall(r"\b[A-Z][a-zA-Z]+\b", text) if w.casefold() not in STOPWORDS_EN}

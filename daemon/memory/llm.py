@@ -487,6 +487,18 @@ class LLMExtractor:
             "update judgement",
         )
 
+    def ask(
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any],
+        name: str,
+        validate: Callable[[Any], T],
+        what: str,
+    ) -> T | None:
+        """One structured question of the caller's own (a prompt, a schema, a validator), with
+        the same single repair and the same fallback (None) as extraction."""
+        return self._ask(messages, schema, name, validate, what)
+
     def _ask(
         self,
         messages: list[dict[str, str]],

@@ -24,6 +24,7 @@ from daemon.memory import Clock, Memory
 from daemon.memory.suggestions import DELIVERED, EXPIRED, WITHDRAWN, Suggestion
 from daemon.predict import predictor, verdicts
 from daemon.predict.base import Ctx
+from daemon.predict.gate import gate
 from daemon.predict.timing import allowed_at, in_quiet
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,20 @@ class SuggestionOutbox:
                     sent += await self._one(s, now)
         return sent
 
+    def _gated(self, d: Decision, now: datetime) -> Decision:
+        """The LLM gate (gate.py): reworded, withdrawn as its explicit "say nothing", or as it was."""
+        assert self.memory.llm is not None
+        s = d.suggestion
+        evidence = [i["l0"] for e in s.evidence if (i := self.memory.get_item(s.scope, e)) is not None]
+        answer = gate(self.memory.llm, s, evidence)
+        if answer is None:
+            return d  # the model failed: the rule-based decision stands
+        say, title, body = answer
+        if not say:
+            self.memory.suggestions.mark(s.id, WITHDRAWN, now, "the LLM gate chose to say nothing")
+            return Decision("withdraw", s, "the LLM gate chose to say nothing")
+        return Decision("send", replace(s, title=title, body=body))
+
     async def _one(self, s: Suggestion, now: datetime) -> int:
         d = await asyncio.to_thread(decide, self.memory, self.settings, s, now)
         if d.action == "expire":
@@ -123,6 +138,8 @@ class SuggestionOutbox:
                 await asyncio.to_thread(
                     self.memory.suggestions.update, replace(d.suggestion, deliver_at=d.at)
                 )
+        if d.action == "send" and self.memory.llm is not None:
+            d = await asyncio.to_thread(self._gated, d, now)
         if d.action != "send":
             log.info("suggestion %s (%s): %s — %s %s", s.id, s.dedup_key, d.action, d.reason, d.at or "")
             return 0

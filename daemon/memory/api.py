@@ -348,14 +348,19 @@ class Memory:
         # person's extractor would file "X starred the repo" as the person's preference. It is
         # kept as a resource; its items come from its own handler (`drafts`), not from here,
         # and are neither re-read by the understanding models nor sent to the LLM.
+        # A resource that brings its own drafts (a derived pattern, handlers' items) is not re-read
+        # either: the drafts are what it says.
         rules = [
-            list(r.drafts) if r.trust == EXTERNAL else extract(r, c) for r, c in zip(turns, ctxs, strict=True)
+            list(r.drafts) if r.drafts or r.trust == EXTERNAL else extract(r, c)
+            for r, c in zip(turns, ctxs, strict=True)
         ]
-        out = [(got, r.trust != EXTERNAL) for got, r in zip(rules, turns, strict=True)]
+        out = [(got, r.trust != EXTERNAL and not r.drafts) for got, r in zip(rules, turns, strict=True)]
         if self.llm is None:
             return out
         # the noise filter has spoken: no drafts
-        kept = [i for i, got in enumerate(rules) if got and turns[i].trust != EXTERNAL]
+        kept = [
+            i for i, got in enumerate(rules) if got and turns[i].trust != EXTERNAL and not turns[i].drafts
+        ]
         size = max(1, self.llm.cfg.batch_size)
         for start in range(0, len(kept), size):
             chunk = kept[start : start + size]

@@ -15,10 +15,10 @@ from datetime import datetime
 from typing import Any
 
 from daemon.config import Settings
-from daemon.memory import Memory, WorkItem
+from daemon.memory import Memory, ResourceIn, WorkItem
 from daemon.memory.suggestions import WITHDRAWN, Suggestion
-from daemon.memory.types import ThreadState
-from daemon.predict import PREDICTORS, predictor
+from daemon.memory.types import ItemDraft, ThreadState
+from daemon.predict import PREDICTORS, patterns, predictor
 from daemon.predict.base import Ctx, Morning, NewItems, NewTurns, ThreadChanged, Trigger, WorkItemChanged
 from daemon.predict.timing import allowed_at
 
@@ -140,7 +140,42 @@ def morning(memory: Memory, settings: Settings, at: datetime) -> list[str]:
 def after_turns(
     memory: Memory, settings: Settings, now: datetime, scope: str, turns: Sequence[dict[str, Any]]
 ) -> list[str]:
-    """Predict from the person's turns themselves (patterns of requests)."""
+    """Predict from the person's turns themselves (patterns of requests); a pattern found is also
+    remembered, once, as a `patterns` item."""
     if not turns:
         return []
-    return memory.suggestions.propose(_run(NewTurns(scope, turns), Ctx(memory, settings, now)))
+    proposed = _run(NewTurns(scope, turns), Ctx(memory, settings, now))
+    found = {s.data["key"]: s for s in proposed if s.predictor == patterns.NAME}
+    if found:
+        memory.memorize([_pattern_resource(scope, s, now) for s in found.values()])
+    return memory.suggestions.propose(proposed)
+
+
+def _pattern_resource(scope: str, s: Suggestion, now: datetime) -> ResourceIn:
+    """A found pattern as a derived resource (kind `pattern`) carrying its one `patterns` item;
+    its id names the pattern, so finding it again next week stores nothing new."""
+    text = patterns.pattern_text(s.data)
+    rid = f"pattern:{s.data['key']}"
+    turns = tuple(s.data.get("turns") or ())
+    return ResourceIn(
+        id=rid,
+        scope=scope,
+        text=text,
+        occurred_at=now,
+        kind="pattern",
+        role="system",
+        agent="memubot",
+        meta={"derived_from": list(turns), "times": s.data["times"]},
+        drafts=(
+            ItemDraft(
+                category="patterns",
+                l0=text,
+                search_text=f"{text} {s.data['request']}",
+                l1={"request": s.data["request"], "weekday": s.data["weekday"], "minute": s.data["minute"]},
+                importance=0.5,
+                confidence=min(0.95, 0.5 + 0.1 * int(s.data["times"])),
+                source_ids=(rid,),
+                observed_at=now,
+            ),
+        ),
+    )

@@ -5,8 +5,9 @@ A request ("Can you summarize the standup notes?", "帮我总结一下周会") t
 the same weekday, within 90 minutes of the same local time, on at least `MIN_TIMES` different
 days in the last eight weeks (word overlap ≥ 0.5) is a pattern. Each new occurrence proposes a
 `prefetch` for the next week's, 15 minutes ahead, whose body is what recall finds for the
-request at that moment; nothing found, nothing sent. Not yet: the pattern as a `patterns`
-item of the memory (a derived item needs a hook in the memory core).
+request at that moment; nothing found, nothing sent. The pattern itself becomes a `patterns`
+item of the memory ("Asks on Mondays around 09:30: Can you summarize the standup notes?"),
+stored once per pattern as a derived resource (kind `pattern`) whose sources are the requests.
 """
 
 from __future__ import annotations
@@ -75,12 +76,14 @@ class Patterns:
             now = turn["ts"].astimezone(tz)
             mine = terms(text)
             days = {now.date(): now}
+            seen_ids: set[str] = set()
             for past in ctx.memory.user_turns(trigger.scope, now - WINDOW, now - timedelta(hours=12)):
                 t = past["occurred_at"].astimezone(tz)
                 if t.weekday() != now.weekday() or abs(minute_of_day(t) - minute_of_day(now)) > NEAR_MINUTES:
                     continue
                 if similar(mine, terms(str(past["text"]))):
                     days.setdefault(t.date(), t)
+                    seen_ids.add(str(past["id"]))
             if len(days) < MIN_TIMES:
                 continue
             minute = int(statistics.median(minute_of_day(t) for t in days.values()))
@@ -106,7 +109,14 @@ class Patterns:
                     expires_at=at + timedelta(hours=1),
                     source_ids=(str(turn["id"]),),
                     confidence=0.6 + min(0.3, 0.05 * (len(days) - MIN_TIMES)),
-                    data={"request": text, "times": len(days)},
+                    data={
+                        "request": text,
+                        "times": len(days),
+                        "key": key,
+                        "weekday": now.weekday(),
+                        "minute": minute,
+                        "turns": sorted(str(t) for t in {turn["id"], *seen_ids}),
+                    },
                 )
             )
         return out
@@ -123,3 +133,15 @@ class Patterns:
 def turn_rows(turns: Any) -> list[dict[str, Any]]:
     """Conversation turns as the trigger carries them (the person's only)."""
     return [{"id": t.id, "text": t.text, "ts": t.ts, "session": t.session} for t in turns if t.role == "user"]
+
+
+_WEEKDAYS_EN = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays")
+
+
+def pattern_text(data: dict[str, Any]) -> str:
+    """The pattern as a memory: when the person usually asks, and what."""
+    hhmm = f"{int(data['minute']) // 60:02d}:{int(data['minute']) % 60:02d}"
+    request = short(str(data["request"]), 120)
+    if is_cjk(request):
+        return f"每周{'一二三四五六日'[int(data['weekday'])]} {hhmm} 左右常让我：{request}"
+    return f"Asks on {_WEEKDAYS_EN[int(data['weekday'])]} around {hhmm}: {request}"

@@ -347,6 +347,17 @@ def test_a_request_made_three_mondays_at_eleven_is_prefetched_the_next_monday(
     s = pmemory.suggestions.get(sid)
     assert s is not None and s.kind == "prefetch" and s.deliver_at == at("2026-03-23 10:50")
     assert s.source_ids == ("p3",) and s.expires_at == at("2026-03-23 12:05")
+    # the pattern is a memory too: one `patterns` item, derived from the three Monday requests
+    [item] = [i for i in pmemory.items("alice") if i["category"] == "patterns"]
+    assert item["l0"].startswith("Asks on Mondays around 11:") and "standup" in item["l0"]
+    [derived] = pmemory.resources("alice", item["source_ids"])
+    assert derived.kind == "pattern" and sorted(derived.meta["derived_from"]) == ["p1", "p2", "p3"]
+    # found again the next Monday: the same pattern, no second item
+    pclock.now = at("2026-03-23 11:10")
+    say(pmemory, "p4", "Can you summarize the standup notes?", pclock.now)
+    turn = {"id": "p4", "text": "Can you summarize the standup notes?", "ts": pclock.now, "session": "s1"}
+    assert engine.after_turns(pmemory, settings, pclock.now, "alice", [turn])
+    assert len([i for i in pmemory.items("alice") if i["category"] == "patterns"]) == 1
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ from daemon.memory import ResourceIn, WorkItem
 from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
 from handlers.deps import Deps
+from handlers.github_items import drafts_for
 from handlers.github_state import work_item_from
 from handlers.github_summary import summarize
 
@@ -47,6 +48,7 @@ def resource_from(
         # what GitHub says comes from other people: never an instruction, never the person's profile
         trust=EXTERNAL,
         meta=meta,
+        drafts=drafts_for(event.event, event.action, event.payload, summary, event.id, occurred_at),
     )
 
 

@@ -138,8 +138,12 @@ async def test_other_peoples_words_never_become_the_persons_memories(deps: Deps,
     )
     assert await github.handle([hostile, event("star/created.payload.json", "s-1")], deps) == ["stored"] * 2
     assert len(resources(memory)) == 2
-    # kept as external resources only: no preference, profile or any other item of the person
-    assert memory.stats("alice")["items"] == 0 and memory.profile_items("alice") == []
+    # other people's words: the items drawn from them are GitHub's (speaker github:<repo>[#n]),
+    # what happened and what exists; nothing is the person's preference or profile
+    items = [memory.get_item("alice", i["id"]) or {} for i in memory.items("alice")]
+    assert items and all((i["speaker"] or "").startswith("github:Codertocat/Hello-World") for i in items)
+    assert {i["category"] for i in items} <= {"events", "entities"} and memory.profile_items("alice") == []
+    assert not [i for i in items if "star" in i["l0"].lower()], "a star is a resource, not a memory"
 
 
 async def test_a_comment_on_the_pull_request_keeps_its_reviewers(deps: Deps, memory: Memory) -> None:
@@ -166,3 +170,21 @@ async def test_forgetting_everything_forgets_the_work_items_too(deps: Deps, memo
     assert counts["work_items"] == 1 and counts["resources"] == 1
     assert memory.work_items.of_scope("alice") == []
     assert len(memory.work_items.of_scope("bob")) == 1  # another person's state stays
+
+
+
+async def test_a_delivery_teaches_what_happened_and_what_exists(deps: Deps, memory: Memory) -> None:
+    opened = event("pull_request/opened.payload.json", "o-1")
+    labeled = event("pull_request/labeled.payload.json", "l-1")
+    assert await github.handle([opened, labeled], deps) == ["stored", "stored"]
+    items = {(i["category"], i["l0"]) for i in memory.items("alice")}
+    assert ("entities", "GitHub repository Codertocat/Hello-World") in items
+    assert any(c == "entities" and l0.startswith("Pull request Codertocat/Hello-World#2 “") for c, l0 in items)
+    events = [l0 for c, l0 in items if c == "events"]
+    assert len(events) == 1 and "opened" in events[0], events  # a label is no event worth remembering
+    # a redelivery teaches nothing new, and the repository is one entity however often it is seen
+    before = memory.stats("alice")["items"]
+    assert await github.handle([opened], deps) == ["duplicate"]
+    assert memory.stats("alice")["items"] == before
+    hits = memory.recall("which pull requests were opened in Hello-World?", "alice", k=3, reinforce=False)
+    assert any("opened" in h.text for h in hits)

@@ -172,14 +172,15 @@ async def test_forgetting_everything_forgets_the_work_items_too(deps: Deps, memo
     assert len(memory.work_items.of_scope("bob")) == 1  # another person's state stays
 
 
-
 async def test_a_delivery_teaches_what_happened_and_what_exists(deps: Deps, memory: Memory) -> None:
     opened = event("pull_request/opened.payload.json", "o-1")
     labeled = event("pull_request/labeled.payload.json", "l-1")
     assert await github.handle([opened, labeled], deps) == ["stored", "stored"]
     items = {(i["category"], i["l0"]) for i in memory.items("alice")}
     assert ("entities", "GitHub repository Codertocat/Hello-World") in items
-    assert any(c == "entities" and l0.startswith("Pull request Codertocat/Hello-World#2 “") for c, l0 in items)
+    assert any(
+        c == "entities" and l0.startswith("Pull request Codertocat/Hello-World#2 “") for c, l0 in items
+    )
     events = [l0 for c, l0 in items if c == "events"]
     assert len(events) == 1 and "opened" in events[0], events  # a label is no event worth remembering
     # a redelivery teaches nothing new, and the repository is one entity however often it is seen

@@ -446,7 +446,7 @@ class LLMExtractor:
             raise InvalidInput(f"{len(turns)} turns exceed llm batch_size {self.cfg.batch_size}")
         n = len(turns)
         start = time.monotonic()
-        facts = self._ask(
+        facts = self.ask(
             extract_messages(turns),
             FACTS_SCHEMA,
             "memubot_facts",
@@ -466,7 +466,7 @@ class LLMExtractor:
         if not existing:
             return "CREATE", None  # nothing to merge into or skip for: no need to ask
         ids = [item_id for item_id, _ in existing]
-        return self._ask(
+        return self.ask(
             decide_messages(category, new, existing),
             decision_schema(ids),
             "memubot_decision",
@@ -479,7 +479,7 @@ class LLMExtractor:
         if not older:
             return ()
         ids = [item_id for item_id, _ in older]
-        return self._ask(
+        return self.ask(
             outdated_messages(new, older),
             outdated_schema(ids),
             "memubot_outdated",
@@ -495,19 +495,8 @@ class LLMExtractor:
         validate: Callable[[Any], T],
         what: str,
     ) -> T | None:
-        """One structured question of the caller's own (a prompt, a schema, a validator), with
-        the same single repair and the same fallback (None) as extraction."""
-        return self._ask(messages, schema, name, validate, what)
-
-    def _ask(
-        self,
-        messages: list[dict[str, str]],
-        schema: dict[str, Any],
-        name: str,
-        validate: Callable[[Any], T],
-        what: str,
-    ) -> T | None:
-        """One call, one repair on invalid output; transport failures are not retried."""
+        """One structured question (a prompt, a schema, a validator): one call, one repair on
+        invalid output; transport failures are not retried. None: the caller's rules answer."""
         data: Any = None
         try:
             data = self._client.chat_json(messages, schema, name)

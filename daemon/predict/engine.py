@@ -91,6 +91,17 @@ def after_memory(memory: Memory, settings: Settings, now: datetime) -> list[str]
         proposed += memory.suggestions.propose(suggestions, cursor=(CURSOR, int(ops[-1]["seq"])))
 
 
+def _recheck_about(ctx: Ctx, scope: str, abouts: Sequence[str]) -> None:
+    """Re-check now what is pending about these things; withdraw what no longer holds."""
+    for about in abouts:
+        for s in ctx.memory.suggestions.pending_about(scope, about):
+            p = predictor(s.predictor)
+            verdict = p.recheck(s, ctx) if p is not None else None
+            if verdict is not None and verdict.suggestion is None:
+                ctx.memory.suggestions.mark(s.id, WITHDRAWN, ctx.now, verdict.reason)
+                log.info("suggestion %s withdrawn: %s", s.dedup_key, verdict.reason)
+
+
 def after_github(
     memory: Memory, settings: Settings, now: datetime, changes: Sequence[tuple[WorkItem, str]]
 ) -> list[str]:
@@ -99,13 +110,8 @@ def after_github(
     suggestions: list[Suggestion] = []
     for state, event_id in changes:
         # whatever was pending about it is checked again now: a closed PR withdraws at once
-        for kind in ("pr", "issue"):
-            for s in memory.suggestions.pending_about(state.scope, f"{kind}:{state.repo}#{state.number}"):
-                p = predictor(s.predictor)
-                verdict = p.recheck(s, ctx) if p is not None else None
-                if verdict is not None and verdict.suggestion is None:
-                    memory.suggestions.mark(s.id, WITHDRAWN, now, verdict.reason)
-                    log.info("suggestion %s withdrawn: %s", s.dedup_key, verdict.reason)
+        ref = f"{state.repo}#{state.number}"
+        _recheck_about(ctx, state.scope, (f"pr:{ref}", f"issue:{ref}"))
         suggestions.extend(_run(WorkItemChanged(state.scope, state, event_id), ctx))
     return memory.suggestions.propose(suggestions)
 
@@ -118,12 +124,7 @@ def after_email(
     suggestions: list[Suggestion] = []
     for state, event_id in changes:
         # whatever was pending about the thread is checked again now: a reply withdraws at once
-        for s in memory.suggestions.pending_about(state.scope, f"thread:{state.thread}"):
-            p = predictor(s.predictor)
-            verdict = p.recheck(s, ctx) if p is not None else None
-            if verdict is not None and verdict.suggestion is None:
-                memory.suggestions.mark(s.id, WITHDRAWN, now, verdict.reason)
-                log.info("suggestion %s withdrawn: %s", s.dedup_key, verdict.reason)
+        _recheck_about(ctx, state.scope, (f"thread:{state.thread}",))
         suggestions.extend(_run(ThreadChanged(state.scope, state, event_id), ctx))
     return memory.suggestions.propose(suggestions)
 

@@ -53,29 +53,37 @@ def drafts_for(
     out: list[ItemDraft] = []
     number = summary.meta.get("number")
     thing = f"github:{repo}" + (f"#{number}" if number is not None else "")
-    common = {"source_ids": (delivery,), "happened_at": at, "observed_at": at, "confidence": 0.9}
+
+    def draft(
+        category: str, l0: str, search: str, speaker: str, l1: dict[str, Any], importance: float
+    ) -> ItemDraft:
+        return ItemDraft(
+            category=category,
+            l0=l0,
+            search_text=search,
+            speaker=speaker,
+            l1=l1,
+            importance=importance,
+            confidence=0.9,
+            source_ids=(delivery,),
+            happened_at=at,
+            observed_at=at,
+        )
+
     if _worth_an_event(event, action, payload):
         l1 = {k: summary.meta.get(k) for k in ("event", "action", "repo", "number", "url", "actor", "role")}
         out.append(
-            ItemDraft(
-                category="events",
-                l0=summary.text,
-                search_text=summary.text,
-                speaker=thing,
-                l1=l1,
-                importance=0.6 if summary.meta.get("role") else 0.4,
-                **common,  # type: ignore[arg-type]
-            )
+            draft("events", summary.text, summary.text, thing, l1, 0.6 if summary.meta.get("role") else 0.4)
         )
+    description = one_line((payload.get("repository") or {}).get("description"))
     out.append(
-        ItemDraft(
-            category="entities",
-            l0=f"GitHub repository {repo}",
-            search_text=f"GitHub repository {repo} {one_line((payload.get('repository') or {}).get('description'))}",
-            speaker=f"github:{repo}",
-            l1={"kind": "repository", "name": repo},
-            importance=0.3,
-            **common,  # type: ignore[arg-type]
+        draft(
+            "entities",
+            f"GitHub repository {repo}",
+            f"GitHub repository {repo} {description}",
+            f"github:{repo}",
+            {"kind": "repository", "name": repo},
+            0.3,
         )
     )
     subject = subject_of(payload)
@@ -85,15 +93,6 @@ def drafts_for(
         author = (obj.get("user") or {}).get("login")
         label = "Pull request" if kind == "pr" else "Issue"
         l0 = f"{label} {repo}#{number} “{title}”" + (f" by {author}" if author else "")
-        out.append(
-            ItemDraft(
-                category="entities",
-                l0=l0,
-                search_text=l0,
-                speaker=thing,
-                l1={"kind": kind, "repo": repo, "number": number, "title": title, "author": author},
-                importance=0.4,
-                **common,  # type: ignore[arg-type]
-            )
-        )
+        l1 = {"kind": kind, "repo": repo, "number": number, "title": title, "author": author}
+        out.append(draft("entities", l0, l0, thing, l1, 0.4))
     return tuple(out)

@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,6 +25,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from readme_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
 
 from daemon.app import runtime_file, serve  # noqa: E402
 from daemon.broker import start_embedded, stop  # noqa: E402
@@ -105,21 +106,14 @@ def main() -> None:
     a = ap.parse_args()
     ms = sorted(asyncio.run(bench(a.turns)))
     p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
     line = (
         f"turn published → context received, {len(ms)} turns after {WARMUP} warm-up: "
         f"p50 {statistics.median(ms):.0f} ms, p95 {p95:.0f} ms, max {ms[-1]:.0f} ms "
-        f"(measured {datetime.now(UTC):%Y-%m-%d} at commit {commit} with `python bench/context_latency.py --readme`)."
+        f"(measured {datetime.now(UTC):%Y-%m-%d} at commit {commit()} with `python bench/context_latency.py --readme`)."
     )
     print(line)
     if a.readme:
-        readme = ROOT / "README.md"
-        body = readme.read_text(encoding="utf-8")
-        head, rest = body.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        readme.write_text(f"{head}{BEGIN}\n{line}\n{END}{tail}", encoding="utf-8")
+        write_block(BEGIN, END, line)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ import importlib.util
 import io
 import json
 import logging
-import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +26,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from readme_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
 
 from daemon.config import load_settings  # noqa: E402
 from daemon.replay import replay  # noqa: E402
@@ -89,24 +90,9 @@ def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
-def commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def write_readme(text: str) -> None:
-    readme = ROOT / "README.md"
-    body = readme.read_text(encoding="utf-8")
-    if BEGIN not in body or END not in body:
-        raise SystemExit(f"README.md has no {BEGIN} … {END} block")
     stamp = f"Measured {datetime.now(UTC):%Y-%m-%d} at commit {commit()} with `python bench/proactive.py --readme`."
-    head, rest = body.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    readme.write_text(f"{head}{BEGIN}\n{text}\n\n{stamp}\n{END}{tail}", encoding="utf-8")
+    write_block(BEGIN, END, f"{text}\n\n{stamp}")
 
 
 def main() -> None:

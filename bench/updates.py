@@ -20,6 +20,8 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from readme_block import commit, write_block  # bench/: the script's own folder
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "bench"
 SETS = (
@@ -53,15 +55,6 @@ def table(results: list[tuple[str, dict[str, tuple[str, str, str, str]]]]) -> st
     return "\n".join([head, *lines])
 
 
-def commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--memubot", default=str(ROOT / ".venv" / "bin" / "memubot"))
@@ -82,14 +75,8 @@ def main() -> int:
     print(text)
     if args.no_readme:
         return 0
-    readme = ROOT / "README.md"
-    body = readme.read_text(encoding="utf-8")
-    if BEGIN not in body or END not in body:
-        raise SystemExit(f"README.md has no {BEGIN} … {END} block")
     stamp = f"Measured {datetime.now(UTC):%Y-%m-%d} at commit {commit()} with `python bench/updates.py`."
-    head, rest = body.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    readme.write_text(f"{head}{BEGIN}\n{text}\n\n{stamp}\n{END}{tail}", encoding="utf-8")
+    readme = write_block(BEGIN, END, f"{text}\n\n{stamp}")
     print(f"wrote the table into {readme}", file=sys.stderr)
     return 0
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from daemon.memory.dates_zh import number as zh_number
 from daemon.memory.suggestions import Suggestion
 from daemon.predict.base import (
     Ctx,
@@ -30,21 +31,6 @@ from daemon.predict.upcoming import when_text
 
 NAME = "conflict"
 DEFAULT_LENGTH = timedelta(hours=1)
-_ZH_NUM = {
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-    "十一": 11,
-    "十二": 12,
-}
 _EN_END = re.compile(r"\b(?:to|until|till|-|–)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
 _ZH_END = re.compile(
     r"(?:到|至|-|–)\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*(?:点|:|：)\s*(半|\d{2})?"
@@ -57,7 +43,8 @@ def end_of(item: dict[str, Any], start: datetime) -> datetime:
     m = _ZH_END.search(text) if is_cjk(text) else _EN_END.search(text)
     if m:
         raw = m.group(1)
-        hour = _ZH_NUM.get(raw) if raw in _ZH_NUM else int(raw) if raw.isdigit() else None
+        n = zh_number(raw)  # the date rules' own reading of 十一, 两, 9
+        hour = int(n) if n is not None and n == int(n) else None
         minute = 30 if m.group(2) == "半" else int(m.group(2)) if m.group(2) and m.group(2).isdigit() else 0
         if hour is not None and hour < 24 and minute < 60:
             for h in (hour, hour + 12):  # "3 to 4" in the afternoon: 16:00, not 04:00

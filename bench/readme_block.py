@@ -1,0 +1,30 @@
+"""Bench results into the README: the text between a script's own begin/end markers."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def commit() -> str:
+    """The short hash of HEAD (what the numbers were measured at), or "unknown"."""
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def write_block(begin: str, end: str, text: str) -> Path:
+    """Replace what stands between `begin` and `end` in README.md with `text`."""
+    readme = ROOT / "README.md"
+    body = readme.read_text(encoding="utf-8")
+    if begin not in body or end not in body:
+        raise SystemExit(f"README.md has no {begin} … {end} block")
+    head, rest = body.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    readme.write_text(f"{head}{begin}\n{text}\n{end}{tail}", encoding="utf-8")
+    return readme

@@ -30,6 +30,7 @@ from daemon.connection import connect
 from daemon.consumer import Consumer
 from daemon.dispatch import Dispatcher
 from daemon.github_enrich import Enricher
+from daemon.github_poll import GithubPoller
 from daemon.gmail.start import start_gmail
 from daemon.http import bind, make_app, serve_http
 from daemon.memory import Clock, system_clock
@@ -136,7 +137,18 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
             await nc.publish(subject, body)
 
         outlet = Outlet(context=context, wake=timer.wake)
-        deps = Deps(memory, settings, memory.clock, outlet, gmail=gmail, github=enricher)
+        poller = None
+        if settings.github_poll_off() is None:
+            poller = GithubPoller(
+                token=settings.github_token,
+                api_url=settings.github_api_url,
+                login=str(settings.github_login),
+                scope=str(settings.github_webhook_scope),
+                cursors=memory.ledger,
+                publish=publish,
+            )
+            log.info("GitHub polling every %g min as %s", settings.github_poll_minutes, settings.github_login)
+        deps = Deps(memory, settings, memory.clock, outlet, gmail=gmail, github=enricher, github_poll=poller)
         dispatcher = Dispatcher(deps, metrics)
         consumer = Consumer(js, dispatcher, after_batch=pump)
         await outbox.start_cursor()

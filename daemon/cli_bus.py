@@ -297,6 +297,18 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         else "no enrichment (set MEMUBOT_GITHUB_TOKEN for PR files and diff stats, issue threads)",
         fatal=False,
     )
+    poll_off = settings.github_poll_off()
+    check(
+        "github poll",
+        # off by default is a choice; minutes set without a login or scope is a mistake
+        poll_off is None or not settings.github_poll_minutes,
+        f"polling off: {poll_off}"
+        if poll_off
+        else f"reads {settings.github_login}'s events every {settings.github_poll_minutes:g} min into scope "
+        f"{settings.github_webhook_scope}"
+        + ("" if settings.github_token else " (no MEMUBOT_GITHUB_TOKEN: public events only, 60 requests/h)"),
+        fatal=False,
+    )
     check("gmail", *gmail_status(settings), fatal=False)
     check(
         "mcp",

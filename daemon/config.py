@@ -108,6 +108,9 @@ class Settings:
     # a token for the GitHub API: deliveries are enriched (PR files and diff stats, issue thread)
     github_token: str | None = field(default=None, repr=False)
     github_api_url: str = "https://api.github.com"  # GitHub Enterprise: https://HOST/api/v3
+    # polling mode, for a workstation GitHub cannot reach: minutes between reads of the person's
+    # events through the API (0: off)
+    github_poll_minutes: float = 0.0
     mcp_scope: str | None = None  # whose memory `memubot mcp` serves (its --scope wins)
     # the /ui inspector's token: required when HTTP listens beyond loopback (none: /ui is off there)
     ui_token: str | None = field(default=None, repr=False)
@@ -157,6 +160,16 @@ class Settings:
             return "no scope (set MEMUBOT_GITHUB_SCOPE or MEMUBOT_PROFILE_SCOPE)"
         return None
 
+    def github_poll_off(self) -> str | None:
+        """Why GitHub polling is off, or None when it is on."""
+        if not self.github_poll_minutes:
+            return "not enabled (set MEMUBOT_GITHUB_POLL_MINUTES, e.g. 5)"
+        if not self.github_login:
+            return "no login (set MEMUBOT_GITHUB_LOGIN: whose events are read)"
+        if not self.github_webhook_scope:
+            return "no scope (set MEMUBOT_GITHUB_SCOPE or MEMUBOT_PROFILE_SCOPE)"
+        return None
+
     @property
     def email_scope(self) -> str | None:
         """Whose memory Gmail feeds: its own setting, else the profile's scope."""
@@ -194,6 +207,7 @@ _ENV = [
     ("MEMUBOT_GITHUB_SCOPE", "github_scope", "github_scope"),
     ("MEMUBOT_GITHUB_LOGIN", "github_login", "github_login"),
     ("MEMUBOT_GITHUB_API_URL", "github_api_url", "github_api_url"),
+    ("MEMUBOT_GITHUB_POLL_MINUTES", "github_poll_minutes", "github_poll_minutes"),
     ("MEMUBOT_GMAIL_SCOPE", "gmail_scope", "gmail_scope"),
     ("MEMUBOT_EMAIL_ADDRESSES", "email_addresses", "email_addresses"),
     ("MEMUBOT_GMAIL_CREDENTIALS", "gmail_credentials", "gmail_credentials"),
@@ -252,6 +266,17 @@ _VALIDATORS: dict[str, Any] = {
     "dedup": DedupParams.validate,
     "lifecycle": validate_lifecycle,
 }
+
+
+def _poll_minutes(value: Any) -> float:
+    """MEMUBOT_GITHUB_POLL_MINUTES: 0 (off) or whole minutes, at least one (ticks have minute ids)."""
+    try:
+        minutes = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"MEMUBOT_GITHUB_POLL_MINUTES must be a number of minutes, got {value!r}") from exc
+    if minutes != 0 and (minutes < 1 or minutes != int(minutes)):
+        raise ConfigError(f"MEMUBOT_GITHUB_POLL_MINUTES must be 0 (off) or whole minutes ≥ 1, got {value!r}")
+    return minutes
 
 
 def _positive(value: Any, var: str) -> float:
@@ -416,6 +441,8 @@ def load_settings(
     ):
         if name in values:
             values[name] = _positive(values[name], var)
+    if "github_poll_minutes" in values:
+        values["github_poll_minutes"] = _poll_minutes(values["github_poll_minutes"])
     if "suggestions_per_hour" in values:
         values["suggestions_per_hour"] = max(
             1, int(_positive(values["suggestions_per_hour"], "MEMUBOT_SUGGESTIONS_PER_HOUR"))

@@ -24,6 +24,12 @@ class Enrichment(Protocol):
     async def enrich(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None: ...
 
 
+class Poller(Protocol):
+    """What the github_poll tick needs of the GitHub poller (daemon/github_poll.py)."""
+
+    async def poll(self) -> Any: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Deps:
     """Handlers take their collaborators from here; time comes from `clock`, never the wall."""
@@ -34,3 +40,4 @@ class Deps:
     out: Outlet = field(default_factory=Outlet)  # prefetched context out, the delivery timer's wake-up
     gmail: Mailbox | None = None  # the Gmail fetcher, when the Gmail trigger is on
     github: Enrichment | None = None  # the GitHub API enricher, when a token is configured
+    github_poll: Poller | None = None  # the GitHub poller, when polling mode is on

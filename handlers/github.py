@@ -16,6 +16,7 @@ from typing import Any
 
 from daemon.events import GithubEvent
 from daemon.github_enrich import line_for
+from daemon.github_ids import PREFIX, resource_id
 from daemon.memory import ResourceIn, WorkItem
 from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
@@ -35,6 +36,10 @@ def resource_from(
     the text."""
     summary = summarize(event.event, event.action, event.payload, login)
     meta = {**summary.meta, "delivery": event.id, "reduced": bool(event.payload.get("memubot_reduced"))}
+    also = resource_id(event.event, event.payload, event.id)
+    if also != event.id:
+        # the id a poll of the same event would bring (daemon/github_ids.py): known by it as well
+        meta["aka"] = also
     if extra:
         meta["enrichment"] = extra
     return ResourceIn(
@@ -52,6 +57,21 @@ def resource_from(
     )
 
 
+def _known(deps: Deps, events: Sequence[GithubEvent]) -> set[tuple[str, str]]:
+    """(scope, id) of the events stored already: as themselves, or as the same event that came
+    the other way (a webhook delivery, by its content id; a polled event, by a delivery's alias)."""
+    aliases = {(e.scope, e.id): (e.scope, resource_id(e.event, e.payload, e.id)) for e in events}
+    seen = deps.memory.known_resources([*aliases, *aliases.values()])
+    polled = [k for k, also in aliases.items() if k == also and k[1].startswith(PREFIX)]
+    seen |= deps.memory.known_aliases(polled)
+    known: set[tuple[str, str]] = set()
+    for k, also in aliases.items():
+        if k in seen or also in seen:
+            known.add(k)
+        seen.add(also)  # the same event twice in one batch, by webhook and by poll: the first counts
+    return known
+
+
 async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
     """Memorize the deliveries (ping excepted) and apply their work-item snapshots; idempotent."""
     login = deps.settings.github_login
@@ -59,16 +79,18 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
     # event time: when the endpoint received it; replayed or older events without it, the clock's now
     now = deps.clock()
     when = {e.id: e.received_at or now for e in kept}
-    known = await asyncio.to_thread(deps.memory.known_resources, [(e.scope, e.id) for e in kept])
+    known = await asyncio.to_thread(_known, deps, kept)
     extra: dict[str, dict[str, Any] | None] = {}
     if deps.github is not None:
         # only for what is new: a redelivery is stored already and costs no API call
         for e in kept:
             if (e.scope, e.id) not in known:
                 extra[e.id] = await deps.github.enrich(e.event, e.payload)
-    if kept:
+    new = [e for e in kept if (e.scope, e.id) not in known]
+    if new:
+        # only what is new: an event stored under its other id (webhook vs poll) is not stored again
         await asyncio.to_thread(
-            deps.memory.memorize, [resource_from(e, login, when[e.id], extra.get(e.id)) for e in kept]
+            deps.memory.memorize, [resource_from(e, login, when[e.id], extra.get(e.id)) for e in new]
         )
     changes: list[tuple[WorkItem, str]] = []
     for e in kept:

@@ -1,4 +1,5 @@
-"""Scheduled ticks: the daily consolidation; the morning digest; the heartbeat catches predictors up.
+"""Scheduled ticks: the daily consolidation; the morning digest; the heartbeat catches predictors up;
+GitHub polling reads the person's events (published on `memubot.in.github`, handled there).
 
 The morning tick runs the digest predictor for every scope (nothing is sent when there is
 nothing to say). The heartbeat re-reads the memory-op log after the predict cursor, so that
@@ -35,6 +36,16 @@ async def handle(ticks: Sequence[Tick], deps: Deps) -> list[str]:
             # users.watch lapses after 7 days: renewed daily (a failure raises: the tick is retried)
             await deps.gmail.renew_watch(deps.settings.gmail_topic)
             outcomes.append("watch_renewed")
+        elif tick.schedule == "github_poll" and deps.github_poll is not None:
+            try:
+                report = await deps.github_poll.poll()
+            except (
+                Exception
+            ) as exc:  # GitHub unreachable or limiting: the cursor stays, the next tick reads on
+                log.warning("tick %s: github poll failed: %s", tick.id, exc)
+                outcomes.append("poll_failed")
+            else:
+                outcomes.append("polled" if getattr(report, "published", 0) else "noop")
         elif tick.schedule == "morning":
             proposed = await asyncio.to_thread(engine.morning, deps.memory, deps.settings, tick.fired_at)
             log.info("tick %s: %d digest(s) proposed", tick.id, len(proposed))

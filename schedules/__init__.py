@@ -6,7 +6,7 @@ what a tick means. Add a schedule here and a handler for its subject, nothing el
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -41,6 +41,9 @@ class Schedule:
     trigger: Callable[[Settings], Trigger]  # an APScheduler trigger in `settings.tz`
     grace_s: Callable[[Settings], float]  # how late a fire may still run (after a suspend, say)
     about: str
+    # why the schedule does not run with these settings (None: it runs); a trigger that is off
+    # publishes no ticks at all rather than ticks that mean nothing
+    off: Callable[[Settings], str | None] = lambda s: None
 
 
 def subject(name: str) -> str:
@@ -55,6 +58,11 @@ def daily(at: str, tz: ZoneInfo, key: str) -> Trigger:
         raise ConfigError(f"{key} must be a time of day as HH:MM, got {at!r}")
     trigger: Trigger = CronTrigger(hour=int(hh), minute=int(mm), timezone=tz)
     return trigger
+
+
+def poll_period_s(settings: Settings) -> float:
+    """GitHub polling's period (whole minutes, checked by the settings); 0 while polling is off."""
+    return settings.github_poll_minutes * 60.0
 
 
 def heartbeat_period_s(settings: Settings) -> float:
@@ -106,4 +114,17 @@ SCHEDULES: tuple[Schedule, ...] = (
         grace_s=lambda s: 12 * HOUR,
         about="renews the Gmail users.watch (with consolidate_at; only while the Gmail trigger is on)",
     ),
+    Schedule(
+        "github_poll",
+        trigger=lambda s: every(poll_period_s(s) or HOUR, s.tz),
+        # one period: a poll missed during a suspend runs once; it reads all it missed anyway
+        grace_s=lambda s: poll_period_s(s) or HOUR,
+        about="reads the person's GitHub events through the API (github_poll_minutes; off at 0)",
+        off=lambda s: s.github_poll_off(),
+    ),
 )
+
+
+def active(schedules: Iterable[Schedule], settings: Settings) -> list[Schedule]:
+    """The schedules that run with these settings."""
+    return [s for s in schedules if s.off(settings) is None]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 
 from daemon.events import tick_body, tick_time
-from schedules import SCHEDULES, Schedule, Trigger, subject
+from schedules import SCHEDULES, Schedule, Trigger, active, subject
 
 if TYPE_CHECKING:
     from daemon.config import Settings
@@ -88,7 +88,11 @@ def fire_times(
     """Every (fire time, schedule name) in [start, end], by time then name: ticks for a replay."""
     start_utc = _aware(start, "start").astimezone(UTC)
     end_utc = _aware(end, "end").astimezone(UTC)
-    found = [(fire, s.name) for s in schedules for fire in _times(s.trigger(settings), start_utc, end_utc)]
+    found = [
+        (fire, s.name)
+        for s in active(schedules, settings)
+        for fire in _times(s.trigger(settings), start_utc, end_utc)
+    ]
     found.sort(key=lambda pair: (pair[0].timestamp(), pair[1]))
     return found
 
@@ -107,7 +111,7 @@ class TickScheduler:
         self._clock: Clock = clock or (lambda: datetime.now(UTC))
         # triggers are built here so that a malformed setting fails at start-up, not at the first fire
         self._plans: dict[str, tuple[Trigger, float]] = {}
-        for schedule in schedules:
+        for schedule in active(schedules, settings):
             if schedule.name in self._plans:
                 raise ValueError(f"schedule {schedule.name!r} is listed twice")
             self._plans[schedule.name] = (schedule.trigger(settings), schedule.grace_s(settings))

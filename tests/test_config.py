@@ -114,6 +114,12 @@ def test_memory_tables_profile_and_llm_settings(tmp_path: Path) -> None:
         ("[lifecycle]\nbogus = 1\n", {}, r"unknown key \[lifecycle\].bogus"),
         ("", {"MEMUBOT_LLM_TIMEOUT": "soon"}, "MEMUBOT_LLM_TIMEOUT must be a number"),
         ("", {"MEMUBOT_LLM_API_KEY_FILE": "/nonexistent/key"}, "MEMUBOT_LLM_API_KEY_FILE: cannot read"),
+        ("", {"MEMUBOT_GITHUB_POLL_MINUTES": "often"}, "MEMUBOT_GITHUB_POLL_MINUTES must be a number"),
+        (
+            "github_poll_minutes = 0.5\n",
+            {},
+            r"MEMUBOT_GITHUB_POLL_MINUTES must be 0 \(off\) or whole minutes",
+        ),
     ],
 )
 def test_new_settings_errors_name_the_key(tmp_path: Path, text: str, env: dict[str, str], match: str) -> None:
@@ -135,3 +141,14 @@ def test_quiet_hours(tmp_path: Path, value: str, expected: tuple[str, str] | Non
 def test_bad_quiet_hours_name_the_setting(tmp_path: Path, value: str) -> None:
     with pytest.raises(ConfigError, match="MEMUBOT_QUIET_HOURS"):
         load_settings({"HOME": str(tmp_path), "MEMUBOT_QUIET_HOURS": value})
+
+
+def test_github_polling_setting(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "MEMUBOT_GITHUB_POLL_MINUTES": "5", "MEMUBOT_GITHUB_LOGIN": "octocat"}
+    s = load_settings(env)
+    assert (
+        s.github_poll_minutes == 5
+        and s.github_poll_off() == "no scope (set MEMUBOT_GITHUB_SCOPE or MEMUBOT_PROFILE_SCOPE)"
+    )
+    assert load_settings({**env, "MEMUBOT_PROFILE_SCOPE": "alice"}).github_poll_off() is None
+    assert load_settings({"HOME": str(tmp_path)}).github_poll_off() is not None  # off by default

@@ -20,7 +20,7 @@ from daemon.errors import ConfigError
 from daemon.events import tick_body, tick_id, tick_time
 from daemon.memory import Store
 from daemon.memory.ledger import Handled, Ledger
-from schedules import SCHEDULES, Schedule, subject
+from schedules import SCHEDULES, Schedule, active, subject
 from schedules.scheduler import TickScheduler, fire_times, latest_fire_time
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -48,7 +48,7 @@ def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second:
 
 def test_schedules_have_unique_names_triggers_and_graces() -> None:
     names = [s.name for s in SCHEDULES]
-    assert names == ["consolidate", "morning", "heartbeat", "gmail_watch"]
+    assert names == ["consolidate", "morning", "heartbeat", "gmail_watch", "github_poll"]
     s = settings(timezone="Europe/Berlin")
     for schedule in SCHEDULES:
         trigger = schedule.trigger(s)
@@ -64,6 +64,7 @@ def test_graces() -> None:
         "morning": 2 * 3600,
         "heartbeat": 6 * 3600,
         "gmail_watch": 12 * 3600,
+        "github_poll": 3600,  # off: its trigger is never built into a job
     }
 
 
@@ -440,3 +441,21 @@ def test_tick_time_reads_the_id_back() -> None:
     at = datetime(2024, 6, 3, 9, 0, tzinfo=BERLIN)
     assert tick_time(tick_id("morning", at)) == at
     assert tick_time("morning") is None and tick_time("morning:soon") is None
+
+
+def test_github_polling_runs_only_when_it_is_configured() -> None:
+    off = settings()
+    assert by_name("github_poll").off(off) == "not enabled (set MEMUBOT_GITHUB_POLL_MINUTES, e.g. 5)"
+    assert "github_poll" not in [s.name for s in active(SCHEDULES, off)]
+    no_login = settings(github_poll_minutes=5.0, profile_scope="alice")
+    assert "MEMUBOT_GITHUB_LOGIN" in str(by_name("github_poll").off(no_login))
+    on = settings(github_poll_minutes=5.0, github_login="octocat", github_scope="alice")
+    assert by_name("github_poll").off(on) is None
+    got = fire_times(SCHEDULES, on, utc(2024, 5, 1), utc(2024, 5, 1, 0, 20))
+    assert [i for i in ids(got) if i.startswith("github_poll")] == [
+        f"github_poll:2024-05-01T00:{m:02d}Z" for m in (0, 5, 10, 15, 20)
+    ]
+    # a replay with polling off fires no poll ticks
+    assert not [
+        n for _, n in fire_times(SCHEDULES, off, utc(2024, 5, 1), utc(2024, 5, 2)) if n == "github_poll"
+    ]

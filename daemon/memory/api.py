@@ -800,6 +800,12 @@ class Memory:
         with self._lock:
             return self.store.existing_resources(keys)
 
+    def known_aliases(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which (scope, id) pairs a stored resource is also known by (its meta `aka`): the same
+        event that arrived another way (a GitHub webhook delivery and a poll of it)."""
+        with self._lock:
+            return self.store.aliased_resources(keys)
+
     def get_item(self, scope: str, item_id: str) -> dict[str, Any] | None:
         with self._lock:
             self.flush_touches()

@@ -105,19 +105,26 @@ class StoreForget(StoreItems):
                 "memory_ops", f"scope = ? AND (item_id IN ({q}) OR other_id IN ({q}))", [scope, items, items]
             )
             delete("items", f"scope = ? AND id IN ({q})", [scope, items])
+            # a resource's other name (its `aka`: a GitHub event's content id) is forgotten with it
+            also = self.con.execute(
+                "SELECT json_extract_string(meta, '$.aka') FROM resources WHERE scope = ?"
+                f" AND id IN ({q}) AND json_extract_string(meta, '$.aka') IS NOT NULL",
+                [scope, res],
+            ).fetchall()
+            tombs = res + [str(r[0]) for r in also]
             delete("resources", f"scope = ? AND id IN ({q})", [scope, res])
             # Tombstones: a forgotten turn imported again stays forgotten, and one redelivered by
             # the bus is a duplicate for the ledger (an event handled before keeps its record).
             self.con.execute(
                 "INSERT INTO forgotten SELECT ?, id, ? FROM (SELECT unnest(?) AS id) WHERE id <> ''"
                 " ON CONFLICT DO NOTHING",
-                [scope, _utc(forgotten_at), res],
+                [scope, _utc(forgotten_at), tombs],
             )
             self.con.execute(
                 "INSERT INTO events (event_id, subject, scope, outcome, handled_at)"
                 " SELECT id, 'forget', ?, 'forgotten', ? FROM (SELECT unnest(?) AS id) WHERE id <> ''"
                 " ON CONFLICT (event_id) DO NOTHING",
-                [scope, _utc(forgotten_at), res],
+                [scope, _utc(forgotten_at), tombs],
             )
             self.log_ops([(scope, "forgotten", i, None) for i in items if i], forgotten_at)
             if cache_hashes:

@@ -26,6 +26,18 @@ class StoreResources(StoreBase):
         ).fetchall()
         return {(r[0], r[1]) for r in rows}
 
+    def aliased_resources(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which (scope, id) pairs are the `aka` of a stored resource (its other name)."""
+        if not keys:
+            return set()
+        rows = self.con.execute(
+            "WITH k AS (SELECT unnest(?) AS scope, unnest(?) AS id)"
+            " SELECT k.scope, k.id FROM resources r JOIN k"
+            " ON k.scope = r.scope AND k.id = json_extract_string(r.meta, '$.aka')",
+            [[k[0] for k in keys], [k[1] for k in keys]],
+        ).fetchall()
+        return {(r[0], r[1]) for r in rows}
+
     def insert_resources(self, resources: Sequence[ResourceIn], stored_at: datetime) -> None:
         if not resources:
             return

@@ -65,10 +65,14 @@ def _known(deps: Deps, events: Sequence[GithubEvent]) -> set[tuple[str, str]]:
     polled = [k for k, also in aliases.items() if k == also and k[1].startswith(PREFIX)]
     seen |= deps.memory.known_aliases(polled)
     known: set[tuple[str, str]] = set()
+    # the same event twice in one batch, once by webhook and once by poll: the first counts (two
+    # webhook deliveries of one content key are still two deliveries, as GitHub sent them)
+    by: dict[bool, set[tuple[str, str]]] = {True: set(), False: set()}
     for k, also in aliases.items():
-        if k in seen or also in seen:
+        is_poll = k == also and k[1].startswith(PREFIX)
+        if k in seen or also in seen or also in by[not is_poll]:
             known.add(k)
-        seen.add(also)  # the same event twice in one batch, by webhook and by poll: the first counts
+        by[is_poll].add(also)
     return known
 
 

@@ -313,6 +313,20 @@ async def test_a_poll_then_the_webhook_delivery_store_it_once(
     assert await github.handle([new], deps) == ["stored"]
 
 
+async def test_one_batch_with_the_webhook_and_the_poll_of_an_event_stores_it_once(
+    deps: Deps, memory: Memory, fake: tuple[FakeEvents, str]
+) -> None:
+    api, url = fake
+    rel = "release/published.payload.json"
+    ev = await polled(memory, url, api, rel, 11)
+    assert await github.handle([delivered(rel, "d-5"), ev], deps) == ["stored", "duplicate"]
+    assert await github.handle([ev], deps) == ["duplicate"]
+    # the octokit variant of another release event: two webhook deliveries GitHub sent, both kept
+    a, b = "release/created.payload.json", "release/created.with-discussion-url.payload.json"
+    assert await github.handle([delivered(a, "d-6"), delivered(b, "d-7")], deps) == ["stored", "stored"]
+    assert count(memory) == 3
+
+
 async def test_a_forgotten_delivery_stays_forgotten_when_it_is_polled(
     deps: Deps, memory: Memory, fake: tuple[FakeEvents, str]
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 import numpy as np
@@ -17,6 +18,8 @@ from daemon.memory.index import term_counts, tokenize
 from daemon.memory.scope import CONTEXT, ScopeIndex
 from daemon.memory.store import Store
 from daemon.memory.types import CATEGORIES, TIERS, Clock, ResourceIn
+from daemon.memory.workflowruns import forget_runs
+from daemon.memory.workitems import forget_deliveries
 
 # The functions below work on the Memory's store and indexes; `Memory` takes its locks and
 # flushes buffered accesses first, so they run as the one writer and see current counts.
@@ -167,7 +170,13 @@ def forget(
             "reextracted": len(orphans),
         }
     hashes = [content_hash(embedder, t) for t in store.item_l0(scope, items)]
-    kept_sources = store.resources(scope, orphans)
+    gone_ids = set(resources)
+    # a handler's draft that cites a forgotten resource (a case citing the failing run) goes
+    # with it; the rest of a kept resource's drafts are extracted again below
+    kept_sources = [
+        replace(r, drafts=tuple(d for d in r.drafts if not gone_ids & set(d.source_ids)))
+        for r in store.resources(scope, orphans)
+    ]
     counts = store.forget(scope, items, resources, hashes, contexts, clock())
     counts["contexts_rewritten"] = len(contexts)
     if everything:
@@ -176,11 +185,15 @@ def forget(
         counts["work_items"] = store.drop_work_items(scope)
         # so were the e-mail threads (who waits on whom) from its e-mails
         counts["email_threads"] = store.drop_email_threads(scope)
+        counts["workflow_runs"] = store.drop_workflow_runs(scope)
         counts["suggestions"] = store.drop_suggestions(scope)
     else:
         store.refresh_categories(scope, list(CATEGORIES), clock())
         # a forgotten e-mail leaves its thread's state too (the thread is derived again without it)
         counts["email_messages"] = forget_messages(store, scope, resources)
+        # so does a forgotten GitHub delivery its pull request's state, and its workflow run
+        counts["work_item_snapshots"] = forget_deliveries(store, scope, resources)
+        counts["workflow_runs"] = forget_runs(store, scope, resources)
     indexes.pop(scope, None)
     if kept_sources:
         # Other resources of a forgotten item stay: extract them again, without the

@@ -85,9 +85,10 @@ def case_draft(fix: WorkflowFix, at: datetime) -> ItemDraft:
     by = f" by {ok.head_author}" if ok.head_author else ""
     message = f" “{ok.head_message}”" if ok.head_message else ""
     pushed = f", pushed by {fix.pusher}" if fix.push and fix.pusher else ""
+    last_one = f", the last {_when(last.started_at)}" if len(fix.failed) > 1 else ""
     l0 = (
         f"{ok.workflow_name} on {ok.branch} in {ok.repo} failed from {_when(first.started_at)}"
-        f" (commit {first.head_sha[:7]}, {runs}, last {_when(last.started_at)});"
+        f" (commit {first.head_sha[:7]}, {runs}{last_one});"
         f" fixed by commit {ok.head_sha[:7]}{message}{by}{pushed}"
     )
     sources = [first.delivery, last.delivery, ok.delivery, *([fix.push] if fix.push else [])]

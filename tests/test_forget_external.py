@@ -13,8 +13,7 @@ import pytest
 
 from daemon.config import load_settings
 from daemon.events import github_from_dict
-from daemon.memory import Memory
-from daemon.memory import draftcodec
+from daemon.memory import Memory, draftcodec
 from daemon.memory.store import MIGRATIONS, Store
 from daemon.memory.types import ItemDraft
 from handlers import email, github
@@ -28,13 +27,19 @@ REPO = "Codertocat/Hello-World"
 
 def delivery(rel: str, delivery_id: str) -> Any:
     payload = json.loads((FIXTURES / rel).read_text(encoding="utf-8"))
-    return github_from_dict({"id": delivery_id, "scope": "alice", "event": rel.split("/")[0], "payload": payload})
+    return github_from_dict(
+        {"id": delivery_id, "scope": "alice", "event": rel.split("/")[0], "payload": payload}
+    )
 
 
 @pytest.fixture
 def deps(memory: Memory, clock: FakeClock, tmp_path: Path) -> Deps:
     settings = load_settings(
-        {"HOME": str(tmp_path), "MEMUBOT_GITHUB_LOGIN": "octocat", "MEMUBOT_EMAIL_ADDRESSES": "alice@example.com"}
+        {
+            "HOME": str(tmp_path),
+            "MEMUBOT_GITHUB_LOGIN": "octocat",
+            "MEMUBOT_EMAIL_ADDRESSES": "alice@example.com",
+        }
     )
     return Deps(memory, settings, clock)
 

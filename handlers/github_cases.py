@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from daemon.events import GithubEvent
+from daemon.errors import InvalidEvent
+from daemon.events import GithubEvent, parse_ts
 from daemon.memory import Memory, WorkflowFix, WorkflowRun
 from daemon.memory.types import ItemDraft
 from daemon.memory.workflowruns import FAILED, SUCCESS
-from handlers.github_state import _time
 from handlers.github_summary import one_line
 
 RUN_EVENTS = ("workflow_run", "check_suite")
@@ -29,6 +29,13 @@ def _obj(value: Any) -> dict[str, Any]:
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _time(value: Any, fallback: datetime) -> datetime:
+    try:
+        return parse_ts(value) if isinstance(value, str) else fallback
+    except InvalidEvent:
+        return fallback  # a malformed time in the payload: the delivery's own time orders it
 
 
 def run_from(event: GithubEvent, occurred_at: datetime) -> WorkflowRun | None:

@@ -15,7 +15,7 @@ from daemon.config import load_settings
 from daemon.events import github_from_dict
 from daemon.memory import Memory, draftcodec
 from daemon.memory.store import MIGRATIONS, Store
-from daemon.memory.types import ItemDraft
+from daemon.memory.types import EXTERNAL, ItemDraft, ResourceIn
 from handlers import email, github
 from handlers.deps import Deps
 from tests.conftest import FakeClock
@@ -149,3 +149,41 @@ def test_version_7_keeps_what_version_6_learnt_as_a_snapshot(tmp_path: Path) -> 
         assert snap.last_event == "r-1" and snap.requested == ("octocat",) and snap.state == "open"
     finally:
         store.close()
+
+
+def test_a_draft_citing_a_resource_forgotten_earlier_stays_forgotten(
+    memory: Memory, clock: FakeClock
+) -> None:
+    def res(rid: str, *drafts: tuple[str, tuple[str, ...]]) -> ResourceIn:
+        return ResourceIn(
+            id=rid,
+            scope="alice",
+            text=f"delivery {rid}",
+            occurred_at=clock(),
+            kind="github",
+            trust=EXTERNAL,
+            drafts=tuple(ItemDraft("events", l0, l0, source_ids=src) for l0, src in drafts),
+        )
+
+    memory.memorize(
+        [
+            res(
+                "x", ("Release v1 shipped to the mirrors", ("x",)), ("Kepler repository archived", ("x", "y"))
+            ),
+            res(
+                "y", ("Nightly benchmark regressed by nine percent", ("y",)), ("Zeta build broke", ("y", "z"))
+            ),
+            res("z", ("Zeta build alerts muted by the bot", ("z",))),
+        ]
+    )
+
+    def l0s() -> set[str]:
+        return {i["l0"] for i in memory.items("alice")}
+
+    def item(l0: str) -> str:
+        return next(i["id"] for i in memory.items("alice") if i["l0"] == l0)
+
+    memory.forget("alice", item_ids=[item("Zeta build alerts muted by the bot")])  # y is extracted again
+    assert "Zeta build broke" not in l0s() and "Nightly benchmark regressed by nine percent" in l0s()
+    memory.forget("alice", item_ids=[item("Release v1 shipped to the mirrors")])  # y again, via x
+    assert l0s() == {"Nightly benchmark regressed by nine percent"}

@@ -47,6 +47,12 @@ def cases(memory: Memory) -> list[dict[str, Any]]:
     return [i for i in memory.items("alice") if i["category"] == "cases"]
 
 
+def only_events_of(memory: Memory, delivery: str) -> str:
+    return next(
+        i["id"] for i in memory.items("alice") if i["category"] == "events" and i["source_ids"] == [delivery]
+    )
+
+
 FAIL = run("f-1", "failure", "2020-10-05T15:00:00Z", 100, sha=BAD_SHA)
 OK = run("s-1", "success", "2020-10-05T16:33:49Z", 289782451)
 
@@ -136,10 +142,7 @@ async def test_forgetting_the_failure_forgets_the_case_and_not_the_fix(deps: Dep
     await github.handle([f2, s2], deps)
     # forgetting the failing run's delivery alone: the fixing run keeps its own items, and the
     # case (which cites the forgotten run) is not extracted back from the fix's kept drafts
-    failed_event = next(
-        i for i in memory.items("alice") if i["category"] == "events" and i["source_ids"] == ["f-9"]
-    )
-    memory.forget("alice", item_ids=[failed_event["id"]])
+    memory.forget("alice", item_ids=[only_events_of(memory, "f-9")])
     assert cases(memory) == []
     kept = [(i["l0"], i["source_ids"]) for i in memory.items("alice")]
     assert kept == [("GitHub repository octo-org/octo-repo", ["s-9"])]

@@ -170,13 +170,7 @@ def forget(
             "reextracted": len(orphans),
         }
     hashes = [content_hash(embedder, t) for t in store.item_l0(scope, items)]
-    gone_ids = set(resources)
-    # a handler's draft that cites a forgotten resource (a case citing the failing run) goes
-    # with it; the rest of a kept resource's drafts are extracted again below
-    kept_sources = [
-        replace(r, drafts=tuple(d for d in r.drafts if not gone_ids & set(d.source_ids)))
-        for r in store.resources(scope, orphans)
-    ]
+    kept_sources = store.resources(scope, orphans)
     counts = store.forget(scope, items, resources, hashes, contexts, clock())
     counts["contexts_rewritten"] = len(contexts)
     if everything:
@@ -197,8 +191,16 @@ def forget(
     indexes.pop(scope, None)
     if kept_sources:
         # Other resources of a forgotten item stay: extract them again, without the
-        # forgotten part (their resource rows are written back unchanged).
-        reextract(kept_sources)
+        # forgotten part (their resource rows are written back unchanged). A handler's draft
+        # that cites a forgotten resource (a case citing the failing run), now or before, goes.
+        cited = {s for r in kept_sources for d in r.drafts for s in d.source_ids}
+        tombstoned = store.forgotten_among(scope, sorted(cited))
+        reextract(
+            [
+                replace(r, drafts=tuple(d for d in r.drafts if not tombstoned & set(d.source_ids)))
+                for r in kept_sources
+            ]
+        )
     counts["reextracted"] = len(kept_sources)
     log.info("forgot in scope %s: %s", scope, counts)
     return counts

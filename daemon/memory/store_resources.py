@@ -35,6 +35,16 @@ class StoreResources(StoreBase):
         ).fetchone()
         return bool(row and row[0])
 
+    def forgotten_among(self, scope: str, ids: Sequence[str]) -> set[str]:
+        """Which of these resource ids were forgotten (have a tombstone)."""
+        if not ids:
+            return set()
+        rows = self.con.execute(
+            "SELECT resource_id FROM forgotten WHERE scope = ? AND resource_id IN (SELECT unnest(?))",
+            [_require(scope), list(ids)],
+        ).fetchall()
+        return {r[0] for r in rows}
+
     def insert_resources(self, resources: Sequence[ResourceIn], stored_at: datetime) -> None:
         if not resources:
             return

@@ -92,11 +92,16 @@ def case_draft(fix: WorkflowFix, at: datetime) -> ItemDraft:
     by = f" by {ok.head_author}" if ok.head_author else ""
     message = f" “{ok.head_message}”" if ok.head_message else ""
     pushed = f", pushed by {fix.pusher}" if fix.push and fix.pusher else ""
+    # the same commit passing on a re-run fixed nothing: the failure was flaky, and says so
+    fixed_by = (
+        f"passed on a re-run of commit {ok.head_sha[:7]}"
+        if ok.head_sha == last.head_sha
+        else f"fixed by commit {ok.head_sha[:7]}{message}{by}{pushed}"
+    )
     last_one = f", the last {_when(last.started_at)}" if len(fix.failed) > 1 else ""
     l0 = (
         f"{ok.workflow_name} on {ok.branch} in {ok.repo} failed from {_when(first.started_at)}"
-        f" (commit {first.head_sha[:7]}, {runs}{last_one});"
-        f" fixed by commit {ok.head_sha[:7]}{message}{by}{pushed}"
+        f" (commit {first.head_sha[:7]}, {runs}{last_one}); {fixed_by}"
     )
     sources = [first.delivery, last.delivery, ok.delivery, *([fix.push] if fix.push else [])]
     return ItemDraft(
@@ -105,7 +110,7 @@ def case_draft(fix: WorkflowFix, at: datetime) -> ItemDraft:
         search_text=f"{l0} workflow CI build broken failing fixed",
         speaker=f"github:{ok.repo}",
         l1={
-            "kind": "workflow_fix",
+            "kind": "workflow_fix" if ok.head_sha != last.head_sha else "workflow_flaky",
             "repo": ok.repo,
             "workflow": ok.workflow_name,
             "branch": ok.branch,

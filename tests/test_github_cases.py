@@ -25,13 +25,21 @@ def _payload(rel: str) -> dict[str, Any]:
     return json.loads((FIXTURES / rel).read_text(encoding="utf-8"))
 
 
-def run(delivery: str, conclusion: str, started: str, run_id: int, sha: str = FIX_SHA) -> GithubEvent:
+def run(
+    delivery: str, conclusion: str, started: str, run_id: int, sha: str = FIX_SHA, attempt: int = 1
+) -> GithubEvent:
     """The octokit `workflow_run.completed` fixture (a success of workflow 'test' on master). The
     failing and other variants are derived from it here: a copy with its conclusion, start time,
     run id and head commit edited; everything else is the recorded payload."""
     payload = copy.deepcopy(_payload("workflow_run/completed.payload.json"))
     wr = payload["workflow_run"]
-    wr |= {"conclusion": conclusion, "run_started_at": started, "id": run_id, "head_sha": sha}
+    wr |= {
+        "conclusion": conclusion,
+        "run_started_at": started,
+        "id": run_id,
+        "head_sha": sha,
+        "run_attempt": attempt,
+    }
     if sha != FIX_SHA:
         wr["head_commit"] = wr["head_commit"] | {"id": sha, "message": "break the build\n\nbody"}
     return github_from_dict({"id": delivery, "scope": "alice", "event": "workflow_run", "payload": payload})
@@ -150,3 +158,11 @@ async def test_forgetting_the_failure_forgets_the_case_and_not_the_fix(deps: Dep
     # a redelivery of the forgotten failure stays forgotten and makes no case
     assert await github.handle([f2], deps) == ["duplicate"]
     assert cases(memory) == []
+
+
+async def test_a_re_run_that_passes_is_a_flaky_failure_not_a_fix(deps: Deps, memory: Memory) -> None:
+    flaky = run("f-5", "failure", "2020-10-05T15:00:00Z", 500)
+    rerun = run("s-5", "success", "2020-10-05T15:30:00Z", 500, attempt=2)  # the same run, attempt 2
+    await github.handle([flaky, rerun], deps)
+    [case] = cases(memory)
+    assert case["l0"].endswith("(commit 3484a3f, 1 failed run); passed on a re-run of commit 3484a3f")

@@ -40,10 +40,9 @@ def derive(snapshots: Sequence[WorkItem]) -> WorkItem:
     arrival): the same set of deliveries always derives the same state."""
     if not snapshots:
         raise ValueError("a work item has at least one snapshot")
-    state: WorkItem | None = None
-    for snapshot in snapshots:
+    state = snapshots[0]
+    for snapshot in snapshots[1:]:
         state = merge(state, snapshot)
-    assert state is not None
     return replace(state, knows_reviewers=True)
 
 

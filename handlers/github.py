@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +22,7 @@ from daemon.memory import ResourceIn, WorkItem
 from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
 from handlers.deps import Deps
+from handlers.github_cases import case_drafts
 from handlers.github_items import drafts_for
 from handlers.github_state import work_item_from
 from handlers.github_summary import summarize
@@ -90,12 +92,14 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
         for e in kept:
             if (e.scope, e.id) not in known:
                 extra[e.id] = await deps.github.enrich(e.event, e.payload)
-    new = [e for e in kept if (e.scope, e.id) not in known]
-    if new:
-        # only what is new: an event stored under its other id (webhook vs poll) is not stored again
-        await asyncio.to_thread(
-            deps.memory.memorize, [resource_from(e, login, when[e.id], extra.get(e.id)) for e in new]
-        )
+    # only what is new: an event stored under its other id (webhook vs poll) is not stored again;
+    # a completed run that closes a failing streak brings a `cases` item (handlers/github_cases.py)
+    fresh = [e for e in kept if (e.scope, e.id) not in known]
+    cases = await asyncio.to_thread(case_drafts, deps.memory, fresh, when)
+    if fresh:
+        made = [resource_from(e, login, when[e.id], extra.get(e.id)) for e in fresh]
+        made = [replace(r, drafts=r.drafts + cases.get(r.id, ())) for r in made]
+        await asyncio.to_thread(deps.memory.memorize, made)
     changes: list[tuple[WorkItem, str]] = []
     for e in kept:
         update = work_item_from(e, login, when[e.id])
@@ -103,6 +107,8 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
             # applied again on a redelivery too: merging the same snapshot twice changes nothing,
             # and a crash between the resource and the state is repaired by the redelivery
             state = await asyncio.to_thread(deps.memory.work_items.apply, update)
+            if state is None:
+                continue  # a forgotten delivery, sent again: it stays forgotten
             log.debug("%s %s#%d: %s", e.id, state.repo, state.number, state.state)
             changes.append((state, e.id))
     if changes:

@@ -226,4 +226,7 @@ def summarize(event: str, action: str | None, payload: dict[str, Any], login: st
     }
     if subject is not None:
         meta["subject"] = subject[0]
+    if event == "push" and _str(payload.get("after")):
+        # the pushed head commit: a case names the push that brought the commit fixing a workflow
+        meta["head_sha"] = payload["after"]
     return Summary(one_line(text, 400), meta)

@@ -17,6 +17,8 @@ from daemon.memory.types import (
     MemorizeReport,
     ResourceIn,
     ThreadState,
+    WorkflowFix,
+    WorkflowRun,
     WorkItem,
     system_clock,
 )
@@ -37,6 +39,8 @@ __all__ = [
     "Store",
     "ThreadState",
     "WorkItem",
+    "WorkflowFix",
+    "WorkflowRun",
     "make_embedder",
     "system_clock",
 ]

@@ -52,6 +52,7 @@ from daemon.memory.types import (
     system_clock,
 )
 from daemon.memory.vectors import IVFParams
+from daemon.memory.workflowruns import WorkflowRuns
 from daemon.memory.workitems import WorkItems
 from daemon.memory.writeplan import DedupPlan, item_hash
 
@@ -170,6 +171,7 @@ class Memory:
         self._write = threading.RLock()
         self.ledger = Ledger(store, self._lock)
         self.work_items = WorkItems(store, self._lock)  # pull request / issue state for predictors
+        self.workflow_runs = WorkflowRuns(store, self._lock)  # CI runs per lane: where cases come from
         self._closed = False
         if store.ensure_vectors(embedder.name, embedder.dim) or store.count_items_without_vectors():
             self.reembed(progress)

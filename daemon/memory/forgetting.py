@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 import numpy as np
@@ -17,6 +18,8 @@ from daemon.memory.index import term_counts, tokenize
 from daemon.memory.scope import CONTEXT, ScopeIndex
 from daemon.memory.store import Store
 from daemon.memory.types import CATEGORIES, TIERS, Clock, ResourceIn
+from daemon.memory.workflowruns import forget_runs
+from daemon.memory.workitems import forget_deliveries
 
 # The functions below work on the Memory's store and indexes; `Memory` takes its locks and
 # flushes buffered accesses first, so they run as the one writer and see current counts.
@@ -176,16 +179,28 @@ def forget(
         counts["work_items"] = store.drop_work_items(scope)
         # so were the e-mail threads (who waits on whom) from its e-mails
         counts["email_threads"] = store.drop_email_threads(scope)
+        counts["workflow_runs"] = store.drop_workflow_runs(scope)
         counts["suggestions"] = store.drop_suggestions(scope)
     else:
         store.refresh_categories(scope, list(CATEGORIES), clock())
         # a forgotten e-mail leaves its thread's state too (the thread is derived again without it)
         counts["email_messages"] = forget_messages(store, scope, resources)
+        # so does a forgotten GitHub delivery its pull request's state, and its workflow run
+        counts["work_item_snapshots"] = forget_deliveries(store, scope, resources)
+        counts["workflow_runs"] = forget_runs(store, scope, resources)
     indexes.pop(scope, None)
     if kept_sources:
         # Other resources of a forgotten item stay: extract them again, without the
-        # forgotten part (their resource rows are written back unchanged).
-        reextract(kept_sources)
+        # forgotten part (their resource rows are written back unchanged). A handler's draft
+        # that cites a forgotten resource (a case citing the failing run), now or before, goes.
+        cited = {s for r in kept_sources for d in r.drafts for s in d.source_ids}
+        tombstoned = store.forgotten_among(scope, sorted(cited))
+        reextract(
+            [
+                replace(r, drafts=tuple(d for d in r.drafts if not tombstoned & set(d.source_ids)))
+                for r in kept_sources
+            ]
+        )
     counts["reextracted"] = len(kept_sources)
     log.info("forgot in scope %s: %s", scope, counts)
     return counts

@@ -9,7 +9,7 @@ Bulk writes go through `INSERT ... SELECT unnest(?)` because DuckDB's executeman
 store_core (the connection, transactions, generations), store_resources, store_items
 (items, provenance, dedup updates, the op log), store_index (postings, vectors, the embedding
 cache, snapshots), store_lifecycle (tiers, archive, restore, categories) and store_forget
-(deletion), store_workitems and store_email (trigger state). The ledger's SQL lives in ledger.py. Nothing outside these modules runs SQL.
+(deletion), store_workitems, store_workflowruns and store_email (trigger state). The ledger's SQL lives in ledger.py. Nothing outside these modules runs SQL.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from daemon.memory.store_items import ItemRow, StoreItems
 from daemon.memory.store_lifecycle import StoreLifecycle
 from daemon.memory.store_resources import StoreResources
 from daemon.memory.store_suggestions import StoreSuggestions
+from daemon.memory.store_workflowruns import StoreWorkflowRuns
 from daemon.memory.store_workitems import StoreWorkItems
 
 # What `from daemon.memory.store import ...` has always offered (ledger.py takes _utc from here).
@@ -304,6 +305,64 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 PRIMARY KEY (scope, kind))""",
         ],
     ),
+    (
+        7,
+        [
+            # the items a handler drafted from a resource, kept with it: an external resource is
+            # never read by the person's extractor, so after a forget these drafts are what it
+            # is extracted from again (DuckDB refuses ALTER under an index: drop, alter, recreate)
+            "DROP INDEX resources_scope_session",
+            "ALTER TABLE resources ADD COLUMN drafts JSON",
+            "CREATE INDEX resources_scope_session ON resources (scope, session)",
+            # each delivery's snapshot of its pull request / issue (daemon/memory/workitems.py),
+            # so that forgetting one delivery derives the work item again from the others
+            "CREATE SEQUENCE work_item_snapshot_seq START 1",
+            """CREATE TABLE work_item_snapshots (
+                scope TEXT NOT NULL,
+                delivery TEXT NOT NULL,
+                seq BIGINT NOT NULL DEFAULT nextval('work_item_snapshot_seq'),
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                state TEXT NOT NULL,
+                title TEXT NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL,
+                url TEXT,
+                author TEXT,
+                requested TEXT[] NOT NULL,
+                assignees TEXT[] NOT NULL,
+                person_acted_at TIMESTAMPTZ,
+                knows_reviewers BOOLEAN NOT NULL,
+                PRIMARY KEY (scope, delivery))""",
+            "CREATE INDEX work_item_snapshots_item ON work_item_snapshots (scope, repo, number)",
+            # what was learnt before this version survives as one snapshot of the delivery the
+            # stored state came from (the older deliveries' own snapshots were never kept)
+            """INSERT INTO work_item_snapshots (scope, delivery, repo, number, kind, state, title,
+                updated_at, url, author, requested, assignees, person_acted_at, knows_reviewers)
+                SELECT scope, last_event, repo, number, kind, state, title, updated_at, url, author,
+                requested, assignees, person_acted_at, TRUE FROM work_items WHERE last_event IS NOT NULL""",
+            # completed workflow runs and check suites per lane (repository, workflow, branch):
+            # a success right after a failure is a case (daemon/memory/workflowruns.py);
+            # `case_in` names the delivery whose resource carries the case this run fixed
+            """CREATE TABLE workflow_runs (
+                scope TEXT NOT NULL,
+                run_key TEXT NOT NULL,
+                delivery TEXT NOT NULL,
+                repo TEXT NOT NULL,
+                workflow TEXT NOT NULL,
+                workflow_name TEXT NOT NULL,
+                branch TEXT NOT NULL,
+                started_at TIMESTAMPTZ NOT NULL,
+                conclusion TEXT NOT NULL,
+                head_sha TEXT NOT NULL,
+                head_message TEXT NOT NULL,
+                head_author TEXT,
+                url TEXT,
+                case_in TEXT,
+                PRIMARY KEY (scope, run_key))""",
+            "CREATE INDEX workflow_runs_lane ON workflow_runs (scope, repo, workflow, branch)",
+        ],
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -315,6 +374,7 @@ class Store(
     StoreLifecycle,
     StoreResources,
     StoreWorkItems,
+    StoreWorkflowRuns,
     StoreEmail,
     StoreSuggestions,
 ):

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from daemon.memory import draftcodec
 from daemon.memory.store_core import StoreBase, _offset_minutes, _require, _utc
 from daemon.memory.types import ResourceIn
 
@@ -38,6 +39,24 @@ class StoreResources(StoreBase):
         ).fetchall()
         return {(r[0], r[1]) for r in rows}
 
+    def is_forgotten(self, scope: str, resource_id: str) -> bool:
+        """Whether this resource was forgotten (its tombstone stays)."""
+        row = self.con.execute(
+            "SELECT count(*) FROM forgotten WHERE scope = ? AND resource_id = ?",
+            [_require(scope), resource_id],
+        ).fetchone()
+        return bool(row and row[0])
+
+    def forgotten_among(self, scope: str, ids: Sequence[str]) -> set[str]:
+        """Which of these resource ids were forgotten (have a tombstone)."""
+        if not ids:
+            return set()
+        rows = self.con.execute(
+            "SELECT resource_id FROM forgotten WHERE scope = ? AND resource_id IN (SELECT unnest(?))",
+            [_require(scope), list(ids)],
+        ).fetchall()
+        return {r[0] for r in rows}
+
     def insert_resources(self, resources: Sequence[ResourceIn], stored_at: datetime) -> None:
         if not resources:
             return
@@ -56,12 +75,13 @@ class StoreResources(StoreBase):
             [_offset_minutes(r.occurred_at) for r in resources],
             [r.trust for r in resources],
             [json.dumps(r.meta, ensure_ascii=False) for r in resources],
+            [draftcodec.dumps(r.drafts) for r in resources],
         ]
         self.con.execute(
             "INSERT INTO resources (id, scope, kind, session, role, speaker, agent, text, occurred_at,"
-            " utc_offset_min, trust, meta, stored_at) SELECT unnest(?), unnest(?), unnest(?), unnest(?),"
-            " unnest(?), unnest(?), unnest(?), unnest(?), unnest(?::TIMESTAMPTZ[]), unnest(?),"
-            " unnest(?), unnest(?)::JSON, ?",
+            " utc_offset_min, trust, meta, drafts, stored_at) SELECT unnest(?), unnest(?), unnest(?),"
+            " unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?::TIMESTAMPTZ[]), unnest(?),"
+            " unnest(?), unnest(?)::JSON, unnest(?)::JSON, ?",
             [*cols, _utc(stored_at)],
         )
 
@@ -80,12 +100,13 @@ class StoreResources(StoreBase):
         return (row[0], row[1], row[2]) if row else ("", "", None)
 
     def resources(self, scope: str, ids: Sequence[str]) -> list[ResourceIn]:
-        """Stored resources as the memory core reads them (for extracting them again)."""
+        """Stored resources as the memory core reads them (for extracting them again), with the
+        drafts their handler made."""
         if not ids:
             return []
         rows = self.con.execute(
             "SELECT id, scope, text, occurred_at, utc_offset_min, kind, session, role, speaker, agent, trust,"
-            " meta FROM resources WHERE scope = ? AND id IN (SELECT unnest(?)) ORDER BY occurred_at, id",
+            " meta, drafts FROM resources WHERE scope = ? AND id IN (SELECT unnest(?)) ORDER BY occurred_at, id",
             [_require(scope), list(ids)],
         ).fetchall()
         return [
@@ -101,6 +122,7 @@ class StoreResources(StoreBase):
                 agent=r[9],
                 trust=r[10],
                 meta=json.loads(r[11]) if r[11] else {},
+                drafts=draftcodec.loads(r[12]),
             )
             for r in rows
         ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from daemon.memory.store_core import StoreBase, _require, _utc
@@ -10,6 +11,11 @@ from daemon.memory.types import WorkItem
 _COLUMNS = (
     "scope, repo, number, kind, state, title, updated_at, url, author, requested, assignees,"
     " person_acted_at, last_event"
+)
+
+_SNAPSHOT = (
+    "scope, repo, number, kind, state, title, updated_at, url, author, requested, assignees,"
+    " person_acted_at, knows_reviewers"
 )
 
 
@@ -35,7 +41,8 @@ class StoreWorkItems(StoreBase):
     """One row per (scope, repo, number), replaced whole: the caller merges (workitems.merge)."""
 
     def drop_work_items(self, scope: str) -> int:
-        """Delete the scope's work items (forgetting everything): returns how many."""
+        """Delete the scope's work items and their snapshots (forgetting everything): returns how many."""
+        self.con.execute("DELETE FROM work_item_snapshots WHERE scope = ?", [_require(scope)])
         rows = self.con.execute(
             "DELETE FROM work_items WHERE scope = ? RETURNING number", [_require(scope)]
         ).fetchall()
@@ -78,3 +85,72 @@ class StoreWorkItems(StoreBase):
             _row(r)
             for r in self.con.execute(sql + " ORDER BY updated_at DESC, repo, number", params).fetchall()
         ]
+
+    def drop_work_item(self, scope: str, repo: str, number: int) -> None:
+        self.con.execute(
+            "DELETE FROM work_items WHERE scope = ? AND repo = ? AND number = ?",
+            [_require(scope), repo, number],
+        )
+
+    # ---- one snapshot per delivery (what forgetting a delivery derives the state from) ---------
+
+    def put_work_item_snapshot(self, w: WorkItem) -> None:
+        """Keep the snapshot delivery `w.last_event` brought; a redelivery keeps the first."""
+        self.con.execute(
+            f"INSERT INTO work_item_snapshots (delivery, {_SNAPSHOT})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [
+                w.last_event,
+                _require(w.scope),
+                w.repo,
+                w.number,
+                w.kind,
+                w.state,
+                w.title,
+                _utc(w.updated_at),
+                w.url,
+                w.author,
+                list(w.requested),
+                list(w.assignees),
+                _utc(w.person_acted_at),
+                w.knows_reviewers,
+            ],
+        )
+
+    def work_item_snapshots(self, scope: str, repo: str, number: int) -> list[WorkItem]:
+        """The kept snapshots of one pull request / issue, oldest first (payload time, then arrival)."""
+        rows = self.con.execute(
+            f"SELECT {_SNAPSHOT}, delivery FROM work_item_snapshots WHERE scope = ? AND repo = ? AND number = ?"
+            " ORDER BY updated_at, seq",
+            [_require(scope), repo, number],
+        ).fetchall()
+        return [
+            WorkItem(
+                scope=r[0],
+                repo=r[1],
+                number=int(r[2]),
+                kind=r[3],
+                state=r[4],
+                title=r[5],
+                updated_at=r[6],
+                url=r[7],
+                author=r[8],
+                requested=tuple(r[9] or ()),
+                assignees=tuple(r[10] or ()),
+                person_acted_at=r[11],
+                knows_reviewers=bool(r[12]),
+                last_event=r[13],
+            )
+            for r in rows
+        ]
+
+    def drop_work_item_snapshots(self, scope: str, deliveries: Sequence[str]) -> list[tuple[str, int]]:
+        """Delete the snapshots of these deliveries; returns the (repo, number) each was about."""
+        if not deliveries:
+            return []
+        rows = self.con.execute(
+            "DELETE FROM work_item_snapshots WHERE scope = ? AND delivery IN (SELECT unnest(?))"
+            " RETURNING repo, number",
+            [_require(scope), list(deliveries)],
+        ).fetchall()
+        return [(r[0], int(r[1])) for r in rows]

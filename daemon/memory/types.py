@@ -184,3 +184,38 @@ class ThreadState:
     promise_due: datetime | None
     promised_at: datetime | None
     source_ids: tuple[str, ...]  # the message resources of the thread, in Date order
+
+
+@dataclass(frozen=True, slots=True)
+class WorkflowRun:
+    """A completed workflow run or check suite, as one delivery reported it (workflowruns.py).
+
+    A lane is (repository, workflow, branch): `workflow` is a stable key (the workflow id, or
+    the check suite's app), `workflow_name` what a person calls it. Runs of a lane are ordered
+    by `started_at` from the payload (then `run_key`), never by arrival.
+    """
+
+    scope: str
+    run_key: str  # event, run id and attempt: a re-run is a run of its own
+    delivery: str  # the resource id of the delivery
+    repo: str
+    workflow: str
+    workflow_name: str
+    branch: str
+    started_at: datetime
+    conclusion: str  # success, or one of workflowruns.FAILED
+    head_sha: str
+    head_message: str = ""  # the first line of the head commit's message
+    head_author: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkflowFix:
+    """A case: a lane's failing runs and the run that succeeded right after them."""
+
+    failed: tuple[WorkflowRun, ...]  # the failing streak before `fixed`, oldest first
+    fixed: WorkflowRun
+    carrier: str  # the delivery whose resource the case item belongs to
+    push: str | None = None  # the stored push delivery of the fixing commit, if any
+    pusher: str | None = None

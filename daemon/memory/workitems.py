@@ -6,11 +6,16 @@ last acted on it. Deliveries arrive twice and out of order, so an update carries
 of the object as GitHub sent it and the newer snapshot wins (payload `updated_at`; at an equal
 time the later arrival); when the person acted only ever moves forward. Applying the same
 update again changes nothing.
+
+Each delivery's snapshot is also kept (work_item_snapshots), so that forgetting a delivery
+derives the state again from the deliveries that remain (`forget_deliveries`), as e-mail
+threads do; a delivery forgotten before it is redelivered is not brought back.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
 
 from daemon.memory.store import Store
@@ -30,6 +35,31 @@ def merge(old: WorkItem | None, new: WorkItem) -> WorkItem:
     return replace(snapshot, person_acted_at=latest, requested=requested, knows_reviewers=True)
 
 
+def derive(snapshots: Sequence[WorkItem]) -> WorkItem:
+    """The state the kept snapshots of one item give, merged oldest first (payload time, then
+    arrival): the same set of deliveries always derives the same state."""
+    if not snapshots:
+        raise ValueError("a work item has at least one snapshot")
+    state = snapshots[0]
+    for snapshot in snapshots[1:]:
+        state = merge(state, snapshot)
+    return replace(state, knows_reviewers=True)
+
+
+def forget_deliveries(store: Store, scope: str, deliveries: Sequence[str]) -> int:
+    """Drop the snapshots of forgotten deliveries and derive their work items again from the
+    rest (an item left with none goes); returns how many snapshots went. The caller holds the
+    memory's locks."""
+    dropped = store.drop_work_item_snapshots(scope, deliveries)
+    for repo, number in sorted(set(dropped)):
+        rest = store.work_item_snapshots(scope, repo, number)
+        if rest:
+            store.put_work_item(derive(rest))
+        else:
+            store.drop_work_item(scope, repo, number)
+    return len(dropped)
+
+
 class WorkItems:
     """Read and update the work-item table; shares the memory's lock (and its connection)."""
 
@@ -37,13 +67,21 @@ class WorkItems:
         self.store = store
         self._lock = lock
 
-    def apply(self, update: WorkItem) -> WorkItem:
-        """Merge one delivery's snapshot into the stored state, in one transaction; returns the state."""
+    def apply(self, update: WorkItem) -> WorkItem | None:
+        """Merge one delivery's snapshot into the stored state, in one transaction; returns the state.
+
+        The snapshot of delivery `update.last_event` is kept too; a forgotten delivery (its
+        tombstone stays) changes nothing and gives None.
+        """
         if update.state not in STATES or update.kind not in KINDS:
             raise ValueError(
                 f"work item {update.repo}#{update.number}: bad state {update.state!r}/{update.kind!r}"
             )
         with self._lock, self.store.transaction():
+            if update.last_event is not None:
+                if self.store.is_forgotten(update.scope, update.last_event):
+                    return None
+                self.store.put_work_item_snapshot(update)
             state = merge(self.store.get_work_item(update.scope, update.repo, update.number), update)
             self.store.put_work_item(state)
         return state

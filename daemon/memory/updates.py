@@ -30,8 +30,8 @@ UPDATE_FLOOR = 0.80
 RETIRE_NEAREST = 1  # of those, how many nearest retirable ones a statement may retire
 
 
-# The slot route (bench/train_slots.py): a newer statement also retires an older one when both
-# are more likely than not about the same single-valued slot of a person (where they live, job,
+# The slot route (bench/train_slots.py): a newer statement also retires an older one when each
+# is more likely than not about the same single-valued slot of a person (where they live, job,
 # boss, doctor, partner, school, main tool, diet, a habit's schedule, a plan's time), about the
 # same person (kin, friends and pets are other people), and the update model finds the pair at
 # least plausible (P >= JUDGE_BAR). Both bars are the plain ones ("more likely than not", and
@@ -93,15 +93,17 @@ def _timed(l0: str) -> bool:
 
 
 def same_slot(u: Understanding, olds: Sequence[Statement], new: Statement) -> np.ndarray:
-    """P(`new` and each of `olds` are about the same single-valued slot), from the slot model;
-    zeros without one."""
+    """How surely `new` and each of `olds` are about one and the same single-valued slot: the
+    best slot's smaller P of the two (slot model); zeros without one."""
     if not olds:
         return np.zeros(0, np.float32)
     ps = u.slot_probability(np.vstack([new.vector, *[s.vector for s in olds]]))
     if ps is None:
         return np.zeros(len(olds), np.float32)
     single = ps[:, 1:]  # column 0 is "none": multi-valued things never retire by slot
-    out: np.ndarray = single[1:] @ single[0]
+    # the slot both are most surely about: min of the two P per slot, best slot (>= 0.5 means
+    # each is more likely than not about that one slot)
+    out: np.ndarray = np.minimum(single[1:], single[0]).max(axis=1)
     return out
 
 

@@ -64,7 +64,9 @@ def main() -> int:
     ap.add_argument("--cv-only", action="store_true", help="print cross-validation figures, write nothing")
     args = ap.parse_args()
     rows = [r for f in SLOT_FILES for r in read_jsonl(f)]
-    print(f"slot sentences: {len(rows)}; {dict(Counter(r['slot'] for r in rows))}; {dict(Counter(r['lang'] for r in rows))}")
+    print(
+        f"slot sentences: {len(rows)}; {dict(Counter(r['slot'] for r in rows))}; {dict(Counter(r['lang'] for r in rows))}"
+    )
     emb = Embeddings()
     texts = [r["text"] for r in rows]
     x = slot_matrix(texts, emb)

@@ -30,7 +30,9 @@ UPDATE_FLOOR = 0.80
 RETIRE_NEAREST = 1  # of those, how many nearest retirable ones a statement may retire
 
 
-# The slot route (bench/train_slots.py): a newer statement also retires an older one when each
+# The slot route (bench/train_slots.py; an experiment, off by default: MemoryParams.retire_by_slot,
+# dev updates 15 -> 19 of 22 but the check set only traded, 12 -> 14 of 27 updates and 12 -> 10
+# of 15 keep_both): a newer statement also retires an older one when each
 # is more likely than not about the same single-valued slot of a person (where they live, job,
 # boss, doctor, partner, school, main tool, diet, a habit's schedule, a plan's time), about the
 # same person (kin, friends and pets are other people), and the update model finds the pair at
@@ -125,6 +127,7 @@ def retired(
     due_times: Callable[[list[str]], dict[str, datetime | None]],
     judge: Judge | None = None,
     new_due: datetime | None = None,
+    by_slot: bool = False,
 ) -> tuple[str, ...]:
     """The ids among `pool` (the speaker's older statements) that `new` retires.
 
@@ -132,14 +135,18 @@ def retired(
     habit, a preference, a relation) or a plan that has not happened yet when `new` was said.
     With a `judge` (the LLM), the pairs the model finds at all plausible (P >= JUDGE_BAR) are
     put to it and its answer decides; when it fails, the model's threshold does.
+    With `by_slot` (an experiment, off by default: see SAME_SLOT), the nearest older statement
+    of the same single-valued slot and person is retired too when P >= JUDGE_BAR.
     """
     if not pool:
         return ()
     p = dict(zip((s.item_id for s in pool), probability(u, pool, new, speaker).tolist(), strict=True))
     bar = JUDGE_BAR if judge is not None else u.update_threshold
-    slot = dict(zip((s.item_id for s in pool), same_slot(u, pool, new).tolist(), strict=True))
-    by_slot = {s.item_id for s in pool if slot[s.item_id] >= SAME_SLOT and p[s.item_id] >= JUDGE_BAR}
-    if max(p.values()) < bar and not by_slot:
+    slot = same_slot(u, pool, new).tolist() if by_slot else [0.0] * len(pool)
+    slotted_ids = {
+        s.item_id for s, sl in zip(pool, slot, strict=True) if sl >= SAME_SLOT and p[s.item_id] >= JUDGE_BAR
+    }
+    if max(p.values()) < bar and not slotted_ids:
         return ()
     # due times only when something is plausible (one query, not one per statement)
     due = due_times([s.item_id for s in pool])
@@ -156,7 +163,7 @@ def retired(
     olds = [s for s in nearest if p[s.item_id] >= bar]
     # By slot, the nearest older statement of the same slot and person (the new flat in Munich
     # retires the Hamburg landlord, though a ski trip was nearer).
-    slotted = [s for s in retirable if s.item_id in by_slot and same_subject(u, s, new, speaker)]
+    slotted = [s for s in retirable if s.item_id in slotted_ids and same_subject(u, s, new, speaker)]
     chosen = {s.item_id for s in olds}
     olds += [s for s in sorted(slotted, key=lambda s: -s.cosine)[:RETIRE_NEAREST] if s.item_id not in chosen]
     if not olds:
@@ -165,7 +172,7 @@ def retired(
         answer = judge(new.l0, [(s.item_id, s.l0) for s in olds])
         if answer is not None:
             return answer
-    return tuple(s.item_id for s in olds if p[s.item_id] >= u.update_threshold or s.item_id in by_slot)
+    return tuple(s.item_id for s in olds if p[s.item_id] >= u.update_threshold or s.item_id in slotted_ids)
 
 
 def hidden(

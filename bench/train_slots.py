@@ -50,6 +50,7 @@ from train_understanding import (  # noqa: E402
 
 from daemon.memory.models import SLOTS  # noqa: E402
 from daemon.memory.models.linear import data_digest  # noqa: E402
+from daemon.memory.updates import SAME_SLOT  # noqa: E402
 
 SLOT_FILES = [DATA / "slots.jsonl"]
 
@@ -89,6 +90,19 @@ def main() -> int:
     for lang in ("en", "zh"):
         m = np.asarray([r["lang"] == lang for r in rows])
         print(f"  {lang}: accuracy {float((pred[m] == y[m]).mean()):.3f} on {int(m.sum())}")
+    # the decision updates.py makes of a pair: the same single-valued slot, each more likely
+    # than not (SAME_SLOT), out of fold, over every pair of sentences
+    single = p[:, 1:]
+    same = np.minimum(single[:, None, :], single[None, :, :]).max(axis=2) >= SAME_SLOT
+    gold = (y[:, None] == y[None, :]) & (y[:, None] > 0)
+    upper = np.triu(np.ones_like(same), k=1)
+    tp = int((same & gold & upper).sum())
+    print(
+        f"\npairs, same single-valued slot (P >= {SAME_SLOT} for both), out of fold:"
+        f" precision {tp / max(1, int((same & upper).sum())):.3f}"
+        f" recall {tp / max(1, int((gold & upper).sum())):.3f}"
+        f" over {int(upper.sum())} pairs ({int((gold & upper).sum())} of the same slot)"
+    )
     wrong = [(texts[i], SLOTS[y[i]], SLOTS[pred[i]]) for i in np.flatnonzero(pred != y)]
     print(f"\nout-of-fold errors ({len(wrong)}):")
     for t, gold, got in wrong:

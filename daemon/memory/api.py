@@ -79,6 +79,11 @@ class MemoryParams:
     # Retire older statements by the update model (updates.py). Trained with the candidate pairs
     # of real conversations as negatives, it retires 15 of 4,024 LoCoMo items (R@10 0.775).
     retire_by_model: bool = True
+    # Experiment, off: also retire by slot (updates.py, SAME_SLOT): the nearest older statement of
+    # the same single-valued slot and person, when the update model finds it plausible. Dev
+    # updates 15 -> 19 of 22, but on the check set it only traded (updates 12 -> 14 of 27,
+    # keep_both 12 -> 10 of 15), so it is not on by default (README, "The newest truth wins").
+    retire_by_slot: bool = False
     # At read time, of two hits of the same person the older is dropped when the newer updates it.
     newest_wins: bool = True
     touch_flush: int = 256  # buffered access updates before they are written
@@ -559,6 +564,7 @@ class Memory:
             self.params.retire_by_model,
             self.understanding,
             self.llm,
+            self.params.retire_by_slot,
         )
         return decide.plan(p.drafts, p.vectors, p.hashes, now)
 

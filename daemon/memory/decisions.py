@@ -36,6 +36,7 @@ class BatchDecisions:
     retire_by_model: bool  # MemoryParams.retire_by_model
     understanding: Understanding | None
     llm: LLMExtractor | None
+    retire_by_slot: bool = False  # MemoryParams.retire_by_slot (an experiment, off)
 
     def _ask_llm(self, d: ItemDraft, live: list[D.Candidate]) -> D.Decision | None:
         """Stage 2 by the LLM, when one is configured and there is something to decide;
@@ -214,7 +215,15 @@ class BatchDecisions:
         said = d.observed_at or d.happened_at or now
         judge = self.llm.outdated if self.llm is not None else None
         gone = U.retired(
-            u, U.Statement("", d.l0, d.category, vec), speaker, olds, said, due_times, judge, d.due_at
+            u,
+            U.Statement("", d.l0, d.category, vec),
+            speaker,
+            olds,
+            said,
+            due_times,
+            judge,
+            d.due_at,
+            by_slot=self.retire_by_slot,
         )
         if not gone:
             return decision

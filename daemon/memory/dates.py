@@ -42,7 +42,9 @@ Conventions (each one a decision, tested):
   ("May 20" → the nearest such day on or before today in a past sentence, on or after today in a
   future one, else the nearest), the month of "on the 5th", the day of a lone time ("call me at 3pm"
   said at 4pm → tomorrow), and drops "in 3 days" from a past sentence, where it is a duration ("I
-  read it in 3 days").
+  read it in 3 days"); so is "in 3 days" after a whole piece of work in a sentence that is not future
+  ("I read the whole trilogy in 3 days", "finished the entire course in two weeks"; "I'll read it in
+  3 days" is 3 days on).
 * A deadline is never in the past: a bare weekday, "the weekend", "the 20th" or a date without a year
   after "until"/"till"/"by"/"before"/"no later than"/"due"/"through", or with 之前/以前/前/为止/截止
   after it (周五之前, 周五下班前) or 截止到/最晚/最迟 before it, is the next one on or after today, whatever
@@ -77,7 +79,14 @@ Conventions (each one a decision, tested):
   10:30" said at noon → 10:30 tomorrow; "wake me up at 6:15" said at 22:15 → 06:15 tomorrow; "see
   you at half seven" said at noon → 19:30). When a sentence holds exactly one lone time and exactly
   one day expression without a time, the time is that day's, read as it would be next to it ("Lunch
-  at noon with the team tomorrow" → tomorrow 12:00; the mention keeps the day's words).
+  at noon with the team tomorrow" → tomorrow 12:00; the mention keeps the day's words). The two
+  ends of a range joined by "to"/"until"/"-"/"and" share the day said next to either ("From 2pm to
+  4pm tomorrow", "9am–11am next Tuesday": both tomorrow's / that Tuesday's), and the start of
+  "from 2 to 4pm" / "between 9 and 11am" takes the end's am/pm.
+* An evening outing (dinner, drinks, a reservation, "table for", a film, concert, gig, show, pub,
+  party) reads an hour from 5 to 11 said without am/pm or a period word as evening ("dinner at 8
+  tomorrow" → 20:00, "the reservation is for eight thirty on Saturday" → 20:30); elsewhere "eight
+  thirty on Saturday" is 08:30 and a zero-padded "08:00" is as said.
 * Chinese relative years and months take a month or day: 去年十月 → 1 October of last year (granularity
   "month"), 上个月十号 → the 10th of last month.
 * ``value`` is 00:00 of the day when no time was said; the first day of the unit for calendar units
@@ -102,7 +111,9 @@ skip ahead. ``python bench/dates.py`` measures accuracy on hand-labelled chat se
 
 from __future__ import annotations
 
-from datetime import datetime
+import re
+from datetime import datetime, timedelta
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from daemon.memory import dates_en, dates_zh
@@ -158,6 +169,22 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     return [h for h in kept if id(h) not in dropped]
 
 
+# Two times joined into a range: "from 2pm to 4pm tomorrow", "9am–11am next Tuesday", "between 2pm
+# and 4pm on Friday", "tomorrow 2pm to 4pm".
+_RANGE_JOIN = re.compile(r"\s*(?:-|–|—|to|till|til|until|and|through|thru)\s*")
+
+
+def _ranges_share_a_day(ctx: Ctx, kept: list[Hit]) -> None:
+    """A lone time joined by a range word to a time said with its day takes that day: in "from
+    2pm to 4pm tomorrow" the 2pm is tomorrow's too, not today's."""
+    for a, b in pairwise(kept):
+        if not _RANGE_JOIN.fullmatch(ctx.low, a.end, b.start):
+            continue
+        lone, dated = (a, b) if a.kind == "time" else (b, a)
+        if lone.kind == "time" and dated.kind != "time" and dated.clock is not None and lone.said:
+            lone.day, lone.clock = dated.day + timedelta(days=dated.clock[0]), lone.said
+
+
 def resolve_dates(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
     """Every date expression in ``text``, in text order, resolved against the event time ``at``.
 
@@ -191,4 +218,6 @@ def resolve_dates(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
         if all(hit.end <= k.start or hit.start >= k.end for k in kept):
             kept.append(hit)
     kept.sort(key=lambda h: h.start)
-    return [mention(ctx, h) for h in _lone_times_to_days(ctx, kept)]
+    kept = _lone_times_to_days(ctx, kept)
+    _ranges_share_a_day(ctx, kept)
+    return [mention(ctx, h) for h in kept]

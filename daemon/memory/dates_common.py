@@ -161,6 +161,12 @@ class Ctx:
             self._info[i] = info
         return i, self._info[i]
 
+    def bounds(self, pos: int) -> tuple[int, int]:
+        """The [start, end) offsets of the sentence around ``pos``."""
+        i = self.sentence(pos)[0]
+        assert self._ends is not None
+        return (self._ends[i - 1] if i else 0, self._ends[i] if i < len(self._ends) else len(self.text))
+
     def tense(self, pos: int) -> str:
         """'past' | 'future' | '' around ``pos``: its coordinated clause's own tense, else the
         sentence's (cue rule, module docstring)."""

@@ -61,6 +61,17 @@ def _possessive_got(words: list[str], i: int) -> bool:
     return before in ("have", "has", "'ve") or before.endswith(("'ve", "'s"))
 
 
+# "is closed", "we're booked", "I'm married": an -ed word after a present "be" is a state now.
+_BE_NOW = frozenset("am is are 'm 're 's i'm we're you're they're it's he's she's that's be".split())
+
+
+def _state_now(words: list[str], i: int) -> bool:
+    return i > 0 and (
+        words[i - 1] in _BE_NOW
+        or (i > 1 and words[i - 2] in _BE_NOW and words[i - 1] in ("all", "still", "fully", "now"))
+    )
+
+
 def tense(low: str) -> str:
     """'past' | 'future' | '' for one lower-cased sentence (the module docstring's cue rule)."""
     low = low.replace("’", "'")
@@ -70,7 +81,7 @@ def tense(low: str) -> str:
         return "future"
     past = any(
         (w in EN_PAST_WORDS and not _possessive_got(words, i))
-        or (len(w) > 3 and w.endswith("ed") and w not in EN_ED_NOT_PAST)
+        or (len(w) > 3 and w.endswith("ed") and w not in EN_ED_NOT_PAST and not _state_now(words, i))
         for i, w in enumerate(words)
     ) or bool(zh and ZH_PAST.search(zh))
     future = (
@@ -153,7 +164,8 @@ EN_PROGRESSIVE = re.compile(
 )
 
 
-_ON_DAY = re.compile(r"\b(?:on|this)\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*")
+# "on/this Friday", or a bare "Friday" ("I'm taking friday off"), not "from/since Saturday"
+_ON_DAY = re.compile(r"(?<!from )(?<!since )\b(?:(?:on|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun)\w*")
 
 
 def _arranged(part: str) -> bool:

@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from datetime import date, timedelta
 
 from daemon.memory.dates_common import (
+    Clock,
     Ctx,
     Hit,
     bare_weekday,
     bare_weekend,
+    clock,
     days,
     monday,
     next_weekday,
@@ -141,7 +143,7 @@ _EN_CAL_UNIT = re.compile(
 )
 _EN_AGO = re.compile(rf"\b(?P<n>{_EN_NUM})\s+{_EN_UNIT}\s+ago\b", re.VERBOSE)
 _EN_IN = re.compile(
-    rf"in\s+(?:(?:another|about|around|roughly|just)\s+)?(?P<n>{_EN_NUM})\s+{_EN_UNIT}\b(?![-'’])",
+    rf"(?:in|within)\s+(?:(?:another|about|around|roughly|just|the\s+next)\s+)?(?P<n>{_EN_NUM})\s+{_EN_UNIT}\b(?![-'’])",
     re.VERBOSE,
 )
 # "the third time in two years", "twice in a month": a count over a span, not a date ahead
@@ -190,6 +192,33 @@ _EN_NTH = re.compile(
     r"|percentile|generation|person|day|week|month|year|in\s+line)\b)"
 )
 _EN_NOON = re.compile(r"(?:noon|midday)\b")
+# The start of a range takes its am/pm from the end: "from 2 to 4pm", "between 9 and 11am".
+_EN_RANGE_START = re.compile(
+    r"(?:(?:from|between)\s+)?(?P<h>[0-9]{1,2})(?:[:.](?P<m>[0-5][0-9]))?\s*(?:-|–|—|to|till|til|until|and)\s*"
+    r"(?=(?P<h2>[0-9]{1,2})(?:[:.][0-5][0-9])?\s*(?P<ap>[ap])\.?m\b)"
+)
+# "in 3 days" after a whole piece of work is how long it took, not a date ahead ("I read the whole
+# trilogy in 3 days", "finished the entire thing in two weeks"), unless the sentence is future.
+_EN_COMPLETION = re.compile(
+    r"\b(?:whole|entire|all\s+of|cover\s+to\s+cover|start\s+to\s+finish|finished|completed|read)\b"
+)
+# An evening outing: a time without am/pm from 5 to 11 is the evening's ("dinner at 8 tomorrow",
+# "the reservation is for eight thirty on Saturday").
+_EN_EVENING_CUE = re.compile(
+    r"\b(?:dinner|supper|drinks|reservation|table\s+for|date\s+night|movie|film|cinema|concert|gig"
+    r"|theat(?:re|er)|pub|bar|karaoke|nightclub|party)\b"
+)
+
+
+def evening_clock(ctx: Ctx, pos: int, clk: Clock) -> Clock:
+    """``clk`` (said without am/pm or period word) moved to the evening when its sentence is about
+    an evening outing and its hour is 5-11."""
+    lo, hi = ctx.bounds(pos)
+    if 5 <= clk[1] <= 11 and _EN_EVENING_CUE.search(ctx.low, lo, hi):
+        return (clk[0], clk[1] + 12, clk[2])
+    return clk
+
+
 _EN_PREP_BEFORE = re.compile(r"(?<!\w)(?:at|around|about|by|from|until|till|@)\s*\Z")
 
 
@@ -321,8 +350,11 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             hits.append(hit)
 
     for m in _EN_IN.finditer(text) if units else ():
-        if not _word_start(text, m.start()) or ctx.tense(m.start()) == "past":
+        tense = ctx.tense(m.start())
+        if not _word_start(text, m.start()) or tense == "past":
             continue  # "I read it in 3 days": in a past sentence, a duration rather than a date
+        if tense != "future" and _EN_COMPLETION.search(text, ctx.bounds(m.start())[0], m.start()):
+            continue
         if _EN_COUNT_BEFORE.search(text, max(0, m.start() - 12), m.start()):
             continue
         n = _en_number(m["n"])
@@ -343,12 +375,22 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             prep = _EN_PREP_BEFORE.search(text, max(0, s - 8), s)
             if (m["ap"] or not m["mc"] or prep) and (clk := en_clock(m, None)):
                 vague = not m["ap"] and not m["h"].startswith("0")
+                if vague and (evening := evening_clock(ctx, s, clk)) != clk:
+                    clk, vague = evening, False
                 hits.append(time_hit(ctx, prep.start() if prep else s, m.end(), clk, "en", vague))
+    for m in _EN_RANGE_START.finditer(text) if digits else ():
+        h, h2 = int(m["h"]), int(m["h2"])
+        ap = m["ap"] if h <= h2 or h == 12 else ("a" if m["ap"] == "p" else "p")  # "from 11 to 1pm"
+        if _word_start(text, m.start()) and (clk := clock(h, int(m["m"] or 0), None, ap, False)):
+            hits.append(time_hit(ctx, m.start(), m.end("m") if m["m"] else m.end("h"), clk, "en", False))
     for m in WORD_TIME_ALONE.finditer(text) if has_word_time(text) else ():
         if m["wh"] and not (m["wm"] or m["wap"]):
             continue  # "at seven", like "at 7", needs a date next to it
         if _word_start(text, m.start()) and (clk := en_clock(m, None)):
-            hits.append(time_hit(ctx, m.start(), m.end(), clk, "en", not m["wap"]))
+            vague = not m["wap"]
+            if vague and (evening := evening_clock(ctx, m.start(), clk)) != clk:
+                clk, vague = evening, False
+            hits.append(time_hit(ctx, m.start(), m.end(), clk, "en", vague))
     for m in _EN_NOON.finditer(text) if "noon" in text or "midday" in text else ():
         prep = _EN_PREP_BEFORE.search(text, max(0, m.start() - 8), m.start())
         if prep and _word_start(text, m.start()):
@@ -411,7 +453,7 @@ def attach(ctx: Ctx, hit: Hit) -> None:
     if hit.period is None and (p := PERIOD_AFTER.match(text, pos)):
         hit.period, pos = PERIOD_WORD[p["p"]], p.end()
     if (t := TIME_AFTER.match(text, pos)) and (clk := en_clock(t, hit.period)):
-        hit.clock, pos = clk, t.end()
+        hit.clock, pos = _evening_if_vague(ctx, hit, t, clk), t.end()
         if hit.period is None and (p := PERIOD_TAIL.match(text, pos)):
             # "tomorrow at 7 in the evening": the period decides am/pm after the fact
             period = PERIOD_WORD[p["p"] or p["n"]]
@@ -423,7 +465,17 @@ def attach(ctx: Ctx, hit: Hit) -> None:
         and (t := TIME_BEFORE.search(text, max(0, hit.start - 30), hit.start))
         and (clk := en_clock(t, hit.period))
     ):
-        hit.clock, hit.start = clk, t.start()  # "at 3pm tomorrow", "10am on Friday"
+        # "at 3pm tomorrow", "10am on Friday"
+        hit.clock, hit.start = _evening_if_vague(ctx, hit, t, clk), t.start()
+
+
+def _evening_if_vague(ctx: Ctx, hit: Hit, t: re.Match[str], clk: Clock) -> Clock:
+    """The clock of a time said next to a date, in the evening when said without am/pm or a
+    period word in a sentence about an evening outing ("dinner at 8 tomorrow")."""
+    padded = any((t[g] or "").startswith("0") for g in ("hc", "ho", "hb"))
+    if hit.period is not None or t["ap"] or t["wap"] or padded:
+        return clk
+    return evening_clock(ctx, t.start(), clk)
 
 
 __all__ = ["WD_NAMES", "attach", "candidates", "has_cue"]

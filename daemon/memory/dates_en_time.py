@@ -30,7 +30,7 @@ _WORD_TIME = rf"""
     (?:a\s+)?(?P<rq>half|quarter|twenty[-\s]five|twenty|ten|five)(?:\s+minutes?)?
         \s+(?P<rel>past|to|after)\s+(?P<rh>{_HOURW}|[0-9]{{1,2}})\b
   | (?P<rqd>[0-9]{{1,2}})(?:\s+minutes?)?\s+(?:past|after)\s+(?P<rhd>{_HOURW}|[0-9]{{1,2}})\b
-  | half\s+(?P<bh>{_HOURW})\b
+  | half\s+(?P<bh>{_HOURW}|[0-9]{{1,2}})\b(?![:.][0-9])
   | (?P<wh>{_HOURW})\b(?:\s+(?P<wm>{_MINW})\b)?(?:\s*(?P<wap>[ap])\.?m\b\.?)?
 """
 CORE = rf"""(?:
@@ -41,9 +41,9 @@ CORE = rf"""(?:
   | {_WORD_TIME}
   | (?P<hb>\d{{1,2}})\b(?![:.]\d|\s*(?:%|percent|°|degrees))
 )"""
-TIME_AFTER = re.compile(rf"\s*,?\s*(?:(?P<prep>at|around|about|by|@)\s*)?{CORE}", re.VERBOSE)
+TIME_AFTER = re.compile(rf"\s*,?\s*(?:(?P<prep>at|around|about|by|from|until|till|@)\s*)?{CORE}", re.VERBOSE)
 TIME_BEFORE = re.compile(
-    rf"(?<![\w:.])(?:(?P<prep>at|around|about|by|@)\s*)?{CORE}\s+(?:on\s+)?\Z", re.VERBOSE
+    rf"(?<![\w:.])(?:(?P<prep>at|around|about|by|from|until|till|@)\s*)?{CORE}\s+(?:on\s+)?\Z", re.VERBOSE
 )
 # A time with no date next to it: "3pm", "10 a.m.", "at 10:30", "at noon" (a lone "10:30" may be a score).
 TIME_ALONE = re.compile(
@@ -103,7 +103,7 @@ def en_clock(m: re.Match[str], period: str | None) -> Clock | None:
             hour, minute = (hour - 1) or 12, 60 - minute
         return clock(hour, minute, period, None, False)
     if g.get("bh"):
-        return clock(_hour(m["bh"]), 30, period, None, False)
+        return clock(_hour(m["bh"]), 30, period, None, m["bh"].startswith("0"))
     if g.get("wh"):
         if not (m["wm"] or m["wap"] or g.get("prep")):
             return None

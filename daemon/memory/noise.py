@@ -55,7 +55,13 @@ _SOCIAL_PHRASES = re.compile(
     r"|let (?:me|you|us) know|keep (?:you|me) (?:posted|updated|in the loop)"
     r"|hang in there|keep up the good work|night night"
     r"|(?:good|great|nice|lovely|wonderful|happy) (?:morning|afternoon|evening|night|day|week|weekend|one|time)"
-    r"|how (?:it|things) (?:goes|go|went)|(?:good|fair|great|valid) point)\b"
+    r"|how (?:it|things) (?:goes|go|went)|(?:good|fair|great|valid) point"
+    # a closing that names when the next chat is ("talk tomorrow", "chat monday"); not "see you
+    # tomorrow", which may be a meeting (LoCoMo labels one a fact)
+    r"|(?:talk|speak|chat|ttyl)(?: (?:to|with))?(?: (?:you|u|ya|yall|y'all))?"
+    r" (?:tomorrow|tmrw|tmr|2moro|tonight|later|soon|then|next (?:week|time)|in the morning"
+    r"|(?:on )?(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"|ta[ -]ra|ta ta)\b"
 )
 # Set off after a greeting or by commas and closed by punctuation, a capitalised word is the name
 # of the person addressed ("Thanks, Evan!", "Hey Mel!"): it names no fact of its own.

@@ -309,3 +309,119 @@ def test_a_span_ahead_without_a_count_is_still_a_date() -> None:
 )
 def test_have_got_is_possession_not_past(text: str, expected: list[tuple[date, str | None, str]]) -> None:
     assert found(text) == expected
+
+
+# --- ranges, evening outings, work done in a span (issue #9) -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # both ends of a range fall on the day said next to either of them
+        (
+            "From 2pm to 4pm tomorrow",
+            [(date(2024, 3, 14), "14:00", "future"), (date(2024, 3, 14), "16:00", "future")],
+        ),
+        (
+            "tomorrow 2pm to 4pm",
+            [(date(2024, 3, 14), "14:00", "future"), (date(2024, 3, 14), "16:00", "future")],
+        ),
+        (
+            "I'm at the dentist between 2pm and 4pm on Friday",
+            [(date(2024, 3, 15), "14:00", "future"), (date(2024, 3, 15), "16:00", "future")],
+        ),
+        (
+            "the workshop runs 9am–11am next Tuesday",
+            [(date(2024, 3, 19), "09:00", "future"), (date(2024, 3, 19), "11:00", "future")],
+        ),
+        # the start of a range takes the end's am/pm
+        (
+            "Friday from 2 to 4pm works",
+            [(date(2024, 3, 15), "14:00", "future"), (date(2024, 3, 15), "16:00", "future")],
+        ),
+        (
+            "from 11 to 1pm on Saturday",
+            [(date(2024, 3, 16), "11:00", "future"), (date(2024, 3, 16), "13:00", "future")],
+        ),
+        # two separate times stay apart: only a range word joins them
+        (
+            "call at 3pm, and the dentist at 5pm tomorrow",
+            [(date(2024, 3, 13), "15:00", "future"), (date(2024, 3, 14), "17:00", "future")],
+        ),
+    ],
+)
+def test_a_range_of_times_shares_its_day(text: str, expected: list[tuple[date, str | None, str]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("eight thirty on saturday", (date(2024, 3, 16), "08:30", "future")),  # nothing says evening
+        ("our reservation is for eight thirty on saturday", (date(2024, 3, 16), "20:30", "future")),
+        ("dinner at 8 tomorrow", (date(2024, 3, 14), "20:00", "future")),
+        ("breakfast at 8 tomorrow", (date(2024, 3, 14), "08:00", "future")),
+        ("booked a table for four at 7:30 on Friday", (date(2024, 3, 15), "19:30", "future")),
+        ("dinner with Sam at 7:30 on Friday", (date(2024, 3, 15), "19:30", "future")),
+        ("dinner at 08:00 tomorrow", (date(2024, 3, 14), "08:00", "future")),  # zero-padded: as said
+        ("movie at 9am on Sunday with the kids", (date(2024, 3, 17), "09:00", "future")),  # am said
+    ],
+)
+def test_an_evening_outing_reads_a_bare_hour_as_evening(
+    text: str, expected: tuple[date, str | None, str]
+) -> None:
+    assert found(text) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'll read it in 3 days", [(date(2024, 3, 16), None, "future")]),
+        ("we fly out in 3 days", [(date(2024, 3, 16), None, "future")]),
+        ("I'll finish the whole thing in 2 weeks", [(date(2024, 3, 27), None, "future")]),
+        ("I read the whole trilogy in 3 days", []),
+        ("finished the entire course in two weeks, no idea how", []),
+    ],
+)
+def test_work_done_in_a_span_is_a_duration_not_a_date(
+    text: str, expected: list[tuple[date, str | None, str]]
+) -> None:
+    assert found(text) == expected
+
+
+def test_a_habit_with_a_time_is_a_schedule_not_a_date() -> None:
+    from daemon.memory.dates import recurrence
+
+    assert found("I run at 6am before work") == []
+    rec = recurrence("I run at 6am before work")
+    assert rec is not None and rec["time"] == "06:00"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a range without "from" whose end says pm
+        (
+            "Parents' evening is 6 to 7:30pm tomorrow",
+            [(date(2024, 3, 14), "18:00", "future"), (date(2024, 3, 14), "19:30", "future")],
+        ),
+        # "within N weeks" is a span ahead, like "in N weeks"
+        ("I have to renew my passport within 2 weeks", [(date(2024, 3, 27), None, "future")]),
+        # British "half 3" with a digit
+        ("quick call at half 3", [(date(2024, 3, 13), "15:30", "future")]),
+        # a bare hour after till/until/from next to a day
+        ("the gym is open till 10 tonight", [(date(2024, 3, 13), "22:00", "future")]),
+        # a present progressive with a bare weekday is an arrangement, in its own clause
+        (
+            "I wrote the whole report in 2 days, so I'm taking friday off",
+            [(date(2024, 3, 15), None, "future")],
+        ),
+        ("We had a party, and I'm still recovering from Saturday", [(date(2024, 3, 9), None, "past")]),
+        # "is closed" states the present: the nearest 24th, not last month's
+        ("The office is closed from the 24th", [(date(2024, 3, 24), None, "future")]),
+    ],
+)
+def test_ranges_spans_and_present_states_found_by_the_check_set(
+    text: str, expected: list[tuple[date, str | None, str]]
+) -> None:
+    assert found(text) == expected

@@ -166,3 +166,23 @@ def test_precision_and_recall_on_the_labelled_set(lang: str) -> None:
     precision, recall = tp / (tp + fp), tp / (tp + fn)
     assert precision >= 0.98, f"{lang}: precision {precision:.3f} (facts filtered: {fp})"
     assert recall >= 0.90, f"{lang}: recall {recall:.3f} (noise kept: {fn})"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["sounds good, talk tomorrow", "ok talk to you tomorrow!", "chat tmrw", "speak soon", "ta-ra"],
+)
+def test_a_closing_that_names_the_next_chat_is_noise(text: str) -> None:
+    assert is_noise(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See you tomorrow. Bye!",  # seeing someone may be a meeting: LoCoMo labels it a fact
+        "talk tomorrow about the budget",
+        "see you tomorrow at the dentist",
+    ],
+)
+def test_a_closing_with_a_meeting_or_a_topic_is_kept(text: str) -> None:
+    assert not is_noise(text)

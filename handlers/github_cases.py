@@ -109,6 +109,7 @@ def case_draft(fix: WorkflowFix, at: datetime) -> ItemDraft:
         l0=l0,
         search_text=f"{l0} workflow CI build broken failing fixed",
         speaker=f"github:{ok.repo}",
+        retires=False,  # a case is history: it never retires the repository's entity
         l1={
             "kind": "workflow_fix" if ok.head_sha != last.head_sha else "workflow_flaky",
             "repo": ok.repo,

@@ -57,6 +57,8 @@ def drafts_for(
     def draft(
         category: str, l0: str, search: str, speaker: str, l1: dict[str, Any], importance: float
     ) -> ItemDraft:
+        # what happened is history, not a new truth: an event retires nothing (it once retired
+        # its own PR's entity, "closed pull request #2" over "Pull request #2 …")
         return ItemDraft(
             category=category,
             l0=l0,
@@ -68,6 +70,7 @@ def drafts_for(
             source_ids=(delivery,),
             happened_at=at,
             observed_at=at,
+            retires=category != "events",
         )
 
     if _worth_an_event(event, action, payload):

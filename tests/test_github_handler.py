@@ -189,3 +189,18 @@ async def test_a_delivery_teaches_what_happened_and_what_exists(deps: Deps, memo
     assert memory.stats("alice")["items"] == before
     hits = memory.recall("which pull requests were opened in Hello-World?", "alice", k=3, reinforce=False)
     assert any("opened" in h.text for h in hits)
+
+
+async def test_what_happened_to_a_pull_request_retires_nothing(deps: Deps, memory: Memory) -> None:
+    opened = event("pull_request/opened.payload.json", "o-1")
+    closed = event("pull_request/closed.payload.json", "c-2")
+    assert await github.handle([opened], deps) == ["stored"]
+    assert await github.handle([closed], deps) == ["stored"]
+    rows = memory.store.con.execute(
+        "SELECT category, l0, superseded_by FROM items WHERE scope = 'alice' ORDER BY l0"
+    ).fetchall()
+    # the entity stays one active item; "closed" and "opened" are both history
+    entities = [r for r in rows if r[0] == "entities" and r[1].startswith("Pull request")]
+    assert len(entities) == 1 and entities[0][2] is None, rows
+    events = [r for r in rows if r[0] == "events"]
+    assert {r[1].split(" ")[1] for r in events} == {"opened", "closed"} and all(r[2] is None for r in events)

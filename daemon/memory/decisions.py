@@ -171,7 +171,7 @@ class BatchDecisions:
         """Add the older statements of the same person that this one retires (`updates.py`).
         Candidates are the speaker's most similar active items, stored or earlier in the batch."""
         u = self.understanding
-        if u is None:
+        if u is None or not d.retires:
             return decision
         if decision.op == D.MERGE:
             # A near-restatement that changes the state ("on a diet, no rice at dinner" → "diet's

@@ -57,6 +57,10 @@ class ItemDraft:
     observed_at: datetime | None = None  # when it was said: orders the session's turns
     due_at: datetime | None = None
     evergreen: bool = False
+    # False for a record of what happened elsewhere (a GitHub event, a CI case): history states
+    # no new truth about anything, so it retires nothing (the update model still may not retire it
+    # either: a past event is never retired)
+    retires: bool = True
 
 
 @dataclass(slots=True)

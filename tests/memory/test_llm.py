@@ -497,7 +497,7 @@ def test_outdated_unknown_id_is_repaired_or_gives_none(fake: FakeLLM) -> None:
 def _moves(fake: FakeLLM, tmp_path: Path, embedder: Any, verdict: str) -> dict[str, Any]:
     """Alice says where she lives, then that she moved; the LLM judges the pair with `verdict`."""
     from daemon.memory import Memory
-    from daemon.memory.api import item_id_for
+    from daemon.memory.memorize import item_id_for
     from daemon.memory.types import ResourceIn
 
     fake.answer("extract_lives", "extract_moved", verdict)

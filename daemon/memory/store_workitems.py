@@ -37,6 +37,24 @@ def _row(r: tuple[Any, ...]) -> WorkItem:
     )
 
 
+def _state(w: WorkItem) -> list[Any]:
+    """The columns a work item and a snapshot share, in table order (scope … person_acted_at)."""
+    return [
+        _require(w.scope),
+        w.repo,
+        w.number,
+        w.kind,
+        w.state,
+        w.title,
+        _utc(w.updated_at),
+        w.url,
+        w.author,
+        list(w.requested),
+        list(w.assignees),
+        _utc(w.person_acted_at),
+    ]
+
+
 class StoreWorkItems(StoreBase):
     """One row per (scope, repo, number), replaced whole: the caller merges (workitems.merge)."""
 
@@ -58,21 +76,7 @@ class StoreWorkItems(StoreBase):
     def put_work_item(self, w: WorkItem) -> None:
         self.con.execute(
             f"INSERT OR REPLACE INTO work_items ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                _require(w.scope),
-                w.repo,
-                w.number,
-                w.kind,
-                w.state,
-                w.title,
-                _utc(w.updated_at),
-                w.url,
-                w.author,
-                list(w.requested),
-                list(w.assignees),
-                _utc(w.person_acted_at),
-                w.last_event,
-            ],
+            [*_state(w), w.last_event],
         )
 
     def work_items(self, scope: str, state: str | None = None) -> list[WorkItem]:
@@ -99,22 +103,7 @@ class StoreWorkItems(StoreBase):
         self.con.execute(
             f"INSERT INTO work_item_snapshots (delivery, {_SNAPSHOT})"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [
-                w.last_event,
-                _require(w.scope),
-                w.repo,
-                w.number,
-                w.kind,
-                w.state,
-                w.title,
-                _utc(w.updated_at),
-                w.url,
-                w.author,
-                list(w.requested),
-                list(w.assignees),
-                _utc(w.person_acted_at),
-                w.knows_reviewers,
-            ],
+            [w.last_event, *_state(w), w.knows_reviewers],
         )
 
     def work_item_snapshots(self, scope: str, repo: str, number: int) -> list[WorkItem]:

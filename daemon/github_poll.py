@@ -116,6 +116,7 @@ class GithubPoller:
                     except InvalidEvent as exc:
                         log.warning("github poll %s: item %s skipped: %s", feed, item.get("id"), exc)
                         skipped += 1
+                        newest = max(newest, _event_id(item))  # it will not read better next time
                         continue
                     event_id = resource_id(event, payload, f"github-event:{item['id']}")
                     # raises when the bus refuses: the cursor stays, the next poll publishes again

@@ -263,6 +263,10 @@ async def test_a_failed_read_or_publish_keeps_the_cursor(
     assert not memory.ledger.has_cursor(cursor_name(LOGIN, "received_events"))
     bus.refuse = False
     assert (await p.poll()).published == 2
+    # an item that is not an event is skipped once, logged, and passed over by the cursor
+    api.feeds["received_events"].append({"id": "52", "type": "PushEvent", "payload": {}})
+    assert (await p.poll()).skipped == 1
+    assert memory.ledger.cursor(cursor_name(LOGIN, "received_events")) == 52
 
 
 # ---- one event, two ways, stored once -----------------------------------------------------

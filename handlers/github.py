@@ -59,14 +59,16 @@ def resource_from(
     )
 
 
-def _known(deps: Deps, events: Sequence[GithubEvent]) -> set[tuple[str, str]]:
+def _known(deps: Deps, events: Sequence[GithubEvent]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
     """(scope, id) of the events stored already: as themselves, or as the same event that came
-    the other way (a webhook delivery, by its content id; a polled event, by a delivery's alias)."""
+    the other way (a webhook delivery, by its content id; a polled event, by a delivery's alias);
+    and which of them only the other way (their twin's state is the one kept)."""
     aliases = {(e.scope, e.id): (e.scope, resource_id(e.event, e.payload, e.id)) for e in events}
-    seen = deps.memory.known_resources([*aliases, *aliases.values()])
+    direct = deps.memory.known_resources([*aliases, *aliases.values()])
     polled = [k for k, also in aliases.items() if k == also and k[1].startswith(PREFIX)]
-    seen |= deps.memory.known_aliases(polled)
+    seen = direct | deps.memory.known_aliases(polled)
     known: set[tuple[str, str]] = set()
+    twins: set[tuple[str, str]] = set()
     # the same event twice in one batch, once by webhook and once by poll: the first counts (two
     # webhook deliveries of one content key are still two deliveries, as GitHub sent them)
     by: dict[bool, set[tuple[str, str]]] = {True: set(), False: set()}
@@ -74,8 +76,10 @@ def _known(deps: Deps, events: Sequence[GithubEvent]) -> set[tuple[str, str]]:
         is_poll = k == also and k[1].startswith(PREFIX)
         if k in seen or also in seen or also in by[not is_poll]:
             known.add(k)
+            if k not in direct:
+                twins.add(k)
         by[is_poll].add(also)
-    return known
+    return known, twins
 
 
 async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
@@ -85,7 +89,7 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
     # event time: when the endpoint received it; replayed or older events without it, the clock's now
     now = deps.clock()
     when = {e.id: e.received_at or now for e in kept}
-    known = await asyncio.to_thread(_known, deps, kept)
+    known, twins = await asyncio.to_thread(_known, deps, kept)
     extra: dict[str, dict[str, Any] | None] = {}
     if deps.github is not None:
         # only for what is new: a redelivery is stored already and costs no API call
@@ -102,6 +106,10 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
         await asyncio.to_thread(deps.memory.memorize, made)
     changes: list[tuple[WorkItem, str]] = []
     for e in kept:
+        if (e.scope, e.id) in twins:
+            # its twin (webhook or poll) brought this state: one snapshot per event, so that
+            # forgetting the stored one forgets its state too
+            continue
         update = work_item_from(e, login, when[e.id])
         if update is not None:
             # applied again on a redelivery too: merging the same snapshot twice changes nothing,

@@ -39,9 +39,8 @@ async def handle(ticks: Sequence[Tick], deps: Deps) -> list[str]:
         elif tick.schedule == "github_poll" and deps.github_poll is not None:
             try:
                 report = await deps.github_poll.poll()
-            except (
-                Exception
-            ) as exc:  # GitHub unreachable or limiting: the cursor stays, the next tick reads on
+            # GitHub unreachable or limiting: the cursor stays, the next tick reads on
+            except Exception as exc:
                 log.warning("tick %s: github poll failed: %s", tick.id, exc)
                 outcomes.append("poll_failed")
             else:

@@ -405,3 +405,15 @@ async def test_a_running_daemon_polls_on_its_tick_and_stores_a_webhooked_event_o
     finally:
         stop.set()
         assert await asyncio.wait_for(task, 60) == 0
+
+
+async def test_forgetting_a_delivery_polled_too_forgets_its_work_item(
+    deps: Deps, memory: Memory, fake: tuple[FakeEvents, str]
+) -> None:
+    api, url = fake
+    rel = "pull_request/review_requested.payload.json"
+    await github.handle([delivered(rel, "d-8")], deps)
+    await github.handle([await polled(memory, url, api, rel, 12)], deps)  # the twin: no second snapshot
+    assert len(memory.work_items.of_scope("alice")) == 1
+    memory.forget("alice", query="requested a review")
+    assert memory.work_items.of_scope("alice") == [] and count(memory) == 0

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from daemon.memory.store_core import StoreBase, _require, _utc
 from daemon.memory.types import WorkItem
 
-_COLUMNS = (
-    "scope, repo, number, kind, state, title, updated_at, url, author, requested, assignees,"
-    " person_acted_at, last_event"
+# the columns a work item and its snapshots share (what `_state` writes, in this order)
+_STATE = (
+    "scope, repo, number, kind, state, title, updated_at, url, author, requested, assignees, person_acted_at"
 )
-
-_SNAPSHOT = (
-    "scope, repo, number, kind, state, title, updated_at, url, author, requested, assignees,"
-    " person_acted_at, knows_reviewers"
-)
+_COLUMNS = _STATE + ", last_event"
+_SNAPSHOT = _STATE + ", knows_reviewers"
 
 
 def _row(r: tuple[Any, ...]) -> WorkItem:
@@ -109,29 +107,11 @@ class StoreWorkItems(StoreBase):
     def work_item_snapshots(self, scope: str, repo: str, number: int) -> list[WorkItem]:
         """The kept snapshots of one pull request / issue, oldest first (payload time, then arrival)."""
         rows = self.con.execute(
-            f"SELECT {_SNAPSHOT}, delivery FROM work_item_snapshots WHERE scope = ? AND repo = ? AND number = ?"
+            f"SELECT {_STATE}, delivery, knows_reviewers FROM work_item_snapshots WHERE scope = ? AND repo = ? AND number = ?"
             " ORDER BY updated_at, seq",
             [_require(scope), repo, number],
         ).fetchall()
-        return [
-            WorkItem(
-                scope=r[0],
-                repo=r[1],
-                number=int(r[2]),
-                kind=r[3],
-                state=r[4],
-                title=r[5],
-                updated_at=r[6],
-                url=r[7],
-                author=r[8],
-                requested=tuple(r[9] or ()),
-                assignees=tuple(r[10] or ()),
-                person_acted_at=r[11],
-                knows_reviewers=bool(r[12]),
-                last_event=r[13],
-            )
-            for r in rows
-        ]
+        return [replace(_row(r), knows_reviewers=bool(r[13])) for r in rows]
 
     def drop_work_item_snapshots(self, scope: str, deliveries: Sequence[str]) -> list[tuple[str, int]]:
         """Delete the snapshots of these deliveries; returns the (repo, number) each was about."""

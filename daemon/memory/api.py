@@ -269,7 +269,7 @@ class Memory(WritePath):
             net = U.trusted(self.understanding) and self.params.newest_wins
             c = run_pipeline(idx, query, qvec, when.timestamp(), session, k + NET_SPARE * net, params)
             if net:
-                self._newest_wins(idx, c)
+                self._newest_wins(idx, c, query, qvec)
             c.keep(np.arange(min(k, c.rows.shape[0])))
             hits = []
             for i, row in enumerate(c.rows.tolist()):
@@ -290,9 +290,10 @@ class Memory(WritePath):
                 self._reinforce(idx, c.rows, when)
             return hits
 
-    def _newest_wins(self, idx: ScopeIndex, c: R.Candidates) -> None:
+    def _newest_wins(self, idx: ScopeIndex, c: R.Candidates, query: str, qvec: np.ndarray) -> None:
         """The read-time safety net: of two hits of the same person, drop the older when the
-        newer updates it (what the write did not retire: past events, pairs out of its pool)."""
+        newer updates it (what the write did not retire: past events, pairs out of its pool),
+        more readily when the question asks for one current value."""
         assert self.understanding is not None
         rows = c.rows.tolist()
         hits = [U.Statement(idx.ids[r], idx.l0[r], idx.categories[r], idx.vectors.matrix[r]) for r in rows]
@@ -301,6 +302,7 @@ class Memory(WritePath):
             hits,
             [idx.speakers[r] or "" for r in rows],
             [float(idx.occurred[r]) for r in rows],
+            self.understanding.asks_now(query, qvec),
         )
         if gone:
             c.keep(np.asarray([i for i in range(len(rows)) if i not in gone], dtype=np.int64))

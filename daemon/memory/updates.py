@@ -41,6 +41,9 @@ RETIRE_NEAREST = 1  # of those, how many nearest retirable ones a statement may 
 SAME_SLOT = 0.5
 _PARTNER = SLOTS.index("partner")
 
+# A question asks for one current value when the question model finds it more likely than not.
+ASKS_NOW = 0.5
+
 # With an LLM, the pairs put to it: out of fold, 98.6% of the labelled updates reach this bar and
 # 0.9% of the candidate pairs of real chat (LoCoMo dev), so the LLM sees the plausible few.
 JUDGE_BAR = 0.2
@@ -176,16 +179,27 @@ def retired(
 
 
 def hidden(
-    u: Understanding, hits: Sequence[Statement], speakers: Sequence[str], said: Sequence[float]
+    u: Understanding,
+    hits: Sequence[Statement],
+    speakers: Sequence[str],
+    said: Sequence[float],
+    asks_now: float = 0.0,
 ) -> set[int]:
     """Positions of `hits` that a newer hit of the same speaker surely updates (the read-time
     net: P at least the model's `hide_threshold`, set for 0.9 precision out of fold).
+
+    When the question asks for the current value of one thing (`asks_now`, P from the question
+    model, more likely than not), the question has named the subject: of two hits of the same
+    speaker that answer it, the newer is the answer, and the older is hidden when the update
+    model finds the pair at all plausible (JUDGE_BAR, the bar 98.6% of labelled updates reach
+    out of fold). "Where do I live?" shows the new flat only; "What pets do we have?" both pets.
 
     `said` is each hit's time; a hit is compared with every newer one of its speaker that is
     similar enough to be about the same thing, except two plans that each name a time of day
     and share no word of what they are about (`another_plan`, as at write time: two different
     plans on the same day both stay).
     """
+    bar = min(u.hide_threshold, JUDGE_BAR) if asks_now >= ASKS_NOW else u.hide_threshold
     gone: set[int] = set()
     for j, new in enumerate(hits):
         older = [
@@ -212,7 +226,7 @@ def hidden(
             for i in older
         ]
         p = probability(u, pool, new, speakers[j])
-        gone.update(i for i, pi in zip(older, p.tolist(), strict=True) if pi >= u.hide_threshold)
+        gone.update(i for i, pi in zip(older, p.tolist(), strict=True) if pi >= bar)
     return gone
 
 

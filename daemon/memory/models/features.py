@@ -236,7 +236,7 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT.findall(unicodedata.normalize("NFKC", text)) if s.strip()]
 
 
-def _is_question(sentence: str) -> bool:
+def is_question(sentence: str) -> bool:
     if _Q_END.search(sentence):
         return True
     if _HAN.search(sentence):
@@ -244,17 +244,34 @@ def _is_question(sentence: str) -> bool:
     return False
 
 
+# a clause mark inside a question: the clause before it may state something ("I don't mind
+# meeting up, but why Starbucks?", "孩子幼儿园要交手工作业，做什么好？")
+_CLAUSE_MARK = re.compile(r"[,;:，；：、]")
+# a proposal has the form of a question but puts a plan forward ("How about we bike to work?")
+_PROPOSAL = re.compile(r"^(?:how about|what about|why (?:don't|not)|shall (?:we|i)|要不|不如)", re.I)
+
+
+def plain_question(text: str) -> bool:
+    """Every sentence of the turn is a question with no clause of its own: it asks and asserts
+    nothing ("How often should I change the wiper blades?", "柯基掉毛严重怎么办？"), whatever
+    its words suggest about the asker."""
+    sents = sentences(text)
+    return bool(sents) and all(
+        is_question(s) and not _CLAUSE_MARK.search(s) and not _PROPOSAL.match(s) for s in sents
+    )
+
+
 def turn_features(text: str, role: str | None) -> np.ndarray:
     """The surface cues of a turn (see TURN_FEATURES), for the turn-kind model."""
     sents = sentences(text) or [text]
-    questions = [s for s in sents if _is_question(s)]
-    declarative = any(not _is_question(s) and not is_noise(s) for s in sents)
+    questions = [s for s in sents if is_question(s)]
+    declarative = any(not is_question(s) and not is_noise(s) for s in sents)
     cjk = bool(_HAN.search(text))
     first = _FIRST_ZH.search(text) if cjk else _FIRST_EN.search(text)
     units = content_units(text)
     return np.asarray(
         [
-            float(_is_question(sents[-1])),
+            float(is_question(sents[-1])),
             len(questions) / len(sents),
             float(declarative),
             float(is_noise(text)),
@@ -268,6 +285,51 @@ def turn_features(text: str, role: str | None) -> np.ndarray:
             float(bool(_NAME_MID.search(text))),
             float(bool(_EXCLAIM.search(text))),
             float(cjk),
+        ],
+        dtype=np.float32,
+    )
+
+
+# What a question asks for (the question model): cues of several answers, of the past, of now.
+QUESTION_FEATURES = ("questions", "several", "past", "now", "plural_head")
+_SEVERAL_EN = re.compile(
+    r"\b(?:how many|each|both|all|every|ever|list|any|and (?:where|what|who|when|which|how))\b", re.I
+)
+_SEVERAL_ZH = re.compile(r"哪些|都|分别|各|几|多少|还有|以及")
+_PAST_EN = re.compile(
+    r"\b(?:did|was|were|had|used to|before|last|ago|previous(?:ly)?|old|first|grew up)\b", re.I
+)
+_PAST_ZH = re.compile(r"以前|之前|上一|上个|去年|小时候|当年|那天|那次|曾经|(?<!过)过(?!敏)")
+_NOW_EN = re.compile(r"\b(?:now|these days|currently|at the moment|still|nowadays|at present)\b", re.I)
+_NOW_ZH = re.compile(r"现在|目前|最近|这阵子|如今|平时|一般|还")
+_AUX = frozenset(
+    "is are was were do does did am has have had should can will would could the a an my your our".split()
+)
+_WH_HEAD = re.compile(r"\b(?:what|which)\s+(\w+)(?:\s+(\w+))?", re.I)
+
+
+def _plural_head(text: str) -> bool:
+    """The thing asked for is plural: "what pets", "which design tools"."""
+    for m in _WH_HEAD.finditer(text):
+        for word in m.groups():
+            if word is None or word.casefold() in _AUX:
+                break
+            w = word.casefold()
+            if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+                return True
+    return False
+
+
+def question_features(text: str) -> np.ndarray:
+    """The surface cues of a question (see QUESTION_FEATURES), for the question model."""
+    norm = unicodedata.normalize("NFKC", text)
+    return np.asarray(
+        [
+            min(3, len(re.findall(r"[?？]", norm))) / 3.0,
+            _cue(_SEVERAL_EN, _SEVERAL_ZH, norm),
+            _cue(_PAST_EN, _PAST_ZH, norm),
+            _cue(_NOW_EN, _NOW_ZH, norm),
+            float(_plural_head(norm)),
         ],
         dtype=np.float32,
     )

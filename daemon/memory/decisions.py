@@ -111,8 +111,9 @@ class BatchDecisions:
                     cands[exact_id] = D.Candidate(exact_id, d.l0, {}, 1.0, exact=True)
                 if d.category in D.SLOTTED:
                     key = (d.category, speaker)
-                    if key not in slots:
-                        slots[key] = self.store.slot_items(scope, d.category, speaker)
+                    if key not in slots:  # every family of the scope in one query per batch
+                        slots.update(self.store.slot_families(scope, D.SLOTTED))
+                        slots.setdefault(key, [])
                     for sid, sl0, sl1 in slots[key]:
                         row = idx.row_of.get(sid)
                         if row is None or not idx.active[row] or sid in plan.gone:

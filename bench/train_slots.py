@@ -40,7 +40,9 @@ from train_understanding import (  # noqa: E402
     OUT,
     SEED,
     Embeddings,
+    by_language,
     confusion,
+    errors,
     fit,
     line_for,
     oof,
@@ -87,9 +89,7 @@ def main() -> int:
     pred = p.argmax(1)
     print(f"\nout-of-fold confusion (C={c}, accuracy {acc:.3f}):")
     print(confusion(y, pred, SLOTS))
-    for lang in ("en", "zh"):
-        m = np.asarray([r["lang"] == lang for r in rows])
-        print(f"  {lang}: accuracy {float((pred[m] == y[m]).mean()):.3f} on {int(m.sum())}")
+    print(by_language(rows, y, pred))
     # the decision updates.py makes of a pair: the same single-valued slot, each more likely
     # than not (SAME_SLOT), out of fold, over every pair of sentences
     single = p[:, 1:]
@@ -103,10 +103,7 @@ def main() -> int:
         f" recall {tp / max(1, int((gold & upper).sum())):.3f}"
         f" over {int(upper.sum())} pairs ({int((gold & upper).sum())} of the same slot)"
     )
-    wrong = [(texts[i], SLOTS[y[i]], SLOTS[pred[i]]) for i in np.flatnonzero(pred != y)]
-    print(f"\nout-of-fold errors ({len(wrong)}):")
-    for t, gold, got in wrong:
-        print(f"  {gold:>8} → {got:<8} {t}")
+    print("\n" + errors(texts, y, pred, SLOTS))
     if args.cv_only:
         return 0
     model = to_linear(

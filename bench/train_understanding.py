@@ -215,6 +215,24 @@ def confusion(y: np.ndarray, pred: np.ndarray, names: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
+def by_language(rows: list[dict], y: np.ndarray, pred: np.ndarray) -> str:
+    """Accuracy per language ("en", "zh") of out-of-fold predictions, one line each."""
+    lines = []
+    for lang in ("en", "zh"):
+        m = np.asarray([r["lang"] == lang for r in rows])
+        lines.append(f"  {lang}: accuracy {float((pred[m] == y[m]).mean()):.3f} on {int(m.sum())}")
+    return "\n".join(lines)
+
+
+def errors(texts: list[str], y: np.ndarray, pred: np.ndarray, names: tuple[str, ...]) -> str:
+    """The out-of-fold errors: gold → predicted, and the text."""
+    wrong = np.flatnonzero(pred != y)
+    width = max(map(len, names))
+    lines = [f"out-of-fold errors ({len(wrong)}):"]
+    lines += [f"  {names[y[i]]:>{width}} → {names[pred[i]]:<{width}} {texts[i]}" for i in wrong]
+    return "\n".join(lines)
+
+
 def drop_threshold(p_fact: np.ndarray, is_fact: np.ndarray) -> float:
     """The largest threshold that still keeps FACT_KEEP of the facts (a fact is dropped when
     P(fact) < threshold)."""

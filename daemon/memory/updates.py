@@ -190,7 +190,7 @@ def hidden(
 
     When the question asks for the current value of one thing (`asks_now`, P from the question
     model, more likely than not), the question has named the subject: of two hits of the same
-    speaker that answer it, the newer is the answer, and the older is hidden when the update
+    speaker returned for it, the newer is the answer, and the older is hidden when the update
     model finds the pair at all plausible (JUDGE_BAR, the bar 98.6% of labelled updates reach
     out of fold). "Where do I live?" shows the new flat only; "What pets do we have?" both pets.
 

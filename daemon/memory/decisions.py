@@ -80,6 +80,7 @@ class BatchDecisions:
             cats = np.asarray(idx.categories, dtype=object)
             spk = np.asarray([s or "" for s in idx.speakers], dtype=object)
             slots: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
+            slots_read = False
             masks: dict[tuple[str, str], np.ndarray] = {}
             batch: list[Created] = []  # created earlier in this batch
             speaker_rows: dict[str, np.ndarray] = {}  # the speaker's active rows, for the update model
@@ -111,10 +112,10 @@ class BatchDecisions:
                     cands[exact_id] = D.Candidate(exact_id, d.l0, {}, 1.0, exact=True)
                 if d.category in D.SLOTTED:
                     key = (d.category, speaker)
-                    if key not in slots:  # every family of the scope in one query per batch
+                    if not slots_read:  # every family of the scope in one query per batch
                         slots.update(self.store.slot_families(scope, D.SLOTTED))
-                        slots.setdefault(key, [])
-                    for sid, sl0, sl1 in slots[key]:
+                        slots_read = True
+                    for sid, sl0, sl1 in slots.get(key, ()):
                         row = idx.row_of.get(sid)
                         if row is None or not idx.active[row] or sid in plan.gone:
                             continue

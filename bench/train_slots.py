@@ -34,18 +34,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from train_understanding import (  # noqa: E402
     DATA,
     OUT,
-    SEED,
     Embeddings,
+    best_c,
     by_language,
     confusion,
     errors,
     fit,
     line_for,
-    oof,
     read_jsonl,
     to_linear,
 )
@@ -75,17 +73,7 @@ def main() -> int:
     x = slot_matrix(texts, emb)
     emb.save()
     y = np.asarray([SLOTS.index(r["slot"]) for r in rows])
-    folds = StratifiedKFold(5, shuffle=True, random_state=SEED)
-    best = None
-    for c in (0.03, 0.1, 0.3, 1.0):
-        p = oof(x, y, c, folds)
-        acc = float((p.argmax(1) == y).mean())
-        # the decision that matters: same single-valued slot or not, for pairs of statements
-        print(f"  C={c}: out-of-fold accuracy {acc:.3f}")
-        if best is None or acc > best[0]:
-            best = (acc, c, p)
-    assert best is not None
-    acc, c, p = best
+    acc, c, p = best_c(x, y, (0.03, 0.1, 0.3, 1.0), "")
     pred = p.argmax(1)
     print(f"\nout-of-fold confusion (C={c}, accuracy {acc:.3f}):")
     print(confusion(y, pred, SLOTS))

@@ -37,6 +37,7 @@ import random
 import sys
 import zlib
 from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -279,19 +280,25 @@ def train_turns(
     )
 
 
-def train_categories(rows: list[dict], emb: Embeddings | None, cs: list[float]) -> tuple[tuple, float, dict]:
-    y = np.asarray([CATEGORIES.index(r["category"]) for r in rows])
-    x = category_matrix(rows, emb)
+def best_c(x: np.ndarray, y: np.ndarray, cs: Iterable[float], label: str) -> tuple[float, float, np.ndarray]:
+    """The regularisation C with the best out-of-fold accuracy (5 stratified folds, the first
+    of equals): (accuracy, C, out-of-fold probabilities). Prints each C's accuracy."""
     folds = StratifiedKFold(5, shuffle=True, random_state=SEED)
     best = None
     for c in cs:
         p = oof(x, y, c, folds)
         acc = float((p.argmax(1) == y).mean())
-        print(f"  category C={c}: cv accuracy {acc:.3f}")
+        print(f"  {label}C={c}: out-of-fold accuracy {acc:.3f}")
         if best is None or acc > best[0]:
             best = (acc, c, p)
-    assert best is not None
-    acc, c, p = best
+    assert best is not None, "no C to try"
+    return best
+
+
+def train_categories(rows: list[dict], emb: Embeddings | None, cs: list[float]) -> tuple[tuple, float, dict]:
+    y = np.asarray([CATEGORIES.index(r["category"]) for r in rows])
+    x = category_matrix(rows, emb)
+    acc, c, p = best_c(x, y, cs, "category ")
     print(confusion(y, p.argmax(1), CATEGORIES))
     return fit(x, y, c), c, {"cv_accuracy": round(acc, 4)}
 

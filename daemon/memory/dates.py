@@ -28,7 +28,11 @@ Conventions (each one a decision, tested):
   the nearest month (by tense) where it is a Friday.
 * A bare weekday ("on Monday", 周一, 星期五, "thurs", "on sat", "wendesday": chat abbreviations, and
   one-edit typos of the full names) is the nearest one strictly after today, unless its sentence is
-  past tense, then the nearest one strictly before today. Tense is a deliberately simple cue rule:
+  past tense, then the nearest one strictly before today. A weekday that names an event, the
+  possessive "Saturday's row" or a subject "the match on Saturday" with its verb ("... was awful",
+  "... kicks off at 3"), 周六的比赛, 周六那场吵架, is today when said on that weekday, in any tense
+  (a week ago would be "last Saturday's"); "see you on Saturday"/"I ran on Saturday" said on a
+  Saturday stay a week off, as "today" would have been said. Tense is a deliberately simple cue rule:
   the sentence (split on . ! ? ; 。！？；and newlines) has a past cue ("was", "did", "went", "had",
   "-ed" words minus a stoplist like "need"/"scheduled", "last", "ago", "yesterday"; 了/过/已经/刚才/
   上次) and no future cue ("will", "'ll", "going to", "gotta", "next", "tomorrow", "can", "could",
@@ -40,11 +44,15 @@ Conventions (each one a decision, tested):
   a cue of its own, or when it is an arrangement (a present progressive with "on/this <weekday>":
   future); else the sentence's. The same rule picks the year of a date said without one
   ("May 20" → the nearest such day on or before today in a past sentence, on or after today in a
-  future one, else the nearest), the month of "on the 5th", the day of a lone time ("call me at 3pm"
-  said at 4pm → tomorrow), and drops "in 3 days" from a past sentence, where it is a duration ("I
-  read it in 3 days"); so is "in 3 days" after a whole piece of work in a sentence that is not future
-  ("I read the whole trilogy in 3 days", "finished the entire course in two weeks"; "I'll read it in
-  3 days" is 3 days on).
+  future one, else the nearest), the day of a lone time ("call me at 3pm" said at 4pm → tomorrow),
+  and drops "in 3 days" from a past sentence, where it is a duration ("I read it in 3 days"); so is
+  "in 3 days" after a whole piece of work in a sentence that is not future ("I read the whole
+  trilogy in 3 days", "finished the entire course in two weeks"; "I'll read it in 3 days" is 3 days
+  on).
+* A day of the month without its month ("on the 19th", "by the 5th", 19号, 28日) is the latest one on
+  or before today in a past sentence ("we landed on the 19th" said on 26 August → 19 August), else
+  the next one on or after today, not the nearest: a sentence that does not look back names a day
+  ahead ("We're flying to Reykjavík on the 19th" said on 26 August → 19 September). Not 3号线, 5号楼.
 * A deadline is never in the past: a bare weekday, "the weekend", "the 20th" or a date without a year
   after "until"/"till"/"by"/"before"/"no later than"/"due"/"through", or with 之前/以前/前/为止/截止
   after it (周五之前, 周五下班前) or 截止到/最晚/最迟 before it, is the next one on or after today, whatever
@@ -77,9 +85,15 @@ Conventions (each one a decision, tested):
   三点). A lone time without am/pm or period word ("at 6:15", "at half seven", 十点半) is its next
   occurrence between 05:00 and 22:00, or its latest occurrence in a past sentence ("let's meet at
   10:30" said at noon → 10:30 tomorrow; "wake me up at 6:15" said at 22:15 → 06:15 tomorrow; "see
-  you at half seven" said at noon → 19:30). When a sentence holds exactly one lone time and exactly
-  one day expression without a time, the time is that day's, read as it would be next to it ("Lunch
-  at noon with the team tomorrow" → tomorrow 12:00; the mention keeps the day's words). The two
+  you at half seven" said at noon → 19:30); a 24-hour "at 14:20" is as said. A lone time in a past
+  account of something else ("The first unit arrived on scene at 08:05", "the outage started at
+  14:20 and was resolved by 15:10", 事故下午两点二十开始，三点十分恢复了) yields no mention: it is the
+  time of a past incident whose day is not given, often told days later, not a time of the day it
+  is told. The speaker's own day keeps its latest occurrence: a first-person subject or none ("I
+  woke up at 10:30", "got home at 11:30", 十一点半就睡了); so does a time in a sentence that says its
+  day. When a sentence holds exactly one lone time and exactly one day expression without a time,
+  the time is that day's, read as it would be next to it ("Lunch at noon with the team tomorrow" →
+  tomorrow 12:00; the mention keeps the day's words). The two
   ends of a range joined by "to"/"until"/"-"/"and" share the day said next to either ("From 2pm to
   4pm tomorrow", "9am–11am next Tuesday": both tomorrow's / that Tuesday's), and the start of
   "from 2 to 4pm" / "between 9 and 11am" takes the end's am/pm.
@@ -118,6 +132,7 @@ from zoneinfo import ZoneInfo
 
 from daemon.memory import dates_en, dates_zh
 from daemon.memory.dates_common import Ctx, DateMention, Hit, mention
+from daemon.memory.dates_cues import own_account
 from daemon.memory.dates_recurrence import Recurrence, recurrence
 
 __all__ = ["DateMention", "Recurrence", "recurrence", "resolve_dates"]
@@ -185,6 +200,24 @@ def _ranges_share_a_day(ctx: Ctx, kept: list[Hit]) -> None:
             lone.day, lone.clock = dated.day + timedelta(days=dated.clock[0]), lone.said
 
 
+def _undated_past_times(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
+    """Drop the lone times of a past account whose day is not given: "The first unit arrived on
+    scene at 08:05", "the outage started at 14:20 and was resolved by 15:10" is the time of a past
+    incident, often told days later, not a time of the day it is told (nor, read as ahead, an
+    appointment). The speaker's own day told as it goes keeps its latest occurrence ("I woke up at
+    10:30", "got home at 11:30"); so does any time in a sentence that says its day too."""
+    dated = {ctx.sentence(h.start)[0] for h in kept if h.kind != "time"}
+    out = []
+    for hit in kept:
+        if hit.kind == "time" and ctx.tense(hit.start) == "past":
+            i = ctx.sentence(hit.start)[0]
+            lo, hi = ctx.bounds(hit.start)
+            if i not in dated and not own_account(ctx.low[lo : hit.start], ctx.low[hit.end : hi]):
+                continue
+        out.append(hit)
+    return out
+
+
 def resolve_dates(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
     """Every date expression in ``text``, in text order, resolved against the event time ``at``.
 
@@ -218,6 +251,6 @@ def resolve_dates(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
         if all(hit.end <= k.start or hit.start >= k.end for k in kept):
             kept.append(hit)
     kept.sort(key=lambda h: h.start)
-    kept = _lone_times_to_days(ctx, kept)
+    kept = _undated_past_times(ctx, _lone_times_to_days(ctx, kept))
     _ranges_share_a_day(ctx, kept)
     return [mention(ctx, h) for h in kept]

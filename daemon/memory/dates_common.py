@@ -228,14 +228,34 @@ def bare_weekend(ctx: Ctx, start: int, end: int, lang: str, deadline: bool = Fal
     return hit
 
 
-def bare_weekday(ctx: Ctx, wd: int, pos: int, deadline: bool = False) -> date:
+def bare_weekday(ctx: Ctx, wd: int, pos: int, deadline: bool = False, event: bool = False) -> date:
     """A weekday said without last/this/next: strictly after today, or strictly before in a past
-    sentence; after a deadline word ("until Friday", 周五之前) on or after today, whatever the tense."""
-    if deadline:
+    sentence; after a deadline word ("until Friday", 周五之前) on or after today, whatever the tense.
+
+    A weekday that names an ``event`` ("Saturday's row", "the match on Saturday is ...", 周六的比赛)
+    is today when said on that weekday, in any tense: the event is picked out by its day, and on
+    that day today's is the one meant (a week ago it would be "last Saturday's"). A weekday placing
+    an action ("see you on Saturday", "I ran on Saturday") keeps the strict reading: had today been
+    meant, the speaker would have said "today"."""
+    if deadline or (event and ctx.today.weekday() == wd):
         return ctx.today if ctx.today.weekday() == wd else next_weekday(ctx.today, wd)
     if ctx.tense(pos) == "past":
         return prev_weekday(ctx.today, wd)
     return next_weekday(ctx.today, wd)
+
+
+def day_of_month(ctx: Ctx, day: int, pos: int, deadline: bool = False) -> date | None:
+    """A day of the month said without its month ("on the 19th", 19号), in a nearby month. A past
+    sentence ("we landed on the 19th") means the latest one on or before today; any other sentence
+    the next one on or after today. The nearest one is no good guess: a sentence that does not look
+    back names a day still ahead ("We're flying out on the 19th" said on the 26th is next month's
+    19th). Two months either side cover a 31st; None for a day no month has ("the 32nd")."""
+    cands = [c for k in range(-2, 3) if (c := valid(*year_month(ctx.today, k), day))]
+    if not cands:
+        return None
+    if not deadline and ctx.tense(pos) == "past":
+        return max(c for c in cands if c <= ctx.today)
+    return min(c for c in cands if c >= ctx.today)
 
 
 def time_hit(ctx: Ctx, start: int, end: int, clk: Clock, lang: str, ambiguous: bool) -> Hit:

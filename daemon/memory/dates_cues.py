@@ -92,6 +92,41 @@ def tense(low: str) -> str:
     return "past" if past and not future else ("future" if future else "")
 
 
+# --- whose account -----------------------------------------------------------------------------------
+# A past sentence with a clock time and no day is either the speaker telling their own day as it goes
+# ("I woke up at 10:30", "got home at 11:30, shattered": the latest such time) or an account of an
+# incident ("The first unit arrived on scene at 08:05"), often told days later: its day is not given.
+_EN_FIRST_PERSON = frozenset("i we i've we've i'd we'd".split())
+_EN_LEAD_ADVERBS = frozenset("just only then so finally eventually also still and but".split())
+_ZH_FIRST_PERSON = re.compile(r"我(?!们?的)")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+# All that stands before the time in a sentence without a subject: nothing, or adverbs (终于十一点才睡).
+_ZH_NO_SUBJECT = re.compile(r"[\s，,]*(?:终于|居然|竟然|结果|然后|后来|就|才|刚|又|也|都|还)*[\s，,]*\Z")
+
+
+def _en_own_account(words: list[str]) -> bool:
+    if not _EN_FIRST_PERSON.isdisjoint(words):
+        return True
+    lead = [w for w in words if w not in _EN_LEAD_ADVERBS and not w.endswith("ly")]
+    # a chat sentence that drops its "I": it opens with the past verb ("woke up at 10:30")
+    return bool(lead) and (
+        lead[0] in EN_PAST_WORDS or (lead[0].endswith("ed") and lead[0] not in EN_ED_NOT_PAST)
+    )
+
+
+def own_account(before: str, after: str) -> bool:
+    """Whether a past sentence tells the speaker's own doings: a first-person subject ("I", "we",
+    我/我们, not 我们的), or no subject at all, as chat drops it ("woke up at 10:30", 十一点半就睡了).
+    ``before``/``after`` are the lower-cased sentence before and after its clock time; the subject
+    is looked for before the time, or after it when the time opens the sentence ("At 08:05 the
+    first unit arrived")."""
+    if _CJK.search(before) or _CJK.search(after):
+        # Chinese: 我 before the time, or nothing but adverbs there (十一点半就睡了: no subject)
+        return bool(_ZH_FIRST_PERSON.search(before) or _ZH_NO_SUBJECT.match(before))
+    before, after = before.replace("’", "'"), after.replace("’", "'")
+    return _en_own_account(EN_WORD.findall(before) or EN_WORD.findall(after))
+
+
 # --- habits -------------------------------------------------------------------------------------------
 _WD = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # A recurring schedule: "every day", "usually", "on Tuesdays", "Wednesday afternoons", "twice a week".

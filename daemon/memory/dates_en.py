@@ -19,6 +19,7 @@ from daemon.memory.dates_common import (
     bare_weekday,
     bare_weekend,
     clock,
+    day_of_month,
     days,
     monday,
     next_weekday,
@@ -29,6 +30,7 @@ from daemon.memory.dates_common import (
     valid,
     year_month,
 )
+from daemon.memory.dates_cues import EN_ED_NOT_PAST, EN_PAST_WORDS
 from daemon.memory.dates_en_time import (
     PERIOD_AFTER,
     PERIOD_TAIL,
@@ -276,6 +278,55 @@ def _deadline(ctx: Ctx, s: int) -> bool:
     return True
 
 
+# A weekday that names an event: "Saturday's row", "the match on Saturday was called off".
+_EN_POSSESSIVE_AFTER = re.compile(r"['’]s\s+(?P<w>[a-z]+)")
+# ... but after "Saturday's" these words make the 's an "is" or "has": "Saturday's fine", "Saturday's a
+# write-off", "Saturday's looking good", "Saturday's been booked".
+_EN_IS_AFTER = frozenset(
+    """a an the my our your his her their its this that not no never good fine ok okay great perfect
+    better best bad worse free busy full booked out off open closed available possible tough hard easy
+    fun been gonna going looking getting shaping coming also still just probably definitely really too
+    so pretty quite actually only when where if at on in for with from all over what why how here there
+    more much""".split()
+)
+_EN_EVENT_BEFORE = re.compile(
+    r"(?<!\w)(?:the|that|our|my|your|his|her|their)\s+(?P<np>(?:[a-z'’-]+\s+){0,2}[a-z'’-]+)\s+on\s+\Z"
+)
+_EN_WORD_AFTER = re.compile(r"\s+(?P<w>[a-z'’]+)")
+# A finite verb right after "the match on Saturday" makes the phrase the subject of the sentence
+# (past forms come from the tense cues).
+_EN_AUX = frozenset(
+    """is isn't are aren't was wasn't were weren't will won't would wouldn't can can't could couldn't
+    has hasn't have haven't had hadn't does doesn't""".split()
+)
+
+
+def _a_verb(w: str, subject: bool = False) -> bool:
+    """Whether ``w`` is a finite verb form; right after a ``subject`` phrase, any -s word is one
+    ("the match on Saturday kicks off")."""
+    if w in _EN_AUX or w in EN_PAST_WORDS:
+        return True
+    return (len(w) > 3 and w.endswith("ed") and w not in EN_ED_NOT_PAST) or (
+        subject and len(w) > 2 and w.endswith("s") and not w.endswith("ss")
+    )
+
+
+def _names_an_event(low: str, s: int, e: int) -> bool:
+    """Whether the weekday at [s, e) names an event rather than places an action: the possessive
+    "Saturday's row", or a phrase "the row on Saturday" that is the subject of a verb ("... was
+    awful"). "I met the team on Monday" places the meeting: no verb follows, so it is no name."""
+    if (m := _EN_POSSESSIVE_AFTER.match(low, e)) and m["w"] not in _EN_IS_AFTER and not m["w"].endswith("ed"):
+        return True
+    before = _EN_EVENT_BEFORE.search(low, max(0, s - 40), s)
+    after = _EN_WORD_AFTER.match(low, e)
+    return bool(
+        before
+        and after
+        and _a_verb(after["w"].replace("’", "'"), subject=True)
+        and not any(_a_verb(w) for w in before["np"].split())
+    )
+
+
 def _weekday_hits(ctx: Ctx) -> list[Hit]:
     low, orig, today = ctx.low, ctx.text, ctx.today
     hits: list[Hit] = []
@@ -303,7 +354,8 @@ def _weekday_hits(ctx: Ctx) -> list[Hit]:
             or _EN_WD_COMPOUND_AFTER.match(low, e)
             or (orig[s].isupper() and _TITLE_AFTER.match(orig, e))
         ):
-            hits.append(Hit(s, e, bare_weekday(ctx, wd, s, _deadline(ctx, s)), kind="weekday"))
+            day = bare_weekday(ctx, wd, s, _deadline(ctx, s), _names_an_event(low, s, e))
+            hits.append(Hit(s, e, day, kind="weekday"))
     return hits
 
 
@@ -374,7 +426,8 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
                 continue
             prep = _EN_PREP_BEFORE.search(text, max(0, s - 8), s)
             if (m["ap"] or not m["mc"] or prep) and (clk := en_clock(m, None)):
-                vague = not m["ap"] and not m["h"].startswith("0")
+                # "at 6:15" may be morning or evening; "at 14:20" or "at 08:05" is as said
+                vague = not m["ap"] and not m["h"].startswith("0") and int(m["h"]) <= 12
                 if vague and (evening := evening_clock(ctx, s, clk)) != clk:
                     clk, vague = evening, False
                 hits.append(time_hit(ctx, prep.start() if prep else s, m.end(), clk, "en", vague))
@@ -400,7 +453,7 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
 
 def _absolute(ctx: Ctx) -> list[Hit]:
     """Calendar dates: "May 20", "20 May 2023", "2023-05-20", "May 2023", "in 2019", "on the 5th"."""
-    text, orig, today = ctx.low, ctx.text, ctx.today
+    text, orig = ctx.low, ctx.text
     hits: list[Hit] = []
     for m in _EN_MONTH_FIRST.finditer(text):
         s, e = m.span()
@@ -428,11 +481,9 @@ def _absolute(ctx: Ctx) -> list[Hit]:
             hits.append(Hit(*m.span(), date(int(m["yy"]), 1, 1), "year", takes_time=False))
     for m in _EN_NTH.finditer(text):
         s = m.start()
-        day = int(m["nth"])
-        cands = [c for k in (-1, 0, 1) if (c := valid(*year_month(today, k), day))]
-        if _word_start(text, s) and cands:
-            deadline = m["prep"] in ("by", "until", "till", "before")
-            hits.append(Hit(s, m.end(), ctx.pick(cands, s, deadline), kind="nth"))
+        deadline = m["prep"] in ("by", "until", "till", "before")
+        if _word_start(text, s) and (d := day_of_month(ctx, int(m["nth"]), s, deadline)):
+            hits.append(Hit(s, m.end(), d, kind="nth"))
     return hits
 
 

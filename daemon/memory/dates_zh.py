@@ -12,6 +12,7 @@ from daemon.memory.dates_common import (
     bare_weekday,
     bare_weekend,
     clock,
+    day_of_month,
     days,
     monday,
     offset_hit,
@@ -76,7 +77,7 @@ def number(s: str) -> float | None:
 
 
 # Prefilter: a Chinese date needs one of these characters.
-_CUE = re.compile(r"[天日晚早夜晨儿周星拜月年午时钟点]")
+_CUE = re.compile(r"[天日晚早夜晨儿周星拜月年午时钟点号]")
 
 
 def has_cue(text: str) -> bool:
@@ -135,6 +136,20 @@ _DEADLINE_AFTER = re.compile(
     r"(?:下班|放学|中午|上午|下午|晚上|早上|午饭|晚饭|结束|收盘)?(?:(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点半?)?"
     r"\s*(?:之前|以前|前(?!天)|为止|截止)"
 )
+# A weekday that names an event: 周六的比赛, 周六那场吵架 (not 周六的时候 "on Saturday", 周六的话 "if
+# Saturday", 周六的下午 "Saturday afternoon": a time of that day, no event).
+_EVENT_AFTER = re.compile(
+    r"的(?!时候|话|时|凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|\d|[零一二两三四五六七八九十])"
+    r"|那(?:场|次|顿|回)"
+)
+# A day of the month without its month: 19号, 二十号, 19日 (the month's own date is _ABSOLUTE's: 8月19号).
+# Not a number of something: 3号线 (line 3), 5号楼, 2号床, 1号选手, 5号电池, 二十号人, 第3号; nor a duration:
+# 7日内, 3日游, 30日无理由退货 (一日 is "one day", so 日 takes digits only).
+_DAY_ALONE = re.compile(
+    rf"(?<![\d零〇一二两三四五六七八九十百千月第几每号.:/-])"
+    rf"(?:(?P<d>{_DAY_NUM})\s*号|(?P<dd>\d{{1,2}})\s*日(?![游内无均后前以之]))"
+    r"(?![线楼门房室床位桌台车厢站口机码字院馆店区街路巷层栋单选球牌人]|电池)"
+)
 _MONTH_REL = {"上上个": -2, "下下个": 2, "上个": -1, "下个": 1, "这个": 0, "本": 0, "上": -1, "下": 1}
 _MONTH = re.compile(r"(?P<rel>上上个|下下个|上个|下个|这个|本|上|下)月(?![球亮光])")
 _MONTH_DAY = re.compile(rf"(?P<rel>上上个|下下个|上个|下个|这个|本|上|下)月\s*(?P<d>{_DAY_NUM})\s*[日号]")
@@ -160,7 +175,8 @@ TIME = re.compile(
 _TIME_ALONE = re.compile(r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚")
 # An hour with its minutes needs no period word to count: 十点半, 3点15分, 九点一刻 (a bare 三点 does).
 _CLOCK_ALONE = re.compile(
-    r"(?<![\d零一二两三四五六七八九十])(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点(?:半|[一三]刻|\d{1,2}分?|[一二三四五六七八九十]{1,3}分)"
+    r"(?<![\d零一二两三四五六七八九十])(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点"
+    r"(?:半|[一三]刻|\d{1,2}分?|[一二三四五六七八九十]{1,3}分|零[一二三四五六七八九]分?)"  # 八点零五(分): 8:05
 )
 
 
@@ -200,7 +216,8 @@ def candidates(ctx: Ctx) -> list[Hit]:
         if m["we"]:
             hits.append(bare_weekend(ctx, s, e, "zh", deadline))
         else:
-            day = bare_weekday(ctx, _WD[m["x"] or m["xz"]], s, deadline)
+            event = bool(_EVENT_AFTER.match(text, e))
+            day = bare_weekday(ctx, _WD[m["x"] or m["xz"]], s, deadline, event)
             hits.append(Hit(s, e, day, lang="zh", kind="weekday"))
 
     for m in _MONTH.finditer(text) if month else ():
@@ -234,6 +251,11 @@ def candidates(ctx: Ctx) -> list[Hit]:
     for m in _ABSOLUTE.finditer(text) if month else ():
         if hit := _absolute(ctx, m):
             hits.append(hit)
+    for m in _DAY_ALONE.finditer(text) if "号" in text or "日" in text else ():
+        n = number(m["d"] or m["dd"])
+        s, e = m.span()
+        if n is not None and (d := day_of_month(ctx, int(n), s, _deadline(text, s, e))):
+            hits.append(Hit(s, e, d, lang="zh", kind="nth"))
 
     for m in _TIME_ALONE.finditer(text):
         t = TIME.match(text, m.start())
@@ -242,7 +264,9 @@ def candidates(ctx: Ctx) -> list[Hit]:
     for m in _CLOCK_ALONE.finditer(text) if "点" in text else ():
         t = TIME.match(text, m.start())
         if t and t["hp"] and _minute(t) is not None and (clk := time_clock(t, None)):
-            vague = not (t["hd"] or t["h"]).startswith("0")
+            raw = t["hd"] or t["h"]
+            # 十点半 may be morning or evening; 14点20分 or 08:05 is as said
+            vague = not raw.startswith("0") and (number(raw) or 0) <= 12
             hits.append(time_hit(ctx, m.start(), _time_end(t), clk, "zh", vague))
     return hits
 

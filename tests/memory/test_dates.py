@@ -476,3 +476,23 @@ def test_any_mix_of_cues_resolves_without_error_into_consistent_spans(
         assert m.direction in ("past", "present", "future")
         assert m.granularity in ("day", "week", "month", "year", "time")
         assert m.has_time == (m.granularity == "time")
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 11 <= n % 100 <= 13 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+@settings(max_examples=150, deadline=None)
+@given(day=st.integers(1, 31), at=EVENT_TIMES, tz=st.sampled_from(ZONES))
+def test_a_day_of_the_month_is_ahead_unless_the_sentence_looks_back(
+    day: int, at: datetime, tz: ZoneInfo
+) -> None:
+    today = at.astimezone(tz).date()
+    ahead = one(f"We're flying out on the {_ordinal(day)}", at, tz).value.date()
+    assert ahead.day == day and today <= ahead <= today + timedelta(days=62)
+    assert one(f"我们{day}号出发", at, tz).value.date() == ahead
+    back = one(f"We landed on the {_ordinal(day)}", at, tz).value.date()
+    assert back.day == day and today - timedelta(days=62) <= back <= today
+    # the nearest one each way: no day of the month lies strictly between today and it
+    assert all((today + timedelta(days=k)).day != day for k in range((ahead - today).days))
+    assert all((today - timedelta(days=k)).day != day for k in range((today - back).days))

@@ -425,3 +425,110 @@ def test_ranges_spans_and_present_states_found_by_the_check_set(
     text: str, expected: list[tuple[date, str | None, str]]
 ) -> None:
     assert found(text) == expected
+
+
+# --- a day of the month without its month (issue: "on the 19th" said on the 26th) ------------------
+
+# Monday 26 August 2024, 10:00: the 19th of this month is a week gone, 19 September is ahead.
+AUG26 = datetime(2024, 8, 26, 10, 0, tzinfo=SH)
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "expected"),
+    [
+        # a sentence that does not look back names the next such day, not the nearest one
+        ("We're flying to Reykjavík on the 19th", AUG26, [(date(2024, 9, 19), None, "future")]),
+        (
+            "My sister's wedding is on the 9th, so I need a suit",
+            datetime(2024, 11, 21, 18, 0, tzinfo=SH),
+            [(date(2024, 12, 9), None, "future")],
+        ),
+        (
+            "Our lease ends on the 14th",
+            datetime(2025, 1, 20, 9, 0, tzinfo=SH),
+            [(date(2025, 2, 14), None, "future")],
+        ),
+        ("我们19号飞雷克雅未克", AUG26, [(date(2024, 9, 19), None, "future")]),
+        (
+            "房东说27号来修热水器",
+            datetime(2024, 10, 30, 20, 0, tzinfo=SH),
+            [(date(2024, 11, 27), None, "future")],
+        ),
+        (
+            "25号之前要把房租交了",
+            datetime(2025, 3, 3, 9, 0, tzinfo=SH),
+            [(date(2025, 3, 25), None, "future")],
+        ),
+        # a past sentence keeps this month's
+        ("我们19号就到了", AUG26, [(date(2024, 8, 19), None, "past")]),
+    ],
+)
+def test_a_day_of_the_month_ahead_unless_the_sentence_looks_back(
+    text: str, at: datetime, expected: list[tuple[date, str | None, str]]
+) -> None:
+    assert found(text, at) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["3号线今天停运", "我住在5号楼", "一号选手发挥得很好", "这是7日内发货的", "每月15号还信用卡"],
+)
+def test_a_number_with_hao_is_no_day_of_the_month(text: str) -> None:
+    # a line, a building, a contestant, a delivery window, a habit: no date but 今天's
+    assert [m.text for m in resolve_dates(text, AUG26, SH)] == (["今天"] if "今天" in text else [])
+
+
+# --- a weekday said on that weekday (issue: "Saturday's row" said on a Saturday) ------------------
+
+SAT_MORNING = datetime(2024, 8, 24, 8, 30, tzinfo=SH)
+SAT_EVENING = datetime(2024, 8, 24, 21, 0, tzinfo=SH)
+TODAY_SAT = [(date(2024, 8, 24), None, "present")]
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        # the weekday names the event: on that weekday it is today's, in any tense
+        ("Saturday's row with my brother was awful", SAT_EVENING),
+        ("The row on Saturday was awful, we haven't spoken since", SAT_EVENING),
+        ("Saturday's match kicks off at 3, are you coming?", SAT_MORNING),
+        ("The farmers' market on Saturday is moving indoors", SAT_MORNING),
+        ("周六的比赛几点开始？", SAT_MORNING),
+        ("周六的聚会取消了", SAT_MORNING),
+        ("周六那场吵架到现在还让我难受", SAT_EVENING),
+    ],
+)
+def test_a_weekday_naming_an_event_said_on_that_weekday_is_today(text: str, at: datetime) -> None:
+    assert found(text, at) == TODAY_SAT
+
+
+# --- a clock time of a past incident (issue: "arrived on scene at 08:05", told days later) -----------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The first unit arrived on scene at 08:05",
+        "The outage started at 14:20 and was resolved by 15:10",
+        "Police said the suspect left the building at 9:40pm",
+        "事故下午两点二十开始，三点十分才恢复了",
+        "第一辆消防车八点十五分就到达了现场",
+    ],
+)
+def test_a_past_incident_with_a_clock_time_is_not_dated_to_the_telling_day(text: str) -> None:
+    assert found(text, AUG26) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a 24-hour time is as said: 14:20 yesterday, not 02:20 this morning
+        ("I left the office at 14:20", [(date(2024, 8, 25), "14:20", "past")]),
+        # the day said in the sentence dates the incident
+        ("The outage on Saturday started at 14:20", [(date(2024, 8, 24), "14:20", "past")]),
+        # the speaker telling their own morning: its latest 08:05 (八点零五分 is 8:05)
+        ("我八点零五分就到公司了", [(date(2024, 8, 26), "08:05", "past")]),
+    ],
+)
+def test_past_clock_times_that_keep_a_day(text: str, expected: list[tuple[date, str | None, str]]) -> None:
+    assert found(text, AUG26) == expected

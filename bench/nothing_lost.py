@@ -143,9 +143,7 @@ def main() -> int:
                 if not keys:
                     continue
                 body = next(e["body"] for e in sheet["events"] if e["body"].get("id") == need["turn_id"])
-                hits = memory.recall(
-                    body["text"], scope, k=k, ts=parse_ts(body["ts"]), reinforce=False
-                )
+                hits = memory.recall(body["text"], scope, k=k, ts=parse_ts(body["ts"]), reinforce=False)
                 named = {f for f in fids for h in hits if turn_of[f] in h.source_ids}
                 qv = embedder.embed_query(body["text"])
                 dense = {fids[i] for i in np.argsort(-(vecs @ qv), kind="stable")[:k]}

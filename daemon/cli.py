@@ -147,8 +147,21 @@ def _hit_lines(hits: Sequence[Any], explain: bool) -> Iterator[str]:
         when = h.occurred_at.date().isoformat() if h.occurred_at else "?"
         yield f"{rank:2d}. [{h.score:.3f}] ({h.category}, {when}) {h.text}"
         yield f"      sources: {', '.join(h.source_ids)}"
+        if h.replaced_by:
+            yield f"      replaced by? {h.replaced_by['text']} (said {h.replaced_by['said'][:10]})"
         if explain:
             yield "      " + "  ".join(f"{k}={v:.3f}" for k, v in h.trace.items())
+
+
+def _retired_lines(retired: Sequence[dict[str, Any]], scope: str) -> Iterator[str]:
+    """What recall no longer returns because a newer statement retired it, and the undo."""
+    if not retired:
+        return
+    yield f"retired (not returned; `memubot restore --scope {scope} --item ID` puts one back):"
+    for r in retired:
+        on = (r["retired_at"] or "?")[:10]
+        yield f"  - {r['item_id']} {r['text']}"
+        yield f"      retired on {on} by {r['retired_by']['item_id']}: {r['retired_by']['text']}"
 
 
 def _recall_daemon(args: argparse.Namespace) -> bool:
@@ -168,8 +181,12 @@ def _recall_daemon(args: argparse.Namespace) -> bool:
         when = (h["occurred_at"] or "?")[:10]
         print(f"{rank:2d}. [{h['score']:.3f}] ({h['category']}, {when}) {h['text']}")
         print(f"      sources: {', '.join(h['source_ids'])}")
+        if h.get("replaced_by"):
+            print(f"      replaced by? {h['replaced_by']['text']} (said {h['replaced_by']['said'][:10]})")
         if args.explain:
             print("      " + "  ".join(f"{k}={v:.3f}" for k, v in h["trace"].items()))
+    for line in _retired_lines(result.get("retired", []), args.scope):
+        print(line)
     return True
 
 
@@ -202,18 +219,23 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
             reinforce=not args.no_reinforce,
         )
         ms = (time.perf_counter() - t0) * 1000
+        retired = memory.retired_near(args.query, args.scope) if args.explain else []
     if args.json:
-        out = {
+        out: dict[str, Any] = {
             "query": args.query,
             "scope": args.scope,
             "latency_ms": round(ms, 2),
             "hits": [h.as_json(args.explain) for h in hits],
         }
+        if args.explain:
+            out["retired"] = retired
         print(json.dumps(out, ensure_ascii=False))
     else:
         if not hits:
             print(f"no memories in scope {args.scope!r} match")
         for line in _hit_lines(hits, args.explain):
+            print(line)
+        for line in _retired_lines(retired, args.scope):
             print(line)
     return 0
 
@@ -362,7 +384,10 @@ def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
     with _open_memory(settings, args.db) as memory:
         ok = memory.restore(args.scope, args.item)
     if not ok:
-        print(f"memubot restore: item {args.item} in scope {args.scope!r} is not archived", file=sys.stderr)
+        print(
+            f"memubot restore: item {args.item} in scope {args.scope!r} is neither retired nor archived",
+            file=sys.stderr,
+        )
         return 1
     print(f"restored {args.item}")
     return 0
@@ -504,11 +529,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "restore",
-        help="bring an archived item back into recall",
-        description="Archived items are kept on disk; this makes one recallable again.",
+        help="undo: bring a retired or archived item back into recall",
+        description="Retired items (replaced by a newer statement) and archived ones (faded) are "
+        "kept on disk; this makes one recallable again, as if it had never been replaced. "
+        "`memubot recall --explain` and /ui show what retired an item and its id.",
     )
     p.add_argument("--scope", required=True, help="whose memory")
-    p.add_argument("--item", required=True, metavar="ID", help="the archived item's id")
+    p.add_argument("--item", required=True, metavar="ID", help="the retired or archived item's id")
     p.add_argument("--db", type=Path, help=db_help)
     p.set_defaults(func=cmd_restore)
 

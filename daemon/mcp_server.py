@@ -202,6 +202,18 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
         return json.dumps(await ask("forget", {**body, "all": all or None}), ensure_ascii=False)
 
     @server.tool(
+        annotations=ToolAnnotations(idempotent_hint=True, open_world_hint=False), structured_output=False
+    )
+    async def restore(
+        item_id: Annotated[
+            str, Field(min_length=1, description="the id of a retired or archived memory (see the inspector)")
+        ],
+    ) -> str:
+        """Undo: put a memory that was retired (replaced by a newer statement) or archived (faded)
+        back into recall. Use it when the person says an older fact still holds."""
+        return json.dumps(await ask("restore", {"scope": scope, "item": item_id}), ensure_ascii=False)
+
+    @server.tool(
         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False), structured_output=False
     )
     async def stats() -> str:

@@ -39,6 +39,7 @@ KEYS: dict[str, frozenset[str]] = {
     "recall": frozenset({"scope", "query", "k", "ts", "session", "explain", "reinforce"}),
     "memorize": frozenset({"turns"}),  # or the request is itself one turn (an event: see rpc_memorize)
     "forget": frozenset({"scope", "items", "query", "all", "dry_run"}),
+    "restore": frozenset({"scope", "item"}),
     "stats": frozenset({"scope"}),
     "profile": frozenset({"scope"}),
     "suggestions": frozenset({"scope", "status", "limit"}),
@@ -240,11 +241,14 @@ class RpcServer:
         seconds = time.perf_counter() - t0
         self.metrics.recall_seconds(seconds)
         # the query is not echoed: the caller has it, and a long one would double the reply
-        return {
+        reply = {
             "scope": scope,
             "latency_ms": round(1000 * seconds, 2),
             "hits": [h.as_json(explain) for h in hits],
         }
+        if explain:  # what recall no longer returns, and what replaced it (the undo is `restore`)
+            reply["retired"] = await asyncio.to_thread(self.memory.retired_near, query, scope)
+        return reply
 
     async def rpc_memorize(self, req: dict[str, Any]) -> dict[str, Any]:
         """Store turns now, through the same dispatcher as the bus (ledger, dead letters)."""
@@ -285,6 +289,15 @@ class RpcServer:
         )
         await self._after_write()
         return {"scope": scope, "deleted": counts, "dry_run": bool(req.get("dry_run"))}
+
+    async def rpc_restore(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Undo a retirement or an archive: the item is back in recall."""
+        scope, item_id = _required(req, "scope"), _required(req, "item")
+        await self._known_scope(scope)
+        if not await asyncio.to_thread(self.memory.restore, scope, item_id):
+            raise NotFound(f"no retired or archived item {item_id!r} in scope {scope!r}")
+        await self._after_write()
+        return {"scope": scope, "restored": item_id}
 
     async def rpc_stats(self, req: dict[str, Any]) -> dict[str, Any]:
         scope = _field(req, "scope", str)

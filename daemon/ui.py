@@ -184,7 +184,7 @@ class Inspector:
     async def restore(self, request: web.Request) -> web.Response:
         scope, item_id = await self._checked_form(request)
         if not await asyncio.to_thread(self.memory.restore, scope, item_id):
-            raise web.HTTPNotFound(text=f"no archived item {item_id!r} in scope {scope!r}\n")
+            raise web.HTTPNotFound(text=f"no retired or archived item {item_id!r} in scope {scope!r}\n")
         await self.after_write()
         log.info("ui: restored item %s in scope %s", item_id, scope)
         raise web.HTTPSeeOther("/ui?" + urlencode({"scope": scope, "notice": f"restored {item_id}"}))

@@ -256,7 +256,7 @@ def test_consolidate_forget_and_restore(env: Path, capsys: pytest.CaptureFixture
     assert archived is not None
     assert main(["restore", "--scope", "caro", "--item", archived[0], "--db", str(db)]) == 0
     assert main(["restore", "--scope", "caro", "--item", archived[0], "--db", str(db)]) == 1
-    assert "is not archived" in capsys.readouterr().err
+    assert "is neither retired nor archived" in capsys.readouterr().err
 
 
 def test_forget_requires_exactly_one_target(env: Path, capsys: pytest.CaptureFixture[str]) -> None:

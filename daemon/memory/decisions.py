@@ -9,6 +9,7 @@ decision into rows. Pure decisions over the store and the scope index: no writes
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,6 +26,8 @@ from daemon.memory.store import Store
 from daemon.memory.types import ItemDraft
 from daemon.memory.writeplan import Created, DedupPlan, item_hash
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True, slots=True)
 class BatchDecisions:
@@ -36,7 +39,7 @@ class BatchDecisions:
     retire_by_model: bool  # MemoryParams.retire_by_model
     understanding: Understanding | None
     llm: LLMExtractor | None
-    retire_by_slot: bool = False  # MemoryParams.retire_by_slot (an experiment, off)
+    retire_by_slot: bool = True  # MemoryParams.retire_by_slot
 
     def _ask_llm(self, d: ItemDraft, live: list[D.Candidate]) -> D.Decision | None:
         """Stage 2 by the LLM, when one is configured and there is something to decide;
@@ -128,6 +131,8 @@ class BatchDecisions:
                         cands[c.item_id] = D.Candidate(c.item_id, c.l0, c.l1, cos, exact=c.hash == h)
                 live = [c for c in cands.values() if c.item_id not in plan.gone]
                 decision = self._ask_llm(d, live) or D.decide(d.category, d.l1, d.l0, live, dp)
+                if decision.op == D.SUPERSEDE:
+                    decision = self._evident(decision, idx, d, vecs[j], batch)
                 if retire and decision.op in (D.CREATE, D.SUPERSEDE, D.MERGE):
                     if speaker not in speaker_rows:  # once per speaker and batch, not per draft
                         speaker_rows[speaker] = (
@@ -139,6 +144,35 @@ class BatchDecisions:
                     i, scope, item_id, d, decision, self.store, batch, vecs[j], h, hashes[i], now, said_at
                 )
         return plan
+
+    def _evident(
+        self, decision: D.Decision, idx: ScopeIndex, d: ItemDraft, vec: np.ndarray, batch: list[Created]
+    ) -> D.Decision:
+        """Keep of a dedup SUPERSEDE only the retirements with a deletion's evidence
+        (`updates.evidence`): a slot rule that reads "我表姐搬到了成都" as my new location, or
+        "I also use Linear" as the new tool, retires nothing; the new item is created beside."""
+        u = self.understanding
+        if u is None:
+            return decision
+        new = U.Statement("", d.l0, d.category, vec)
+        kept = []
+        for old_id in decision.superseded:
+            row = idx.row_of.get(old_id)
+            made = next((c for c in batch if c.item_id == old_id), None)
+            if row is not None:
+                old = U.Statement(old_id, idx.l0[row], idx.categories[row], idx.vectors.matrix[row])
+            elif made is not None:
+                old = U.Statement(old_id, made.l0, made.category, made.vector)
+            else:
+                continue
+            why = U.evidence(u, old, new, d.speaker or "")
+            if why is None:
+                kept.append(old_id)
+            else:
+                log.debug("kept %s beside the new statement: %s", old_id, why)
+        if kept:
+            return D.Decision(D.SUPERSEDE, superseded=tuple(kept), reason=decision.reason)
+        return D.Decision(D.CREATE, reason=f"{decision.reason}, but no evidence of a replacement")
 
     def _surely(
         self, d: ItemDraft, target: str | None, idx: ScopeIndex, vec: np.ndarray, batch: list[Created]

@@ -95,13 +95,19 @@ def consolidate_scope(store: Store, scope: str, now: datetime, params: L.Lifecyc
 
 
 def restore(store: Store, scope: str, item_id: str, now: datetime) -> bool:
-    """Bring an archived item back into recall; False when it is not archived."""
+    """Bring an archived or retired item back into recall; False when it is neither.
+
+    Undoing a retirement is how the person says "that was not replaced": the op log keeps
+    both the retirement and its undoing (`restored`, naming the item that had retired it).
+    """
     with store.transaction():
-        ok = store.restore(scope, item_id, now)
-        if ok:
-            store.log_ops([(scope, "restored", item_id, None)], now)
+        item = store.item(scope, item_id)
+        was = store.restore(scope, item_id, now)
+        if was is not None:
+            by = item.get("superseded_by") if item else None
+            store.log_ops([(scope, "restored", item_id, by)], now)
             store.bump_generation([scope])
-    return ok
+    return was is not None
 
 
 # ---- real deletion --------------------------------------------------------------------------

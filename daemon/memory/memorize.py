@@ -22,6 +22,7 @@ import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import dedup as D
+from daemon.memory.correction import KIND as CORRECTION
 from daemon.memory.decisions import BatchDecisions
 from daemon.memory.embed import Embedder, content_hash, embed_missing
 from daemon.memory.extract import TurnContext, context_line, extract, from_facts
@@ -231,6 +232,11 @@ class WritePath:
             ids = [item_id_for(r.scope, r.id, n) for n in range(len(mine))]
             self._turn_item[(r.scope, r.id)] = ids[0] if ids else None
             for item_id, (j, d) in zip(ids, mine, strict=True):
+                if r.kind == CORRECTION:
+                    # a correction names the one item it replaces (Memory.correct retires it);
+                    # the update model must not guess at others ("a /ui correction retired an
+                    # unrelated item too")
+                    d = replace(d, retires=False)
                 position[item_id] = len(p.drafts)
                 p.drafts.append((r.scope, item_id, d))
                 rows.append(j)

@@ -67,14 +67,25 @@ class StoreLifecycle(StoreBase):
                 [_utc(at), scope, list(evergreen)],
             )
 
-    def restore(self, scope: str, item_id: str, at: datetime) -> bool:
-        """Bring an archived item back into recall (as a fresh peripheral item)."""
+    def restore(self, scope: str, item_id: str, at: datetime) -> str | None:
+        """Bring an archived or retired item back into recall (as a fresh peripheral item).
+
+        Returns what it was: "archived", "superseded" (with the item that retired it named in
+        the op log) or None when it was neither. A retirement is undone whole: the item is valid
+        again from its old start, with no end and nothing replacing it.
+        """
         row = self.con.execute(
-            "UPDATE items SET archived = FALSE, archived_at = NULL, tier = 'peripheral', last_access = ?,"
-            " updated_at = ? WHERE scope = ? AND id = ? AND archived RETURNING id",
-            [_utc(at), _utc(at), _require(scope), item_id],
+            "SELECT archived, superseded_by, valid_until IS NOT NULL FROM items WHERE scope = ? AND id = ?",
+            [_require(scope), item_id],
         ).fetchone()
-        return row is not None
+        if row is None or not (row[0] or row[1] is not None or row[2]):
+            return None
+        self.con.execute(
+            "UPDATE items SET archived = FALSE, archived_at = NULL, superseded_by = NULL, valid_until = NULL,"
+            " tier = 'peripheral', last_access = ?, updated_at = ? WHERE scope = ? AND id = ?",
+            [_utc(at), _utc(at), _require(scope), item_id],
+        )
+        return "archived" if row[0] else "superseded"
 
     def profile_items(self, scope: str) -> list[dict[str, Any]]:
         """Core-tier, active preferences and profile facts: what the profile file shows."""

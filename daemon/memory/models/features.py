@@ -140,6 +140,25 @@ _SUBJECT_WORDS = {
     "neighbor": "neighbour",
     "colleague": "colleague",
     "coworker": "colleague",
+    "stepmother": "mother",
+    "stepmom": "mother",
+    "stepfather": "father",
+    "stepdad": "father",
+    "stepson": "son",
+    "stepdaughter": "daughter",
+    "grandson": "grandchild",
+    "granddaughter": "grandchild",
+    "grandparents": "grandparents",
+    "sibling": "sibling",
+    "siblings": "sibling",
+    "twin": "sibling",
+    "classmate": "classmate",
+    "housemate": "roommate",
+    "teammate": "colleague",
+    "bestie": "friend",
+    "buddy": "friend",
+    "godmother": "godparent",
+    "godfather": "godparent",
     "dog": "pet",
     "cat": "pet",
     "rabbit": "pet",
@@ -167,6 +186,41 @@ _SUBJECT_WORDS = {
     "室友": "roommate",
     "邻居": "neighbour",
     "同事": "colleague",
+    "表姐": "cousin",
+    "表哥": "cousin",
+    "表妹": "cousin",
+    "表弟": "cousin",
+    "堂姐": "cousin",
+    "堂哥": "cousin",
+    "堂妹": "cousin",
+    "堂弟": "cousin",
+    "姑姑": "aunt",
+    "姑妈": "aunt",
+    "阿姨": "aunt",
+    "姨妈": "aunt",
+    "小姨": "aunt",
+    "婶婶": "aunt",
+    "舅舅": "uncle",
+    "叔叔": "uncle",
+    "伯伯": "uncle",
+    "侄子": "nephew",
+    "外甥": "nephew",
+    "侄女": "niece",
+    "外甥女": "niece",
+    "孙子": "grandchild",
+    "孙女": "grandchild",
+    "姥姥": "grandmother",
+    "姥爷": "grandfather",
+    "岳父": "father-in-law",
+    "公公": "father-in-law",
+    "岳母": "mother-in-law",
+    "婆婆": "mother-in-law",
+    "同学": "classmate",
+    "舍友": "roommate",
+    "队友": "colleague",
+    "兄弟": "sibling",
+    "姐妹": "sibling",
+    "宝宝": "child",
     "狗": "pet",
     "猫": "pet",
     "兔": "pet",
@@ -202,6 +256,25 @@ _SUBJECT_ZH = re.compile(
         sorted((w for w in {**_SUBJECT_WORDS, **_PARTNER_WORDS} if not w.isascii()), key=len, reverse=True)
     )
 )
+
+
+_INTRODUCED_EN = re.compile(
+    r"\b(?:"
+    + "|".join(
+        sorted((w for w in {**_SUBJECT_WORDS, **_PARTNER_WORDS} if w.isascii()), key=len, reverse=True)
+    )
+    + r"|boss|manager|landlord|doctor|dentist|coach|teacher)(?:'s)?,?\s+((?:[A-Z][a-z]+)(?:\s[A-Z][a-z]+)?)"
+)
+
+
+def introduced(text: str) -> frozenset[str]:
+    """The names relation words introduce ("my sister Ana", "our rabbit Clover", "my boss Karen")."""
+    return frozenset(w for m in _INTRODUCED_EN.finditer(text) for w in m.group(1).split())
+
+
+def names(text: str) -> frozenset[str]:
+    """Capitalised words that are not function words: names of people, places, products."""
+    return frozenset(_names(text))
 
 
 def subjects(text: str, partner_slot: bool = False) -> frozenset[str]:
@@ -427,9 +500,141 @@ _PLAN_CHANGE_ZH = re.compile(
 )
 
 
+# A plan called off or moved, in so many words (no bare "move" or "change": "I moved to Lisbon"
+# moves no plan to visit Lisbon).
+_PLAN_OFF_EN = re.compile(
+    r"\b(?:cancel+\w*|call(?:ed|ing|s)? (?:it )?off|postpon\w*|re-?schedul\w*|push(?:ed|ing)? (?:back|to)"
+    r"|delay(?:ed|ing)?|put off|can'?t make|cannot make|won'?t make|rain check|instead(?! of)|(?:is|'s|are|was) off"
+    r"|moved (?:to|from)|brought forward|scrapped|fell through)\b",
+    re.IGNORECASE,
+)
+_PLAN_OFF_ZH = re.compile(r"取消|推迟|延期|延后|改期|改到|改成|改在|挪到|不去了|去不了|来不了|黄了|泡汤")
+
+
+def plan_moved(old: str, new: str) -> bool:
+    """The newer statement calls off or moves the plan the older one tells, naming what it is
+    about ("we've postponed the kayaking weekend" after "kayaking on the Wye with Sam in May"):
+    evidence of a replaced plan that needs no model."""
+    if not _cue(_PLAN_OFF_EN, _PLAN_OFF_ZH, new):
+        return False
+    return bool(activity_terms(old) & activity_terms(new))
+
+
 def plan_change_cue(text: str) -> bool:
     """Whether a statement says a plan changed (moved, cancelled, instead, 改到, 取消, ...)."""
     return _cue(_PLAN_CHANGE_EN, _PLAN_CHANGE_ZH, text) > 0
+
+
+# ---- what a retirement needs: the newer statement replaces, it does not add or qualify --------
+# Closed-class words, not content: each names a way a statement leaves the older one true.
+
+# Framing before a colon ("Note to self: …", "FYI: …", "备忘：…"): the statement is what follows.
+_LEAD_IN = re.compile(r"^\s*(?:[^\s:：]+\s+){0,4}[^\s:：\d][^\s:：]*(?::\s+|：\s*)(?=\S)")
+# A second one next to the first: "I also…", "another", "a second", 也, 又, 另外.
+_ALSO_EN = re.compile(
+    r"\b(?:also|too|as well|another|a second|in addition|besides|on top of|alongside|both)\b", re.IGNORECASE
+)
+_ALSO_ZH = re.compile(r"也|又|另外|另一|第二个|还有|还养|还用|还在学|同时")
+# For a while only: the usual arrangement comes back ("this week I'm working from Lyon").
+_FOR_NOW_EN = re.compile(
+    r"\b(?:this week|this weekend|this month|for now|for the time being|temporarily|for a (?:few|couple of)"
+    r" (?:days|weeks|months)|for (?:a|one|two|three|the next \w+) (?:days?|weeks?|months?)|until|till|while"
+    r"|in the meantime|meanwhile|for the moment|just for)\b",
+    re.IGNORECASE,
+)
+_FOR_NOW_ZH = re.compile(r"这周|这星期|这礼拜|本周|这几天|这两天|这个月|暂时|临时|暂住|借住|这段期间|期间")
+# Not (yet) so: a wish, a hypothesis, a thought ("if I ever move to Rome", "I'd love a Tesla").
+_IF_EN = re.compile(
+    r"\b(?:if (?:i|we) (?:ever|ever do|were|had|could)|someday|some day|one day|i'd love|i would love|i wish"
+    r"|wish i|dream of|dreaming of|thinking (?:of|about)|considering|would like to|hope to|hoping to)\b",
+    re.IGNORECASE,
+)
+_IF_ZH = re.compile(r"如果|要是|假如|万一|有一天|想要|希望|梦想|考虑要不要|打算考虑")
+# History told as history: a past state that says nothing of the present ("back in college I…").
+_PAST_STATE_EN = re.compile(
+    r"\b(?:used to|when i was|when we were|back when|back in|as a (?:kid|child|teen|teenager|student)"
+    r"|growing up|in college|in high school|at uni|my first job|in my (?:teens|twenties|thirties|20s|30s))\b",
+    re.IGNORECASE,
+)
+_PAST_STATE_ZH = re.compile(r"以前|小时候|当年|那时候|那会儿|大学时|上学时|读书时|年轻时|曾经|之前在|早年")
+# ... unless it says the present changed ("I used to live in Leeds; now it's York").
+_NOW_CHANGED_EN = re.compile(
+    r"\b(?:now|these days|nowadays|no longer|anymore|any more|instead)\b", re.IGNORECASE
+)
+_NOW_CHANGED_ZH = re.compile(r"现在|如今|目前|不再|已经不|改|换|搬")
+# A record changed on the record's own terms, said as a change of state ("the hearing was moved
+# to May", "ticket 12 is now with Priya", "改到周五"): phrases, since the bare words ("updated on
+# 1 June", "drop-off", "the night shift") turn up in facts that change nothing.
+_RECORD_CHANGE_EN = re.compile(
+    r"\b(?:(?:has|have|had|was|were|got|is|are|been|being) (?:now |just |since )?(?:been )?(?:moved|rescheduled"
+    r"|postponed|cancel+ed|called off|reassigned|replaced|renamed|changed|switched|pushed back|brought forward"
+    r"|delayed|scrapped|dropped|withdrawn|taken over)"
+    r"|(?:moved|rescheduled|postponed|pushed|changed|switched|reassigned|brought forward|delayed|handed over)"
+    r" (?:to|back|forward|over)\b|no longer|not any ?more|(?:is|are|was) now|now (?:is|are|lives|works|meets"
+    r"|runs|starts|costs|goes|belongs|reports)|(?:is|was|are|were) off|called off|fell through|instead(?! of)"
+    r"|can'?t make|cannot make|won'?t make|rain check)\b",
+    re.IGNORECASE,
+)
+_RECORD_CHANGE_ZH = re.compile(
+    r"改到|改成|改为|改在|换成|换到|换了|推迟|延期|延后|取消了|取消|提前到|不再|已经改|现在是|现在由|调整为|更改为|变成|搬到|转给|移交"
+)
+
+
+def main_clause(text: str) -> str:
+    """The statement without a framing lead-in ending in a colon ("For the record: …")."""
+    return _LEAD_IN.sub("", text, count=1)
+
+
+def keeps_the_older(text: str) -> str | None:
+    """Why a newer statement leaves an older one true, whatever it is about: it adds a second
+    one ("also"), holds for a while only ("this week"), is not so ("if I ever"), or tells a
+    past state as history ("back in college") without saying the present changed. None when
+    nothing in its words says so."""
+    zh = bool(_HAN.search(text))
+
+    def has(en: re.Pattern[str], cn: re.Pattern[str]) -> bool:
+        return bool((cn if zh else en).search(text))
+
+    if has(_ALSO_EN, _ALSO_ZH):
+        return "adds a second one"
+    # "book club is off this week" calls this week's meeting off: a change of a plan, not a
+    # temporary arrangement beside the usual one
+    if has(_FOR_NOW_EN, _FOR_NOW_ZH) and not plan_change_cue(text):
+        return "holds for a while only"
+    if has(_IF_EN, _IF_ZH):
+        return "a wish or a hypothesis"
+    if has(_PAST_STATE_EN, _PAST_STATE_ZH) and not has(_NOW_CHANGED_EN, _NOW_CHANGED_ZH):
+        return "history told as history"
+    return None
+
+
+# A clause with its subject dropped, as people write about themselves: "Started at Globex on
+# Monday", "Finally got the keys", "Moving to Leeds in May" (a verb or an adverb comes first).
+_DROPPED_SUBJECT_EN = re.compile(
+    r"^(?:\w+ed|\w+ing|got|went|left|took|began|made|found|quit|bought|sold|gave|came|met|had|saw|just"
+    r"|finally|recently|still|now|also|officially|lately|loving|off|back)\b",
+    re.IGNORECASE,
+)
+# Chinese drops the subject when it is the speaker; a third person or a "this/that" says otherwise.
+_OTHER_SUBJECT_ZH = re.compile(r"^(?:该|此|这个|那个|这家|那家|这条|那条)|他|她|它")
+
+
+def about_speaker(text: str) -> bool:
+    """The statement speaks of its speaker in its main clause: I, my, we, 我, 咱, or a subject
+    left out as people leave their own out ("Started at Globex", "搬到杭州了")."""
+    clause = main_clause(text).strip()
+    if _HAN.search(clause):
+        return bool(_FIRST_ZH.search(clause)) or not _OTHER_SUBJECT_ZH.search(clause)
+    return bool(_FIRST_EN.search(clause) or _DROPPED_SUBJECT_EN.match(clause))
+
+
+def record_change(old: str, new: str) -> bool:
+    """A statement about a thing, not the speaker, says that the thing the older statement
+    names changed: a change of state in so many words, and a word of the older one's."""
+    clause = main_clause(new)
+    if not _cue(_RECORD_CHANGE_EN, _RECORD_CHANGE_ZH, clause):
+        return False
+    return bool(_content_terms(main_clause(old)) & _content_terms(clause))
 
 
 def _names(text: str) -> set[str]:

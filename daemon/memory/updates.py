@@ -189,10 +189,13 @@ def retired(
 
     What happened stays true: a past event is never retired, only a state (where one lives, a
     habit, a preference, a relation) or a plan that has not happened yet when `new` was said.
-    With a `judge` (the LLM), the pairs the model finds at all plausible (P >= JUDGE_BAR) are
-    put to it and its answer decides; when it fails, the model's threshold does.
-    With `by_slot` (an experiment, off by default: see SAME_SLOT), the nearest older statement
-    of the same single-valued slot and person is retired too when P >= JUDGE_BAR.
+    Four routes, each only for a pair with a deletion's `evidence`: the pair model alone when it
+    is sure (P >= its `hide_threshold`); with `by_slot` (on by default, see SAME_SLOT) the
+    nearest older statement of the same single-valued slot of the same person when P >=
+    JUDGE_BAR; the nearest plan the newer calls off or moves by name (`plan_moved`); and the
+    nearest statement the speaker says changed in so many words (`record_change`) when P >=
+    JUDGE_BAR. With a `judge` (the LLM), the pairs the model finds at all plausible are put to
+    it and its answer decides; when it fails, the routes above do.
     """
     if not pool:
         return ()

@@ -333,7 +333,9 @@ class Memory(WritePath):
             qvec = self.embedder.embed_query(query[:MAX_QUERY_CHARS])
             sims = idx.vectors.matrix[rows] @ qvec
             out: list[dict[str, Any]] = []
-            for row in rows[np.argsort(-sims, kind="stable")].tolist():
+            # the nearest few inactive rows only: archived ones (faded, not retired) are skipped,
+            # and a scope may hold thousands of them
+            for row in rows[np.argsort(-sims, kind="stable")][: 10 * k].tolist():
                 item = self.store.item(scope, idx.ids[row])
                 if item is None or not item.get("superseded_by"):
                     continue  # archived (faded), not retired

@@ -308,7 +308,10 @@ class Memory(WritePath):
         )
         if not by:
             return {}
-        order = [i for i in range(len(rows)) if i not in by] + sorted(by)
+        # each demoted hit goes right after the hit that replaces it: the newer ranks first, and
+        # the older keeps its place among the rest (at the end of the list it would fall out of
+        # a shorter read: LoCoMo R@10 0.765 that way, against 0.779 with no net at all)
+        order = U.after_replacements(len(rows), by)
         c.keep(np.asarray(order, dtype=np.int64))
         new_pos = {old: pos for pos, old in enumerate(order)}
         return {new_pos[i]: new_pos[j] for i, j in by.items()}

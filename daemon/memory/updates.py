@@ -4,8 +4,8 @@ At write time a new statement retires the older statements of the same person th
 model judges it to replace ("We moved to Porto" retires "I live in Lisbon", whatever each was
 filed under). At read time, as a safety net for what the write missed (a past event is never
 retired, and an older statement may have been out of the candidate pool), of two returned hits
-of the same person the older is ranked below the others, with what replaced it, when the newer
-updates it: demoted, never hidden.
+of the same person the older is ranked right after the newer, with what replaced it, when the
+newer updates it: demoted, never hidden.
 
 Both read only the update model of `daemon.memory.models` and the vectors the pipeline has; the
 surface-only model (other embedders) is never trusted to retire or demote anything.
@@ -286,8 +286,8 @@ def replaced(
 
     The net demotes, it never hides: a pair model misreads distinct facts as updates ("the clinic
     opens at 8" and "the clinic's new director is Dr Osei"), and from the person's side a
-    hidden fact is a lost one. So the caller keeps every one of these hits, ranks it below the
-    others and says what replaced it.
+    hidden fact is a lost one. So the caller keeps every one of these hits, ranks it right after
+    the hit that replaces it (`after_replacements`) and says what replaced it.
 
     When the question asks for the current value of one thing (`asks_now`, P from the question
     model, more likely than not), the question has named the subject: of two hits of the same
@@ -350,6 +350,25 @@ def replaced(
             and evidence(u, st, new, speakers[j], reading=True) is None
         )
     return by
+
+
+def after_replacements(n: int, by: dict[int, int]) -> list[int]:
+    """The order of `n` hits with each demoted one (`by`: position → position of the hit that
+    replaces it) right after its replacement, the rest in their own order."""
+    behind: dict[int, list[int]] = {}
+    for i in sorted(by):
+        behind.setdefault(by[i], []).append(i)
+    order: list[int] = []
+
+    def place(i: int) -> None:
+        order.append(i)
+        for d in behind.get(i, []):
+            place(d)
+
+    for i in range(n):
+        if i not in by:
+            place(i)
+    return order
 
 
 def probability(u: Understanding, olds: Sequence[Statement], new: Statement, speaker: str) -> np.ndarray:

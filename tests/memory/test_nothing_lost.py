@@ -158,6 +158,16 @@ def test_a_literal_identifier_finds_the_item_that_holds_it(mem: Memory) -> None:
         assert hits[0].source_ids == [f"i{n}"], ident
 
 
+def test_a_demoted_hit_comes_right_after_the_one_that_replaces_it() -> None:
+    from daemon.memory.updates import after_replacements
+
+    assert after_replacements(4, {}) == [0, 1, 2, 3]
+    # hit 0 is replaced by hit 2, and hit 2 by hit 3 (a chain): 1, 3, 2, 0
+    assert after_replacements(4, {0: 2, 2: 3}) == [1, 3, 2, 0]
+    assert after_replacements(5, {1: 4, 0: 4}) == [2, 3, 4, 0, 1]
+    assert sorted(after_replacements(6, {5: 0, 3: 0, 1: 2})) == list(range(6))
+
+
 def test_the_framing_and_cue_readers() -> None:
     assert main_clause("FYI: the lab closes at six") == "the lab closes at six"
     assert main_clause("Meet me at 10:30 by the gate") == "Meet me at 10:30 by the gate"

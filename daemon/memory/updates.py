@@ -43,8 +43,8 @@ RETIRE_NEAREST = 1  # of those, how many nearest retirable ones a statement may 
 
 
 # The slot route (bench/train_slots.py; on by default since issue 20, MemoryParams.retire_by_slot:
-# with the pair model alone at its sure bar, dev updates 15 -> 19 of 22 with it): a newer
-# statement also retires an older one when each
+# with the deletion's evidence and the pair model's 0.52 bar, dev updates 14 -> 19 of 22 with it):
+# a newer statement also retires an older one when each
 # is more likely than not about the same single-valued slot of a person (where they live, job,
 # boss, doctor, partner, school, main tool, diet, a habit's schedule, a plan's time), about the
 # same person (kin, friends and pets are other people), and the update model finds the pair at
@@ -239,9 +239,17 @@ def retired(
     # A statement updates what it is most about: only its nearest retirable older statements
     # are weighed (a new database choice is nearer the old favourite dish than the dentist
     # appointment, and retires neither).
-    # Then each needs the evidence a deletion needs (`evidence`), whatever the model's P.
+    # Then each needs the evidence a deletion needs (`evidence`), whatever the model's P (read
+    # once per older statement: the routes below ask for the same pairs).
+    why: dict[str, str | None] = {}
+
+    def evident(s: Statement) -> bool:
+        if s.item_id not in why:
+            why[s.item_id] = evidence(u, s, new, speaker)
+        return why[s.item_id] is None
+
     nearest = sorted(retirable, key=lambda s: -s.cosine)[:RETIRE_NEAREST]
-    olds = [s for s in nearest if p[s.item_id] >= bar and evidence(u, s, new, speaker) is None]
+    olds = [s for s in nearest if p[s.item_id] >= bar and evident(s)]
     # By slot, the nearest older statement of the same slot and person (the new flat in Munich
     # retires the Hamburg landlord, though a ski trip was nearer).
     # (slots are attributes of a person: a record about a thing has none)
@@ -251,16 +259,12 @@ def retired(
         if s.item_id in slotted_ids
         and about_speaker(bare_text(s.l0, speaker))
         and about_speaker(bare_text(new.l0, speaker))
-        and evidence(u, s, new, speaker) is None
+        and evident(s)
     ]
     chosen = {s.item_id for s in olds}
     olds += [s for s in sorted(slotted, key=lambda s: -s.cosine)[:RETIRE_NEAREST] if s.item_id not in chosen]
     # and the nearest plan it calls off or moves (not yet past: `retirable`), or that it says changed
-    moved = [
-        s
-        for s in retirable
-        if (s.item_id in moved_ids or s.item_id in said_ids) and evidence(u, s, new, speaker) is None
-    ]
+    moved = [s for s in retirable if (s.item_id in moved_ids or s.item_id in said_ids) and evident(s)]
     chosen = {s.item_id for s in olds}
     olds += [s for s in sorted(moved, key=lambda s: -s.cosine)[:RETIRE_NEAREST] if s.item_id not in chosen]
     if not olds:

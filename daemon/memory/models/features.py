@@ -465,7 +465,9 @@ def _content_terms(text: str) -> set[str]:
 
 # Words that place a plan in time rather than say what it is ("tomorrow", "3pm", 周四, 十点半).
 _CALENDAR_EN = re.compile(
-    r"\d|^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$|^(?:today|tonight|tomorrow|tomorrow'|yesterday|morning"
+    # weekdays by their whole names or their short forms, not every word they begin ("friend",
+    # "money", "sunset"); "wed" is left out: the stem of "wedding" is "wed"
+    r"\d|^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|tues|thu|thur|thurs|fri|sat|sun)$|^(?:today|tonight|tomorrow|tomorrow'|yesterday|morning"
     r"|afternoon|evening|night|noon|midday|week|weekend|month|year|am|pm|next|last|this|o'clock)$"
 )
 _CALENDAR_ZH = re.compile(

@@ -14,11 +14,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from daemon import __version__, cli_bus, cli_gmail, jobs
+from daemon import __version__, bounded_json, cli_bus, cli_gmail, jobs
 from daemon.compose import open_memory
 from daemon.config import Settings, load_settings
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
-from daemon.events import parse_ts, parse_turn
+from daemon.events import MAX_EVENT_BYTES, parse_ts, parse_turn
 from daemon.memory import Memory, ResourceIn, Store
 from handlers.conversation import resource_from
 
@@ -72,9 +72,14 @@ def _read_turns(path: Path, errors: list[tuple[int, str]]) -> Iterator[tuple[int
             if not raw.strip():
                 continue
             try:
-                yield lineno, resource_from(parse_turn(raw.rstrip(b"\r\n")))
+                resource = resource_from(parse_turn(raw.rstrip(b"\r\n")))
             except InvalidEvent as exc:
                 errors.append((lineno, str(exc)))
+                continue
+            except Exception as exc:  # whatever one line raises is that line's fault, not the file's
+                errors.append((lineno, f"{type(exc).__name__}: {exc}"))
+                continue
+            yield lineno, resource
 
 
 IMPORT_CHUNK = 4096  # turns held in memory at once; progress spans the whole file
@@ -251,14 +256,14 @@ def _recall_batch(args: argparse.Namespace, settings: Settings) -> int:
         if not line.strip():
             continue
         try:
-            q = json.loads(line)
+            q = bounded_json.load(line, max_bytes=MAX_EVENT_BYTES, what="line")
             if not isinstance(q, dict):
                 raise InvalidEvent("line must be a JSON object")
             for name in ("id", "scope", "query"):
                 if not isinstance(q.get(name), str) or not q[name]:
                     raise InvalidEvent(f"missing or non-string field {name!r}")
             ts = parse_ts(q["ts"]) if q.get("ts") is not None else None
-        except (json.JSONDecodeError, InvalidEvent) as exc:
+        except InvalidEvent as exc:
             bad += 1
             print(f"{src}:{lineno}: skipped: {exc}", file=sys.stderr)
             continue

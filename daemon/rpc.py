@@ -22,6 +22,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
+from daemon import bounded_json
 from daemon.bus import conversation_subject, rpc_subject
 from daemon.dispatch import Dispatcher, Incoming
 from daemon.errors import InvalidInput, MemubotError
@@ -179,12 +180,8 @@ class RpcServer:
         t0 = time.perf_counter()
         outcome = "ok"
         try:
-            if len(data) > MAX_REQUEST_BYTES:
-                raise InvalidInput(f"request is too large: {len(data)} > {MAX_REQUEST_BYTES} bytes")
-            try:
-                req = json.loads(data.decode("utf-8")) if data.strip() else {}
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise InvalidInput(f"request is not JSON: {exc}") from exc
+            # size, UTF-8, JSON and nesting depth (a deep request raised RecursionError here)
+            req = bounded_json.load(data, max_bytes=MAX_REQUEST_BYTES, what="request") if data.strip() else {}
             if not isinstance(req, dict):
                 raise InvalidInput(f"request must be a JSON object, got {type(req).__name__}")
             if verb != "memorize" or "turns" in req:

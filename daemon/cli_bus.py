@@ -257,6 +257,19 @@ def gmail_status(settings: Settings) -> tuple[bool, str]:
     return True, f"trigger on: {'; '.join(modes)}, scope {settings.email_scope}, addresses {mine}, {watch}"
 
 
+def _backlog_line(b: dict[str, Any]) -> str:
+    """The doctor's backlog line: what waits, how old the oldest is, and whether it moves."""
+    if not b["unhandled"]:
+        return "nothing waiting: every event received is handled"
+    line = (
+        f"{b['unhandled']} events not yet handled, the oldest received {b['oldest_unhandled_age_s']:.0f}s ago; "
+        f"the last one handled {b['since_progress_s']:.0f}s ago"
+    )
+    if b["stalled"]:
+        line += " — stalled: events wait and none is handled (see the daemon's log)"
+    return line
+
+
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     """Check configuration, broker, daemon, database and model; one line per check."""
     failures = 0
@@ -349,6 +362,13 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
             f"running: {stats['resources']} resources, {stats['items']} items; handled {d['handled']} events, "
             f"{d['pending']} pending, {d['dead_letters']} dead letters",
         )
+        backlog = d.get("backlog")
+        if backlog is not None:
+            check(
+                "backlog",
+                not backlog["stalled"],
+                _backlog_line(backlog),
+            )
         check(
             "dead letters",
             d["dead_letters"] == 0,

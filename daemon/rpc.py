@@ -116,6 +116,7 @@ class RpcServer:
         pending: Callable[[], Awaitable[tuple[int, int]]],
         after_write: Callable[[], Awaitable[Any]],
         metrics: Metrics | None = None,
+        backlog: Callable[[], dict[str, Any] | None] | None = None,
     ) -> None:
         self.nc = nc
         self.dispatcher = dispatcher
@@ -123,6 +124,7 @@ class RpcServer:
         self._flush = flush
         self._pending = pending
         self._after_write = after_write
+        self._backlog = backlog
         self.metrics = metrics or dispatcher.metrics
         self._subs: list[Subscription] = []
 
@@ -310,6 +312,9 @@ class RpcServer:
             "pending": pending,
             "in_flight": in_flight,
         }
+        backlog = self._backlog() if self._backlog is not None else None
+        if backlog is not None:
+            stats["daemon"]["backlog"] = backlog
         return stats
 
     async def rpc_profile(self, req: dict[str, Any]) -> dict[str, Any]:

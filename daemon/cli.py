@@ -14,7 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from daemon import __version__, bounded_json, cli_bus, cli_gmail, jobs
+from daemon import __version__, bounded_json, cli_bus, cli_gmail, cli_memory
+from daemon.client import RpcError
 from daemon.compose import open_memory
 from daemon.config import Settings, load_settings
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
@@ -335,73 +336,16 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _need_db(command: str, settings: Settings, db: Path | None) -> Path | None:
-    path = db or settings.db_path
-    if not Path(path).exists():
-        print(f"memubot {command}: no database at {path}", file=sys.stderr)
-        return None
-    return Path(path)
-
-
-def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
-    if _need_db("consolidate", settings, args.db) is None:
-        return 2
-    at = parse_ts(args.at, "--at") if args.at else None
-    with _open_memory(settings, args.db) as memory:
-        report = jobs.consolidate(memory, settings, args.scope, at)
-    if args.json:
-        print(json.dumps(report))
-        return 0
-    for scope, r in report["scopes"].items():
-        print(
-            f"{scope}: {r['active_before']} active items → {r['active_after']}; promoted {r['promoted']},"
-            f" demoted {r['demoted']}, archived {r['archived']}, newly evergreen {r['evergreen']}"
-        )
-    if report["profile_updated"] is not None:
-        print(f"profile file: {'updated' if report['profile_updated'] else 'unchanged'}")
-    return 0
-
-
-def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
-    if _need_db("forget", settings, args.db) is None:
-        return 2
-    with _open_memory(settings, args.db) as memory:
-        counts = memory.forget(
-            args.scope,
-            item_ids=args.item or (),
-            query=args.query,
-            everything=args.all,
-            dry_run=args.dry_run,
-        )
-        if not args.dry_run:
-            jobs.refresh_profile(memory, settings)
-    if args.json:
-        print(json.dumps({"scope": args.scope, "dry_run": args.dry_run, **counts}))
-        return 0
-    verb = "would delete" if args.dry_run else "deleted"
-    print(f"{args.scope}: {verb} " + ", ".join(f"{n} {table}" for table, n in counts.items()))
-    return 0
-
-
-def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
-    if _need_db("restore", settings, args.db) is None:
-        return 2
-    with _open_memory(settings, args.db) as memory:
-        ok = memory.restore(args.scope, args.item)
-    if not ok:
-        print(
-            f"memubot restore: item {args.item} in scope {args.scope!r} is neither retired nor archived",
-            file=sys.stderr,
-        )
-        return 1
-    print(f"restored {args.item}")
-    return 0
-
-
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
 
     from daemon.app import serve
+
+    # said before the model loads and before the HTTP port or the file's lock says it less clearly
+    running = cli_bus.already_running(settings)
+    if running is not None:
+        print(f"memubot run: {running}", file=sys.stderr)
+        return 1
 
     logging.getLogger().setLevel(logging.DEBUG if args.verbose else logging.INFO)
     # APScheduler logs every run at INFO; our tick handler logs each tick once already
@@ -502,47 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser(
-        "consolidate",
-        help="run the lifecycle job now: tiers, archiving, the profile file",
-        description="Move items between tiers (peripheral → working → core and back) by use and "
-        "importance, archive the ones that faded (kept on disk, out of recall, restorable), and "
-        "rewrite the profile file's managed block. The daemon runs this daily.",
-    )
-    p.add_argument("--db", type=Path, help=db_help)
-    p.add_argument("--scope", help="only this scope (default: every scope)")
-    p.add_argument("--at", help="the time to consolidate at, ISO-8601 with offset (default: now)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_consolidate)
-
-    p = sub.add_parser(
-        "forget",
-        help="delete memories for good (the privacy path)",
-        description="Really delete: the items, the resources they came from, their index postings, "
-        "vectors and cached vectors, and the forgotten words in neighbouring items' context. "
-        "Prints how many rows went from each table.",
-    )
-    p.add_argument("--scope", required=True, help="whose memory")
-    what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--item", action="append", metavar="ID", help="an item id (repeatable)")
-    what.add_argument("--query", help="every item and resource containing all these words")
-    what.add_argument("--all", action="store_true", help="everything in the scope")
-    p.add_argument("--dry-run", action="store_true", help="count what would go; delete nothing")
-    p.add_argument("--db", type=Path, help=db_help)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_forget)
-
-    p = sub.add_parser(
-        "restore",
-        help="undo: bring a retired or archived item back into recall",
-        description="Retired items (replaced by a newer statement) and archived ones (faded) are "
-        "kept on disk; this makes one recallable again, as if it had never been replaced. "
-        "`memubot recall --explain` and /ui show what retired an item and its id.",
-    )
-    p.add_argument("--scope", required=True, help="whose memory")
-    p.add_argument("--item", required=True, metavar="ID", help="the retired or archived item's id")
-    p.add_argument("--db", type=Path, help=db_help)
-    p.set_defaults(func=cmd_restore)
+    cli_memory.add_parsers(sub, db_help)
 
     p = sub.add_parser(
         "mcp",
@@ -586,11 +490,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.close(devnull)
         return 128 + signal.SIGPIPE
     except StoreLocked as exc:
-        message = cli_bus.locked_message(settings, exc) if settings else str(exc)
+        message = cli_bus.locked_message(settings, exc, args.command) if settings else str(exc)
         print(f"memubot {args.command}: {message}", file=sys.stderr)
+        return 1
+    except RpcError as exc:
+        # the daemon's own refusal, worded for a person already ("no item 'x' in scope 'y'")
+        print(f"memubot {args.command}: {exc.message}", file=sys.stderr)
         return 1
     except MemubotError as exc:
         print(f"memubot {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except TimeoutError as exc:
+        # a request the daemon took too long over may still complete: say so, do not guess
+        print(
+            f"memubot {args.command}: {exc}; it may still finish (check with `memubot stats`)",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         print(f"memubot {args.command}: interrupted", file=sys.stderr)

@@ -98,18 +98,63 @@ def running_daemon_pid(settings: Settings) -> int | None:
     return pid if command is None or _looks_like_daemon(command) else None
 
 
-def locked_message(settings: Settings, exc: StoreLocked) -> str:
-    """What to tell the person when the DuckDB file is held by another process."""
-    command = _command_line(exc.pid) if exc.pid is not None else None
+def _answers(settings: Settings) -> bool:
+    """Whether a daemon answers a stats request now (any failure is a no)."""
+    try:
+        return ask_daemon(settings, "stats", {}, timeout=10) is not None
+    except (MemubotError, TimeoutError, OSError):
+        return False
+
+
+def already_running(settings: Settings) -> str | None:
+    """What to tell a second `memubot run`: which daemon already runs here, and how to reach it."""
+    pid = running_daemon_pid(settings)
+    if pid is None:
+        return None
+    info = runtime_info(settings.state_dir) or {}
+    reach = "".join(
+        f", {name} {info[key]}" for name, key in (("NATS", "nats_url"), ("HTTP", "http")) if info.get(key)
+    )
+    return (
+        f"a memubot daemon is already running (pid {pid}{reach}) on {info.get('db') or settings.db_path}; "
+        f"one daemon serves a memory file. Stop it first (`kill {pid}`, or `systemctl --user stop memubot`), "
+        "or give this one its own MEMUBOT_STATE_DIR."
+    )
+
+
+def locked_message(settings: Settings, exc: StoreLocked, command: str | None = None) -> str:
+    """What to tell the person when the DuckDB file is held by another process.
+
+    Whether the daemon answers is asked here, not assumed: a command that reads the file itself
+    (`--db`, a batch recall) meets the lock while the daemon is alive and well.
+    """
+    holder_command = _command_line(exc.pid) if exc.pid is not None else None
     daemon_pid = running_daemon_pid(settings)
-    if (exc.pid is not None and exc.pid == daemon_pid) or _looks_like_daemon(command):
+    if (exc.pid is not None and exc.pid == daemon_pid) or _looks_like_daemon(holder_command):
+        if command == "run":
+            return (
+                f"another memubot daemon (pid {exc.pid}) holds {exc.path}; one daemon serves a memory "
+                "file (it may still be starting: `memubot doctor` tells)."
+            )
+        if _answers(settings):
+            what = f"`memubot {command}` in this form" if command else "this"
+            return (
+                f"the memubot daemon (pid {exc.pid}) is running and holds {exc.path}; {what} reads the "
+                "file itself, which DuckDB allows to one process at a time. Without --db the commands "
+                "that can ask the daemon do (stats, recall of one query, forget, restore, consolidate, "
+                "import)."
+            )
         tried = ", ".join(candidate_urls(settings))
         return (
             f"the memubot daemon (pid {exc.pid}) is running and holds {exc.path}, but it does not answer "
             f"over NATS (tried {tried}), and the file cannot be read while it runs. "
             "Check it with `memubot doctor`."
         )
-    holder = f"process {exc.pid}" + (f" ({command})" if command else "") if exc.pid else "another process"
+    holder = (
+        f"process {exc.pid}" + (f" ({holder_command})" if holder_command else "")
+        if exc.pid
+        else "another process"
+    )
     return (
         f"{exc.path} is in use by {holder}; DuckDB lets one process open it at a time. "
         "Stop that process, or check with `memubot doctor`."

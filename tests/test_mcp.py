@@ -154,7 +154,7 @@ async def test_remember_recall_forget_recall_again(daemon: Settings, tmp_path: P
 
         # restore: nothing retired or archived to undo is a tool error with the daemon's reason
         message = await call_error(client, "restore", {"item_id": cat["hits"][0]["item_id"]})
-        assert "no retired or archived item" in message
+        assert "is neither retired nor archived" in message
 
         # the daemon's refusals come back as tool errors with its message
         message = await call_error(client, "forget", {"item_id": "no-such-item", "query": "cat"})

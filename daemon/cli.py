@@ -9,12 +9,14 @@ import os
 import signal
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from daemon import __version__, bounded_json, cli_bus, cli_gmail, cli_memory
+from daemon.cli_import import import_through_daemon
 from daemon.client import RpcError
 from daemon.compose import open_memory
 from daemon.config import Settings, load_settings
@@ -41,10 +43,11 @@ settings come from $MEMUBOT_CONFIG (TOML) and MEMUBOT_* variables; see README.md
 class Progress:
     """Progress on stderr: a live line on a terminal, a line every 10% otherwise."""
 
-    def __init__(self, label: str, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, label: str, stream: TextIO | None = None) -> None:
         self.label = label
-        self.stream = stream
-        self.tty = stream.isatty()
+        # looked up now, not when this module was imported: a redirected stderr gets the progress
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
         self.start = time.perf_counter()
         self._last_decile = -1
 
@@ -105,9 +108,14 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     with path.open("rb") as f:
         total = sum(1 for line in f if line.strip())
     errors: list[tuple[int, str]] = []
-    reported = valid = added = skipped = items = noise = 0
     bar = None if args.quiet else Progress("importing")
     t0 = time.perf_counter()
+    if args.db is None:
+        live = import_through_daemon(settings, path, errors, bar or (lambda done, total: None), total)
+        if live is not None:
+            return _imported_through_daemon(args, path, errors, *live, time.perf_counter() - t0)
+        errors.clear()  # the daemon went away part-way: the file path reads every line again
+    reported = valid = added = skipped = items = noise = 0
     with _open_memory(settings, args.db) as memory:
         for chunk in _chunks(_read_turns(path, errors), IMPORT_CHUNK):
             for lineno, reason in errors[reported:]:
@@ -146,6 +154,41 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
             f"{skipped} already stored, {items} items ({noise} turns were noise) in {took:.1f}s"
         )
     return 1 if errors and args.strict else 0
+
+
+def _imported_through_daemon(
+    args: argparse.Namespace,
+    path: Path,
+    errors: list[tuple[int, str]],
+    outcomes: Counter[str],
+    dead: list[tuple[str, str]],
+    took: float,
+) -> int:
+    """The import's summary when the daemon stored the turns (it reports outcomes, not rows)."""
+    for lineno, reason in errors:
+        print(f"{path}:{lineno}: skipped: {reason}", file=sys.stderr)
+    for event_id, reason in dead:
+        print(f"{path}: {event_id}: dead letter: {reason}", file=sys.stderr)
+    valid = sum(outcomes.values())
+    summary = {
+        "lines": valid + len(errors),
+        "valid": valid,
+        "bad_lines": len(errors),
+        "stored": outcomes["stored"],
+        "already_stored": outcomes["duplicate"],
+        "dead_letters": outcomes["dead_letter"],
+        "through_daemon": True,
+        "seconds": round(took, 2),
+    }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"imported {path} through the running daemon: {valid} valid turns ({len(errors)} bad lines), "
+            f"{outcomes['stored']} stored, {outcomes['duplicate']} already stored, "
+            f"{outcomes['dead_letter']} dead letters in {took:.1f}s"
+        )
+    return 1 if (errors or dead) and args.strict else 0
 
 
 def _hit_lines(hits: Sequence[Any], explain: bool) -> Iterator[str]:

@@ -42,7 +42,7 @@ async def _find_broker(settings: Settings) -> str | None:
     return None
 
 
-async def _with_client(settings: Settings, fn: Callable[[Client], Awaitable[T]]) -> T | None:
+async def with_daemon(settings: Settings, fn: Callable[[Client], Awaitable[T]]) -> T | None:
     """Run fn against the daemon; None when no broker answers or no daemon listens on it."""
     url = await _find_broker(settings)
     if url is None:
@@ -60,7 +60,7 @@ async def _with_client(settings: Settings, fn: Callable[[Client], Awaitable[T]])
 
 def ask_daemon(settings: Settings, verb: str, body: dict[str, Any], timeout: float = 60.0) -> Any | None:
     """One RPC to the running daemon; None if there is none (the caller falls back to the file)."""
-    return asyncio.run(_with_client(settings, lambda c: c.request(verb, body, timeout=timeout)))
+    return asyncio.run(with_daemon(settings, lambda c: c.request(verb, body, timeout=timeout)))
 
 
 # ---- a daemon that holds the file but does not answer ---------------------------------------

@@ -192,3 +192,34 @@ async def test_a_command_that_reads_the_file_says_the_daemon_answers(
     err = capsys.readouterr().err
     assert f"the memubot daemon (pid {daemon.pid}) is running" in err, err
     assert "does not answer" not in err and "reads the file itself" in err
+
+
+async def test_import_goes_through_the_daemon_with_progress(
+    daemon: Daemon, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [
+        json.dumps(
+            {"id": f"i{n}", "scope": "kim", "role": "user", "text": text, "ts": f"2024-03-0{n}T09:00:00Z"}
+        )
+        for n, text in enumerate(
+            ["I keep bees on the roof.", "My sister Ada lives in Porto.", "I am learning the oboe."], start=1
+        )
+    ]
+    lines.insert(2, '{"id": "bad", "scope": "kim"')  # line 3: not JSON
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    assert await cli("import", str(turns), "--json") == 0
+    out = capsys.readouterr()
+    summary = json.loads(out.out)
+    assert summary["through_daemon"] is True and summary["stored"] == 3 and summary["bad_lines"] == 1
+    assert f"{turns}:3: skipped:" in out.err and "importing: 4/4" in out.err, out.err
+    assert (await _stats("kim", capsys))["resources"] == 3
+    assert await cli("recall", "who lives in Porto?", "--scope", "kim", "--json") == 0
+    assert "Ada" in json.loads(capsys.readouterr().out)["hits"][0]["text"]
+
+    # the same file again adds nothing; --strict makes the bad line an exit 1
+    assert await cli("import", str(turns), "--quiet", "--strict") == 1
+    out = capsys.readouterr()
+    assert "through the running daemon" in out.out and "0 stored, 3 already stored" in out.out, out.out
+    assert (await _stats("kim", capsys))["resources"] == 3

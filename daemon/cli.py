@@ -1,4 +1,4 @@
-"""The `memubot` command line: import, recall and stats on a DuckDB file (no daemon needed)."""
+"""The `memubot` command line: import, recall and stats — through the running daemon, else on the DuckDB file."""
 
 from __future__ import annotations
 
@@ -421,7 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memubot",
         description="memubot: a proactive memory daemon for AI agents. `run` starts the service; "
-        "import, recall and stats work directly on a DuckDB memory file, without it.",
+        "the other commands ask it while it runs, and work on the DuckDB memory file (--db) without it.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -174,7 +174,8 @@ def _imported_through_daemon(
         "lines": valid + len(errors),
         "valid": valid,
         "bad_lines": len(errors),
-        "stored": outcomes["stored"],
+        # the file path's keys where the meaning is the same, so a script reads either
+        "resources_added": outcomes["stored"],
         "already_stored": outcomes["duplicate"],
         "dead_letters": outcomes["dead_letter"],
         "through_daemon": True,

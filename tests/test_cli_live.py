@@ -212,7 +212,7 @@ async def test_import_goes_through_the_daemon_with_progress(
     assert await cli("import", str(turns), "--json") == 0
     out = capsys.readouterr()
     summary = json.loads(out.out)
-    assert summary["through_daemon"] is True and summary["stored"] == 3 and summary["bad_lines"] == 1
+    assert summary["through_daemon"] is True and summary["resources_added"] == 3 and summary["bad_lines"] == 1
     assert f"{turns}:3: skipped:" in out.err and "importing: 4/4" in out.err, out.err
     assert (await _stats("kim", capsys))["resources"] == 3
     assert await cli("recall", "who lives in Porto?", "--scope", "kim", "--json") == 0

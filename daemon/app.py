@@ -167,8 +167,18 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         stack.push_async_callback(pump)  # after the consumer's last batch
         stack.push_async_callback(consumer.stop, settings.stop_timeout)
 
+        def backlog_json() -> dict[str, Any] | None:
+            """The consumer's latest look at what is not yet handled (refreshed every few seconds)."""
+            return consumer.last_backlog.as_json() if consumer.last_backlog is not None else None
+
         rpc = RpcServer(
-            nc, dispatcher, flush=consumer.flush, pending=consumer.pending, after_write=pump, metrics=metrics
+            nc,
+            dispatcher,
+            flush=consumer.flush,
+            pending=consumer.pending,
+            after_write=pump,
+            metrics=metrics,
+            backlog=backlog_json,
         )
         await rpc.start()
         stack.push_async_callback(rpc.stop)
@@ -194,7 +204,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
                 "scheduler": scheduler.running,
             }
 
-        app = make_app(metrics, ready)
+        app = make_app(metrics, ready, details=lambda: {"backlog": backlog_json()})
         add_github_webhook(app, settings, publish, memory.clock, metrics)
         add_gmail_webhook(app, settings, publish, metrics)
         add_ui(app, memory, settings, pump)

@@ -1,4 +1,4 @@
-"""The `memubot` command line: import, recall and stats on a DuckDB file (no daemon needed)."""
+"""The `memubot` command line: import, recall and stats — through the running daemon, else on the DuckDB file."""
 
 from __future__ import annotations
 
@@ -9,16 +9,19 @@ import os
 import signal
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from daemon import __version__, cli_bus, cli_gmail, jobs
+from daemon import __version__, bounded_json, cli_bus, cli_gmail, cli_memory
+from daemon.cli_import import import_through_daemon
+from daemon.client import RpcError
 from daemon.compose import open_memory
 from daemon.config import Settings, load_settings
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
-from daemon.events import parse_ts, parse_turn
+from daemon.events import MAX_EVENT_BYTES, parse_ts, parse_turn
 from daemon.memory import Memory, ResourceIn, Store
 from handlers.conversation import resource_from
 
@@ -40,10 +43,11 @@ settings come from $MEMUBOT_CONFIG (TOML) and MEMUBOT_* variables; see README.md
 class Progress:
     """Progress on stderr: a live line on a terminal, a line every 10% otherwise."""
 
-    def __init__(self, label: str, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, label: str, stream: TextIO | None = None) -> None:
         self.label = label
-        self.stream = stream
-        self.tty = stream.isatty()
+        # looked up now, not when this module was imported: a redirected stderr gets the progress
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
         self.start = time.perf_counter()
         self._last_decile = -1
 
@@ -72,9 +76,14 @@ def _read_turns(path: Path, errors: list[tuple[int, str]]) -> Iterator[tuple[int
             if not raw.strip():
                 continue
             try:
-                yield lineno, resource_from(parse_turn(raw.rstrip(b"\r\n")))
+                resource = resource_from(parse_turn(raw.rstrip(b"\r\n")))
             except InvalidEvent as exc:
                 errors.append((lineno, str(exc)))
+                continue
+            except Exception as exc:  # whatever one line raises is that line's fault, not the file's
+                errors.append((lineno, f"{type(exc).__name__}: {exc}"))
+                continue
+            yield lineno, resource
 
 
 IMPORT_CHUNK = 4096  # turns held in memory at once; progress spans the whole file
@@ -99,9 +108,14 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     with path.open("rb") as f:
         total = sum(1 for line in f if line.strip())
     errors: list[tuple[int, str]] = []
-    reported = valid = added = skipped = items = noise = 0
     bar = None if args.quiet else Progress("importing")
     t0 = time.perf_counter()
+    if args.db is None:
+        live = import_through_daemon(settings, path, errors, bar or (lambda done, total: None), total)
+        if live is not None:
+            return _imported_through_daemon(args, path, errors, *live, time.perf_counter() - t0)
+        errors.clear()  # the daemon went away part-way: the file path reads every line again
+    reported = valid = added = skipped = items = noise = 0
     with _open_memory(settings, args.db) as memory:
         for chunk in _chunks(_read_turns(path, errors), IMPORT_CHUNK):
             for lineno, reason in errors[reported:]:
@@ -140,6 +154,42 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
             f"{skipped} already stored, {items} items ({noise} turns were noise) in {took:.1f}s"
         )
     return 1 if errors and args.strict else 0
+
+
+def _imported_through_daemon(
+    args: argparse.Namespace,
+    path: Path,
+    errors: list[tuple[int, str]],
+    outcomes: Counter[str],
+    dead: list[tuple[str, str]],
+    took: float,
+) -> int:
+    """The import's summary when the daemon stored the turns (it reports outcomes, not rows)."""
+    for lineno, reason in errors:
+        print(f"{path}:{lineno}: skipped: {reason}", file=sys.stderr)
+    for event_id, reason in dead:
+        print(f"{path}: {event_id}: dead letter: {reason}", file=sys.stderr)
+    valid = sum(outcomes.values())
+    summary = {
+        "lines": valid + len(errors),
+        "valid": valid,
+        "bad_lines": len(errors),
+        # the file path's keys where the meaning is the same, so a script reads either
+        "resources_added": outcomes["stored"],
+        "already_stored": outcomes["duplicate"],
+        "dead_letters": outcomes["dead_letter"],
+        "through_daemon": True,
+        "seconds": round(took, 2),
+    }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"imported {path} through the running daemon: {valid} valid turns ({len(errors)} bad lines), "
+            f"{outcomes['stored']} stored, {outcomes['duplicate']} already stored, "
+            f"{outcomes['dead_letter']} dead letters in {took:.1f}s"
+        )
+    return 1 if (errors or dead) and args.strict else 0
 
 
 def _hit_lines(hits: Sequence[Any], explain: bool) -> Iterator[str]:
@@ -251,14 +301,14 @@ def _recall_batch(args: argparse.Namespace, settings: Settings) -> int:
         if not line.strip():
             continue
         try:
-            q = json.loads(line)
+            q = bounded_json.load(line, max_bytes=MAX_EVENT_BYTES, what="line")
             if not isinstance(q, dict):
                 raise InvalidEvent("line must be a JSON object")
             for name in ("id", "scope", "query"):
                 if not isinstance(q.get(name), str) or not q[name]:
                     raise InvalidEvent(f"missing or non-string field {name!r}")
             ts = parse_ts(q["ts"]) if q.get("ts") is not None else None
-        except (json.JSONDecodeError, InvalidEvent) as exc:
+        except InvalidEvent as exc:
             bad += 1
             print(f"{src}:{lineno}: skipped: {exc}", file=sys.stderr)
             continue
@@ -330,73 +380,16 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _need_db(command: str, settings: Settings, db: Path | None) -> Path | None:
-    path = db or settings.db_path
-    if not Path(path).exists():
-        print(f"memubot {command}: no database at {path}", file=sys.stderr)
-        return None
-    return Path(path)
-
-
-def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
-    if _need_db("consolidate", settings, args.db) is None:
-        return 2
-    at = parse_ts(args.at, "--at") if args.at else None
-    with _open_memory(settings, args.db) as memory:
-        report = jobs.consolidate(memory, settings, args.scope, at)
-    if args.json:
-        print(json.dumps(report))
-        return 0
-    for scope, r in report["scopes"].items():
-        print(
-            f"{scope}: {r['active_before']} active items → {r['active_after']}; promoted {r['promoted']},"
-            f" demoted {r['demoted']}, archived {r['archived']}, newly evergreen {r['evergreen']}"
-        )
-    if report["profile_updated"] is not None:
-        print(f"profile file: {'updated' if report['profile_updated'] else 'unchanged'}")
-    return 0
-
-
-def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
-    if _need_db("forget", settings, args.db) is None:
-        return 2
-    with _open_memory(settings, args.db) as memory:
-        counts = memory.forget(
-            args.scope,
-            item_ids=args.item or (),
-            query=args.query,
-            everything=args.all,
-            dry_run=args.dry_run,
-        )
-        if not args.dry_run:
-            jobs.refresh_profile(memory, settings)
-    if args.json:
-        print(json.dumps({"scope": args.scope, "dry_run": args.dry_run, **counts}))
-        return 0
-    verb = "would delete" if args.dry_run else "deleted"
-    print(f"{args.scope}: {verb} " + ", ".join(f"{n} {table}" for table, n in counts.items()))
-    return 0
-
-
-def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
-    if _need_db("restore", settings, args.db) is None:
-        return 2
-    with _open_memory(settings, args.db) as memory:
-        ok = memory.restore(args.scope, args.item)
-    if not ok:
-        print(
-            f"memubot restore: item {args.item} in scope {args.scope!r} is neither retired nor archived",
-            file=sys.stderr,
-        )
-        return 1
-    print(f"restored {args.item}")
-    return 0
-
-
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
 
     from daemon.app import serve
+
+    # said before the model loads and before the HTTP port or the file's lock says it less clearly
+    running = cli_bus.already_running(settings)
+    if running is not None:
+        print(f"memubot run: {running}", file=sys.stderr)
+        return 1
 
     logging.getLogger().setLevel(logging.DEBUG if args.verbose else logging.INFO)
     # APScheduler logs every run at INFO; our tick handler logs each tick once already
@@ -429,7 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memubot",
         description="memubot: a proactive memory daemon for AI agents. `run` starts the service; "
-        "import, recall and stats work directly on a DuckDB memory file, without it.",
+        "the other commands ask it while it runs, and work on the DuckDB memory file (--db) without it.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -497,47 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser(
-        "consolidate",
-        help="run the lifecycle job now: tiers, archiving, the profile file",
-        description="Move items between tiers (peripheral → working → core and back) by use and "
-        "importance, archive the ones that faded (kept on disk, out of recall, restorable), and "
-        "rewrite the profile file's managed block. The daemon runs this daily.",
-    )
-    p.add_argument("--db", type=Path, help=db_help)
-    p.add_argument("--scope", help="only this scope (default: every scope)")
-    p.add_argument("--at", help="the time to consolidate at, ISO-8601 with offset (default: now)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_consolidate)
-
-    p = sub.add_parser(
-        "forget",
-        help="delete memories for good (the privacy path)",
-        description="Really delete: the items, the resources they came from, their index postings, "
-        "vectors and cached vectors, and the forgotten words in neighbouring items' context. "
-        "Prints how many rows went from each table.",
-    )
-    p.add_argument("--scope", required=True, help="whose memory")
-    what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--item", action="append", metavar="ID", help="an item id (repeatable)")
-    what.add_argument("--query", help="every item and resource containing all these words")
-    what.add_argument("--all", action="store_true", help="everything in the scope")
-    p.add_argument("--dry-run", action="store_true", help="count what would go; delete nothing")
-    p.add_argument("--db", type=Path, help=db_help)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_forget)
-
-    p = sub.add_parser(
-        "restore",
-        help="undo: bring a retired or archived item back into recall",
-        description="Retired items (replaced by a newer statement) and archived ones (faded) are "
-        "kept on disk; this makes one recallable again, as if it had never been replaced. "
-        "`memubot recall --explain` and /ui show what retired an item and its id.",
-    )
-    p.add_argument("--scope", required=True, help="whose memory")
-    p.add_argument("--item", required=True, metavar="ID", help="the retired or archived item's id")
-    p.add_argument("--db", type=Path, help=db_help)
-    p.set_defaults(func=cmd_restore)
+    cli_memory.add_parsers(sub, db_help)
 
     p = sub.add_parser(
         "mcp",
@@ -581,11 +534,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.close(devnull)
         return 128 + signal.SIGPIPE
     except StoreLocked as exc:
-        message = cli_bus.locked_message(settings, exc) if settings else str(exc)
+        message = cli_bus.locked_message(settings, exc, args.command) if settings else str(exc)
         print(f"memubot {args.command}: {message}", file=sys.stderr)
+        return 1
+    except RpcError as exc:
+        # the daemon's own refusal, worded for a person already ("no item 'x' in scope 'y'")
+        print(f"memubot {args.command}: {exc.message}", file=sys.stderr)
         return 1
     except MemubotError as exc:
         print(f"memubot {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except TimeoutError as exc:
+        # a request the daemon took too long over may still complete: say so, do not guess
+        print(
+            f"memubot {args.command}: {exc}; it may still finish (check with `memubot stats`)",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         print(f"memubot {args.command}: interrupted", file=sys.stderr)

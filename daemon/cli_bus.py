@@ -42,7 +42,7 @@ async def _find_broker(settings: Settings) -> str | None:
     return None
 
 
-async def _with_client(settings: Settings, fn: Callable[[Client], Awaitable[T]]) -> T | None:
+async def with_daemon(settings: Settings, fn: Callable[[Client], Awaitable[T]]) -> T | None:
     """Run fn against the daemon; None when no broker answers or no daemon listens on it."""
     url = await _find_broker(settings)
     if url is None:
@@ -60,7 +60,7 @@ async def _with_client(settings: Settings, fn: Callable[[Client], Awaitable[T]])
 
 def ask_daemon(settings: Settings, verb: str, body: dict[str, Any], timeout: float = 60.0) -> Any | None:
     """One RPC to the running daemon; None if there is none (the caller falls back to the file)."""
-    return asyncio.run(_with_client(settings, lambda c: c.request(verb, body, timeout=timeout)))
+    return asyncio.run(with_daemon(settings, lambda c: c.request(verb, body, timeout=timeout)))
 
 
 # ---- a daemon that holds the file but does not answer ---------------------------------------
@@ -98,18 +98,63 @@ def running_daemon_pid(settings: Settings) -> int | None:
     return pid if command is None or _looks_like_daemon(command) else None
 
 
-def locked_message(settings: Settings, exc: StoreLocked) -> str:
-    """What to tell the person when the DuckDB file is held by another process."""
-    command = _command_line(exc.pid) if exc.pid is not None else None
+def _answers(settings: Settings) -> bool:
+    """Whether a daemon answers a stats request now (any failure is a no)."""
+    try:
+        return ask_daemon(settings, "stats", {}, timeout=10) is not None
+    except (MemubotError, TimeoutError, OSError):
+        return False
+
+
+def already_running(settings: Settings) -> str | None:
+    """What to tell a second `memubot run`: which daemon already runs here, and how to reach it."""
+    pid = running_daemon_pid(settings)
+    if pid is None:
+        return None
+    info = runtime_info(settings.state_dir) or {}
+    reach = "".join(
+        f", {name} {info[key]}" for name, key in (("NATS", "nats_url"), ("HTTP", "http")) if info.get(key)
+    )
+    return (
+        f"a memubot daemon is already running (pid {pid}{reach}) on {info.get('db') or settings.db_path}; "
+        f"one daemon serves a memory file. Stop it first (`kill {pid}`, or `systemctl --user stop memubot`), "
+        "or give this one its own MEMUBOT_STATE_DIR."
+    )
+
+
+def locked_message(settings: Settings, exc: StoreLocked, command: str | None = None) -> str:
+    """What to tell the person when the DuckDB file is held by another process.
+
+    Whether the daemon answers is asked here, not assumed: a command that reads the file itself
+    (`--db`, a batch recall) meets the lock while the daemon is alive and well.
+    """
+    holder_command = _command_line(exc.pid) if exc.pid is not None else None
     daemon_pid = running_daemon_pid(settings)
-    if (exc.pid is not None and exc.pid == daemon_pid) or _looks_like_daemon(command):
+    if (exc.pid is not None and exc.pid == daemon_pid) or _looks_like_daemon(holder_command):
+        if command == "run":
+            return (
+                f"another memubot daemon (pid {exc.pid}) holds {exc.path}; one daemon serves a memory "
+                "file (it may still be starting: `memubot doctor` tells)."
+            )
+        if _answers(settings):
+            what = f"`memubot {command}` in this form" if command else "this"
+            return (
+                f"the memubot daemon (pid {exc.pid}) is running and holds {exc.path}; {what} reads the "
+                "file itself, which DuckDB allows to one process at a time. Without --db the commands "
+                "that can ask the daemon do (stats, recall of one query, forget, restore, consolidate, "
+                "import)."
+            )
         tried = ", ".join(candidate_urls(settings))
         return (
             f"the memubot daemon (pid {exc.pid}) is running and holds {exc.path}, but it does not answer "
             f"over NATS (tried {tried}), and the file cannot be read while it runs. "
             "Check it with `memubot doctor`."
         )
-    holder = f"process {exc.pid}" + (f" ({command})" if command else "") if exc.pid else "another process"
+    holder = (
+        f"process {exc.pid}" + (f" ({holder_command})" if holder_command else "")
+        if exc.pid
+        else "another process"
+    )
     return (
         f"{exc.path} is in use by {holder}; DuckDB lets one process open it at a time. "
         "Stop that process, or check with `memubot doctor`."
@@ -257,6 +302,19 @@ def gmail_status(settings: Settings) -> tuple[bool, str]:
     return True, f"trigger on: {'; '.join(modes)}, scope {settings.email_scope}, addresses {mine}, {watch}"
 
 
+def _backlog_line(b: dict[str, Any]) -> str:
+    """The doctor's backlog line: what waits, how old the oldest is, and whether it moves."""
+    if not b["unhandled"]:
+        return "nothing waiting: every event received is handled"
+    line = (
+        f"{b['unhandled']} events not yet handled, the oldest received {b['oldest_unhandled_age_s']:.0f}s ago; "
+        f"the last one handled {b['since_progress_s']:.0f}s ago"
+    )
+    if b["stalled"]:
+        line += " — stalled: events wait and none is handled (see the daemon's log)"
+    return line
+
+
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     """Check configuration, broker, daemon, database and model; one line per check."""
     failures = 0
@@ -349,6 +407,13 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
             f"running: {stats['resources']} resources, {stats['items']} items; handled {d['handled']} events, "
             f"{d['pending']} pending, {d['dead_letters']} dead letters",
         )
+        backlog = d.get("backlog")
+        if backlog is not None:
+            check(
+                "backlog",
+                not backlog["stalled"],
+                _backlog_line(backlog),
+            )
         check(
             "dead letters",
             d["dead_letters"] == 0,

@@ -5,6 +5,11 @@ only after the dispatcher's verdict, i.e. after its effects (or its dead-letter 
 committed to DuckDB. A failure is negatively acknowledged with a growing delay; on the last
 delivery attempt the dispatcher dead-letters it instead. A crash before the ack means the
 server delivers again, and the idempotency ledger makes that harmless.
+
+Health is measured on the server's side too: a consumer that fetches and fails every batch
+looks busy, so `backlog()` asks how old the oldest event not yet acknowledged is and how long
+ago anything was acknowledged; events waiting while nothing is handled for `stall_after_s`
+make the consumer unhealthy (not ready, and no watchdog ping).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeout
@@ -23,6 +29,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from daemon.bus import IN_SUBJECTS
 from daemon.dispatch import ACK, Dispatcher, Incoming
+from daemon.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +48,28 @@ class ConsumerParams:
     # while a batch is being handled its messages are marked in progress every third of it.
     ack_wait_s: float = 30.0
     fetch_timeout_s: float = 1.0
+    # Events waiting while none was acknowledged for this long is a stall. It must exceed the
+    # longest retry delay (300 s), during which a lone failing event is rightly left alone.
+    stall_after_s: float = 600.0
+    backlog_every_s: float = 5.0  # how often the server is asked how far behind the consumer is
+
+
+@dataclass(frozen=True, slots=True)
+class Backlog:
+    """How far behind the consumer is: events received (stored on the bus) but not yet handled."""
+
+    unhandled: int  # waiting to be delivered, in flight, or waiting for a retry
+    oldest_age_s: float  # how long the oldest of them has been on the bus; 0 when there is none
+    since_progress_s: float  # since an event was last acknowledged; 0 while there is nothing to do
+    stalled: bool  # events waiting, and none acknowledged, for longer than `stall_after_s`
+
+    def as_json(self) -> dict[str, float | int | bool]:
+        return {
+            "unhandled": self.unhandled,
+            "oldest_unhandled_age_s": round(self.oldest_age_s, 1),
+            "since_progress_s": round(self.since_progress_s, 1),
+            "stalled": self.stalled,
+        }
 
 
 class Consumer:
@@ -59,8 +88,11 @@ class Consumer:
         self.after_batch = after_batch
         self._sub: JetStreamContext.PullSubscription | None = None
         self._task: asyncio.Task[None] | None = None
+        self._watch: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self.last_batch_at = time.monotonic()
+        self.last_progress_at = time.monotonic()  # an event acknowledged, or nothing to do
+        self.last_backlog: Backlog | None = None  # the latest `backlog()`, for synchronous health checks
 
     @property
     def running(self) -> bool:
@@ -89,6 +121,7 @@ class Consumer:
         await self.declare()
         self._sub = await self.js.pull_subscribe(IN_SUBJECTS, durable=p.durable, stream=IN_STREAM)
         self._task = asyncio.create_task(self._run(), name="memubot-consumer")
+        self._watch = asyncio.create_task(self._watch_backlog(), name="memubot-backlog")
         log.info("consuming %s from %s as durable %r", IN_SUBJECTS, IN_STREAM, p.durable)
 
     async def _run(self) -> None:
@@ -139,6 +172,7 @@ class Consumer:
         for m, msg, verdict in zip(msgs, batch, verdicts, strict=True):
             if verdict.action == ACK:
                 await m.ack()
+                self.last_progress_at = time.monotonic()
             else:
                 await m.nak(delay=self._backoff(msg.attempt))
         if self.after_batch is not None:
@@ -149,8 +183,53 @@ class Consumer:
         return backoff[max(0, min(attempt, len(backoff)) - 1)]
 
     def healthy(self, max_batch_s: float) -> bool:
-        """Running, and a fetch or a batch finished within `max_batch_s` (a stuck store is not)."""
-        return self.running and time.monotonic() - self.last_batch_at < max_batch_s
+        """Running, a fetch or a batch finished within `max_batch_s` (a stuck store is not), and
+        not stalled (batches that finish but acknowledge nothing, e.g. all failing, are not)."""
+        stalled = self.last_backlog is not None and self.last_backlog.stalled
+        return self.running and time.monotonic() - self.last_batch_at < max_batch_s and not stalled
+
+    async def backlog(self) -> Backlog:
+        """Ask the server how many events are not yet handled and how old the oldest one is."""
+        info = await self.js.consumer_info(IN_STREAM, self.params.durable)
+        unhandled = int(info.num_pending or 0) + int(info.num_ack_pending or 0)
+        now = time.monotonic()
+        oldest_age = 0.0
+        if unhandled == 0:
+            self.last_progress_at = now  # nothing to do is not a stall
+        else:
+            floor = int(info.ack_floor.stream_seq or 0) if info.ack_floor else 0
+            # everything up to the ack floor is handled: the next event on the stream is the
+            # oldest one that is not (`next` steps over a sequence number the stream dropped)
+            with contextlib.suppress(Exception):
+                oldest = await self.js.get_msg(IN_STREAM, seq=floor + 1, subject=IN_SUBJECTS, next=True)
+                if oldest.time is not None:
+                    oldest_age = max(0.0, (datetime.now(UTC) - oldest.time).total_seconds())
+        since = now - self.last_progress_at
+        stall = self.params.stall_after_s
+        backlog = Backlog(
+            unhandled, oldest_age, since, unhandled > 0 and since > stall and oldest_age > stall
+        )
+        if backlog.stalled and not (self.last_backlog and self.last_backlog.stalled):
+            log.error(
+                "consumer stalled: %d events unhandled, the oldest %.0fs old, none handled for %.0fs",
+                unhandled,
+                oldest_age,
+                since,
+            )
+        self.last_backlog = backlog
+        return backlog
+
+    async def _watch_backlog(self) -> None:
+        """Keep `last_backlog` and the backlog metrics fresh while the consumer runs."""
+        metrics: Metrics = self.dispatcher.metrics
+        while not self._stopping.is_set():
+            try:
+                b = await self.backlog()
+                metrics.backlog(b.unhandled, b.oldest_age_s, b.since_progress_s)
+            except Exception as exc:  # the broker is away: its own health check says so
+                log.debug("backlog unknown: %s", exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.params.backlog_every_s)
 
     async def _keep_alive(self, msgs: list[Msg]) -> None:
         """Tell the server the batch is still being worked on (a long embedding or LLM call)."""
@@ -184,6 +263,9 @@ class Consumer:
     async def stop(self, timeout: float) -> None:
         """Stop fetching and let the batch in hand finish and ack (up to `timeout` seconds)."""
         self._stopping.set()
+        if self._watch is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._watch, 5.0)
         if self._task is None:
             return
         try:

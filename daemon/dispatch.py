@@ -58,6 +58,18 @@ class _Parsed:
     event: Any
 
 
+# Failures no retry can mend: a handler refusing the event's content (InvalidInput) refuses it
+# every time, and a value deep or large enough to exhaust the stack or the memory does so again.
+CONTENT_FAULTS: tuple[type[Exception], ...] = (InvalidInput, RecursionError, MemoryError)
+MAX_REASON_CHARS = 2000  # an exception's message may quote the whole offending value
+
+
+def _reason(exc: BaseException) -> str:
+    """`Type: message`, cut to a length a dead-letter listing can show."""
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= MAX_REASON_CHARS else f"{text[:MAX_REASON_CHARS]}… (cut)"
+
+
 def _scope(event: Any) -> str | None:
     scope = getattr(event, "scope", None)
     return scope if isinstance(scope, str) else None
@@ -77,7 +89,36 @@ class Dispatcher:
         return self.deps.memory.ledger
 
     async def dispatch(self, batch: Sequence[Incoming]) -> list[Verdict]:
+        """A verdict per event. A failure outside any handler (the ledger, a dead-letter write,
+        a bug here) is isolated like a handler's: the events still without a verdict are tried
+        one by one, so that one event can only ever fail itself."""
         verdicts: list[Verdict | None] = [None] * len(batch)
+        try:
+            await self._dispatch(batch, verdicts)
+        except Exception as exc:
+            if len(batch) == 1:
+                raise  # nothing to isolate: the caller retries it (the consumer naks it)
+            # the verdicts reached before the failure stand (a dead letter is not written twice)
+            undecided = [i for i, v in enumerate(verdicts) if v is None]
+            log.warning(
+                "a batch of %d failed outside any handler (%s: %s): handling its %d undecided events one by one",
+                len(batch),
+                type(exc).__name__,
+                exc,
+                len(undecided),
+                exc_info=exc,
+            )
+            for i in undecided:
+                try:
+                    [verdicts[i]] = await self.dispatch([batch[i]])
+                except Exception as one:
+                    verdicts[i] = await self._failed_alone(batch[i], one)
+        done = [v for v in verdicts if v is not None]
+        assert len(done) == len(batch)
+        return done
+
+    async def _dispatch(self, batch: Sequence[Incoming], verdicts: list[Verdict | None]) -> None:
+        """Fill in `verdicts` as they are reached (committed), so a failure midway loses none."""
         parsed: list[_Parsed] = []
         for i, msg in enumerate(batch):
             route = route_for(msg.subject, self.routes)
@@ -85,11 +126,14 @@ class Dispatcher:
                 if route is None:
                     raise InvalidEvent(f"no handler for subject {msg.subject!r}")
                 event = route.parse(decode(msg.data))
-            except InvalidEvent as exc:
-                # keep the sender's id whenever the body lets us read one (too large, unknown
+            except Exception as exc:
+                # whatever the body makes the parser raise (InvalidEvent, and also a parser bug,
+                # RecursionError, MemoryError) is this event's fault alone: its dead letter.
+                # Keep the sender's id whenever the body lets us read one (too large, unknown
                 # subject, a bad field): the dead letter can then be traced to what was sent
                 sent_id = event_id_of(msg.data)
-                verdicts[i] = await self._dead(msg, route.kind if route else "unknown", str(exc), sent_id)
+                reason = str(exc) if isinstance(exc, InvalidEvent) else _reason(exc)
+                verdicts[i] = await self._dead(msg, route.kind if route else "unknown", reason, sent_id)
                 continue
             if msg.attempt > msg.max_attempts:
                 # delivered again and again without a verdict: the daemon died or the batch
@@ -117,9 +161,6 @@ class Dispatcher:
         for group in groups.values():
             for p, verdict in zip(group, await self._handle(batch, group), strict=True):
                 verdicts[p.index] = verdict
-        done = [v for v in verdicts if v is not None]
-        assert len(done) == len(batch)
-        return done
 
     async def _handle(self, batch: Sequence[Incoming], group: list[_Parsed]) -> list[Verdict]:
         """Run one route's handler over its events; if the batch fails, isolate the bad event."""
@@ -156,9 +197,8 @@ class Dispatcher:
         return [Verdict(ACK, h.outcome, h.event_id) for h in handled]
 
     async def _failed(self, msg: Incoming, p: _Parsed, exc: Exception) -> Verdict:
-        reason = f"{type(exc).__name__}: {exc}"
-        # a handler that refuses the event's content (InvalidInput) will refuse it every time
-        if msg.attempt < msg.max_attempts and not isinstance(exc, InvalidInput):
+        reason = _reason(exc)
+        if msg.attempt < msg.max_attempts and not isinstance(exc, CONTENT_FAULTS):
             self.metrics.event(p.route.kind, "retry")
             log.warning(
                 "%s %s: attempt %d/%d failed, will retry: %s",
@@ -172,6 +212,27 @@ class Dispatcher:
             return Verdict(RETRY, "retry", p.event.id, reason)
         log.error("%s %s: failed on the last attempt: %s", msg.subject, p.event.id, reason, exc_info=exc)
         return await self._dead(msg, p.route.kind, reason, p.event.id)
+
+    async def _failed_alone(self, msg: Incoming, exc: Exception) -> Verdict:
+        """An event that failed outside any handler even on its own: retried like a handler's
+        failure, dead-lettered on the last attempt or when no attempt can succeed. If the
+        dead-letter write fails too, the store is down: that is raised, and the caller retries."""
+        route = route_for(msg.subject, self.routes)
+        kind = route.kind if route else "unknown"
+        event_id = event_id_of(msg.data)
+        reason = _reason(exc)
+        if msg.attempt < msg.max_attempts and not isinstance(exc, CONTENT_FAULTS):
+            self.metrics.event(kind, "retry")
+            log.warning(
+                "%s %s: attempt %d/%d failed outside any handler, will retry: %s",
+                msg.subject,
+                event_id,
+                msg.attempt,
+                msg.max_attempts,
+                reason,
+            )
+            return Verdict(RETRY, "retry", event_id, reason)
+        return await self._dead(msg, kind, reason, event_id)
 
     async def _dead(self, msg: Incoming, kind: str, reason: str, event_id: str | None) -> Verdict:
         dead_id = await asyncio.to_thread(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from daemon import bounded_json
 from daemon.errors import InvalidEvent
 
 MAX_EVENT_BYTES = 256 * 1024
@@ -127,20 +128,8 @@ def turn_from_dict(obj: Any) -> ConversationTurn:
 
 
 def decode(raw: bytes | str) -> Any:
-    """Size check, UTF-8 and JSON: the first three reasons an event is refused."""
-    if isinstance(raw, bytes):
-        if len(raw) > MAX_EVENT_BYTES:
-            raise InvalidEvent(f"event is too large: {len(raw)} > {MAX_EVENT_BYTES} bytes")
-        try:
-            raw = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidEvent(f"event is not valid UTF-8 (byte {exc.start})") from exc
-    elif len(raw.encode("utf-8", "surrogatepass")) > MAX_EVENT_BYTES:
-        raise InvalidEvent(f"event is too large: more than {MAX_EVENT_BYTES} bytes")
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InvalidEvent(f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
+    """Size check, UTF-8, JSON and nesting depth: the first four reasons an event is refused."""
+    return bounded_json.load(raw, max_bytes=MAX_EVENT_BYTES)
 
 
 # how much of a body that cannot be decoded is searched for its id (ids come first in practice)
@@ -157,8 +146,9 @@ def event_id_of(raw: bytes) -> str | None:
     `"id": "..."` (best effort: a truncated or broken body usually still starts with its id).
     """
     try:
-        obj = json.loads(raw.decode("utf-8", "replace"))
-    except ValueError:
+        # bounded: the body may be the very one refused for its depth (RecursionError) or size
+        obj = bounded_json.load(raw.decode("utf-8", "replace"), max_bytes=4 * MAX_EVENT_BYTES)
+    except InvalidEvent:
         obj = None
     if isinstance(obj, dict):
         value = obj.get("id")

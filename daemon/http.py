@@ -6,6 +6,7 @@ import contextlib
 import logging
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
 
 from aiohttp import web
 
@@ -15,11 +16,13 @@ from daemon.metrics import Metrics
 log = logging.getLogger(__name__)
 
 ReadyCheck = Callable[[], dict[str, bool]]
+ReadyDetails = Callable[[], dict[str, Any]]  # shown beside the checks: why a check says what it says
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # app keys, so that routes added later (webhooks) reach the same dependencies
 METRICS = web.AppKey("metrics", Metrics)
 READY = web.AppKey[ReadyCheck]("ready")
+DETAILS = web.AppKey[ReadyDetails | None]("ready_details")
 
 SHUTDOWN_TIMEOUT = 5.0  # seconds in-flight requests get once we stop listening
 
@@ -49,7 +52,14 @@ async def _readyz(request: web.Request) -> web.Response:
         log.warning("readiness check raised: %s", exc)
         return web.json_response({"ready": False, "error": f"{type(exc).__name__}: {exc}"}, status=503)
     ready = all(checks.values())
-    return web.json_response({"ready": ready, "checks": checks}, status=200 if ready else 503)
+    body: dict[str, Any] = {"ready": ready, "checks": checks}
+    details = request.app[DETAILS]
+    if details is not None:
+        try:
+            body |= details()
+        except Exception as exc:  # the details explain; they never change the answer
+            log.warning("readiness details raised: %s", exc)
+    return web.json_response(body, status=200 if ready else 503)
 
 
 async def _metrics(request: web.Request) -> web.Response:
@@ -58,11 +68,15 @@ async def _metrics(request: web.Request) -> web.Response:
     return web.Response(body=body, headers={"Content-Type": content_type})
 
 
-def make_app(metrics: Metrics, ready: ReadyCheck, *, max_body: int = 1 << 20) -> web.Application:
-    """The app with /healthz, /readyz and /metrics; bodies over `max_body` bytes get 413."""
+def make_app(
+    metrics: Metrics, ready: ReadyCheck, *, max_body: int = 1 << 20, details: ReadyDetails | None = None
+) -> web.Application:
+    """The app with /healthz, /readyz and /metrics; bodies over `max_body` bytes get 413.
+    /readyz answers the `ready` checks, plus whatever `details` returns beside them."""
     app = web.Application(client_max_size=max_body, middlewares=[_errors_as_json])
     app[METRICS] = metrics
     app[READY] = ready
+    app[DETAILS] = details
     app.router.add_get("/healthz", _healthz)
     app.router.add_get("/readyz", _readyz)
     app.router.add_get("/metrics", _metrics)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -94,6 +101,21 @@ class Metrics:
             ["source", "status"],
             registry=self.registry,
         )
+        self._unhandled = Gauge(
+            "memubot_unhandled_events",
+            "Events received on the bus but not yet handled (waiting, in flight or waiting for a retry).",
+            registry=self.registry,
+        )
+        self._oldest = Gauge(
+            "memubot_oldest_unhandled_event_age_seconds",
+            "How long the oldest event not yet handled has been on the bus (0 when none).",
+            registry=self.registry,
+        )
+        self._since_progress = Gauge(
+            "memubot_seconds_since_progress",
+            "Seconds since the consumer last acknowledged an event (0 while there is nothing to do).",
+            registry=self.registry,
+        )
         self._rows = _StoreRows()
         self.registry.register(self._rows)
 
@@ -114,6 +136,11 @@ class Metrics:
 
     def webhook(self, source: str, status: int) -> None:
         self._webhook.labels(source=source, status=str(status)).inc()
+
+    def backlog(self, unhandled: int, oldest_age_s: float, since_progress_s: float) -> None:
+        self._unhandled.set(unhandled)
+        self._oldest.set(oldest_age_s)
+        self._since_progress.set(since_progress_s)
 
     def set_sizes_source(self, fn: SizesSource) -> None:
         """Row counts per table, called on every scrape from the scraping thread: keep it cheap."""

@@ -1,5 +1,5 @@
-"""Request/reply API on `memubot.rpc.<verb>`: recall, memorize, forget, stats, profile,
-suggestions, flush, deadletters.
+"""Request/reply API on `memubot.rpc.<verb>`: recall, memorize, forget, restore, consolidate,
+stats, profile, suggestions, flush, deadletters.
 
 Every request gets exactly one JSON reply: `{"ok": true, "result": {...}}` or
 `{"ok": false, "error": {"type": ..., "message": ...}}`; a bad request is answered, never
@@ -22,11 +22,12 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
+from daemon import bounded_json, jobs
 from daemon.bus import conversation_subject, rpc_subject
 from daemon.dispatch import Dispatcher, Incoming
 from daemon.errors import InvalidInput, MemubotError
 from daemon.events import MAX_EVENT_BYTES, parse_ts
-from daemon.memory import MAX_QUERY_CHARS
+from daemon.memory import MAX_QUERY_CHARS, Memory
 from daemon.memory.profile import render as render_profile
 from daemon.memory.suggestions import STATUSES, suggestion_json
 from daemon.metrics import Metrics
@@ -40,6 +41,7 @@ KEYS: dict[str, frozenset[str]] = {
     "memorize": frozenset({"turns"}),  # or the request is itself one turn (an event: see rpc_memorize)
     "forget": frozenset({"scope", "items", "query", "all", "dry_run"}),
     "restore": frozenset({"scope", "item"}),
+    "consolidate": frozenset({"scope", "at"}),
     "stats": frozenset({"scope"}),
     "profile": frozenset({"scope"}),
     "suggestions": frozenset({"scope", "status", "limit"}),
@@ -53,6 +55,13 @@ MAX_MEMORIZE_TURNS = 512
 
 class NotFound(MemubotError):
     """The request names something that does not exist."""
+
+
+def restore_refusal(memory: Memory, scope: str, item_id: str) -> str:
+    """Why an item cannot be restored: there is no such item, or it is in recall already."""
+    if memory.get_item(scope, item_id) is None:
+        return f"no item {item_id!r} in scope {scope!r}"
+    return f"item {item_id!r} in scope {scope!r} is neither retired nor archived: recall already returns it"
 
 
 def _json_default(value: Any) -> Any:
@@ -115,6 +124,7 @@ class RpcServer:
         pending: Callable[[], Awaitable[tuple[int, int]]],
         after_write: Callable[[], Awaitable[Any]],
         metrics: Metrics | None = None,
+        backlog: Callable[[], dict[str, Any] | None] | None = None,
     ) -> None:
         self.nc = nc
         self.dispatcher = dispatcher
@@ -122,6 +132,7 @@ class RpcServer:
         self._flush = flush
         self._pending = pending
         self._after_write = after_write
+        self._backlog = backlog
         self.metrics = metrics or dispatcher.metrics
         self._subs: list[Subscription] = []
 
@@ -179,12 +190,8 @@ class RpcServer:
         t0 = time.perf_counter()
         outcome = "ok"
         try:
-            if len(data) > MAX_REQUEST_BYTES:
-                raise InvalidInput(f"request is too large: {len(data)} > {MAX_REQUEST_BYTES} bytes")
-            try:
-                req = json.loads(data.decode("utf-8")) if data.strip() else {}
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise InvalidInput(f"request is not JSON: {exc}") from exc
+            # size, UTF-8, JSON and nesting depth (a deep request raised RecursionError here)
+            req = bounded_json.load(data, max_bytes=MAX_REQUEST_BYTES, what="request") if data.strip() else {}
             if not isinstance(req, dict):
                 raise InvalidInput(f"request must be a JSON object, got {type(req).__name__}")
             if verb != "memorize" or "turns" in req:
@@ -287,6 +294,10 @@ class RpcServer:
             everything=bool(_field(req, "all", bool, False)),
             dry_run=bool(_field(req, "dry_run", bool, False)),
         )
+        if not req.get("dry_run"):
+            # the profile file must not go on quoting what was just forgotten (the CLI's file path
+            # does the same)
+            await asyncio.to_thread(jobs.refresh_profile, self.memory, self.dispatcher.deps.settings)
         await self._after_write()
         return {"scope": scope, "deleted": counts, "dry_run": bool(req.get("dry_run"))}
 
@@ -295,9 +306,21 @@ class RpcServer:
         scope, item_id = _required(req, "scope"), _required(req, "item")
         await self._known_scope(scope)
         if not await asyncio.to_thread(self.memory.restore, scope, item_id):
-            raise NotFound(f"no retired or archived item {item_id!r} in scope {scope!r}")
+            raise NotFound(await asyncio.to_thread(restore_refusal, self.memory, scope, item_id))
         await self._after_write()
         return {"scope": scope, "restored": item_id}
+
+    async def rpc_consolidate(self, req: dict[str, Any]) -> dict[str, Any]:
+        """The daily lifecycle job now (tiers, archiving, the profile file), as the tick runs it."""
+        scope = _field(req, "scope", str)
+        if scope is not None:
+            await self._known_scope(scope)
+        at = parse_ts(req["at"], "at") if req.get("at") is not None else None
+        report = await asyncio.to_thread(
+            jobs.consolidate, self.memory, self.dispatcher.deps.settings, scope, at
+        )
+        await self._after_write()
+        return report
 
     async def rpc_stats(self, req: dict[str, Any]) -> dict[str, Any]:
         scope = _field(req, "scope", str)
@@ -313,6 +336,9 @@ class RpcServer:
             "pending": pending,
             "in_flight": in_flight,
         }
+        backlog = self._backlog() if self._backlog is not None else None
+        if backlog is not None:
+            stats["daemon"]["backlog"] = backlog
         return stats
 
     async def rpc_profile(self, req: dict[str, Any]) -> dict[str, Any]:

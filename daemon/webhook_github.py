@@ -19,7 +19,9 @@ from typing import Any
 
 from aiohttp import web
 
+from daemon import bounded_json
 from daemon.config import Settings
+from daemon.errors import InvalidEvent
 from daemon.events import MAX_EVENT_BYTES, MAX_ID_CHARS
 from daemon.github_reduce import reduce_payload
 from daemon.metrics import Metrics
@@ -30,6 +32,8 @@ PATH = "/webhooks/github"
 SUBJECT = "memubot.in.github"
 MAX_BODY = 25 * 1024 * 1024  # GitHub caps a delivery's payload at 25 MB
 _CHUNK = 256 * 1024
+# the bus event wraps the body in one more object, and must still be within the bus's bound
+MAX_BODY_DEPTH = bounded_json.MAX_DEPTH - 1
 
 Publish = Callable[[str, bytes, str], Awaitable[None]]  # (subject, body, Nats-Msg-Id)
 Clock = Callable[[], datetime]
@@ -123,9 +127,9 @@ class GithubWebhook:
         if not delivery or len(delivery) > MAX_ID_CHARS or not delivery.isprintable():
             return self._answer(400, {"error": "missing or malformed X-GitHub-Delivery header"})
         try:
-            payload = json.loads(body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            return self._answer(400, {"error": f"body is not JSON: {exc}"})
+            payload = bounded_json.load(body, max_bytes=MAX_BODY, max_depth=MAX_BODY_DEPTH, what="body")
+        except InvalidEvent as exc:  # not UTF-8, not JSON, or nested too deep: the sender's fault
+            return self._answer(400, {"error": str(exc)})
         if not isinstance(payload, dict):
             return self._answer(400, {"error": "body must be a JSON object"})
         if event == "ping":

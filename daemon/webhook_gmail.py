@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import hmac
-import json
 import logging
 import re
 import time
@@ -26,7 +25,9 @@ import aiohttp
 from aiohttp import web
 from google.auth import jwt
 
+from daemon import bounded_json
 from daemon.config import Settings
+from daemon.errors import InvalidEvent
 from daemon.gmail.pull import SUBJECT, notification_body
 from daemon.metrics import Metrics
 
@@ -38,6 +39,7 @@ ISSUERS = frozenset({"accounts.google.com", "https://accounts.google.com"})
 DEFAULT_MAX_AGE_S = 3600.0
 REFETCH_AFTER_S = 60.0  # an unknown key id fetches the certificates again, at most this often
 CLOCK_SKEW_S = 10
+MAX_HEADER_BYTES = 8 * 1024  # a JWT header names an algorithm and a key id
 
 Publish = Callable[[str, bytes, str], Awaitable[None]]
 Fetch = Callable[[str], Awaitable[tuple[dict[str, str], float]]]
@@ -84,8 +86,11 @@ class CertCache:
 def _header(token: str) -> dict[str, Any]:
     head = token.split(".", 1)[0]
     try:
-        value = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
-    except ValueError as exc:
+        # bounded: the header is read before the signature is checked, from anyone
+        value = bounded_json.load(
+            base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)), max_bytes=MAX_HEADER_BYTES, what="header"
+        )
+    except (ValueError, InvalidEvent) as exc:
         raise ValueError("malformed token header") from exc
     if not isinstance(value, dict):
         raise ValueError("malformed token header")
@@ -170,9 +175,9 @@ class GmailWebhook:
             self.metrics.webhook("gmail", 413)
             raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=len(body))
         try:
-            envelope = json.loads(body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            return self._answer(400, {"error": f"body is not JSON: {exc}"})
+            envelope = bounded_json.load(body, max_bytes=MAX_BODY, what="body")
+        except InvalidEvent as exc:  # not UTF-8, not JSON, or nested too deep
+            return self._answer(400, {"error": str(exc)})
         message = envelope.get("message") if isinstance(envelope, dict) else None
         mid = message.get("messageId") or message.get("message_id") if isinstance(message, dict) else None
         if not isinstance(message, dict) or not isinstance(mid, str) or not mid.strip():

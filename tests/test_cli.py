@@ -70,6 +70,25 @@ def _write(path: Path, lines: list[str]) -> Path:
     return path
 
 
+def test_import_skips_a_deeply_nested_line_and_imports_the_good_line_after_it(
+    env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 22: a 10 KB line nested 5,000 deep printed a traceback, exited 1 and stopped the import
+    deep = json.dumps({**TURNS[0], "id": "deep"})[:-1] + ', "x": ' + "[" * 5000 + "]" * 5000 + "}"
+    src = _write(env / "deep.jsonl", [json.dumps(TURNS[0]), deep, json.dumps(TURNS[1])])
+    db = env / "m.duckdb"
+    assert main(["import", str(src), "--db", str(db), "--json", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert summary["valid"] == 2 and summary["bad_lines"] == 1 and summary["resources_added"] == 2
+    assert f"{src}:2: skipped: event is nested deeper than 64 levels" in err
+    assert "Traceback" not in err
+    # --strict: the exit code says a line failed, and still nothing is imported twice
+    assert main(["import", str(src), "--db", str(db), "--json", "--quiet", "--strict"]) == 1
+    again = json.loads(capsys.readouterr().out)
+    assert again["already_stored"] == 2 and again["bad_lines"] == 1
+
+
 def test_import_reports_bad_lines_and_is_idempotent(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lines = [json.dumps(t) for t in TURNS]
     lines.insert(1, "{broken json")

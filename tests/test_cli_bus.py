@@ -71,6 +71,7 @@ async def test_send_then_stats_recall_and_deadletters_through_the_daemon(
     assert await cli("doctor") == 0
     out = capsys.readouterr().out
     assert "[ok ] daemon" in out and "1 resources" in out
+    assert "[ok ] backlog" in out
 
 
 async def test_without_a_daemon_the_cli_uses_the_file(
@@ -234,3 +235,16 @@ async def test_a_daemon_unreachable_over_nats_is_named_not_a_duckdb_lock_error(
             proc.send_signal(signal.SIGKILL)
         await proc.wait()
         await stop_server(server)
+
+
+def test_the_doctor_backlog_line_says_what_waits_and_whether_it_moves() -> None:
+    from daemon.cli_bus import _backlog_line
+
+    idle = {"unhandled": 0, "oldest_unhandled_age_s": 0.0, "since_progress_s": 0.0, "stalled": False}
+    assert _backlog_line(idle) == "nothing waiting: every event received is handled"
+    stuck = {"unhandled": 64, "oldest_unhandled_age_s": 1830.2, "since_progress_s": 1801.0, "stalled": True}
+    line = _backlog_line(stuck)
+    assert line.startswith(
+        "64 events not yet handled, the oldest received 1830s ago; the last one handled 1801s ago"
+    )
+    assert "stalled" in line

@@ -161,6 +161,18 @@ async def test_http_health_ready_and_metrics(daemon: Running) -> None:
         async with http.get(f"{base}/readyz") as r:
             body = await r.json()
             assert r.status == 200 and body["ready"] and all(body["checks"].values())
+        # beside the checks, how far behind the consumer is (refreshed every few seconds)
+        async with asyncio.timeout(30):
+            while not body.get("backlog") or body["backlog"]["unhandled"]:
+                await asyncio.sleep(0.2)
+                async with http.get(f"{base}/readyz") as r:
+                    body = await r.json()
+        assert body["backlog"] == {
+            "unhandled": 0,
+            "oldest_unhandled_age_s": 0.0,
+            "since_progress_s": 0.0,
+            "stalled": False,
+        }
         async with http.get(f"{base}/metrics") as r:
             text = await r.text()
         assert 'memubot_events_total{kind="conversation",outcome="stored"} 1.0' in text
@@ -170,6 +182,8 @@ async def test_http_health_ready_and_metrics(daemon: Running) -> None:
                 async with http.get(f"{base}/metrics") as r:
                     text = await r.text()
     assert 'memubot_store_rows{table="dead_letters"} 0.0' in text
+    assert "memubot_oldest_unhandled_event_age_seconds 0.0" in text
+    assert "memubot_unhandled_events 0.0" in text
 
 
 async def test_no_daemon_means_a_clear_error(nats_url: str) -> None:

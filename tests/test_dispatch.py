@@ -266,3 +266,128 @@ async def test_an_event_delivered_past_its_attempts_is_dead_lettered_without_run
     assert calls == []
     replayed = await dispatcher.replay_dead_letter(verdict.dead_letter_id or 0)
     assert replayed.outcome == "stored"  # the record replays like any other
+
+
+def deep(levels: int, event_id: str = "deep-1") -> bytes:
+    """A conversation-turn body whose `meta` nests `levels` arrays: the stall of issue 22."""
+    head = json.loads(turn_bytes(0))
+    head["id"] = event_id
+    body = json.dumps(head)[:-1] + ', "x": ' + "[" * levels + "]" * levels + "}"
+    return body.encode()
+
+
+async def test_a_deeply_nested_event_is_its_own_dead_letter_and_its_batch_is_stored(
+    dispatcher: Dispatcher, memory: Memory
+) -> None:
+    # 5,000 levels in 10 KB: json.loads raised RecursionError, which failed the whole batch
+    batch = [
+        Incoming(SUBJECT, turn_bytes(1), stream_seq=1),
+        Incoming(SUBJECT, deep(5000), stream_seq=2),
+        Incoming(SUBJECT, turn_bytes(3), stream_seq=3),
+        Incoming(SUBJECT, deep(64, "deep-2"), stream_seq=4),  # 65 with the event object itself
+        Incoming(SUBJECT, turn_bytes(5), stream_seq=5),
+    ]
+    assert len(batch[1].data) < 11_000
+    verdicts = await dispatcher.dispatch(batch)
+    assert [(v.action, v.outcome) for v in verdicts] == [
+        (ACK, "stored"),
+        (ACK, "dead_letter"),
+        (ACK, "stored"),
+        (ACK, "dead_letter"),
+        (ACK, "stored"),
+    ]
+    dead = {row["event_id"]: row for row in memory.ledger.dead_letters()}
+    assert set(dead) == {"deep-1", "deep-2"}
+    assert all("event is nested deeper than 64 levels" in row["reason"] for row in dead.values())
+    assert memory.ledger.seen([f"t{i}" for i in range(6)]) == {"t1", "t3", "t5"}
+    assert memory.stats("alice")["resources"] == 3
+    # the bound is 64: an event that nests exactly that deep is an ordinary event
+    [ok] = await dispatcher.dispatch([Incoming(SUBJECT, deep(63, "deep-ok"))])
+    assert ok.outcome == "stored"
+
+
+def _raising_routes(raise_for: dict[str, BaseException], calls: list[list[str]]) -> tuple[Route, ...]:
+    async def handle(events: Sequence[Any], deps: Deps) -> list[str]:
+        calls.append([e.id for e in events])
+        for e in events:
+            if e.id in raise_for:
+                raise raise_for[e.id]
+        return ["stored"] * len(events)
+
+    return (Route("conversation", "memubot.in.conversation.", turn_from_dict, handle), *ROUTES[1:])
+
+
+async def test_a_recursion_or_memory_error_in_a_handler_is_that_events_dead_letter_at_once(
+    dispatcher: Dispatcher, memory: Memory
+) -> None:
+    calls: list[list[str]] = []
+    faults = {"t1": RecursionError("maximum recursion depth exceeded"), "t3": MemoryError()}
+    bursting = Dispatcher(dispatcher.deps, routes=_raising_routes(faults, calls))
+    batch = [Incoming(SUBJECT, turn_bytes(i), attempt=1, max_attempts=5, stream_seq=i + 1) for i in range(5)]
+    verdicts = await bursting.dispatch(batch)
+    # no retry can mend either: dead letters on the first attempt, not after five
+    assert [(v.action, v.outcome) for v in verdicts] == [
+        (ACK, "stored"),
+        (ACK, "dead_letter"),
+        (ACK, "stored"),
+        (ACK, "dead_letter"),
+        (ACK, "stored"),
+    ]
+    reasons = {row["event_id"]: row["reason"] for row in memory.ledger.dead_letters()}
+    assert reasons == {"t1": "RecursionError: maximum recursion depth exceeded", "t3": "MemoryError: "}
+    assert memory.ledger.seen([f"t{i}" for i in range(5)]) == {"t0", "t2", "t4"}
+
+
+class _LedgerFailingOn:
+    """The real ledger, except that recording `event_id` raises (a fault outside any handler)."""
+
+    def __init__(self, ledger: Any, event_id: str, exc: Exception) -> None:
+        self._ledger, self._event_id, self._exc = ledger, event_id, exc
+        self.recorded: list[str] = []
+
+    def record(self, handled: Sequence[Any], at: Any) -> None:
+        if any(h.event_id == self._event_id for h in handled):
+            raise self._exc
+        self._ledger.record(handled, at)
+        self.recorded.extend(h.event_id for h in handled)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ledger, name)
+
+
+class _FaultyDispatcher(Dispatcher):
+    faulty: _LedgerFailingOn
+
+    @property
+    def ledger(self) -> Any:
+        return self.faulty
+
+
+@pytest.mark.parametrize(
+    ("exc", "outcome"),
+    [(RecursionError("maximum recursion depth exceeded"), "dead_letter"), (RuntimeError("bug"), "retry")],
+)
+async def test_a_failure_outside_any_handler_fails_only_its_event(
+    dispatcher: Dispatcher, memory: Memory, exc: Exception, outcome: str
+) -> None:
+    faulty = _FaultyDispatcher(dispatcher.deps)
+    faulty.faulty = _LedgerFailingOn(memory.ledger, "t2", exc)
+    batch = [
+        Incoming(SUBJECT, turn_bytes(0), max_attempts=5, stream_seq=1),
+        Incoming(SUBJECT, b"{broken", max_attempts=5, stream_seq=2),
+        Incoming(SUBJECT, turn_bytes(2), max_attempts=5, stream_seq=3),
+        Incoming(SUBJECT, turn_bytes(3), max_attempts=5, stream_seq=4),
+    ]
+    verdicts = await faulty.dispatch(batch)
+    # the failed batch's handler had already stored t0 and t3: alone, each is a duplicate of that
+    assert [v.outcome for v in verdicts] == ["duplicate", "dead_letter", outcome, "duplicate"]
+    assert [v.action for v in verdicts] == [ACK, ACK, ACK if outcome == "dead_letter" else RETRY, ACK]
+    # each good event recorded exactly once, the broken one dead-lettered once (not again by
+    # the one-by-one pass), the faulty one dead-lettered now or retried later, by its nature
+    assert sorted(faulty.faulty.recorded) == ["t0", "t3"]
+    assert memory.ledger.seen(["t0", "t2", "t3"]) == {"t0", "t3"}
+    dead = memory.ledger.dead_letters()
+    assert sorted(r["stream_seq"] for r in dead) == ([2, 3] if outcome == "dead_letter" else [2])
+    if outcome == "dead_letter":
+        assert "RecursionError" in next(r["reason"] for r in dead if r["stream_seq"] == 3)
+    assert memory.stats("alice")["resources"] == 3  # each resource once (t2's before its ledger failed)

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from daemon import bounded_json
 from daemon.errors import InvalidEvent
-from daemon.events import MAX_EVENT_BYTES, parse_turn
+from daemon.events import MAX_EVENT_BYTES, decode, event_id_of, parse_turn
 
 GOOD = {"id": "e1", "scope": "alice", "role": "user", "text": "hi there", "ts": "2024-01-01T10:00:00+01:00"}
 
@@ -48,3 +49,52 @@ def test_bad_json_utf8_and_size() -> None:
         parse_turn(b" " * (MAX_EVENT_BYTES + 1))
     with pytest.raises(InvalidEvent, match="must be a JSON object"):
         parse_turn("[1, 2]")
+
+
+# ---- bounded JSON (issue 22: a 10 KB body nested 5,000 deep raised RecursionError) ----------
+
+
+def _nested(levels: int, inner: str = "") -> str:
+    return "[" * levels + inner + "]" * levels
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _nested(5000),  # past the parser's own limit: RecursionError inside json.loads
+        _nested(900),  # within it, but deep enough for a later recursive walk to fail
+        '{"a": ' * 65 + "1" + "}" * 65,
+        json.dumps({**GOOD, "meta": {"x": json.loads(_nested(63))}}),  # 65 with the event and meta
+    ],
+)
+def test_json_nested_deeper_than_64_levels_is_refused_with_the_reason(text: str) -> None:
+    with pytest.raises(InvalidEvent, match=r"^event is nested deeper than 64 levels$"):
+        decode(text.encode())
+    with pytest.raises(InvalidEvent, match="nested deeper than 64 levels"):
+        parse_turn(text)
+
+
+def test_64_levels_are_accepted_and_the_bound_is_the_callers() -> None:
+    assert decode(_nested(64).encode()) == json.loads(_nested(64))
+    assert parse_turn(json.dumps({**GOOD, "meta": {"x": json.loads(_nested(62))}})).id == "e1"
+    with pytest.raises(InvalidEvent, match=r"^body is nested deeper than 3 levels$"):
+        bounded_json.load(_nested(4), max_bytes=100, max_depth=3, what="body")
+    with pytest.raises(InvalidEvent, match=r"^request is too large: 101 > 100 bytes$"):
+        bounded_json.load(b" " * 101, max_bytes=100, what="request")
+    with pytest.raises(InvalidEvent, match="not valid UTF-8"):
+        bounded_json.load(b'"\xff"', max_bytes=100)
+
+
+def test_measuring_depth_does_not_recurse() -> None:
+    value: list[object] = []
+    for _ in range(100_000):  # far past the interpreter's recursion limit
+        value = [value]
+    assert bounded_json.too_deep(value, 64)
+    assert not bounded_json.too_deep([[{"a": [1, {"b": []}]}]], 6)
+    assert bounded_json.too_deep([[{"a": [1, {"b": []}]}]], 5)
+    assert not bounded_json.too_deep("a string is depth 0", 0)
+
+
+def test_the_sender_id_of_a_deep_body_is_still_read() -> None:
+    body = '{"id": "deep-7", "scope": "alice", "meta": ' + _nested(5000) + "}"
+    assert event_id_of(body.encode()) == "deep-7"

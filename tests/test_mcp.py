@@ -154,7 +154,7 @@ async def test_remember_recall_forget_recall_again(daemon: Settings, tmp_path: P
 
         # restore: nothing retired or archived to undo is a tool error with the daemon's reason
         message = await call_error(client, "restore", {"item_id": cat["hits"][0]["item_id"]})
-        assert "no retired or archived item" in message
+        assert "is neither retired nor archived" in message
 
         # the daemon's refusals come back as tool errors with its message
         message = await call_error(client, "forget", {"item_id": "no-such-item", "query": "cat"})
@@ -401,3 +401,59 @@ async def test_a_restarted_daemon_is_found_again_without_restarting_the_server(
         async with running(settings):
             hits = (await call(client, "recall", {"query": "who is my dentist?"}))["hits"]
             assert "Okafor" in hits[0]["text"]
+
+
+async def test_a_deeply_nested_message_or_argument_never_stops_the_server(tmp_path: Path) -> None:
+    """MCP's own parser (pydantic-core) bounds the depth of a message; a tool's arguments are
+    typed, so a nested value is refused by name; what a tool forwards goes through the
+    daemon's RPC bound. Raw JSON-RPC lines on stdio, as a hostile client would write them."""
+    nobody = f"nats://127.0.0.1:{free_port()}"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "daemon",
+        "mcp",
+        "--scope",
+        "alice",
+        env=env_for(tmp_path, nobody),
+        cwd=ROOT,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    async def send(line: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(line.encode() + b"\n")
+        await proc.stdin.drain()
+
+    async def reply() -> dict[str, Any]:
+        assert proc.stdout is not None
+        return dict(json.loads(await asyncio.wait_for(proc.stdout.readline(), 120)))
+
+    def call_line(rid: int, query: str) -> str:
+        return (
+            f'{{"jsonrpc": "2.0", "id": {rid}, "method": "tools/call", '
+            f'"params": {{"name": "recall", "arguments": {{"query": {query}}}}}}}'
+        )
+
+    try:
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        }
+        await send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}))
+        assert (await reply())["id"] == 1
+        await send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        await send(call_line(2, "[" * 5000 + "]" * 5000))  # 10 KB, 5,000 levels: refused by the parser
+        await send(call_line(3, "[" * 150 + "]" * 150))  # parses; the argument is not a string
+        await send(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}))
+        typed, listed = await reply(), await reply()
+        assert typed["id"] == 3 and typed["result"]["isError"] is True
+        assert "query" in typed["result"]["content"][0]["text"]
+        assert listed["id"] == 4 and any(t["name"] == "recall" for t in listed["result"]["tools"])
+    finally:
+        proc.kill()
+        await proc.wait()

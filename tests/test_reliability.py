@@ -24,6 +24,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from daemon.bus import ensure_streams
 from daemon.client import Client, runtime_info
 from daemon.memory.store import Store
 
@@ -464,3 +465,57 @@ async def test_duplicate_publish_and_redelivery_before_ack(tmp_path: Path, nats_
         finally:
             store.close()
         assert ids == {event["id"]} and count == 1 and ledger == 1
+
+
+def _deep(k: int, scope: str, levels: int = 5000) -> bytes:
+    """Issue 22's stall: a 10 KB conversation turn whose `meta` nests `levels` arrays."""
+    body = json.dumps(turn(k, scope, prefix="deep"))
+    return (body[:-1] + ', "x": ' + "[" * levels + "]" * levels + "}").encode()
+
+
+async def test_a_deeply_nested_event_among_valid_turns_is_a_dead_letter_and_stalls_nothing(
+    tmp_path: Path, nats_url: str
+) -> None:
+    # Before: json.loads raised RecursionError, the whole batch of 64 was nak'd and redelivered
+    # forever (never dead-lettered, every valid turn in it unstored, the flush below timing out)
+    scope, valid = "stall", 150
+    async with running(tmp_path, nats_url) as (runner, client):
+        await ensure_streams(client.js)
+        expected: dict[int, str] = {}  # stream seq → the deep event's id
+        for i in range(valid):
+            await client.publish("memubot.in.conversation.main", turn(i, scope, prefix="ok"))
+            if i % 50 == 10:  # published before the daemon starts: they share batches with good turns
+                data = _deep(i, scope)
+                assert len(data) < 11_000
+                ack = await client.js.publish(
+                    "memubot.in.conversation.main", data, headers={"Nats-Msg-Id": f"deep{i}"}
+                )
+                expected[ack.seq] = f"deep{i}"
+        daemon = await runner.start()
+        await client.flush(timeout=FLUSH_TIMEOUT)
+
+        stats = await client.stats(scope)
+        assert stats["resources"] == valid
+        assert stats["daemon"]["dead_letters"] == len(expected) == 3
+        listed = (await client.request("deadletters", {"action": "list"}))["dead_letters"]
+        assert {d["stream_seq"]: d["event_id"] for d in listed} == expected
+        for dead in listed:
+            assert dead["reason"] == "event is nested deeper than 64 levels", dead
+            assert dead["attempts"] == 1  # dead at the first delivery, not after five retries
+        # the daemon still answers, over RPC and over HTTP
+        hits = await client.recall("what did my sister recommend?", scope=scope, k=3)
+        assert hits
+        async with aiohttp.ClientSession() as http, http.get(f"{daemon.info['http']}/readyz") as r:
+            assert r.status == 200
+        assert await runner.stop(daemon) == 0
+
+        store = runner.open_store()
+        try:
+            ids, count = scope_ids(store, scope)
+            assert ids == {f"ok{i}" for i in range(valid)} and count == valid  # each exactly once
+            [(ledger,)] = store.con.execute(
+                "SELECT count(*) FROM events WHERE scope = ? AND event_id LIKE 'ok%'", [scope]
+            ).fetchall()
+            assert ledger == valid
+        finally:
+            store.close()

@@ -210,3 +210,22 @@ async def test_suggestions_lists_a_scopes_suggestions_newest_first(rpc: NATS, me
     assert other["ok"] and other["result"]["suggestions"] == []
     [bad] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "alice", "status": "sent"})
     assert bad["ok"] is False and "'status'" in bad["error"]["message"]
+
+
+async def test_a_deeply_nested_request_gets_one_error_reply(rpc: NATS) -> None:
+    # 5,000 levels in 10 KB raised RecursionError in the parser; 65 is just past the bound
+    for levels in (5000, 65):
+        inbox = rpc.new_inbox()
+        sub = await rpc.subscribe(inbox)
+        query = "[" * levels + "]" * levels
+        await rpc.publish(
+            "memubot.rpc.recall", b'{"scope": "alice", "query": ' + query.encode() + b"}", reply=inbox
+        )
+        reply = json.loads((await sub.next_msg(timeout=30)).data)
+        await sub.unsubscribe()
+        assert reply == {
+            "ok": False,
+            "error": {"type": "invalid_request", "message": "request is nested deeper than 64 levels"},
+        }, levels
+    [ok] = await ask(rpc, "memubot.rpc.stats", {})
+    assert ok["ok"]  # and the server still answers

@@ -255,3 +255,26 @@ async def test_bus_refusing_the_publish_is_503(tmp_path: Path, nats_url: str, ma
             assert hook.count(503) == 1
     finally:
         await nc.close()
+
+
+def _deep_payload(levels: int) -> bytes:
+    """A pull_request body whose payload hides `levels` nested arrays (issue 22's 500)."""
+    head = json.loads(BODY)
+    return (json.dumps(head)[:-1] + ', "x": ' + "[" * levels + "]" * levels + "}").encode()
+
+
+async def test_a_signed_deeply_nested_body_is_400_with_the_reason_not_500(
+    tmp_path: Path, make_hook: Any
+) -> None:
+    async with make_hook(settings_for(tmp_path, **ON)) as hook:
+        for levels in (5000, 900, 63):  # past the parser's limit, within it, just past the bound
+            body = _deep_payload(levels)
+            status, answer = await hook.post(body, headers(body))
+            assert status == 400, (levels, answer)
+            assert answer == {"error": "body is nested deeper than 63 levels"}, levels
+        assert await hook.published() == 0 and hook.count(400) == 3 and hook.count(500) == 0
+        # 63 levels with the body itself: its bus event (one more level) is within the bus's 64
+        body = _deep_payload(62)
+        status, answer = await hook.post(body, headers(body))
+        assert status == 202, answer
+        assert await hook.published() == 1

@@ -219,3 +219,19 @@ async def test_off_is_404_and_a_refusing_bus_is_503(tmp_path: Path, certs_url: t
     async with serve(settings(tmp_path, certs_url[0]), None) as push:
         assert await push.post(envelope("m-7"), token()) == 503
         assert push.count(503) == 1
+
+
+async def test_deeply_nested_json_is_a_4xx_never_a_500(
+    tmp_path: Path, certs_url: tuple[str, list[int]], js: JetStreamContext
+) -> None:
+    deep = b'{"message": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    s = settings(tmp_path, certs_url[0], MEMUBOT_GMAIL_PUSH_TOKEN="s3cret-token")
+    async with serve(s, js) as push:
+        # a body from the verified sender: refused as a bad request
+        assert await push.post(deep, query="?token=s3cret-token") == 400
+        # a token whose header (read before any signature is checked) nests 2,500 levels deep
+        head = base64.urlsafe_b64encode(b"[" * 2500 + b"]" * 2500).rstrip(b"=").decode()
+        assert await push.post(envelope("m-8"), f"{head}.e30.c2ln") == 401
+        assert push.count(400) == 1 and push.count(401) == 1 and push.count(500) == 0
+        info = await js.stream_info("MEMUBOT_IN")
+        assert info.state.messages == 0

@@ -18,6 +18,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from daemon import bounded_json
+from daemon.errors import InvalidEvent
 from daemon.gmail.api import GmailApi
 
 log = logging.getLogger(__name__)
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 SUBJECT = "memubot.in.gmail"
 BACKOFF_S = (1.0, 5.0, 30.0, 60.0)
 IDLE_S = 1.0  # pause after an empty pull
+MAX_DATA_BYTES = 64 * 1024  # a notification's data is ~100 bytes: {emailAddress, historyId}
 
 Publish = Callable[[str, bytes, str], Awaitable[None]]
 
@@ -33,8 +36,8 @@ def notification_body(message_id: str, data_b64: str | None, scope: str | None) 
     """The `memubot.in.gmail` body of one Pub/Sub message: {id, emailAddress, historyId, scope}."""
     body: dict[str, Any] = {"id": message_id}
     try:
-        data = json.loads(base64.b64decode(data_b64 or "", validate=False).decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+        data = bounded_json.load(base64.b64decode(data_b64 or "", validate=False), max_bytes=MAX_DATA_BYTES)
+    except (binascii.Error, ValueError, InvalidEvent):  # the dead letter will say what is missing
         data = None
     if isinstance(data, dict):
         body |= {k: data[k] for k in ("emailAddress", "historyId") if k in data}

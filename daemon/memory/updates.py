@@ -64,6 +64,8 @@ Judge = Callable[[str, list[tuple[str, str]]], "tuple[str, ...] | None"]
 
 
 # the resolved-date note of an item's text with a time of day: "(… : 10 February 2024 10:00)"
+# ... and with a day at all: "(on the 3rd: 3 August 2024)"
+_DATED_NOTE = re.compile(r"\([^()]*: \d{1,2} [A-Z][a-z]+ \d{4}[^()]*\)$")
 _TIMED_NOTE = re.compile(r"\([^()]*: \d{1,2} [A-Z][a-z]+ \d{4} \d{2}:\d{2}[^()]*\)$")
 
 
@@ -102,6 +104,11 @@ def another_plan(
     if plan_change_cue(new_text):
         return False
     return not (activity_terms(new_text) & activity_terms(old_text))
+
+
+def _dated(l0: str) -> bool:
+    """The statement names a day: its one-line text carries a resolved date ("(…: 10 February 2024)")."""
+    return bool(_DATED_NOTE.search(l0))
 
 
 def _timed(l0: str) -> bool:
@@ -239,7 +246,8 @@ def retired(
             # a happening with no time we could read is a plan when the newer calls it off or
             # moves it by name: what is past cannot be called off ("Booked a week in Crete for
             # the first week of August", then "had to call off the Crete trip")
-            or (due.get(s.item_id) is None and s.item_id in moved_ids)
+            # (its text carries no resolved date: a past incident's date is read but is no due time)
+            or (s.item_id in moved_ids and not _dated(s.l0))
         )
         and not another_plan(new, s, speaker, new_due, due.get(s.item_id))
     ]

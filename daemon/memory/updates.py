@@ -63,8 +63,8 @@ JUDGE_BAR = 0.2
 Judge = Callable[[str, list[tuple[str, str]]], "tuple[str, ...] | None"]
 
 
-# the resolved-date note of an item's text with a time of day: "(… : 10 February 2024 10:00)"
-# ... and with a day at all: "(on the 3rd: 3 August 2024)"
+# the resolved-date note of an item's text: with a day ("(on the 3rd: 3 August 2024)"), and with
+# a time of day ("(… : 10 February 2024 10:00)")
 _DATED_NOTE = re.compile(r"\([^()]*: \d{1,2} [A-Z][a-z]+ \d{4}[^()]*\)$")
 _TIMED_NOTE = re.compile(r"\([^()]*: \d{1,2} [A-Z][a-z]+ \d{4} \d{2}:\d{2}[^()]*\)$")
 
@@ -243,10 +243,10 @@ def retired(
         if (
             s.category != "events"
             or still_ahead(due.get(s.item_id), said)
-            # a happening with no time we could read is a plan when the newer calls it off or
+            # a happening whose text names no day is a plan when the newer calls it off or
             # moves it by name: what is past cannot be called off ("Booked a week in Crete for
-            # the first week of August", then "had to call off the Crete trip")
-            # (its text carries no resolved date: a past incident's date is read but is no due time)
+            # the first week of August", then "had to call off the Crete trip"). A dated one
+            # with no due time is past (a past incident's date is read but is no due time).
             or (s.item_id in moved_ids and not _dated(s.l0))
         )
         and not another_plan(new, s, speaker, new_due, due.get(s.item_id))

@@ -1,10 +1,14 @@
 """The memory inspector: `/ui` on the daemon's HTTP app, one server-rendered page per scope.
 
-It reads the same store as everything else, through the memory facade: categories with their
-summaries, items (L0, L1, tier, importance, use, validity, what superseded them) with their
-sources, the memory-op log, and a search box that runs recall with `explain`. Forgetting an
-item shows the rows it will delete first, and deletes on a POST that carries a CSRF token;
-restoring an archived item is a POST with the same token.
+It reads the same store as everything else, through the memory facade, in tabs (plain links,
+no script): the items recall can find, as cards (statement, category, who said it and when, due
+time, the structured fields as labelled values, sources one click away, the survival plot); the
+retired and archived ones, each saying what retired it and when, with a restore button; the
+categories with their summaries; the suggestions and what became of each; the memory-op log; and
+a search box that runs recall with `explain`. Forgetting an item shows the rows it will delete
+first, and deletes on a POST that carries a CSRF token; restoring and correcting are POSTs with
+the same token. Each action redirects back with a notice this inspector signed (HMAC, a key made
+at start-up): a `?notice=` someone else wrote shows nothing.
 
 Safety: every text from memory goes through Jinja2's autoescaping (an e-mail body with
 `<script>` stays text), and the page forbids scripts outright by its Content-Security-Policy.

@@ -71,12 +71,14 @@ def _value(v: Any, tz: tzinfo) -> str:
 def l1_fields(item: dict[str, Any], tz: tzinfo) -> list[tuple[str, str]]:
     """An item's structured fields (`l1`) as (label, value) pairs; never the raw JSON.
 
-    What the card shows already is left out: empty fields, who said it, a `what` the statement
-    contains, a `who` that is only the speaker, a `when` that is when it was said. Nested
+    What the card shows already is left out: empty fields, who said it, a text the statement
+    contains (`what`), a `who` that is only the speaker, a `when` that is when it was said or its due
+    time. Nested
     values become "key: value" text; times are read as times.
     """
     l1, l0, speaker = item.get("l1"), str(item.get("l0") or ""), item.get("speaker")
     said = item.get("observed_at") or item.get("happened_at") or item.get("created_at")
+    shown_times = {when(t, tz) for t in (said, item.get("due_at")) if t is not None}
     if isinstance(l1, str):
         try:
             data = json.loads(l1)
@@ -92,12 +94,12 @@ def l1_fields(item: dict[str, Any], tz: tzinfo) -> list[tuple[str, str]]:
     for key, v in data.items():
         if key in SHOWN_ELSEWHERE or v in (None, "", [], {}):
             continue
-        if key == "what" and isinstance(v, str) and v.strip() in l0:
-            continue
+        if isinstance(v, str) and len(v.strip()) >= 24 and v.strip() in l0:
+            continue  # the statement says it already ("what", a habit's "behavior")
         if key == "who" and v in ([speaker], speaker):
             continue
         text = _value(v, tz)
-        if key == "when" and said is not None and text == when(said, tz):
+        if key == "when" and text in shown_times:
             continue
         if text:
             out.append((str(key).replace("_", " "), text))

@@ -468,11 +468,14 @@ class Memory(WritePath):
             self.flush_touches()
             return self.store.item(scope, item_id)
 
-    def items(self, scope: str, limit: int = 200) -> list[dict[str, Any]]:
-        """A scope's items with their sources' ids, for the inspector (read-only)."""
+    def items(self, scope: str, limit: int = 200, state: str = "all") -> list[dict[str, Any]]:
+        """A scope's items with their sources' ids, for the inspector (read-only); `state`
+        "active" or "retired" (archived, superseded, no longer valid) keeps only those."""
+        if state not in ("all", "active", "retired"):
+            raise InvalidInput(f"state must be all, active or retired, not {state!r}")
         with self._lock:
             self.flush_touches()
-            return self.store.list_items(scope, limit)
+            return self.store.list_items(scope, limit, state)
 
     def resources(self, scope: str, ids: Sequence[str]) -> list[ResourceIn]:
         """The stored resources (turns, deliveries) with these ids, for the inspector (read-only)."""

@@ -13,6 +13,9 @@ import numpy as np
 from daemon.memory.store_core import _require, _utc
 from daemon.memory.store_index import StoreIndex
 
+# what recall can find (the same test as the index build in store_index.py)
+_ACTIVE = "NOT archived AND superseded_by IS NULL AND valid_until IS NULL"
+
 
 @dataclass(frozen=True, slots=True)
 class ItemRow:
@@ -138,14 +141,24 @@ class StoreItems(StoreIndex):
         names = [d[0] for d in cur.description or []]
         return dict(zip(names, row, strict=True))
 
-    def list_items(self, scope: str, limit: int = 200) -> list[dict[str, Any]]:
-        """A scope's items for the inspector: active first, then by importance and recency."""
+    def list_items(self, scope: str, limit: int = 200, state: str = "all") -> list[dict[str, Any]]:
+        """A scope's items for the inspector: active first, then by importance and recency.
+
+        `state` "active" keeps what recall can find; "retired" what it cannot (archived,
+        superseded, or no longer valid), newest retirement first; "all" both.
+        """
+        where = {"all": "", "active": f" AND {_ACTIVE}", "retired": f" AND NOT ({_ACTIVE})"}[state]
+        order = (
+            "coalesce(archived_at, valid_until, updated_at) DESC, id"
+            if state == "retired"
+            else "archived, superseded_by IS NOT NULL, importance DESC, created_at DESC, id"
+        )
         cur = self.con.execute(
-            "SELECT id, category, l0, l1, tier, importance, access_count, last_access, created_at,"
-            " happened_at, valid_from, valid_until, superseded_by, archived, evergreen,"
+            "SELECT id, category, l0, l1, speaker, tier, importance, mentions, access_count, last_access,"
+            " created_at, observed_at, happened_at, due_at, valid_from, valid_until, superseded_by,"
+            " archived, archived_at, evergreen,"
             " (SELECT list(resource_id ORDER BY resource_id) FROM item_sources s WHERE s.item_id = items.id)"
-            " AS source_ids FROM items WHERE scope = ?"
-            " ORDER BY archived, superseded_by IS NOT NULL, importance DESC, created_at DESC, id LIMIT ?",
+            f" AS source_ids FROM items WHERE scope = ?{where} ORDER BY {order} LIMIT ?",
             [_require(scope), limit],
         )
         names = [d[0] for d in cur.description or []]

@@ -69,6 +69,7 @@ import contextlib
 import copy
 import importlib.util
 import json
+import math
 import os
 import re
 import shlex
@@ -110,7 +111,7 @@ assert _spec is not None and _spec.loader is not None
 harness = importlib.util.module_from_spec(_spec)
 sys.modules["bench_daemon"] = harness
 _spec.loader.exec_module(harness)
-log, pct, loadavg = harness.log, harness.pct, harness.loadavg
+log, loadavg = harness.log, harness.loadavg
 
 from readme_block import commit, write_block  # noqa: E402  (bench/: the script's own folder)
 
@@ -127,12 +128,10 @@ LOCOMO = ROOT.parent / "shared" / "bench" / "locomo" / "events.jsonl"
 BROKER_DOWN_S = 2.0
 SLOW_MS = 250
 SLOW_S = 10.0
-LOCK_HOLD = """
-import sys, duckdb
-con = duckdb.connect(sys.argv[1])
-print("locked", flush=True)
-sys.stdin.read()  # until the soak closes our stdin
-"""
+# one line, so that the daemon's message naming this process (its command line) reads in one piece
+LOCK_HOLD = (
+    "import sys, duckdb; con = duckdb.connect(sys.argv[1]); print('locked', flush=True); sys.stdin.read()"
+)
 SHIM = r"""
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -642,9 +641,9 @@ class Soak:
             self.findings.append("lock: the daemon started while another process held the DuckDB file")
         except RuntimeError as exc:
             text = str(exc)
-            refused = next(
-                (ln.strip() for ln in text.splitlines() if "in use by process" in ln), text.splitlines()[0]
-            )
+            said = re.search(r"memubot run: .*?at a time\.", text, re.S)
+            refused = " ".join((said.group(0) if said else text.splitlines()[0]).split())
+            refused = refused.replace(str(self.tmp), "<tmp>").replace(str(ROOT), ".")
             self.refused_starts.append(refused)
             if f"in use by process {holder.pid}" not in text:
                 self.findings.append(
@@ -656,7 +655,7 @@ class Soak:
         held = time.time() - f.injected
         if self.daemon is None:
             await self.start_daemon()
-        f.note = f"locked {held:.1f} s; the start meanwhile: {refused[:160]!r}"
+        f.note = f"locked {held:.1f} s; the start meanwhile exited 1: {refused}"
 
     async def fault_slowdisk(self, f: Fault) -> None:
         if self.shim is None:
@@ -953,6 +952,12 @@ class Soak:
         }
 
 
+def pct(xs: list[float], q: float) -> float:
+    """The nearest-rank percentile: the smallest value with at least q of the values at or below it."""
+    xs = sorted(xs)
+    return xs[max(0, math.ceil(q * len(xs)) - 1)]
+
+
 def pattern(line: str) -> str:
     """A finding with its numbers and ids blanked, so that repeats count as one line."""
     line = re.sub(r"^daemon pid \d+: ", "", line)
@@ -1001,7 +1006,8 @@ def table(r: dict[str, Any]) -> str:
     text = "\n".join(lines)
     text += (
         f"\n\nAccounting {acc}: sent {a['sent']} ({sent}) = stored {a['stored']} + dead-lettered "
-        f"{a['dead_lettered']}; lost {a['lost']}, twice {a['duplicates']}. Throughput: "
+        f"{a['dead_lettered']} (valid events among them: {sum(v for k, v in a['dead_lettered_by_kind'].items() if k != 'bad_bus')}); "
+        f"lost {a['lost']}, twice {a['duplicates']}. Throughput: "
         f"{t['offered_per_s']:.2f} events/s offered, {t['committed_per_s']:.2f} committed/s over the run; "
         f"all events p50 / p95 {cell(r['latency']['all'])}; e-mail arrival → commit {cell(r['latency']['email_arrival_to_commit'])}. "
         f"Daemon starts (spawn → READY): {', '.join(f'{x:.1f} s' for x in r['daemon_starts_s'])}."

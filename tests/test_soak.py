@@ -8,10 +8,15 @@ asserted is what bench/soak.py checks: every event sent is stored or dead-letter
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -47,3 +52,61 @@ def test_short_soak_with_every_fault_loses_and_doubles_nothing(tmp_path: Path) -
     assert all(acc["sent_by_kind"][k] > 0 for k in ("turn", "github", "gmail", "email"))
     assert result["refused_starts"] and "in use by process" in result["refused_starts"][0]
     assert done.returncode == 0
+
+
+def load_soak() -> ModuleType:
+    """bench/soak.py as a module (it puts the repository and bench/ on sys.path: undone after)."""
+    spec = importlib.util.spec_from_file_location("bench_soak", ROOT / "bench" / "soak.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_soak"] = module  # its dataclasses look their module up by name
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
+    return module
+
+
+def test_the_accounting_catches_a_loss_a_double_and_a_bad_event_stored(tmp_path: Path) -> None:
+    """The checks are not vacuous: a ledger made to lack, double or keep what it must not fails them."""
+    missing = [str(p) for p in NEEDS if not p.exists()]
+    if missing:
+        pytest.skip(f"the soak reads the shared GitHub fixtures and LoCoMo texts: not found {missing}")
+    soak = load_soak()
+    run = soak.Soak(
+        argparse.Namespace(faults=["bad"], turns_per_s=1, github_per_s=1, gmail_per_s=1), tmp_path
+    )
+    t0 = time.time() - 10
+    for i, kind in enumerate(["turn", "turn", "turn", "email", "github"]):
+        run.sent[f"e{i}"] = soak.Sent(kind, f"e{i}", t0 + i)
+    run.bad = [soak.Bad("bus", "deep", t0, "b0", seq=100), soak.Bad("github", "deep", t0, "b1", status=400)]
+
+    def db(ledger: dict[str, Any], dead: list[Any], resources: dict[str, int]) -> None:
+        run.read_db = lambda: (ledger, dead, soak.Counter(resources))
+
+    good = {f"e{i}": (t0 + i + 1, "stored", "s") for i in range(5)}
+    db(good, [("b0", 100, t0 + 1, "nested", "s", 1)], {"e0": 1, "e1": 1, "e2": 1, "e3": 1})
+    assert run.report(t0, time.time(), 0.0, 0.0, {})["accounting"]["failures"] == []
+
+    broken = dict(good)
+    del broken["e1"]  # lost
+    db(
+        broken,
+        [
+            ("e2", 7, t0 + 3, "x", "s", 5),
+            ("b0", 100, t0 + 1, "nested", "s", 1),
+            ("b0", 100, t0 + 2, "nested", "s", 1),
+        ],
+        {"e0": 1, "e2": 1},  # e3, a stored e-mail, has no resource
+    )
+    run.bad[1].status = 500
+    acc = run.report(t0, time.time(), 0.0, 0.0, {})["accounting"]
+    text = "\n".join(acc["failures"])
+    assert not acc["ok"]
+    assert "1 events neither stored nor dead-lettered, e.g. ['e1']" in text
+    assert "e2 stored and dead-lettered" in text
+    assert "dead letter twice for stream seq 100" in text
+    assert "without exactly one resource, e.g. ['e3']" in text
+    assert "bad HTTP requests not answered 4xx: ['github deep: 500']" in text
+    assert acc["duplicates"] == 3 and acc["lost"] == 1

@@ -57,7 +57,8 @@ time to recover and the time until the backlog was drained (injection → the co
 event sent before recovery). Progress goes to stderr; the tables to stdout; every number as JSON
 to --out (default bench/out/soak.json). A run with the default duration and faults also writes
 its table into the README (between the `soak-table` markers) unless --no-readme. The daemon's
-WARNING/ERROR lines are counted. --duration 20 --every 3 is the short soak of tests/test_soak.py.
+WARNING/ERROR lines are counted. `--duration 20 --every 2 --slow-s 3` is the short soak of
+tests/test_soak.py (about a minute).
 """
 
 from __future__ import annotations

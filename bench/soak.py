@@ -67,18 +67,13 @@ import argparse
 import asyncio
 import base64
 import contextlib
-import copy
 import importlib.util
 import json
-import math
 import os
 import re
 import shlex
 import shutil
 import signal
-import socket
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -86,25 +81,21 @@ import traceback
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import nats
-from aiohttp import web
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from daemon.client import Client, RpcError  # noqa: E402
 from daemon.http import serve_http  # noqa: E402
-from daemon.memory.store import Store  # noqa: E402
 from daemon.nats_server import NatsServer, start_embedded  # noqa: E402
 from daemon.nats_server import stop as stop_server  # noqa: E402
 from daemon.webhook_github import sign  # noqa: E402
-from tests.gmail_fake import FakeGoogle  # noqa: E402
 
 # bench/daemon.py's harness (a file named like the package, so loaded by path)
 _spec = importlib.util.spec_from_file_location("bench_daemon", ROOT / "bench" / "daemon.py")
@@ -114,14 +105,24 @@ sys.modules["bench_daemon"] = harness
 _spec.loader.exec_module(harness)
 log, loadavg = harness.log, harness.loadavg
 
-from readme_block import commit, write_block  # noqa: E402  (bench/: the script's own folder)
+# bench/: the script's own folder
+from readme_block import commit, write_block  # noqa: E402
+from soak_report import Bad, Fault, Sent, account, pattern, read_db, table, timings  # noqa: E402
+from soak_rig import (  # noqa: E402
+    LOCK_HOLD,
+    MAILBOX,
+    Mailbox,
+    build_shim,
+    deep_turn,
+    free_port,
+    gmail_credentials,
+)
 
 FAULTS = ("bad", "broker", "daemon", "lock", "slowdisk")
 DEFAULT_DURATION = 180.0
 SCOPE = "soak"
 SECRET = "soak-secret"
 PUSH_TOKEN = "soak-push-token"
-MAILBOX = "alice@example.com"
 TOPIC = "projects/p/topics/gmail"
 CONVERSATION = "memubot.in.conversation.soak"
 GITHUB_FIXTURES = ROOT.parent / "shared" / "fixtures" / "github"
@@ -129,144 +130,7 @@ LOCOMO = ROOT.parent / "shared" / "bench" / "locomo" / "events.jsonl"
 BROKER_DOWN_S = 2.0
 SLOW_MS = 250
 SLOW_S = 10.0
-# one line, so that the daemon's message naming this process (its command line) reads in one piece
-LOCK_HOLD = (
-    "import sys, duckdb; con = duckdb.connect(sys.argv[1]); print('locked', flush=True); sys.stdin.read()"
-)
-SHIM = r"""
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <fcntl.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-/* every fsync/fdatasync waits the milliseconds written in $SOAK_SLOW_DISK_FILE (0 or no file: none) */
-static void slow(void) {
-    const char *path = getenv("SOAK_SLOW_DISK_FILE");
-    if (!path) return;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    char buf[16] = {0};
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    int ms = n > 0 ? atoi(buf) : 0;
-    if (ms > 0) {
-        struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-        nanosleep(&t, NULL);
-    }
-}
-int fsync(int fd) {
-    static int (*real)(int);
-    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
-    slow();
-    return real(fd);
-}
-int fdatasync(int fd) {
-    static int (*real)(int);
-    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
-    slow();
-    return real(fd);
-}
-"""
 BEGIN, END = "<!-- soak-table:begin -->", "<!-- soak-table:end -->"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def build_shim(tmp: Path) -> Path | None:
-    """The slow-disk LD_PRELOAD library, or None when there is no C compiler."""
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        return None
-    src, lib = tmp / "slowdisk.c", tmp / "slowdisk.so"
-    src.write_text(SHIM, encoding="utf-8")
-    done = subprocess.run(
-        [cc, "-shared", "-fPIC", "-O2", "-o", str(lib), str(src), "-ldl"], capture_output=True
-    )
-    return lib if done.returncode == 0 and lib.exists() else None
-
-
-# ---- the fake mailbox -------------------------------------------------------------------
-
-
-class Mailbox(FakeGoogle):
-    """The tests' fake Gmail API with a mailbox that grows: message k arrives at historyId BASE + k."""
-
-    BASE = 1000
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.template = self.messages["18e1a"]
-        self.messages = {}
-        self.order: list[str] = []
-        self.gone_before = 0
-
-    @property
-    def latest(self) -> int:
-        return self.BASE + len(self.order)
-
-    def add(self, k: int) -> tuple[str, int]:
-        """A new message in the mailbox; returns its id and the historyId it arrived at."""
-        mid = f"soak{k:06d}"
-        msg = copy.deepcopy(self.template)
-        msg["id"] = msg["threadId"] = mid
-        hid = self.BASE + len(self.order) + 1
-        msg["historyId"] = str(hid)
-        for h in msg["payload"]["headers"]:
-            if h["name"] == "Subject":
-                h["value"] = f"Soak {k}: the Q3 budget numbers"
-            elif h["name"] == "Message-ID":
-                h["value"] = f"<soak{k}@mail.example.com>"
-        text = f"Hi Alice,\n\ncould you send me the Q3 budget numbers for team {k} by Thursday?\n\nBob"
-        data = base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
-        for part in msg["payload"]["parts"]:
-            part["body"] = {"size": len(text), "data": data}
-        self.messages[mid] = msg
-        self.order.append(mid)
-        return mid, hid
-
-    async def history(self, request: web.Request) -> web.Response:
-        start = int(request.query["startHistoryId"])
-        added = [
-            {
-                "id": str(self.BASE + i + 1),
-                "messagesAdded": [{"message": {"id": m, "threadId": m, "labelIds": ["INBOX"]}}],
-            }
-            for i, m in enumerate(self.order)
-            if self.BASE + i + 1 > start
-        ]
-        return web.json_response({"history": added, "historyId": str(self.latest)})
-
-    async def list(self, request: web.Request) -> web.Response:
-        recent = list(reversed(self.order))[: int(request.query.get("maxResults", 50))]
-        return web.json_response({"messages": [{"id": m, "threadId": m} for m in recent]})
-
-    async def profile(self, request: web.Request) -> web.Response:
-        return web.json_response({"emailAddress": MAILBOX, "historyId": str(self.latest)})
-
-    async def watch(self, request: web.Request) -> web.Response:
-        return web.json_response({"historyId": str(self.latest), "expiration": "4102444800000"})
-
-
-def gmail_credentials(path: Path, fake_url: str) -> Path:
-    path.write_text(
-        json.dumps(
-            {
-                "client_id": "cid.apps.googleusercontent.com",
-                "client_secret": "client-secret",
-                "refresh_token": "the-refresh-token",
-                "token": "old-token",
-                "expiry": "2020-01-01T00:00:00Z",
-                "token_uri": f"{fake_url}/token",
-            }
-        ),
-        encoding="utf-8",
-    )
-    return path
 
 
 # ---- the daemon -----------------------------------------------------------------------------
@@ -283,43 +147,6 @@ class SoakDaemon(harness.Daemon):  # type: ignore[misc,name-defined]
         env: dict[str, str] = super().env()
         env.update(self.extra)
         return env
-
-
-# ---- what was sent ----------------------------------------------------------------------------
-
-
-@dataclass
-class Sent:
-    kind: str  # turn / github / gmail / email
-    id: str
-    t: float  # wall time of the first attempt (an e-mail: when it arrived in the mailbox)
-    tries: int = 0
-    accepted: float | None = None  # when the bus (or the webhook, 202) took it
-
-
-@dataclass
-class Bad:
-    where: str  # bus / github / gmail
-    what: str  # deep / invalid / big
-    t: float
-    id: str
-    seq: int | None = None  # the stream sequence of a bus event
-    status: int | None = None  # the HTTP answer
-
-
-@dataclass
-class Fault:
-    name: str
-    injected: float
-    recovered: float = 0.0
-    note: str = ""
-
-
-def deep_turn(eid: str, levels: int = 5000) -> bytes:
-    body = json.dumps(
-        {"id": eid, "scope": SCOPE, "role": "user", "text": "deep", "ts": datetime.now(UTC).isoformat()}
-    )
-    return (body[:-1] + ', "meta": {"x": ' + "[" * levels + "]" * levels + "}}").encode()
 
 
 def load_texts() -> list[str]:
@@ -547,7 +374,7 @@ class Soak:
         for k in range(3):
             now = time.time()
             for what, data in (
-                ("deep", deep_turn(f"soak-bad-deep-{len(self.bad)}")),
+                ("deep", deep_turn(f"soak-bad-deep-{len(self.bad)}", SCOPE)),
                 ("invalid", b'{"id": "soak-bad-json-%d", "scope": "soak", "text": ' % len(self.bad)),
                 (
                     "big",
@@ -773,137 +600,21 @@ class Soak:
                 f"t+{time.time() - t0:.0f} s: sent {dict(kinds)}, {len(self.tasks)} in flight; daemon: {stored}"
             )
 
-    # ---- the accounting --------------------------------------------------------------------------
-
-    def read_db(
-        self,
-    ) -> tuple[
-        dict[str, tuple[float, str, str]],
-        list[tuple[str | None, int | None, float, str, str, int]],
-        Counter[str],
-    ]:
-        store = Store(self.state / "memubot.duckdb", read_only=True)
-        try:
-            ledger = {
-                r[0]: (float(r[1]), str(r[2]), str(r[3]))
-                for r in store.con.execute(
-                    "SELECT event_id, epoch(handled_at), outcome, subject FROM events"
-                ).fetchall()
-            }
-            dead = [
-                (r[0], None if r[1] is None else int(r[1]), float(r[2]), str(r[3]), str(r[4]), int(r[5]))
-                for r in store.con.execute(
-                    "SELECT event_id, stream_seq, epoch(failed_at), reason, subject, attempts FROM dead_letters"
-                ).fetchall()
-            ]
-            resources = Counter(
-                {
-                    r[0]: int(r[1])
-                    for r in store.con.execute("SELECT id, count(*) FROM resources GROUP BY id").fetchall()
-                }
-            )
-        finally:
-            store.close()
-        return ledger, dead, resources
-
     def report(
         self, t0: float, t_end: float, flush_s: float, stop_s: float, stats: dict[str, Any]
     ) -> dict[str, Any]:
-        ledger, dead, resources = self.read_db()
-        failures: list[str] = []
-        dead_by_id: Counter[str] = Counter(d[0] for d in dead if d[0])
-        dead_by_seq: Counter[int] = Counter(d[1] for d in dead if d[1] is not None)
-        dead_ids = set(dead_by_id)
-        bus_bad = [b for b in self.bad if b.where == "bus"]
-        bad_seqs = {b.seq for b in bus_bad}
-        bad_ids = {d[0] for d in dead if d[1] in bad_seqs and d[0]}
-        kinds = ("turn", "github", "gmail", "email")
-        sent_n = {k: sum(s.kind == k for s in self.sent.values()) for k in kinds}
-        stored_n = {k: sum(s.kind == k and s.id in ledger for s in self.sent.values()) for k in kinds}
-        dead_valid = {k: sum(s.kind == k and s.id in dead_ids for s in self.sent.values()) for k in kinds}
-        lost = [s.id for s in self.sent.values() if s.id not in ledger and s.id not in dead_ids]
-        bad_dead = sum(1 for b in bus_bad if dead_by_seq[b.seq or -1] >= 1)
-        bad_stored = sorted(bad_ids & set(ledger))
-        twice = [f"{i} stored and dead-lettered" for i in sorted(set(ledger) & dead_ids)]
-        twice += [f"dead letter twice for id {i}" for i, n in dead_by_id.items() if n > 1]
-        twice += [f"dead letter twice for stream seq {q}" for q, n in dead_by_seq.items() if n > 1]
-        twice += [f"resource {i} stored {n} times" for i, n in resources.items() if n > 1]
-        no_resource = [
-            s.id
-            for s in self.sent.values()
-            if s.kind in ("turn", "email")
-            and ledger.get(s.id, (0, "", ""))[1] == "stored"
-            and resources[s.id] != 1
-        ]
-        sent_total = sum(sent_n.values()) + len(bus_bad)
-        stored_total = sum(stored_n.values())
-        dead_total = sum(dead_valid.values()) + bad_dead
-        if sent_total != stored_total + dead_total:
-            failures.append(f"sent {sent_total} != stored {stored_total} + dead-lettered {dead_total}")
-        if lost:
-            failures.append(f"{len(lost)} events neither stored nor dead-lettered, e.g. {lost[:5]}")
-        if twice:
-            failures.append(f"{len(twice)} things twice, e.g. {twice[:5]}")
-        if no_resource:
-            failures.append(
-                f"{len(no_resource)} stored turns/e-mails without exactly one resource, e.g. {no_resource[:5]}"
-            )
-        if bad_dead != len(bus_bad):
-            failures.append(
-                f"{len(bus_bad) - bad_dead} of {len(bus_bad)} bad bus events are not dead letters"
-            )
-        if bad_stored:
-            failures.append(f"bad events in the ledger: {bad_stored[:5]}")
-        http_bad = [b for b in self.bad if b.where != "bus"]
-        wrong = [
-            f"{b.where} {b.what}: {b.status}"
-            for b in http_bad
-            if b.status is None or not 400 <= b.status < 500
-        ]
-        if wrong:
-            failures.append(f"bad HTTP requests not answered 4xx: {wrong}")
-        if sum(dead_valid.values()):
-            self.findings.append(f"valid events dead-lettered: {dead_valid}")
-
-        # latency: first attempt → committed (or dead-lettered)
-        commit: dict[str, float] = {i: v[0] for i, v in ledger.items()}
-        for d in dead:
-            if d[0]:
-                commit.setdefault(d[0], d[2])
-        live = [s for s in self.sent.values() if s.kind != "email" and s.id in commit]
-
-        def lat(lo: float, hi: float) -> dict[str, Any]:
-            xs = [commit[s.id] - s.t for s in live if lo <= s.t < hi]
-            if not xs:
-                return {"n": 0}
-            return {"n": len(xs), "p50_s": statistics.median(xs), "p95_s": pct(xs, 0.95), "max_s": max(xs)}
-
-        faults: list[dict[str, Any]] = []
-        first = self.faults[0].injected if self.faults else t_end
-        baseline = lat(t0, first)
-        for i, f in enumerate(self.faults):
-            nxt = self.faults[i + 1].injected if i + 1 < len(self.faults) else t_end
-            before = [commit[s.id] for s in live if s.t < f.recovered]
-            drained = max([c for c in before], default=f.injected) - f.injected
-            faults.append(
-                {
-                    "fault": f.name,
-                    "at_s": f.injected - t0,
-                    "recovered_s": f.recovered - f.injected,
-                    "drained_s": max(0.0, drained),
-                    "during": lat(f.injected, f.recovered),
-                    "after": lat(f.recovered, nxt),
-                    "note": f.note,
-                }
-            )
-        emails = [commit[s.id] - s.t for s in self.sent.values() if s.kind == "email" and s.id in commit]
-        committed = [commit[s.id] for s in live]
-        span = (max(committed) - t0) if committed else 0.0
-        valid_total = sum(sent_n.values())
+        db = read_db(self.state / "memubot.duckdb")
+        accounting = account(self.sent.values(), self.bad, db)
+        accounting["daemon_stats"] = {
+            "resources": stats.get("resources"),
+            "dead_letters": stats.get("daemon", {}).get("dead_letters"),
+        }
+        if accounting["valid_dead_lettered"]:
+            self.findings.append(f"valid events dead-lettered: {accounting['dead_lettered_by_kind']}")
         return {
             "command": shlex.join(["python", "bench/soak.py", *sys.argv[1:]]),
             "started_utc": datetime.fromtimestamp(t0, UTC).isoformat(timespec="seconds"),
-            "commit": commit_hash(),
+            "commit": commit(),
             "cpus": os.cpu_count(),
             "load_average_end": loadavg(),
             "publishing_s": t_end - t0,
@@ -914,35 +625,8 @@ class Soak:
                 "github": self.args.github_per_s,
                 "gmail": self.args.gmail_per_s,
             },
-            "accounting": {
-                "ok": not failures,
-                "failures": failures,
-                "sent": sent_total,
-                "stored": stored_total,
-                "dead_lettered": dead_total,
-                "duplicates": len(twice),
-                "lost": len(lost),
-                "sent_by_kind": sent_n | {"bad_bus": len(bus_bad)},
-                "stored_by_kind": stored_n,
-                "dead_lettered_by_kind": dead_valid | {"bad_bus": bad_dead},
-                "bad_http": {f"{b.where} {b.what}": b.status for b in http_bad},
-                "outcomes": dict(Counter(ledger[s.id][1] for s in self.sent.values() if s.id in ledger)),
-                "daemon_stats": {
-                    "resources": stats.get("resources"),
-                    "dead_letters": stats.get("daemon", {}).get("dead_letters"),
-                },
-            },
-            "throughput": {
-                "offered_per_s": valid_total / (t_end - t0),
-                "committed_per_s": len(committed) / span if span else 0.0,
-                "committed": len(committed),
-            },
-            "latency": {
-                "baseline": baseline,
-                "all": lat(t0, t_end),
-                "email_arrival_to_commit": summary(emails),
-            },
-            "faults": faults,
+            "accounting": accounting,
+            **timings(self.sent.values(), self.faults, db, t0, t_end),
             "daemon_starts_s": self.starts,
             "refused_starts": self.refused_starts,
             "retries": dict(self.retries),
@@ -951,69 +635,6 @@ class Soak:
             "readyz_probes": len(self.readyz),
             "findings": sorted(Counter(map(pattern, self.findings)).items(), key=lambda kv: -kv[1])[:40],
         }
-
-
-def pct(xs: list[float], q: float) -> float:
-    """The nearest-rank percentile: the smallest value with at least q of the values at or below it."""
-    xs = sorted(xs)
-    return xs[max(0, math.ceil(q * len(xs)) - 1)]
-
-
-def pattern(line: str) -> str:
-    """A finding with its numbers and ids blanked, so that repeats count as one line."""
-    line = re.sub(r"^daemon pid \d+: ", "", line)
-    return re.sub(r"\d+", "N", line)
-
-
-def summary(xs: list[float]) -> dict[str, Any]:
-    if not xs:
-        return {"n": 0}
-    return {"n": len(xs), "p50_s": statistics.median(xs), "p95_s": pct(xs, 0.95), "max_s": max(xs)}
-
-
-def commit_hash() -> str:
-    return commit()
-
-
-# ---- output -----------------------------------------------------------------------------------
-
-
-def sec(x: float | None) -> str:
-    if x is None:
-        return "—"
-    return f"{1000 * x:.0f} ms" if x < 1 else f"{x:.1f} s"
-
-
-def cell(w: dict[str, Any]) -> str:
-    if not w.get("n"):
-        return "—"
-    return f"{sec(w['p50_s'])} / {sec(w['p95_s'])} (n={w['n']})"
-
-
-def table(r: dict[str, Any]) -> str:
-    a, t = r["accounting"], r["throughput"]
-    lines = [
-        "| fault | recovered | backlog drained | publish → commit p50 / p95 during | after | what happened |",
-        "|---|---|---|---|---|---|",
-        f"| (baseline, no fault) | — | — | {cell(r['latency']['baseline'])} | — | |",
-    ]
-    for f in r["faults"]:
-        lines.append(
-            f"| {f['fault']} at {f['at_s']:.0f} s | {sec(f['recovered_s'])} | {sec(f['drained_s'])} | "
-            f"{cell(f['during'])} | {cell(f['after'])} | {f['note']} |"
-        )
-    sent = ", ".join(f"{k} {v}" for k, v in a["sent_by_kind"].items())
-    acc = "**ok**" if a["ok"] else "**FAILED**: " + "; ".join(a["failures"])
-    text = "\n".join(lines)
-    text += (
-        f"\n\nAccounting {acc}: sent {a['sent']} ({sent}) = stored {a['stored']} + dead-lettered "
-        f"{a['dead_lettered']} (valid events among them: {sum(v for k, v in a['dead_lettered_by_kind'].items() if k != 'bad_bus')}); "
-        f"lost {a['lost']}, twice {a['duplicates']}. Throughput: "
-        f"{t['offered_per_s']:.2f} events/s offered, {t['committed_per_s']:.2f} committed/s over the run; "
-        f"all events p50 / p95 {cell(r['latency']['all'])}; e-mail arrival → commit {cell(r['latency']['email_arrival_to_commit'])}. "
-        f"Daemon starts (spawn → READY): {', '.join(f'{x:.1f} s' for x in r['daemon_starts_s'])}."
-    )
-    return text
 
 
 def interrupt(signum: int, frame: object) -> None:

@@ -19,7 +19,7 @@ from daemon import __version__, bounded_json, cli_bus, cli_gmail, cli_memory
 from daemon.cli_import import import_through_daemon
 from daemon.client import RpcError
 from daemon.compose import open_memory
-from daemon.config import Settings, load_settings
+from daemon.config import Settings, journal_stream, load_settings
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
 from daemon.events import MAX_EVENT_BYTES, parse_ts, parse_turn
 from daemon.memory import Memory, ResourceIn, Store
@@ -391,7 +391,10 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"memubot run: {running}", file=sys.stderr)
         return 1
 
-    logging.getLogger().setLevel(logging.DEBUG if args.verbose else logging.INFO)
+    root = logging.getLogger()
+    root.setLevel(logging.DEBUG if args.verbose else logging.INFO)
+    for handler in root.handlers:
+        handler.setFormatter(logging.Formatter(daemon_log_format(journal_stream())))
     # APScheduler logs every run at INFO; our tick handler logs each tick once already
     logging.getLogger("apscheduler").setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     return asyncio.run(serve(settings))
@@ -508,13 +511,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
+def daemon_log_format(journal: str | None, stderr_fd: int = 2) -> str:
+    """The daemon's log line: journald stamps each line with its time itself; anywhere else (a
+    terminal, a file) the line carries it. Under journald means `$JOURNAL_STREAM` names the very
+    stream stderr is (systemd's own rule: a child whose stderr was redirected is not under it)."""
+    if journal is not None:
+        try:
+            st = os.fstat(stderr_fd)
+        except OSError:
+            pass
+        else:
+            if journal == f"{st.st_dev}:{st.st_ino}":
+                return LOG_FORMAT
+    return "%(asctime)s " + LOG_FORMAT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format=LOG_FORMAT)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

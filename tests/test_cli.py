@@ -356,3 +356,17 @@ def test_output_into_a_closed_pipe_is_quiet(env: Path, argv: list[str]) -> None:
         code = proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipeError" not in err and "Exception ignored" not in err, err
     assert code == 141  # 128 + SIGPIPE, as for a filter the signal stopped
+
+
+def test_daemon_log_lines_carry_their_time_unless_journald_stamps_them(tmp_path: Path) -> None:
+    from daemon.cli import LOG_FORMAT, daemon_log_format
+
+    with (tmp_path / "stderr").open("w") as f:
+        st = os.fstat(f.fileno())
+        here = f"{st.st_dev}:{st.st_ino}"
+        # a terminal or a file: the line says when
+        assert daemon_log_format(None, f.fileno()) == "%(asctime)s " + LOG_FORMAT
+        # systemd connected this very stream to the journal: journald adds the time
+        assert daemon_log_format(here, f.fileno()) == LOG_FORMAT
+        # inherited from a unit by a process whose stderr went elsewhere: not under journald
+        assert daemon_log_format("1:2", f.fileno()) == "%(asctime)s " + LOG_FORMAT

@@ -25,6 +25,7 @@ import io
 import itertools
 import json
 import os
+import re
 import threading
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -135,7 +136,7 @@ class World:
         return str(self.daemon.info["http"])
 
     def fresh(self, prefix: str) -> str:
-        return f"{prefix}-{next(self.ids)}"
+        return f"{prefix}-{next(self.ids):08d}"  # fixed width: what is drawn never depends on it
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float = STEP_TIMEOUT) -> T:
         return self.portal.call(coro, timeout)
@@ -760,3 +761,12 @@ def test_import_hostile_lines_among_valid_turns(world: World, monkeypatch: pytes
     assert stored
     assert world.stats(scope)["resources"] == stored
     world.still_answers()
+
+
+def test_the_daemon_log_lines_say_when(world: World) -> None:
+    # its stderr is a file, not the journal: each line carries its time (journald would add it)
+    lines = world.daemon.log.read_text(encoding="utf-8", errors="replace").splitlines()
+    started = [ln for ln in lines if " INFO " in ln]
+    assert started, lines[:20]
+    stamp = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3} (DEBUG|INFO|WARNING|ERROR|CRITICAL) ")
+    assert all(stamp.match(ln) for ln in started), started[:5]

@@ -498,8 +498,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "mcp",
         help="serve one person's memory to MCP clients (Claude Code, Cursor, Claude Desktop)",
-        description="A Model Context Protocol server on stdin/stdout with the tools recall, remember, "
-        "forget, feedback and stats, asking the running daemon. The scope is fixed here, never by the model.",
+        description="A Model Context Protocol server on stdin/stdout with the tools {tools}, asking the "
+        "running daemon. The scope is fixed here, never by the model.",
+        formatter_class=_McpHelp,
     )
     p.add_argument("--scope", help="whose memory (default: $MEMUBOT_MCP_SCOPE)")
     p.add_argument(
@@ -509,6 +510,18 @@ def build_parser() -> argparse.ArgumentParser:
     cli_bus.add_parsers(sub)
     cli_gmail.add_parsers(sub)
     return parser
+
+
+class _McpHelp(argparse.HelpFormatter):
+    """`memubot mcp --help` names the tools the server registers: read from the registry when the
+    help is shown (the MCP SDK is not imported for any other command)."""
+
+    def add_text(self, text: str | None) -> None:
+        if text and "{tools}" in text:
+            from daemon.mcp_server import tool_names
+
+            text = text.replace("{tools}", ", ".join(tool_names()))
+        super().add_text(text)
 
 
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"

@@ -13,12 +13,14 @@ Tool results are JSON text; a failure (no daemon, a refused request) is an MCP t
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import nats.errors
@@ -301,6 +303,14 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
         return json.dumps((await profile())["categories"], ensure_ascii=False, default=str)
 
     return server
+
+
+def tool_names() -> list[str]:
+    """The tools the server registers, in order (for `memubot mcp --help`): asked of a server
+    built for no one, so the help cannot drift from the registry."""
+    nowhere = Path("/nonexistent")
+    server = build_server(Settings(state_dir=nowhere, db_path=nowhere / "memubot.duckdb"), "help")
+    return [t.name for t in asyncio.run(server.list_tools())]
 
 
 def _event(

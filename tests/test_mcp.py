@@ -457,3 +457,18 @@ async def test_a_deeply_nested_message_or_argument_never_stops_the_server(tmp_pa
     finally:
         proc.kill()
         await proc.wait()
+
+
+async def test_mcp_help_names_every_tool_the_server_registers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from daemon.cli import main
+    from daemon.mcp_server import build_server
+
+    server = build_server(load_settings(env_for(tmp_path, "nats://127.0.0.1:1")), "alice")
+    names = [t.name for t in await server.list_tools()]
+    assert len(names) == 7
+    with pytest.raises(SystemExit):
+        await asyncio.to_thread(main, ["mcp", "--help"])  # the help runs its own event loop
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"with the tools {', '.join(names)}, asking the running daemon" in shown, shown

@@ -160,6 +160,25 @@ async def test_memorize_refuses_an_empty_turn_with_a_reason(rpc: NATS) -> None:
     assert "field 'text' is empty" in result["reason"]
 
 
+async def test_a_refused_turn_sent_again_keeps_its_one_dead_letter(rpc: NATS, memory: Memory) -> None:
+    # MCP's `remember` retried with a text too long: the same id, refused for the same reason
+    too_long = {**TURN, "id": "long-1", "text": "x" * 70_000}
+    first, again = [
+        (await ask(rpc, "memubot.rpc.memorize", {"turns": [{**too_long, "ts": ts}]}))[0]["result"]["results"][
+            0
+        ]
+        for ts in ("2024-02-01T09:00:00+00:00", "2024-02-01T09:05:00+00:00")
+    ]
+    assert first["outcome"] == again["outcome"] == "dead_letter"
+    assert again["dead_letter"] == first["dead_letter"] and again["reason"] == first["reason"]
+    [letter] = memory.ledger.dead_letters()
+    assert letter["event_id"] == "long-1" and letter["attempts"] == 2
+    # refused for another reason, it is another dead letter; so is another id
+    await ask(rpc, "memubot.rpc.memorize", {"turns": [{**too_long, "role": "narrator"}]})
+    await ask(rpc, "memubot.rpc.memorize", {"turns": [{**too_long, "id": "long-2"}]})
+    assert memory.ledger.count_dead_letters() == 3
+
+
 async def test_profile_returns_category_summaries_and_the_profile_block(rpc: NATS, memory: Memory) -> None:
     [missing] = await ask(rpc, "memubot.rpc.profile", {"scope": "alice"})
     assert missing["ok"] is False and missing["error"]["type"] == "not_found"

@@ -115,7 +115,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         if live is not None:
             return _imported_through_daemon(args, path, errors, *live, time.perf_counter() - t0)
         errors.clear()  # the daemon went away part-way: the file path reads every line again
-    reported = valid = added = skipped = items = noise = 0
+    reported = valid = added = skipped = items = noise = gone = 0
     with _open_memory(settings, args.db) as memory:
         for chunk in _chunks(_read_turns(path, errors), IMPORT_CHUNK):
             for lineno, reason in errors[reported:]:
@@ -127,6 +127,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
                 if bar is not None:
                     bar(base + done, total)
 
+            gone += len(memory.forgotten([(t.scope, t.id) for t in chunk]))
             report = memory.memorize(chunk, progress=progress)
             valid += len(chunk)
             added += report.resources_added
@@ -141,7 +142,8 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         "valid": valid,
         "bad_lines": len(errors),
         "resources_added": added,
-        "already_stored": skipped,
+        "already_stored": skipped - gone,
+        "forgotten": gone,
         "items_added": items,
         "noise_turns": noise,
         "seconds": round(took, 2),
@@ -151,8 +153,11 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(
             f"imported {path}: {valid} valid turns ({len(errors)} bad lines), {added} new resources, "
-            f"{skipped} already stored, {items} items ({noise} turns were noise) in {took:.1f}s"
+            f"{skipped - gone} already stored, {gone} forgotten, {items} items ({noise} turns were noise) "
+            f"in {took:.1f}s"
         )
+        if gone:
+            print(FORGOTTEN_NOTE.format(n=gone))
     return 1 if errors and args.strict else 0
 
 
@@ -177,6 +182,7 @@ def _imported_through_daemon(
         # the file path's keys where the meaning is the same, so a script reads either
         "resources_added": outcomes["stored"],
         "already_stored": outcomes["duplicate"],
+        "forgotten": outcomes["forgotten"],
         "dead_letters": outcomes["dead_letter"],
         "through_daemon": True,
         "seconds": round(took, 2),
@@ -187,9 +193,18 @@ def _imported_through_daemon(
         print(
             f"imported {path} through the running daemon: {valid} valid turns ({len(errors)} bad lines), "
             f"{outcomes['stored']} stored, {outcomes['duplicate']} already stored, "
-            f"{outcomes['dead_letter']} dead letters in {took:.1f}s"
+            f"{outcomes['forgotten']} forgotten, {outcomes['dead_letter']} dead letters in {took:.1f}s"
         )
+        if outcomes["forgotten"]:
+            print(FORGOTTEN_NOTE.format(n=outcomes["forgotten"]))
     return 1 if (errors or dead) and args.strict else 0
+
+
+# what a forgotten turn's line says: the tombstone is the privacy promise, a new id the way round it
+FORGOTTEN_NOTE = (
+    "{n} of these turns were forgotten (`memubot forget`) and are not stored again under the same id; "
+    "to store them again, give their lines new ids"
+)
 
 
 def _hit_lines(hits: Sequence[Any], explain: bool) -> Iterator[str]:

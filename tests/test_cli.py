@@ -107,6 +107,25 @@ def test_import_reports_bad_lines_and_is_idempotent(env: Path, capsys: pytest.Ca
     assert again["resources_added"] == 0 and again["already_stored"] == 4 and again["items_added"] == 0
 
 
+def test_importing_forgotten_turns_again_says_they_were_forgotten(
+    env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 22: after `forget --all` the same file said "3 already stored" while stats said 0
+    src = _write(env / "turns.jsonl", [json.dumps(t) for t in TURNS if t["scope"] == "caro"])
+    db = env / "m.duckdb"
+    assert main(["import", str(src), "--db", str(db), "--quiet"]) == 0
+    assert main(["forget", "--scope", "caro", "--all", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["import", str(src), "--db", str(db), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "0 new resources, 0 already stored, 3 forgotten" in out, out
+    assert "3 of these turns were forgotten (`memubot forget`)" in out
+    assert "to store them again, give their lines new ids" in out
+    assert main(["import", str(src), "--db", str(db), "--json", "--quiet"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["forgotten"] == 3 and again["already_stored"] == 0 and again["resources_added"] == 0
+
+
 def test_recall_and_stats(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = _write(env / "turns.jsonl", [json.dumps(t) for t in TURNS])
     db = env / "m.duckdb"

@@ -252,8 +252,9 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
             str | None, Field(description="for `snoozed`: until when, ISO-8601 with an offset")
         ] = None,
     ) -> str:
-        """Report what the person did with a suggestion memubot made. The verdict is queued on
-        the bus (`memubot.in.feedback`) for the daemon; repeating the same call queues nothing new."""
+        """Report what the person did with a suggestion memubot made (its `id` from `suggestions`).
+        The verdict is queued on the bus (`memubot.in.feedback`) for the daemon; repeating the
+        same call queues nothing new; an id that names no suggestion of this person is an error."""
         if until is not None:
             if verdict != "snoozed":
                 raise ToolError("'until' goes with verdict 'snoozed' only")
@@ -261,6 +262,16 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
                 parse_ts(until, "until")
             except InvalidEvent as exc:
                 raise ToolError(str(exc)) from exc
+        try:  # a verdict on nothing would be "queued" and then mean nothing: say so now
+            await link.request("suggestions", {"scope": scope, "id": suggestion_id})
+        except RpcError as exc:
+            if exc.kind != "not_found":
+                raise _tool_error(exc) from exc
+            raise ToolError(
+                f"no suggestion {suggestion_id!r} for this person: the `suggestions` tool lists their ids"
+            ) from exc
+        except (MemubotError, TimeoutError) as exc:
+            raise _tool_error(exc) from exc
         event_id = stable_id(scope, "feedback", suggestion_id, verdict, until or "")
         body = {
             "id": event_id,

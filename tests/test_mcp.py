@@ -237,18 +237,46 @@ async def test_without_a_daemon_every_tool_says_so(tmp_path: Path, nats_url: str
         assert "memubot daemon not reachable" in message, message
 
 
-async def test_feedback_reaches_the_daemon_once(daemon: Settings, tmp_path: Path, nats_url: str) -> None:
-    async with await BusClient.connect(nats_url) as bus:
+async def test_feedback_reaches_the_daemon_once(tmp_path: Path, nats_url: str, embedder: Any) -> None:
+    from daemon.memory import Memory, MemoryParams
+    from daemon.memory.suggestions import Suggestion
+
+    settings = load_settings(env_for(tmp_path, nats_url))
+    settings.state_dir.mkdir(parents=True, exist_ok=True)
+    made = Suggestion(
+        scope="alice",
+        kind="reminder",
+        predictor="upcoming",
+        dedup_key="k1",
+        about="item:i1",
+        title="Dentist",
+        body="at 10",
+        created_at=datetime(2024, 3, 1, 9, 0, tzinfo=UTC),
+        deliver_at=datetime(2099, 3, 1, 9, 0, tzinfo=UTC),  # not due: nothing is delivered meanwhile
+    )
+    memory = Memory.open(settings.db_path, embedder, MemoryParams())
+    try:
+        memory.suggestions.propose([made])
+    finally:
+        memory.close()
+    async with running(settings), await BusClient.connect(nats_url) as bus:
         handled = (await bus.stats())["daemon"]["handled"]
         async with mcp_server(env_for(tmp_path, nats_url), "--scope", "alice") as client:
-            args = {"suggestion_id": "sug-1", "verdict": "snoozed", "until": "2024-03-02T09:00:00+01:00"}
+            args = {"suggestion_id": made.id, "verdict": "snoozed", "until": "2024-03-02T09:00:00+01:00"}
             first = await call(client, "feedback", args)
             assert first["queued"] is True
             assert (await call(client, "feedback", args))["duplicate"] is True
             message = await call_error(client, "feedback", {**args, "verdict": "accepted"})
             assert "'until' goes with verdict 'snoozed' only" in message
-            message = await call_error(client, "feedback", {"suggestion_id": "sug-1", "verdict": "maybe"})
+            message = await call_error(client, "feedback", {"suggestion_id": made.id, "verdict": "maybe"})
             assert "verdict" in message
+            # a suggestion that does not exist (or is another person's) is an error, not "queued"
+            message = await call_error(
+                client, "feedback", {"suggestion_id": "sug-404", "verdict": "accepted"}
+            )
+            assert message.endswith(
+                "no suggestion 'sug-404' for this person: the `suggestions` tool lists their ids"
+            ), message
         await bus.flush(timeout=60)
         stats = await bus.stats()
         assert stats["daemon"]["handled"] == handled + 1 and stats["daemon"]["dead_letters"] == 0

@@ -229,6 +229,11 @@ async def test_suggestions_lists_a_scopes_suggestions_newest_first(rpc: NATS, me
     assert other["ok"] and other["result"]["suggestions"] == []
     [bad] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "alice", "status": "sent"})
     assert bad["ok"] is False and "'status'" in bad["error"]["message"]
+    # one by id (what MCP's feedback asks before it queues a verdict); another scope's is not found
+    [one] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "alice", "id": made[1].id})
+    assert [s["title"] for s in one["result"]["suggestions"]] == ["Dentist visit 1"]
+    [theirs] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "bob", "id": made[1].id})
+    assert theirs["error"] == {"type": "not_found", "message": f"no suggestion {made[1].id!r} in scope 'bob'"}
 
 
 async def test_a_deeply_nested_request_gets_one_error_reply(rpc: NATS) -> None:

@@ -28,7 +28,7 @@ import nats.js.errors
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from daemon import __version__
 from daemon.client import RpcError
@@ -362,6 +362,9 @@ class ArgumentCheck:
         known, arguments = self._known.get(name), params.get("arguments") or {}
         unknown = sorted(set(arguments) - known) if known is not None and isinstance(arguments, dict) else []
         if not unknown:
+            refusal = self._invalid(name, arguments)
+            if refusal is not None:
+                return CallToolResult(content=[TextContent(type="text", text=refusal)], is_error=True)
             return await call_next(ctx)
         names = ", ".join(repr(a) for a in unknown)
         hint = " (the scope is fixed by the server's configuration)" if "scope" in unknown else ""
@@ -370,6 +373,44 @@ class ArgumentCheck:
             f"known: {', '.join(sorted(known or ())) or 'none'}"
         )
         return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+    def _invalid(self, name: str, arguments: Any) -> str | None:
+        """The arguments' errors on one line, or None when they are valid: the SDK would answer
+        pydantic's multi-line dump with its documentation URLs. The SDK has no public way to
+        reach a tool's argument model (its minor version is pinned); without one, it answers."""
+        manager = getattr(self.server, "_tool_manager", None)
+        tool = manager.get_tool(name) if manager is not None else None
+        if tool is None or not isinstance(arguments, dict):
+            return None
+        try:
+            tool.fn_metadata.validate_arguments(arguments)
+        except ValidationError as exc:
+            return argument_errors(name, exc)
+        return None
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({type(value).__name__})"
+
+
+def argument_errors(tool: str, exc: ValidationError) -> str:
+    """`remember: 'turns[0].role' should be 'user', 'assistant', 'system' or 'tool', got 'narrator'`."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        path = "".join(
+            f"[{p}]" if isinstance(p, int) else f".{p}" if i else str(p) for i, p in enumerate(error["loc"])
+        )
+        message = str(error["msg"])
+        if error["type"] == "missing":
+            parts.append(f"{path!r} is required")
+            continue
+        if error["type"] == "extra_forbidden":
+            parts.append(f"{path!r} is not a known field")
+            continue
+        message = message.removeprefix("Input ").removeprefix("String ").removeprefix("List ")
+        parts.append(f"{path!r} {message[0].lower()}{message[1:]}, got {_shown(error.get('input'))}")
+    return f"{tool}: {'; '.join(parts)}"
 
 
 def check_loopback(host: str) -> None:

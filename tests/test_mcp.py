@@ -500,3 +500,30 @@ async def test_mcp_help_names_every_tool_the_server_registers(
         await asyncio.to_thread(main, ["mcp", "--help"])  # the help runs its own event loop
     shown = " ".join(capsys.readouterr().out.split())
     assert f"with the tools {', '.join(names)}, asking the running daemon" in shown, shown
+
+
+async def test_a_wrong_argument_is_one_line_naming_the_field_and_what_is_expected(tmp_path: Path) -> None:
+    # issue 22: these were pydantic's multi-line dumps with links to its documentation
+    nobody = f"nats://127.0.0.1:{free_port()}"  # refused before any request: no daemon needed
+    async with mcp_server(env_for(tmp_path, nobody), "--scope", "alice") as client:
+        cases = [
+            ("remember", {"text": 5}, "remember: 'text' should be a valid string, got 5"),
+            (
+                "remember",
+                {"turns": [{"role": "narrator", "text": "hi"}]},
+                "remember: 'turns[0].role' should be 'user', 'assistant', 'system' or 'tool', got 'narrator'",
+            ),
+            (
+                "recall",
+                {"query": "dentist", "k": 0},
+                "recall: 'k' should be greater than or equal to 1, got 0",
+            ),
+            ("recall", {}, "recall: 'query' is required"),
+            (
+                "feedback",
+                {"suggestion_id": "s1", "verdict": "maybe"},
+                "feedback: 'verdict' should be 'accepted', 'dismissed' or 'snoozed', got 'maybe'",
+            ),
+        ]
+        for tool, args, expected in cases:
+            assert await call_error(client, tool, args) == expected

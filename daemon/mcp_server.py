@@ -14,23 +14,31 @@ Tool results are JSON text; a failure (no daemon, a refused request) is an MCP t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterable, AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from io import TextIOWrapper
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import anyio
+import mcp_types
 import nats.errors
 import nats.js.errors
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from daemon import __version__
+from daemon import __version__, bounded_json
 from daemon.client import RpcError
 from daemon.config import Settings
 from daemon.errors import InvalidEvent, MemubotError
@@ -422,12 +430,81 @@ def check_loopback(host: str) -> None:
         )
 
 
+def refusal_of(line: str) -> mcp_types.JSONRPCError | None:
+    """None for a line that is a JSON-RPC message (or blank); else the error that answers it:
+    a parse error (-32700, id null) for a line that is not JSON (or nests too deep), an invalid
+    request (-32600, with its id when one can be read) for JSON that is no JSON-RPC message."""
+    if not line.strip():
+        return None
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception:
+        pass
+    else:
+        return None
+    try:
+        value = bounded_json.load(line, max_bytes=1 << 30, what="message")
+    except InvalidEvent as exc:
+        error = mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=f"Parse error: {exc}")
+        return mcp_types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+    rid = value.get("id") if isinstance(value, dict) else None
+    if isinstance(rid, bool) or not isinstance(rid, int | str):
+        rid = None
+    error = mcp_types.ErrorData(
+        code=mcp_types.INVALID_REQUEST,
+        message="Invalid Request: not a JSON-RPC 2.0 request, notification or response",
+    )
+    return mcp_types.JSONRPCError(jsonrpc="2.0", id=rid, error=error)
+
+
+class _CheckedLines:
+    """stdin's lines for the SDK's reader, which drops a line it cannot read without a word (a
+    client would wait forever on its id): such a line is answered here and not passed on."""
+
+    def __init__(
+        self, lines: AsyncIterable[str], refusals: MemoryObjectSendStream[mcp_types.JSONRPCError]
+    ) -> None:
+        self.lines = lines
+        self.refusals = refusals
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async with self.refusals:
+            async for line in self.lines:
+                refusal = refusal_of(line)
+                if refusal is None:
+                    yield line
+                else:
+                    log.warning("mcp: answered a line that is no JSON-RPC message: %s", refusal.error.message)
+                    await self.refusals.send(refusal)
+
+
+async def run_stdio(server: MCPServer[Any]) -> None:
+    """`server` on stdin/stdout, every line answered (the SDK's `run()` with a checked stdin).
+
+    The SDK has no public way to run a server on given streams; its minor version is pinned."""
+    send, receive = anyio.create_memory_object_stream[mcp_types.JSONRPCError](64)
+    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    lowlevel = server._lowlevel_server
+    async with stdio_server(stdin=_CheckedLines(stdin, send)) as (read_stream, write_stream):  # type: ignore[arg-type]
+
+        async def answer_refusals() -> None:
+            async with receive:
+                async for refusal in receive:
+                    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        await write_stream.send(SessionMessage(refusal))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(answer_refusals)
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+            tg.cancel_scope.cancel()
+
+
 def serve(settings: Settings, scope: str, http: tuple[str, int] | None = None) -> None:
     """Run the server until the client closes stdin (stdio) or SIGINT/SIGTERM (HTTP)."""
     server = build_server(settings, scope)
     if http is None:
         log.info("MCP on stdio for scope %s", scope)
-        server.run()
+        anyio.run(run_stdio, server)
         return
     host, port = http
     check_loopback(host)

@@ -432,9 +432,10 @@ async def test_a_restarted_daemon_is_found_again_without_restarting_the_server(
 
 
 async def test_a_deeply_nested_message_or_argument_never_stops_the_server(tmp_path: Path) -> None:
-    """MCP's own parser (pydantic-core) bounds the depth of a message; a tool's arguments are
-    typed, so a nested value is refused by name; what a tool forwards goes through the
-    daemon's RPC bound. Raw JSON-RPC lines on stdio, as a hostile client would write them."""
+    """MCP's own parser (pydantic-core) bounds the depth of a message, and the line it refuses
+    is answered with a parse error; a tool's arguments are typed, so a nested value is refused by
+    name; what a tool forwards goes through the daemon's RPC bound. Raw JSON-RPC lines on stdio,
+    as a hostile client would write them."""
     nobody = f"nats://127.0.0.1:{free_port()}"
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -478,7 +479,15 @@ async def test_a_deeply_nested_message_or_argument_never_stops_the_server(tmp_pa
         await send(call_line(2, "[" * 5000 + "]" * 5000))  # 10 KB, 5,000 levels: refused by the parser
         await send(call_line(3, "[" * 150 + "]" * 150))  # parses; the argument is not a string
         await send(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}))
-        typed, listed = await reply(), await reply()
+        replies = [await reply() for _ in range(3)]  # the parse error may come before or after
+        by_id = {r["id"]: r for r in replies}
+        # the line the parser refused is answered (it was dropped without a word: a client would
+        # wait forever on id 2), with id null as JSON-RPC has it for a line it cannot read
+        assert by_id[None]["error"] == {
+            "code": -32700,
+            "message": "Parse error: message is nested deeper than 64 levels",
+        }
+        typed, listed = by_id[3], by_id[4]
         assert typed["id"] == 3 and typed["result"]["isError"] is True
         assert "query" in typed["result"]["content"][0]["text"]
         assert listed["id"] == 4 and any(t["name"] == "recall" for t in listed["result"]["tools"])

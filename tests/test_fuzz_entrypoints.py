@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import contextlib
 import io
 import itertools
 import json
 import os
 import re
+import sys
 import threading
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import aiohttp
+import mcp_types
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -44,6 +47,7 @@ from daemon.cli import main as cli_main
 from daemon.client import Client
 from daemon.events import MAX_EVENT_BYTES, decode, turn_from_dict
 from daemon.gmail.pull import notification_body
+from daemon.mcp_server import refusal_of
 from daemon.rpc import VERBS
 from daemon.webhook_github import MAX_BODY_DEPTH, sign
 from handlers import route_for
@@ -70,6 +74,7 @@ SCOPES = {
     "gmail": "fz-mail",
     "rpc": "fz-rpc",
     "import": "fz-imp",
+    "mcp": "fz-mcp",
 }
 
 FUZZ = settings(
@@ -760,6 +765,180 @@ def test_import_hostile_lines_among_valid_turns(world: World, monkeypatch: pytes
     run_import()
     assert stored
     assert world.stats(scope)["resources"] == stored
+    world.still_answers()
+
+
+# ---- MCP (stdio) -------------------------------------------------------------------------------
+
+
+class McpProcess:
+    """`memubot mcp` as a subprocess, spoken to in raw JSON-RPC lines as a hostile client would."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+
+    @classmethod
+    async def start(cls, world: World) -> McpProcess:
+        env = {**world.runner.env(), "MEMUBOT_MCP_SCOPE": SCOPES["mcp"]}
+        with (world.tmp / "mcp.log").open("wb") as log:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "daemon",
+                "mcp",
+                env=env,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=log,
+                limit=16 << 20,
+            )
+        self = cls(proc)
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "fuzz", "version": "1"},
+        }
+        await self.send(_dumps({"jsonrpc": "2.0", "id": "hello", "method": "initialize", "params": hello}))
+        assert (await self.reply())["id"] == "hello"
+        await self.send(_dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        return self
+
+    async def send(self, line: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + b"\n")
+        await self.proc.stdin.drain()
+
+    async def reply(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = await asyncio.wait_for(self.proc.stdout.readline(), STEP_TIMEOUT)
+        assert line, f"memubot mcp closed stdout (exit {self.proc.returncode})"
+        value = json.loads(line)
+        assert isinstance(value, dict)
+        return value
+
+    async def exchange(
+        self, lines: list[bytes], sentinel: str, owed: collections.Counter[Any]
+    ) -> list[dict[str, Any]]:
+        """Send `lines`, then a ping; read replies until the ping's and every `owed` id came.
+        (Requests run concurrently: a tool call may answer after the ping. A second reply to
+        one id shows as a surplus, here or in the next exchange.)"""
+        for line in lines:
+            await self.send(line)
+        await self.send(_dumps({"jsonrpc": "2.0", "id": sentinel, "method": "ping"}))
+        got: list[dict[str, Any]] = []
+        pinged = False
+        while not pinged or owed - collections.Counter(r.get("id") for r in got):
+            reply = await self.reply()
+            if reply.get("id") == sentinel:
+                pinged = True
+            else:
+                got.append(reply)
+        return got
+
+    async def close(self) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            return await asyncio.wait_for(self.proc.wait(), 30)
+        except TimeoutError:
+            self.proc.kill()
+            return await self.proc.wait()
+
+
+def expected_reply(line: bytes) -> tuple[str | int | None, int | None] | None:
+    """What the server owes a line: (id, error code or None for any answer), or None for no reply.
+    The parse layer's oracle is the server's own (`refusal_of`, the SDK's message model)."""
+    text = line.decode("utf-8", "replace")
+    refusal = refusal_of(text)
+    if refusal is not None:
+        return refusal.id, refusal.error.code
+    if not text.strip():
+        return None
+    message = mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    return (message.id, None) if isinstance(message, mcp_types.JSONRPCRequest) else None
+
+
+TOOL_ARGS = {
+    "recall": ["query", "k", "session", "explain"],
+    "remember": ["text", "turns", "session"],
+    "stats": [],
+    "suggestions": ["status", "limit"],
+    "feedback": ["suggestion_id", "verdict", "until"],
+}
+
+
+def test_mcp_hostile_lines_and_arguments_among_valid_remembers(world: World) -> None:
+    mcp = world.run(McpProcess.start(world))
+    stored: list[str] = []  # the event ids the server reported stored
+    sentinels = itertools.count()
+
+    def call(rid: str, tool: str, arguments: Any) -> bytes:
+        params = {"name": tool, "arguments": arguments}
+        return _dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params})
+
+    @st.composite
+    def line(draw: st.DrawFn) -> tuple[bytes, bool]:
+        """(a line, whether it is a valid `remember` that must be stored)."""
+        rid = world.fresh("mcp")
+        words = " and ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)))
+        valid = call(rid, "remember", {"text": f"Note {rid}: I talked about {words}."})
+        how = draw(st.sampled_from(["valid", "arguments", "envelope", "bytes"]))
+        if how == "valid":
+            return valid, True
+        if how == "arguments":
+            tool = draw(st.sampled_from(sorted(TOOL_ARGS)))
+            names = st.sampled_from(TOOL_ARGS[tool]) if TOOL_ARGS[tool] else st.text(max_size=5)
+            arguments = draw(st.one_of(st.dictionaries(names, JSON_VALUES, max_size=3), JSON_VALUES))
+            return call(rid, tool, arguments), False
+        if how == "envelope":
+            body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": "stats"}}
+            name = draw(st.sampled_from(["jsonrpc", "method", "params"]))
+            return _dumps({**body, name: draw(JSON_VALUES)}), False
+        data = draw(hostile_bytes(json.loads(valid)))
+        return data.replace(b"\n", b" ").replace(b"\r", b" "), False
+
+    @FUZZ
+    @given(st.lists(line(), min_size=1, max_size=4))
+    def exchange(lines: list[tuple[bytes, bool]]) -> None:
+        expected = [e for data, _ in lines if (e := expected_reply(data)) is not None]
+        owed = collections.Counter(i for i, _ in expected)
+        replies = world.run(mcp.exchange([data for data, _ in lines], f"sentinel-{next(sentinels)}", owed))
+        # one reply per request and per refused line, never two (never none: the read waits for it)
+        assert collections.Counter(r.get("id") for r in replies) == owed
+        # a refused line gets the error its refusal names (parse error or invalid request)
+        refusals = collections.Counter((i, c) for i, c in expected if c is not None)
+        answered = collections.Counter((r.get("id"), r.get("error", {}).get("code")) for r in replies)
+        assert not refusals - answered, (refusals, answered)
+        for reply in replies:
+            assert ("result" in reply) != ("error" in reply), reply
+            if "error" in reply:
+                assert reply["error"]["message"].strip(), reply
+                continue
+            result = reply["result"]
+            content = result.get("content") or []
+            text = content[0]["text"] if content and content[0].get("type") == "text" else ""
+            if result.get("isError"):
+                # an error reads as one line, never pydantic's dump with its documentation URLs
+                assert text.strip() and "\n" not in text and "pydantic.dev" not in text, text
+            elif text.startswith("{") and "results" in (body := json.loads(text)):
+                stored.extend(r["id"] for r in body["results"] if r["outcome"] == "stored")
+        by_id = {r.get("id"): r for r in replies}
+        for data, valid in lines:
+            if valid:
+                reply = by_id[json.loads(data)["id"]]
+                assert not reply["result"].get("isError"), reply
+                [outcome] = json.loads(reply["result"]["content"][0]["text"])["results"]
+                assert outcome["outcome"] == "stored", outcome
+
+    try:
+        exchange()
+        assert stored and len(set(stored)) == len(stored), "a note is stored once"
+        assert world.stats(SCOPES["mcp"])["resources"] == len(stored)
+        # the server still answers
+        assert world.run(mcp.exchange([], "last", collections.Counter())) == []
+        assert mcp.proc.returncode is None
+    finally:
+        assert world.run(mcp.close()) == 0
     world.still_answers()
 
 

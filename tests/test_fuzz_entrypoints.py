@@ -3,11 +3,12 @@
 Hypothesis generates what a careless or hostile sender writes — nesting thousands of levels deep,
 strings past every limit, invalid UTF-8, lone surrogates, NaN and Infinity, duplicate keys, wrong
 types, missing fields, truncated bodies, random bytes — mixed with valid events, and throws it at
-the bus (`memubot.in.*`), the GitHub and Gmail push webhooks, RPC requests and `memubot import`
-lines. Each test checks what its entry point promises for every example as it goes (a 202 or a
-JSON 4xx, one RPC reply, the import's summary), then the accounting at the end: every valid event
-stored exactly once, every bad one a dead letter with its reason, and the daemon still answering
-over RPC and on /readyz.
+the bus (`memubot.in.*`), the GitHub and Gmail push webhooks, RPC requests, `memubot import`
+lines and `memubot mcp` on stdio. Each test checks what its entry point promises for every
+example as it goes (a 202 or a JSON 4xx, one RPC reply, the import's summary, one JSON-RPC reply
+per request or refused line), then the accounting at the end: every valid event stored exactly
+once, every bad one a dead letter with its reason, and the daemon still answering over RPC and
+on /readyz.
 
 One `memubot run` process and one nats-server serve the whole module (starting the daemon loads
 the embedding model); each test writes to its own scope. The tests are plain functions: the
@@ -109,6 +110,7 @@ class FuzzRunner(Runner):
     def __init__(self, tmp_path: Path, nats_url: str, fake: FakeGoogle) -> None:
         super().__init__(tmp_path, nats_url)
         self.fake = fake
+        self.credentials = credentials(tmp_path, fake)  # written once: the daemon refreshes it in place
 
     def env(self) -> dict[str, str]:
         return {
@@ -118,7 +120,7 @@ class FuzzRunner(Runner):
             "MEMUBOT_GITHUB_SCOPE": SCOPES["github"],
             "MEMUBOT_GMAIL_SCOPE": SCOPES["gmail"],
             "MEMUBOT_EMAIL_ADDRESSES": MAILBOX,
-            "MEMUBOT_GMAIL_CREDENTIALS": str(credentials(self.tmp_path, self.fake)),
+            "MEMUBOT_GMAIL_CREDENTIALS": str(self.credentials),
             "MEMUBOT_GMAIL_PUSH_TOKEN": PUSH_TOKEN,
             "MEMUBOT_GMAIL_API_URL": self.fake.url,
             "MEMUBOT_GMAIL_TOKEN_URL": f"{self.fake.url}/token",

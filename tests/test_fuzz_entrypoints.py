@@ -229,13 +229,13 @@ JSON_VALUES = st.recursive(
 )
 # what may replace an id or a scope: never a usable string (a usable one would not be hostile,
 # and would store a turn under an id or in a scope the accounting does not expect)
-BAD_NAME = st.one_of(
-    st.none(),
-    st.integers(),
-    st.floats(allow_nan=True),
-    st.lists(SCALARS, max_size=2),
-    st.sampled_from(["", "   ", "a.b", "a b", "*", ">", "x" * 600, "\x00"]),
-)
+_NOT_A_STRING = st.one_of(st.none(), st.integers(), st.floats(allow_nan=True), st.lists(SCALARS, max_size=2))
+BAD_NAME = {
+    "id": st.one_of(_NOT_A_STRING, st.sampled_from(["", "   ", "\t\n"])),  # any other string is an id
+    "scope": st.one_of(
+        _NOT_A_STRING, st.sampled_from(["", "   ", "a.b", "a b", "*", ">", "x" * 600, "\x00"])
+    ),
+}
 
 
 def nested(levels: int, kind: str) -> str:
@@ -275,7 +275,7 @@ def hostile_bytes(draw: st.DrawFn, body: dict[str, Any]) -> bytes:
     )
     if kind == "wrong_type":
         name = draw(st.sampled_from(names))
-        value = draw(BAD_NAME if name in ("id", "scope") else JSON_VALUES)
+        value = draw(BAD_NAME.get(name, JSON_VALUES))
         return _dumps({**body, name: value})
     if kind == "missing":
         name = draw(st.sampled_from(names))
@@ -305,7 +305,7 @@ def hostile_bytes(draw: st.DrawFn, body: dict[str, Any]) -> bytes:
         return raw[: draw(st.integers(min_value=0, max_value=max(0, len(raw) - 1)))]
     if kind == "duplicate_key":
         name = draw(st.sampled_from(names))
-        value = json.dumps(draw(BAD_NAME if name in ("id", "scope") else JSON_VALUES))
+        value = json.dumps(draw(BAD_NAME.get(name, JSON_VALUES)))
         first = draw(st.booleans())  # the hostile value first (the valid one wins) or last (it wins)
         inner = raw.decode()[1:-1]
         return (

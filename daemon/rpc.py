@@ -180,6 +180,15 @@ class RpcServer:
         async def on_request(msg: Msg) -> None:
             reply = await self.answer(verb, method, msg.data)
             if msg.reply:
+                limit = self.nc.max_payload
+                if len(reply) > limit:
+                    # the bus would refuse it and the caller would hear nothing: say why instead
+                    log.warning("rpc %s: a reply of %d bytes is over the bus's %d", verb, len(reply), limit)
+                    reply = error_reply(
+                        "too_large",
+                        f"the reply would be {len(reply)} bytes, more than the bus carries ({limit}); "
+                        "ask for less (a smaller 'limit' or 'k')",
+                    )
                 await msg.respond(reply)
 
         return on_request

@@ -624,7 +624,7 @@ def test_gmail_push_hostile_notifications_among_valid_ones(world: World) -> None
 
 # ---- RPC -------------------------------------------------------------------------------------
 
-ERROR_TYPES = {"invalid_request", "not_found", "timeout", "internal"}
+ERROR_TYPES = {"invalid_request", "not_found", "timeout", "too_large", "internal"}
 
 
 def test_rpc_hostile_requests_get_one_reply_each(world: World) -> None:

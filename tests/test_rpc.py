@@ -179,6 +179,27 @@ async def test_a_refused_turn_sent_again_keeps_its_one_dead_letter(rpc: NATS, me
     assert memory.ledger.count_dead_letters() == 3
 
 
+async def test_a_reply_too_large_for_the_bus_is_an_error_reply_not_silence(rpc: NATS, memory: Memory) -> None:
+    # found by tests/test_fuzz_entrypoints.py: `deadletters` listing ~1,000 long reasons made a
+    # reply over NATS's 1 MiB, which the bus refused: the caller waited out its timeout
+    from datetime import UTC, datetime
+
+    for n in range(700):
+        memory.ledger.dead_letter(
+            subject="memubot.in.conversation.main",
+            reason="x" * 2000,
+            payload=b"{}",
+            attempts=1,
+            at=datetime(2024, 3, 1, tzinfo=UTC),
+            event_id=f"big-{n}",
+        )
+    [reply] = await ask(rpc, "memubot.rpc.deadletters", {"limit": 1000})
+    assert reply["ok"] is False and reply["error"]["type"] == "too_large", reply
+    assert "more than the bus carries (1048576); ask for less" in reply["error"]["message"]
+    [fewer] = await ask(rpc, "memubot.rpc.deadletters", {"limit": 10})
+    assert fewer["ok"] is True and len(fewer["result"]["dead_letters"]) == 10
+
+
 async def test_profile_returns_category_summaries_and_the_profile_block(rpc: NATS, memory: Memory) -> None:
     [missing] = await ask(rpc, "memubot.rpc.profile", {"scope": "alice"})
     assert missing["ok"] is False and missing["error"]["type"] == "not_found"

@@ -39,8 +39,30 @@ def too_deep(value: Any, max_depth: int = MAX_DEPTH) -> bool:
     return False
 
 
+def lone_surrogate(value: Any) -> str | None:
+    """The first lone surrogate (`\\ud800`-`\\udfff`) in any string or key of `value`, or None.
+
+    JSON may escape one ("\\ud895") though it is no character: such a string parses, and then
+    fails wherever it is written as UTF-8 (the store, a reply, a log file). Walked without recursion.
+    """
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return f"\\u{ord(node[exc.start]):04x}"
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
+
+
 def load(raw: bytes | str, *, max_bytes: int, max_depth: int = MAX_DEPTH, what: str = "event") -> Any:
-    """Size, UTF-8, JSON and nesting depth, checked in that order; each refusal is an
+    """Size, UTF-8, JSON, nesting depth and lone surrogates, checked in that order; each refusal is an
     `InvalidEvent` whose message starts with `what` ("event", "body", "request", ...)."""
     if isinstance(raw, bytes):
         if len(raw) > max_bytes:
@@ -62,4 +84,6 @@ def load(raw: bytes | str, *, max_bytes: int, max_depth: int = MAX_DEPTH, what: 
         raise InvalidEvent(f"{what} is nested deeper than {max_depth} levels") from exc
     if too_deep(value, max_depth):
         raise InvalidEvent(f"{what} is nested deeper than {max_depth} levels")
+    if (surrogate := lone_surrogate(value)) is not None:
+        raise InvalidEvent(f"{what} is not valid Unicode: it escapes a lone surrogate ({surrogate})")
     return value

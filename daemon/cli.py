@@ -19,7 +19,7 @@ from daemon import __version__, bounded_json, cli_bus, cli_gmail, cli_memory
 from daemon.cli_import import import_through_daemon
 from daemon.client import RpcError
 from daemon.compose import open_memory
-from daemon.config import Settings, load_settings
+from daemon.config import Settings, journal_stream, load_settings
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
 from daemon.events import MAX_EVENT_BYTES, parse_ts, parse_turn
 from daemon.memory import Memory, ResourceIn, Store
@@ -115,7 +115,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         if live is not None:
             return _imported_through_daemon(args, path, errors, *live, time.perf_counter() - t0)
         errors.clear()  # the daemon went away part-way: the file path reads every line again
-    reported = valid = added = skipped = items = noise = 0
+    reported = valid = added = skipped = items = noise = gone = 0
     with _open_memory(settings, args.db) as memory:
         for chunk in _chunks(_read_turns(path, errors), IMPORT_CHUNK):
             for lineno, reason in errors[reported:]:
@@ -127,6 +127,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
                 if bar is not None:
                     bar(base + done, total)
 
+            gone += len(memory.forgotten([(t.scope, t.id) for t in chunk]))
             report = memory.memorize(chunk, progress=progress)
             valid += len(chunk)
             added += report.resources_added
@@ -141,7 +142,8 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         "valid": valid,
         "bad_lines": len(errors),
         "resources_added": added,
-        "already_stored": skipped,
+        "already_stored": skipped - gone,
+        "forgotten": gone,
         "items_added": items,
         "noise_turns": noise,
         "seconds": round(took, 2),
@@ -151,8 +153,11 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(
             f"imported {path}: {valid} valid turns ({len(errors)} bad lines), {added} new resources, "
-            f"{skipped} already stored, {items} items ({noise} turns were noise) in {took:.1f}s"
+            f"{skipped - gone} already stored, {gone} forgotten, {items} items ({noise} turns were noise) "
+            f"in {took:.1f}s"
         )
+        if gone:
+            print(FORGOTTEN_NOTE.format(n=gone))
     return 1 if errors and args.strict else 0
 
 
@@ -177,6 +182,7 @@ def _imported_through_daemon(
         # the file path's keys where the meaning is the same, so a script reads either
         "resources_added": outcomes["stored"],
         "already_stored": outcomes["duplicate"],
+        "forgotten": outcomes["forgotten"],
         "dead_letters": outcomes["dead_letter"],
         "through_daemon": True,
         "seconds": round(took, 2),
@@ -187,9 +193,18 @@ def _imported_through_daemon(
         print(
             f"imported {path} through the running daemon: {valid} valid turns ({len(errors)} bad lines), "
             f"{outcomes['stored']} stored, {outcomes['duplicate']} already stored, "
-            f"{outcomes['dead_letter']} dead letters in {took:.1f}s"
+            f"{outcomes['forgotten']} forgotten, {outcomes['dead_letter']} dead letters in {took:.1f}s"
         )
+        if outcomes["forgotten"]:
+            print(FORGOTTEN_NOTE.format(n=outcomes["forgotten"]))
     return 1 if (errors or dead) and args.strict else 0
+
+
+# what a forgotten turn's line says: the tombstone is the privacy promise, a new id the way round it
+FORGOTTEN_NOTE = (
+    "{n} of these turns were forgotten (`memubot forget`) and are not stored again under the same id; "
+    "to store them again, give their lines new ids"
+)
 
 
 def _hit_lines(hits: Sequence[Any], explain: bool) -> Iterator[str]:
@@ -391,7 +406,10 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"memubot run: {running}", file=sys.stderr)
         return 1
 
-    logging.getLogger().setLevel(logging.DEBUG if args.verbose else logging.INFO)
+    root = logging.getLogger()
+    root.setLevel(logging.DEBUG if args.verbose else logging.INFO)
+    for handler in root.handlers:
+        handler.setFormatter(logging.Formatter(daemon_log_format(journal_stream())))
     # APScheduler logs every run at INFO; our tick handler logs each tick once already
     logging.getLogger("apscheduler").setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     return asyncio.run(serve(settings))
@@ -495,8 +513,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "mcp",
         help="serve one person's memory to MCP clients (Claude Code, Cursor, Claude Desktop)",
-        description="A Model Context Protocol server on stdin/stdout with the tools recall, remember, "
-        "forget, feedback and stats, asking the running daemon. The scope is fixed here, never by the model.",
+        description="A Model Context Protocol server on stdin/stdout with the tools {tools}, asking the "
+        "running daemon. The scope is fixed here, never by the model.",
+        formatter_class=_McpHelp,
     )
     p.add_argument("--scope", help="whose memory (default: $MEMUBOT_MCP_SCOPE)")
     p.add_argument(
@@ -508,13 +527,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _McpHelp(argparse.HelpFormatter):
+    """`memubot mcp --help` names the tools the server registers: read from the registry when the
+    help is shown (the MCP SDK is not imported for any other command)."""
+
+    def add_text(self, text: str | None) -> None:
+        if text and "{tools}" in text:
+            from daemon.mcp_server import tool_names
+
+            text = text.replace("{tools}", ", ".join(tool_names()))
+        super().add_text(text)
+
+
+LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
+def daemon_log_format(journal: str | None, stderr_fd: int = 2) -> str:
+    """The daemon's log line: journald stamps each line with its time itself; anywhere else (a
+    terminal, a file) the line carries it. Under journald means `$JOURNAL_STREAM` names the very
+    stream stderr is (systemd's own rule: a child whose stderr was redirected is not under it)."""
+    if journal is not None:
+        try:
+            st = os.fstat(stderr_fd)
+        except OSError:
+            pass
+        else:
+            if journal == f"{st.st_dev}:{st.st_ino}":
+                return LOG_FORMAT
+    return "%(asctime)s " + LOG_FORMAT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format=LOG_FORMAT)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

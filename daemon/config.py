@@ -44,6 +44,11 @@ def _config_dir(environ: Mapping[str, str]) -> Path:
     return Path(base) / "memubot"
 
 
+def journal_stream(environ: Mapping[str, str] | None = None) -> str | None:
+    """`$JOURNAL_STREAM` ("device:inode" of the stream systemd connected to the journal), if set."""
+    return (os.environ if environ is None else environ).get("JOURNAL_STREAM") or None
+
+
 def default_config_file(environ: Mapping[str, str]) -> Path:
     if environ.get("MEMUBOT_CONFIG"):
         return Path(environ["MEMUBOT_CONFIG"])

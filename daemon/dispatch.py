@@ -146,12 +146,16 @@ class Dispatcher:
                 continue
             parsed.append(_Parsed(i, route, event))
         seen = await asyncio.to_thread(self.ledger.seen, [p.event.id for p in parsed])
+        # a duplicate that was forgotten since is said so: "already stored" would be untrue
+        scoped = [(scope, p.event.id) for p in parsed if p.event.id in seen and (scope := _scope(p.event))]
+        gone = await asyncio.to_thread(self.deps.memory.forgotten, scoped) if scoped else set()
         fresh: list[_Parsed] = []
         for p in parsed:
             if p.event.id in seen:
-                verdicts[p.index] = Verdict(ACK, "duplicate", p.event.id)
-                self.metrics.event(p.route.kind, "duplicate")
-                log.info("%s %s: duplicate (already handled)", batch[p.index].subject, p.event.id)
+                outcome = "forgotten" if (_scope(p.event), p.event.id) in gone else "duplicate"
+                verdicts[p.index] = Verdict(ACK, outcome, p.event.id)
+                self.metrics.event(p.route.kind, outcome)
+                log.info("%s %s: %s (already handled)", batch[p.index].subject, p.event.id, outcome)
                 continue
             seen.add(p.event.id)  # the same id twice in one batch: the second is a duplicate
             fresh.append(p)

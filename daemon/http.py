@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -66,6 +67,18 @@ async def _metrics(request: web.Request) -> web.Response:
     body, content_type = request.app[METRICS].render()
     # the content type carries version and charset parameters, so it goes in as a raw header
     return web.Response(body=body, headers={"Content-Type": content_type})
+
+
+def too_large(max_size: int, actual_size: int) -> web.HTTPRequestEntityTooLarge:
+    """A 413 whose body is JSON like every other refusal of a webhook (aiohttp's is plain text).
+    Raised, not returned: the connection closes instead of draining the rest of the body."""
+    error = f"body is too large: more than {max_size} bytes"
+    return web.HTTPRequestEntityTooLarge(
+        max_size=max_size,
+        actual_size=actual_size,
+        text=json.dumps({"error": error}),
+        content_type="application/json",
+    )
 
 
 def make_app(

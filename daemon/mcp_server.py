@@ -13,22 +13,32 @@ Tool results are JSON text; a failure (no daemon, a refused request) is an MCP t
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterable, AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from io import TextIOWrapper
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import anyio
+import mcp_types
 import nats.errors
 import nats.js.errors
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from daemon import __version__
+from daemon import __version__, bounded_json
 from daemon.client import RpcError
 from daemon.config import Settings
 from daemon.errors import InvalidEvent, MemubotError
@@ -250,8 +260,9 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
             str | None, Field(description="for `snoozed`: until when, ISO-8601 with an offset")
         ] = None,
     ) -> str:
-        """Report what the person did with a suggestion memubot made. The verdict is queued on
-        the bus (`memubot.in.feedback`) for the daemon; repeating the same call queues nothing new."""
+        """Report what the person did with a suggestion memubot made (its `id` from `suggestions`).
+        The verdict is queued on the bus (`memubot.in.feedback`) for the daemon; repeating the
+        same call queues nothing new; an id that names no suggestion of this person is an error."""
         if until is not None:
             if verdict != "snoozed":
                 raise ToolError("'until' goes with verdict 'snoozed' only")
@@ -259,6 +270,16 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
                 parse_ts(until, "until")
             except InvalidEvent as exc:
                 raise ToolError(str(exc)) from exc
+        try:  # a verdict on nothing would be "queued" and then mean nothing: say so now
+            await link.request("suggestions", {"scope": scope, "id": suggestion_id})
+        except RpcError as exc:
+            if exc.kind != "not_found":
+                raise _tool_error(exc) from exc
+            raise ToolError(
+                f"no suggestion {suggestion_id!r} for this person: the `suggestions` tool lists their ids"
+            ) from exc
+        except (MemubotError, TimeoutError) as exc:
+            raise _tool_error(exc) from exc
         event_id = stable_id(scope, "feedback", suggestion_id, verdict, until or "")
         body = {
             "id": event_id,
@@ -303,6 +324,14 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
     return server
 
 
+def tool_names() -> list[str]:
+    """The tools the server registers, in order (for `memubot mcp --help`): asked of a server
+    built for no one, so the help cannot drift from the registry."""
+    nowhere = Path("/nonexistent")
+    server = build_server(Settings(state_dir=nowhere, db_path=nowhere / "memubot.duckdb"), "help")
+    return [t.name for t in asyncio.run(server.list_tools())]
+
+
 def _event(
     event_id: str, scope: str, session: str | None, role: str, text: str, ts: str, speaker: str | None
 ) -> dict[str, Any]:
@@ -341,6 +370,9 @@ class ArgumentCheck:
         known, arguments = self._known.get(name), params.get("arguments") or {}
         unknown = sorted(set(arguments) - known) if known is not None and isinstance(arguments, dict) else []
         if not unknown:
+            refusal = self._invalid(name, arguments)
+            if refusal is not None:
+                return CallToolResult(content=[TextContent(type="text", text=refusal)], is_error=True)
             return await call_next(ctx)
         names = ", ".join(repr(a) for a in unknown)
         hint = " (the scope is fixed by the server's configuration)" if "scope" in unknown else ""
@@ -349,6 +381,44 @@ class ArgumentCheck:
             f"known: {', '.join(sorted(known or ())) or 'none'}"
         )
         return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+    def _invalid(self, name: str, arguments: Any) -> str | None:
+        """The arguments' errors on one line, or None when they are valid: the SDK would answer
+        pydantic's multi-line dump with its documentation URLs. The SDK has no public way to
+        reach a tool's argument model (its minor version is pinned); without one, it answers."""
+        manager = getattr(self.server, "_tool_manager", None)
+        tool = manager.get_tool(name) if manager is not None else None
+        if tool is None or not isinstance(arguments, dict):
+            return None
+        try:
+            tool.fn_metadata.validate_arguments(arguments)
+        except ValidationError as exc:
+            return argument_errors(name, exc)
+        return None
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({type(value).__name__})"
+
+
+def argument_errors(tool: str, exc: ValidationError) -> str:
+    """`remember: 'turns[0].role' should be 'user', 'assistant', 'system' or 'tool', got 'narrator'`."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        path = "".join(
+            f"[{p}]" if isinstance(p, int) else f".{p}" if i else str(p) for i, p in enumerate(error["loc"])
+        )
+        message = str(error["msg"])
+        if error["type"] == "missing":
+            parts.append(f"{path!r} is required")
+            continue
+        if error["type"] == "extra_forbidden":
+            parts.append(f"{path!r} is not a known field")
+            continue
+        message = message.removeprefix("Input ").removeprefix("String ").removeprefix("List ")
+        parts.append(f"{path!r} {message[0].lower()}{message[1:]}, got {_shown(error.get('input'))}")
+    return f"{tool}: {'; '.join(parts)}"
 
 
 def check_loopback(host: str) -> None:
@@ -360,12 +430,81 @@ def check_loopback(host: str) -> None:
         )
 
 
+def refusal_of(line: str) -> mcp_types.JSONRPCError | None:
+    """None for a line that is a JSON-RPC message (or blank); else the error that answers it:
+    a parse error (-32700, id null) for a line that is not JSON (or nests too deep), an invalid
+    request (-32600, with its id when one can be read) for JSON that is no JSON-RPC message."""
+    if not line.strip():
+        return None
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception:
+        pass
+    else:
+        return None
+    try:
+        value = bounded_json.load(line, max_bytes=1 << 30, what="message")
+    except InvalidEvent as exc:
+        error = mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=f"Parse error: {exc}")
+        return mcp_types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+    rid = value.get("id") if isinstance(value, dict) else None
+    if isinstance(rid, bool) or not isinstance(rid, int | str):
+        rid = None
+    error = mcp_types.ErrorData(
+        code=mcp_types.INVALID_REQUEST,
+        message="Invalid Request: not a JSON-RPC 2.0 request, notification or response",
+    )
+    return mcp_types.JSONRPCError(jsonrpc="2.0", id=rid, error=error)
+
+
+class _CheckedLines:
+    """stdin's lines for the SDK's reader, which drops a line it cannot read without a word (a
+    client would wait forever on its id): such a line is answered here and not passed on."""
+
+    def __init__(
+        self, lines: AsyncIterable[str], refusals: MemoryObjectSendStream[mcp_types.JSONRPCError]
+    ) -> None:
+        self.lines = lines
+        self.refusals = refusals
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async with self.refusals:
+            async for line in self.lines:
+                refusal = refusal_of(line)
+                if refusal is None:
+                    yield line
+                else:
+                    log.warning("mcp: answered a line that is no JSON-RPC message: %s", refusal.error.message)
+                    await self.refusals.send(refusal)
+
+
+async def run_stdio(server: MCPServer[Any]) -> None:
+    """`server` on stdin/stdout, every line answered (the SDK's `run()` with a checked stdin).
+
+    The SDK has no public way to run a server on given streams; its minor version is pinned."""
+    send, receive = anyio.create_memory_object_stream[mcp_types.JSONRPCError](64)
+    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    lowlevel = server._lowlevel_server
+    async with stdio_server(stdin=_CheckedLines(stdin, send)) as (read_stream, write_stream):  # type: ignore[arg-type]
+
+        async def answer_refusals() -> None:
+            async with receive:
+                async for refusal in receive:
+                    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        await write_stream.send(SessionMessage(refusal))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(answer_refusals)
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+            tg.cancel_scope.cancel()
+
+
 def serve(settings: Settings, scope: str, http: tuple[str, int] | None = None) -> None:
     """Run the server until the client closes stdin (stdio) or SIGINT/SIGTERM (HTTP)."""
     server = build_server(settings, scope)
     if http is None:
         log.info("MCP on stdio for scope %s", scope)
-        server.run()
+        anyio.run(run_stdio, server)
         return
     host, port = http
     check_loopback(host)

@@ -44,7 +44,7 @@ KEYS: dict[str, frozenset[str]] = {
     "consolidate": frozenset({"scope", "at"}),
     "stats": frozenset({"scope"}),
     "profile": frozenset({"scope"}),
-    "suggestions": frozenset({"scope", "status", "limit"}),
+    "suggestions": frozenset({"scope", "status", "limit", "id"}),
     "flush": frozenset({"timeout"}),
     "deadletters": frozenset({"action", "all", "limit", "id"}),
 }
@@ -180,6 +180,15 @@ class RpcServer:
         async def on_request(msg: Msg) -> None:
             reply = await self.answer(verb, method, msg.data)
             if msg.reply:
+                limit = self.nc.max_payload
+                if len(reply) > limit:
+                    # the bus would refuse it and the caller would hear nothing: say why instead
+                    log.warning("rpc %s: a reply of %d bytes is over the bus's %d", verb, len(reply), limit)
+                    reply = error_reply(
+                        "too_large",
+                        f"the reply would be {len(reply)} bytes, more than the bus carries ({limit}); "
+                        "ask for less (a smaller 'limit' or 'k')",
+                    )
                 await msg.respond(reply)
 
         return on_request
@@ -362,8 +371,15 @@ class RpcServer:
         }
 
     async def rpc_suggestions(self, req: dict[str, Any]) -> dict[str, Any]:
-        """Read-only: a scope's suggestions (pending, delivered, withdrawn, expired), newest first."""
+        """Read-only: a scope's suggestions (pending, delivered, withdrawn, expired), newest first;
+        with `id`, that one suggestion (not_found if the scope has no such suggestion)."""
         scope = _required(req, "scope")
+        sid = _field(req, "id", str)
+        if sid is not None:
+            one = await asyncio.to_thread(self.memory.suggestions.get, sid)
+            if one is None or one.scope != scope:
+                raise NotFound(f"no suggestion {sid!r} in scope {scope!r}")
+            return {"scope": scope, "suggestions": [suggestion_json(one)]}
         status = _field(req, "status", str, None)
         if status is not None and status not in STATUSES:
             raise InvalidInput(f"field 'status' must be one of {', '.join(STATUSES)}, got {status!r}")

@@ -24,6 +24,7 @@ from daemon.config import Settings
 from daemon.errors import InvalidEvent
 from daemon.events import MAX_EVENT_BYTES, MAX_ID_CHARS
 from daemon.github_reduce import reduce_payload
+from daemon.http import too_large
 from daemon.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -116,7 +117,7 @@ class GithubWebhook:
         if body is None:
             self.metrics.webhook("github", 413)
             # close the connection: the rest of an oversized body is not worth draining
-            raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=request.content_length or 0)
+            raise too_large(MAX_BODY, request.content_length or 0)
         if not verify(body, request.headers.get("X-Hub-Signature-256"), self.settings.github_webhook_secrets):
             log.warning("github webhook: bad or missing signature from %s", request.remote)
             return self._answer(401, {"error": "bad or missing X-Hub-Signature-256"})

@@ -29,6 +29,7 @@ from daemon import bounded_json
 from daemon.config import Settings
 from daemon.errors import InvalidEvent
 from daemon.gmail.pull import SUBJECT, notification_body
+from daemon.http import too_large
 from daemon.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -169,11 +170,11 @@ class GmailWebhook:
             return self._answer(401, {"error": "unauthenticated"})
         if request.content_length is not None and request.content_length > MAX_BODY:
             self.metrics.webhook("gmail", 413)
-            raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=request.content_length)
+            raise too_large(MAX_BODY, request.content_length)
         body = await request.content.read(MAX_BODY + 1)
         if len(body) > MAX_BODY:
             self.metrics.webhook("gmail", 413)
-            raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=len(body))
+            raise too_large(MAX_BODY, len(body))
         try:
             envelope = bounded_json.load(body, max_bytes=MAX_BODY, what="body")
         except InvalidEvent as exc:  # not UTF-8, not JSON, or nested too deep

@@ -39,10 +39,12 @@ def resource_from(turn: ConversationTurn) -> ResourceIn:
 async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
     """Memorize turns (one batch, embedded together) off the event loop; idempotent on turn id.
 
-    A turn whose resource exists already (or was forgotten) is a "duplicate": the ledger did not
-    know it because an earlier run died between commit and ledger, or it came in through import.
+    A turn whose resource exists already is a "duplicate", one that was forgotten "forgotten" (it
+    is never stored again under its id): the ledger did not know it because an earlier run died
+    between commit and ledger, or it came in through import.
     """
     known = await asyncio.to_thread(deps.memory.known_resources, [(t.scope, t.id) for t in turns])
+    gone = await asyncio.to_thread(deps.memory.forgotten, sorted(known)) if known else set()
     await prefetch([t for t in turns if (t.scope, t.id) not in known], deps)
     report = await asyncio.to_thread(deps.memory.memorize, [resource_from(t) for t in turns])
     log.debug(
@@ -53,7 +55,10 @@ async def handle(turns: Sequence[ConversationTurn], deps: Deps) -> list[str]:
         report.resources_skipped,
     )
     await predict(deps, [t for t in turns if (t.scope, t.id) not in known])
-    return ["duplicate" if (t.scope, t.id) in known else "stored" for t in turns]
+    return [
+        "forgotten" if (t.scope, t.id) in gone else "duplicate" if (t.scope, t.id) in known else "stored"
+        for t in turns
+    ]
 
 
 async def prefetch(turns: Sequence[ConversationTurn], deps: Deps) -> None:

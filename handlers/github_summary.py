@@ -130,7 +130,12 @@ def _phrase(event: str, action: str | None, payload: dict[str, Any], login: str 
             return f"removed the review request for {name} on {on}"
         if action in ("assigned", "unassigned"):
             prep = "to" if action == "assigned" else "from"
-            return f"{action} {_who(payload.get('assignee'), login)} {prep} {on}"
+            assignee = payload.get("assignee")
+            name = _who(assignee, login)
+            # the sender assigning themselves: "you assigned yourself", never "you assigned you"
+            if (_login(assignee) or "").lower() == (_login(payload.get("sender")) or "-").lower():
+                name = "yourself" if name == "you" else "themselves"
+            return f"{action} {name} {prep} {on}"
         if action == "closed" and pr.get("merged"):
             return f"merged {noun} {on}"
         if action in ("labeled", "unlabeled"):

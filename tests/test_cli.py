@@ -107,6 +107,25 @@ def test_import_reports_bad_lines_and_is_idempotent(env: Path, capsys: pytest.Ca
     assert again["resources_added"] == 0 and again["already_stored"] == 4 and again["items_added"] == 0
 
 
+def test_importing_forgotten_turns_again_says_they_were_forgotten(
+    env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 22: after `forget --all` the same file said "3 already stored" while stats said 0
+    src = _write(env / "turns.jsonl", [json.dumps(t) for t in TURNS if t["scope"] == "caro"])
+    db = env / "m.duckdb"
+    assert main(["import", str(src), "--db", str(db), "--quiet"]) == 0
+    assert main(["forget", "--scope", "caro", "--all", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["import", str(src), "--db", str(db), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "0 new resources, 0 already stored, 3 forgotten" in out, out
+    assert "3 of these turns were forgotten (`memubot forget`)" in out
+    assert "to store them again, give their lines new ids" in out
+    assert main(["import", str(src), "--db", str(db), "--json", "--quiet"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["forgotten"] == 3 and again["already_stored"] == 0 and again["resources_added"] == 0
+
+
 def test_recall_and_stats(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = _write(env / "turns.jsonl", [json.dumps(t) for t in TURNS])
     db = env / "m.duckdb"
@@ -356,3 +375,17 @@ def test_output_into_a_closed_pipe_is_quiet(env: Path, argv: list[str]) -> None:
         code = proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipeError" not in err and "Exception ignored" not in err, err
     assert code == 141  # 128 + SIGPIPE, as for a filter the signal stopped
+
+
+def test_daemon_log_lines_carry_their_time_unless_journald_stamps_them(tmp_path: Path) -> None:
+    from daemon.cli import LOG_FORMAT, daemon_log_format
+
+    with (tmp_path / "stderr").open("w") as f:
+        st = os.fstat(f.fileno())
+        here = f"{st.st_dev}:{st.st_ino}"
+        # a terminal or a file: the line says when
+        assert daemon_log_format(None, f.fileno()) == "%(asctime)s " + LOG_FORMAT
+        # systemd connected this very stream to the journal: journald adds the time
+        assert daemon_log_format(here, f.fileno()) == LOG_FORMAT
+        # inherited from a unit by a process whose stderr went elsewhere: not under journald
+        assert daemon_log_format("1:2", f.fileno()) == "%(asctime)s " + LOG_FORMAT

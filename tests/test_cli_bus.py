@@ -248,3 +248,30 @@ def test_the_doctor_backlog_line_says_what_waits_and_whether_it_moves() -> None:
         "64 events not yet handled, the oldest received 1830s ago; the last one handled 1801s ago"
     )
     assert "stalled" in line
+
+
+async def test_importing_forgotten_turns_through_the_daemon_says_they_were_forgotten(
+    running: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 22: `forget --all`, then the same file said "2 already stored" while stats said 0
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text(
+        "".join(
+            json.dumps(
+                {"id": f"f{n}", "scope": "fay", "role": "user", "text": text, "ts": "2024-03-01T09:00:00Z"}
+            )
+            + "\n"
+            for n, text in enumerate(["I keep bees on the roof.", "My sister Ada lives in Porto."])
+        ),
+        encoding="utf-8",
+    )
+    assert await cli("import", str(turns), "--quiet") == 0
+    assert await cli("forget", "--scope", "fay", "--all") == 0
+    capsys.readouterr()
+    assert await cli("import", str(turns), "--quiet") == 0
+    out = capsys.readouterr().out
+    assert "0 stored, 0 already stored, 2 forgotten" in out, out
+    assert "2 of these turns were forgotten (`memubot forget`)" in out and "give their lines new ids" in out
+    assert await cli("import", str(turns), "--json", "--quiet") == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["forgotten"] == 2 and summary["already_stored"] == 0 and summary["resources_added"] == 0

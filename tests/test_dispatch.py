@@ -155,9 +155,9 @@ async def test_a_forgotten_turn_redelivered_stays_forgotten(dispatcher: Dispatch
     memory.forget("alice", query="locker code")
     assert memory.stats("alice")["resources"] == 0
     [verdict] = await dispatcher.dispatch([Incoming(SUBJECT, data, attempt=2, max_attempts=5)])
-    assert verdict.outcome == "duplicate"
+    assert verdict.outcome == "forgotten"  # said so: "duplicate" read as "already stored"
     assert memory.stats("alice")["resources"] == 0
-    assert memory.ledger.outcome("t1") == "stored"  # its first record stays: a duplicate from now on
+    assert memory.ledger.outcome("t1") == "stored"  # its first record stays
 
 
 async def test_tombstones_are_per_scope(memory: Memory) -> None:

@@ -85,6 +85,24 @@ def test_64_levels_are_accepted_and_the_bound_is_the_callers() -> None:
         bounded_json.load(b'"\xff"', max_bytes=100)
 
 
+def test_a_lone_surrogate_is_refused_where_it_is_parsed() -> None:
+    # found by tests/test_fuzz_entrypoints.py: "\\ud895" parses into a string no UTF-8 writer
+    # takes, and the memorize RPC answered "internal: UnicodeEncodeError" for the whole request
+    for body in [
+        {**GOOD, "text": "lone \ud895 surrogate"},
+        {**GOOD, "meta": {"tags": ["ok", {"\udfff": 1}]}},  # in a key, deep inside
+    ]:
+        with pytest.raises(
+            InvalidEvent,
+            match=r"^event is not valid Unicode: it escapes a lone surrogate \(\\u(d895|dfff)\)$",
+        ):
+            parse_turn(json.dumps(body))
+    with pytest.raises(InvalidEvent, match=r"^request is not valid Unicode"):
+        bounded_json.load('{"query": "\\udc00"}', max_bytes=100, what="request")
+    # a pair of surrogates is one character, escaped as JSON allows
+    assert parse_turn(json.dumps({**GOOD, "text": "a smile 😀"})).text == "a smile 😀"
+
+
 def test_measuring_depth_does_not_recurse() -> None:
     value: list[object] = []
     for _ in range(100_000):  # far past the interpreter's recursion limit

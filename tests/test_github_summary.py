@@ -40,9 +40,25 @@ def test_roles_author_assignee_and_by_person() -> None:
     s = summarize(
         "issues", "assigned", load("issues/assigned.payload.json"), "codertocat"
     )  # logins ignore case
-    assert s.text.startswith("you assigned you to Codertocat/Hello-World#1")
+    assert s.text.startswith("you assigned yourself to Codertocat/Hello-World#1"), s.text
     assert s.meta["roles"] == ["assignee", "author"] and s.meta["role"] == "assignee"
     assert s.meta["by_person"] is True
+
+
+def test_who_assigned_whom_reads_well() -> None:
+    payload = load("issues/assigned.payload.json")  # Codertocat assigns Codertocat
+    assert summarize("issues", "assigned", payload, None).text.startswith(
+        "Codertocat assigned themselves to Codertocat/Hello-World#1"
+    )
+    unassigned = summarize("issues", "unassigned", payload, "codertocat").text
+    assert unassigned.startswith("you unassigned yourself from Codertocat/Hello-World#1"), unassigned
+    payload["sender"] = {**payload["sender"], "login": "octocat"}
+    assert summarize("issues", "assigned", payload, "codertocat").text.startswith(
+        "octocat assigned you to Codertocat/Hello-World#1"
+    )
+    assert summarize("issues", "assigned", payload, "octocat").text.startswith(
+        "you assigned Codertocat to Codertocat/Hello-World#1"
+    )
 
 
 def test_merged_pull_request_and_other_kinds() -> None:

@@ -237,18 +237,46 @@ async def test_without_a_daemon_every_tool_says_so(tmp_path: Path, nats_url: str
         assert "memubot daemon not reachable" in message, message
 
 
-async def test_feedback_reaches_the_daemon_once(daemon: Settings, tmp_path: Path, nats_url: str) -> None:
-    async with await BusClient.connect(nats_url) as bus:
+async def test_feedback_reaches_the_daemon_once(tmp_path: Path, nats_url: str, embedder: Any) -> None:
+    from daemon.memory import Memory, MemoryParams
+    from daemon.memory.suggestions import Suggestion
+
+    settings = load_settings(env_for(tmp_path, nats_url))
+    settings.state_dir.mkdir(parents=True, exist_ok=True)
+    made = Suggestion(
+        scope="alice",
+        kind="reminder",
+        predictor="upcoming",
+        dedup_key="k1",
+        about="item:i1",
+        title="Dentist",
+        body="at 10",
+        created_at=datetime(2024, 3, 1, 9, 0, tzinfo=UTC),
+        deliver_at=datetime(2099, 3, 1, 9, 0, tzinfo=UTC),  # not due: nothing is delivered meanwhile
+    )
+    memory = Memory.open(settings.db_path, embedder, MemoryParams())
+    try:
+        memory.suggestions.propose([made])
+    finally:
+        memory.close()
+    async with running(settings), await BusClient.connect(nats_url) as bus:
         handled = (await bus.stats())["daemon"]["handled"]
         async with mcp_server(env_for(tmp_path, nats_url), "--scope", "alice") as client:
-            args = {"suggestion_id": "sug-1", "verdict": "snoozed", "until": "2024-03-02T09:00:00+01:00"}
+            args = {"suggestion_id": made.id, "verdict": "snoozed", "until": "2024-03-02T09:00:00+01:00"}
             first = await call(client, "feedback", args)
             assert first["queued"] is True
             assert (await call(client, "feedback", args))["duplicate"] is True
             message = await call_error(client, "feedback", {**args, "verdict": "accepted"})
             assert "'until' goes with verdict 'snoozed' only" in message
-            message = await call_error(client, "feedback", {"suggestion_id": "sug-1", "verdict": "maybe"})
+            message = await call_error(client, "feedback", {"suggestion_id": made.id, "verdict": "maybe"})
             assert "verdict" in message
+            # a suggestion that does not exist (or is another person's) is an error, not "queued"
+            message = await call_error(
+                client, "feedback", {"suggestion_id": "sug-404", "verdict": "accepted"}
+            )
+            assert message.endswith(
+                "no suggestion 'sug-404' for this person: the `suggestions` tool lists their ids"
+            ), message
         await bus.flush(timeout=60)
         stats = await bus.stats()
         assert stats["daemon"]["handled"] == handled + 1 and stats["daemon"]["dead_letters"] == 0
@@ -404,9 +432,10 @@ async def test_a_restarted_daemon_is_found_again_without_restarting_the_server(
 
 
 async def test_a_deeply_nested_message_or_argument_never_stops_the_server(tmp_path: Path) -> None:
-    """MCP's own parser (pydantic-core) bounds the depth of a message; a tool's arguments are
-    typed, so a nested value is refused by name; what a tool forwards goes through the
-    daemon's RPC bound. Raw JSON-RPC lines on stdio, as a hostile client would write them."""
+    """MCP's own parser (pydantic-core) bounds the depth of a message, and the line it refuses
+    is answered with a parse error; a tool's arguments are typed, so a nested value is refused by
+    name; what a tool forwards goes through the daemon's RPC bound. Raw JSON-RPC lines on stdio,
+    as a hostile client would write them."""
     nobody = f"nats://127.0.0.1:{free_port()}"
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -450,10 +479,60 @@ async def test_a_deeply_nested_message_or_argument_never_stops_the_server(tmp_pa
         await send(call_line(2, "[" * 5000 + "]" * 5000))  # 10 KB, 5,000 levels: refused by the parser
         await send(call_line(3, "[" * 150 + "]" * 150))  # parses; the argument is not a string
         await send(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}))
-        typed, listed = await reply(), await reply()
+        replies = [await reply() for _ in range(3)]  # the parse error may come before or after
+        by_id = {r["id"]: r for r in replies}
+        # the line the parser refused is answered (it was dropped without a word: a client would
+        # wait forever on id 2), with id null as JSON-RPC has it for a line it cannot read
+        assert by_id[None]["error"] == {
+            "code": -32700,
+            "message": "Parse error: message is nested deeper than 64 levels",
+        }
+        typed, listed = by_id[3], by_id[4]
         assert typed["id"] == 3 and typed["result"]["isError"] is True
         assert "query" in typed["result"]["content"][0]["text"]
         assert listed["id"] == 4 and any(t["name"] == "recall" for t in listed["result"]["tools"])
     finally:
         proc.kill()
         await proc.wait()
+
+
+async def test_mcp_help_names_every_tool_the_server_registers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from daemon.cli import main
+    from daemon.mcp_server import build_server
+
+    server = build_server(load_settings(env_for(tmp_path, "nats://127.0.0.1:1")), "alice")
+    names = [t.name for t in await server.list_tools()]
+    assert len(names) == 7
+    with pytest.raises(SystemExit):
+        await asyncio.to_thread(main, ["mcp", "--help"])  # the help runs its own event loop
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"with the tools {', '.join(names)}, asking the running daemon" in shown, shown
+
+
+async def test_a_wrong_argument_is_one_line_naming_the_field_and_what_is_expected(tmp_path: Path) -> None:
+    # issue 22: these were pydantic's multi-line dumps with links to its documentation
+    nobody = f"nats://127.0.0.1:{free_port()}"  # refused before any request: no daemon needed
+    async with mcp_server(env_for(tmp_path, nobody), "--scope", "alice") as client:
+        cases = [
+            ("remember", {"text": 5}, "remember: 'text' should be a valid string, got 5"),
+            (
+                "remember",
+                {"turns": [{"role": "narrator", "text": "hi"}]},
+                "remember: 'turns[0].role' should be 'user', 'assistant', 'system' or 'tool', got 'narrator'",
+            ),
+            (
+                "recall",
+                {"query": "dentist", "k": 0},
+                "recall: 'k' should be greater than or equal to 1, got 0",
+            ),
+            ("recall", {}, "recall: 'query' is required"),
+            (
+                "feedback",
+                {"suggestion_id": "s1", "verdict": "maybe"},
+                "feedback: 'verdict' should be 'accepted', 'dismissed' or 'snoozed', got 'maybe'",
+            ),
+        ]
+        for tool, args, expected in cases:
+            assert await call_error(client, tool, args) == expected

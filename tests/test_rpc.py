@@ -160,6 +160,46 @@ async def test_memorize_refuses_an_empty_turn_with_a_reason(rpc: NATS) -> None:
     assert "field 'text' is empty" in result["reason"]
 
 
+async def test_a_refused_turn_sent_again_keeps_its_one_dead_letter(rpc: NATS, memory: Memory) -> None:
+    # MCP's `remember` retried with a text too long: the same id, refused for the same reason
+    too_long = {**TURN, "id": "long-1", "text": "x" * 70_000}
+    first, again = [
+        (await ask(rpc, "memubot.rpc.memorize", {"turns": [{**too_long, "ts": ts}]}))[0]["result"]["results"][
+            0
+        ]
+        for ts in ("2024-02-01T09:00:00+00:00", "2024-02-01T09:05:00+00:00")
+    ]
+    assert first["outcome"] == again["outcome"] == "dead_letter"
+    assert again["dead_letter"] == first["dead_letter"] and again["reason"] == first["reason"]
+    [letter] = memory.ledger.dead_letters()
+    assert letter["event_id"] == "long-1" and letter["attempts"] == 2
+    # refused for another reason, it is another dead letter; so is another id
+    await ask(rpc, "memubot.rpc.memorize", {"turns": [{**too_long, "role": "narrator"}]})
+    await ask(rpc, "memubot.rpc.memorize", {"turns": [{**too_long, "id": "long-2"}]})
+    assert memory.ledger.count_dead_letters() == 3
+
+
+async def test_a_reply_too_large_for_the_bus_is_an_error_reply_not_silence(rpc: NATS, memory: Memory) -> None:
+    # found by tests/test_fuzz_entrypoints.py: `deadletters` listing ~1,000 long reasons made a
+    # reply over NATS's 1 MiB, which the bus refused: the caller waited out its timeout
+    from datetime import UTC, datetime
+
+    for n in range(700):
+        memory.ledger.dead_letter(
+            subject="memubot.in.conversation.main",
+            reason="x" * 2000,
+            payload=b"{}",
+            attempts=1,
+            at=datetime(2024, 3, 1, tzinfo=UTC),
+            event_id=f"big-{n}",
+        )
+    [reply] = await ask(rpc, "memubot.rpc.deadletters", {"limit": 1000})
+    assert reply["ok"] is False and reply["error"]["type"] == "too_large", reply
+    assert "more than the bus carries (1048576); ask for less" in reply["error"]["message"]
+    [fewer] = await ask(rpc, "memubot.rpc.deadletters", {"limit": 10})
+    assert fewer["ok"] is True and len(fewer["result"]["dead_letters"]) == 10
+
+
 async def test_profile_returns_category_summaries_and_the_profile_block(rpc: NATS, memory: Memory) -> None:
     [missing] = await ask(rpc, "memubot.rpc.profile", {"scope": "alice"})
     assert missing["ok"] is False and missing["error"]["type"] == "not_found"
@@ -210,6 +250,11 @@ async def test_suggestions_lists_a_scopes_suggestions_newest_first(rpc: NATS, me
     assert other["ok"] and other["result"]["suggestions"] == []
     [bad] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "alice", "status": "sent"})
     assert bad["ok"] is False and "'status'" in bad["error"]["message"]
+    # one by id (what MCP's feedback asks before it queues a verdict); another scope's is not found
+    [one] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "alice", "id": made[1].id})
+    assert [s["title"] for s in one["result"]["suggestions"]] == ["Dentist visit 1"]
+    [theirs] = await ask(rpc, "memubot.rpc.suggestions", {"scope": "bob", "id": made[1].id})
+    assert theirs["error"] == {"type": "not_found", "message": f"no suggestion {made[1].id!r} in scope 'bob'"}
 
 
 async def test_a_deeply_nested_request_gets_one_error_reply(rpc: NATS) -> None:

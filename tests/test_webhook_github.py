@@ -241,6 +241,9 @@ async def test_25_mb_is_accepted_and_more_is_413(tmp_path: Path, make_hook: Any)
             sender.post(hook.url, data=io.BytesIO(over), headers=headers(over)) as resp,
         ):
             assert resp.status == 413
+            # JSON like every other refusal (aiohttp's own 413 is plain text)
+            assert resp.content_type == "application/json"
+            assert (await resp.json()) == {"error": f"body is too large: more than {MAX_BODY} bytes"}
         assert hook.count(413) == 1 and await hook.published() == 1
 
 

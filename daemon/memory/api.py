@@ -457,6 +457,15 @@ class Memory(WritePath):
         with self._lock:
             return self.store.existing_resources(keys)
 
+    def forgotten(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which (scope, resource id) pairs were forgotten: their tombstone keeps them from being
+        stored again under that id."""
+        by_scope: dict[str, list[str]] = {}
+        for scope, rid in keys:
+            by_scope.setdefault(scope, []).append(rid)
+        with self._lock:
+            return {(s, rid) for s, ids in by_scope.items() for rid in self.store.forgotten_among(s, ids)}
+
     def known_aliases(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
         """Which (scope, id) pairs a stored resource is also known by (its meta `aka`): the same
         event that arrived another way (a GitHub webhook delivery and a poll of it)."""

@@ -101,6 +101,9 @@ class Ledger:
 
         Idempotent on the stream sequence: if the daemon dies after recording but before
         acknowledging, the redelivered message updates the same record instead of adding one.
+        An event that came by request (no stream sequence: `memorize`, so MCP's `remember` and
+        `import`) and is refused again for the same reason, retried as it was, updates the record
+        its first refusal made: one dead letter per event id and reason, its attempts counted.
         """
         with self._lock:
             con = self.store.con
@@ -112,6 +115,18 @@ class Ledger:
                     con.execute(
                         "UPDATE dead_letters SET reason = ?, attempts = ?, failed_at = ? WHERE id = ?",
                         [reason, attempts, _utc(at), row[0]],
+                    )
+                    return int(row[0])
+            elif event_id is not None:
+                row = con.execute(
+                    "SELECT id FROM dead_letters WHERE stream_seq IS NULL AND event_id = ? AND subject = ?"
+                    " AND reason = ? AND replayed_at IS NULL ORDER BY id DESC LIMIT 1",
+                    [event_id, subject, reason],
+                ).fetchone()
+                if row:
+                    con.execute(
+                        "UPDATE dead_letters SET attempts = attempts + ?, payload = ?, failed_at = ? WHERE id = ?",
+                        [attempts, payload, _utc(at), row[0]],
                     )
                     return int(row[0])
             row = con.execute(

@@ -60,6 +60,33 @@ _REQUEST_ZH = re.compile(
     r"|帮我|(?<![的谢])帮忙(?![！!。.~]*$)|告诉我|需要你|希望你"
 )
 _QUESTION_END_ZH = re.compile(r"[吗呢嘛][\s。.!！~]*$")
+# Asks without a question mark or "please": a need of the reader's work ("I need your final
+# headcount by Wednesday", "your sign-off is needed", "still waiting on your approval"), a bare
+# imperative opening the sentence ("Send over the invoice", "Remember to bring your ID"), a polite
+# conditional ("it would be great if you could"); Chinese 给我/发我 (to me), 记得, 别忘了, 等你,
+# 要你, 差你的, a sentence opening with 把 and no 我 before it, or ending in 一下 / 吧.
+_NEED_EN = re.compile(
+    r"\b(?:i|we)(?:'ll|’ll| will| still| really)? (?:need|want|require)\b(?=.*\b(?:your|you to|from you|back|by|"
+    r"before|until|on my desk)\b)|\b(?:need|want|waiting (?:on|for)|still need) your\b|"
+    r"\byour (?:\w+[\s-]?){1,6}(?:is|are) (?:needed|required|due|overdue|missing)\b|"
+    r"\b(?:would be (?:great|good|helpful|nice) if you|appreciate it if you|would love your|would appreciate your)\b",
+    re.IGNORECASE,
+)
+_IMPERATIVE_EN = re.compile(
+    r"^(?:(?:just|also|and|so|then|now)\s+)?(?:send|forward|bring|reply|respond|fill|return|submit|confirm|check|"
+    r"review|sign|book|make sure|remember to|don'?t forget|do not forget|get back|drop me|let us know|let me know|"
+    r"call|email|e-mail|ping|share|update|add|pay|join|tell|give|hand in|upload|approve|schedule|print|"
+    r"have (?:the|your|it|them|this)|put|pick up|reserve|register|sort out|take care|follow up)\b",
+    re.IGNORECASE,
+)
+_NEED_ZH = re.compile(
+    r"(?:给|发|交|转|回|告诉|跟)我(?![们的])|给到我|放到我|发我|回我|(?<!我)记得|别忘了|不要忘了|务必|赶紧|尽快|抓紧"
+    r"|等你|要你|差你|你也来|你们来|你来|还没交|需要你|发过来"
+    r"|(?:之前|以前|前)[，,]?我?(?:需要|要)|前(?:回复|交|填|提交|发)"
+)
+_IMPERATIVE_ZH = re.compile(
+    r"^[^我他她]{0,10}?把.{1,20}?(?:交|填|还|带|发|给|订|改|签|回|核对|确认|准备)|一下[。！!~]*$|(?<!好)吧[。！!~]*$"
+)
 _PROMISE_EN = re.compile(
     r"\b(i'll|i’ll|i will|i am going to|i'm going to|i’m going to|i'm gonna|i shall|we'll|we’ll|we will|"
     r"let me get back|will get back|will send|will share|will follow up)\b",
@@ -106,7 +133,14 @@ def asks(sentence: str) -> bool:
     if _COURTESY.search(s):
         return False
     return bool(
-        _REQUEST_EN.search(s) or _PLEASE.search(s) or _REQUEST_ZH.search(s) or _QUESTION_END_ZH.search(s)
+        _REQUEST_EN.search(s)
+        or _PLEASE.search(s)
+        or _REQUEST_ZH.search(s)
+        or _QUESTION_END_ZH.search(s)
+        or _NEED_EN.search(s)
+        or _IMPERATIVE_EN.search(s)
+        or _NEED_ZH.search(s)
+        or _IMPERATIVE_ZH.search(s)
     )
 
 

@@ -26,6 +26,7 @@ from daemon.predict.base import (
     short,
     what,
 )
+from daemon.predict.plans import is_own_plan
 from daemon.predict.timing import is_timed
 from daemon.predict.upcoming import when_text
 
@@ -63,6 +64,7 @@ def _timed_events(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[dict
         and is_timed(it["due_at"], tz)
         and said_by_person(it)
         and not cancels(it)
+        and is_own_plan(it, tz, ctx.now)
     ]
 
 
@@ -80,6 +82,8 @@ class Conflict:
                 continue
             if not is_timed(due, tz) or not said_by_person(new) or cancels(new):
                 continue
+            if not is_own_plan(new, tz, ctx.now):
+                continue  # someone else's appointment, a complaint or a wish clashes with nothing
             # in the person's time zone: "九点到十点" ends at ten there, not at ten UTC
             start = due.astimezone(tz)
             end = end_of(new, start)

@@ -23,12 +23,13 @@ from daemon.predict.base import (
     Trigger,
     cancels,
     is_cjk,
-    plain,
     said_by_person,
     short,
     what,
 )
 from daemon.predict.github import ref, waits_for
+from daemon.predict.plan_text import headline
+from daemon.predict.plans import is_own_plan
 from daemon.predict.timing import day_start, is_timed, next_day_start
 
 NAME = "digest"
@@ -43,6 +44,7 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
         if it["category"] == "events"
         and said_by_person(it)
         and not cancels(it)
+        and is_own_plan(it, tz, ctx.now)
         and (it["due_at"] >= ctx.now or not is_timed(it["due_at"], tz))
     ]
     login = ctx.settings.github_login
@@ -62,7 +64,8 @@ def _write(s: Suggestion, events: list[dict[str, Any]], waiting: list[Any], ctx:
     lines = []
     for e in events:
         t = e["due_at"].astimezone(tz)
-        lines.append(f"• {t.strftime('%H:%M') + ' ' if is_timed(t, tz) else ''}{short(plain(e), 90)}")
+        thing = headline(what(e), e.get("observed_at") or ctx.now, tz)
+        lines.append(f"• {t.strftime('%H:%M') + ' ' if is_timed(t, tz) else ''}{short(thing, 90)}")
     for w in waiting:
         why = waits_for(w, ctx.settings.github_login)
         lines.append(f"• {'review' if why == 'review' else 'assigned'}: {ref(w)} {short(w.title, 70)}")

@@ -12,6 +12,7 @@ its own. At delivery it is enriched with related preferences ("you prefer dark-t
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -45,6 +46,7 @@ from daemon.predict.timing import (
 NAME = "upcoming"
 SHORT_LEAD = timedelta(minutes=30)
 MIN_NOTICE = timedelta(minutes=10)  # a reminder is not worth sending sooner than this after it was said
+_TIMEISH = re.compile(r"\d|[点时分半]$|^(?:[一二两三四五六七八九十]+)[点时]")
 JUST_SAID = timedelta(hours=3)  # a reminder this soon after the plan was told only repeats it
 
 
@@ -88,16 +90,19 @@ def plan(item: dict[str, Any], ctx: Ctx) -> tuple[datetime, datetime] | None:
 
 def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
     """When a reminder whose ideal time is `ideal` comes, given the quiet hours: at that time if
-    it is allowed; else at the last good time before it (the evening before a 06:40 train) —
-    unless that is within a few hours of when the person said it (they have it in mind: a
+    it is allowed; at the end of the quiet hours if at least half the lead is still left then
+    (07:01 for a 09:00 meeting); else at the last good time before it (the evening before a 06:40
+    train) — unless that is within a few hours of when the person said it (they have it in mind: a
     reminder then repeats them), when the end of the quiet hours stands in if it is still well
     before the event. Never inside the quiet hours, never after the event."""
     if not in_quiet(ideal, ctx.settings):
         return ideal
+    morning = allowed_at(ideal, ctx.settings)
+    if morning <= due - (due - ideal) / 2:
+        return morning  # the quiet hours end with most of the lead still ahead (a 09:00 meeting)
     evening = last_allowed_before(ideal, ctx.settings)
     if evening >= ctx.now + JUST_SAID:
         return evening
-    morning = allowed_at(ideal, ctx.settings)
     if morning <= due - SHORT_LEAD:
         return morning
     return evening if evening >= ctx.now + MIN_NOTICE else None
@@ -156,6 +161,8 @@ class Upcoming:
         thing = headline(text, item.get("observed_at") or ctx.now, tz)
         where = l1_of(item).get("where")
         place = where if isinstance(where, str) and where and where not in thing else ""
+        if _TIMEISH.search(place):
+            place = ""  # "九点到十点": the word after 到 is an end time, not a place
         rel = enrich.related(ctx, s.scope, item)
         if zh:
             title = f"提醒：{when} — {short(thing, 40)}" + (f"（{place}）" if place else "")

@@ -177,7 +177,7 @@ async def test_a_review_request_is_mentioned_after_the_delay_and_withdrawn_once_
     assert bus.sent == [] and all(st != "pending" for _, st in kinds(pmemory))
 
 
-async def test_the_digest_lists_today_and_what_waits_and_is_never_empty_nor_redundant(
+async def test_the_digest_says_only_what_no_other_message_says_and_is_never_empty(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
@@ -191,21 +191,25 @@ async def test_the_digest_lists_today_and_what_waits_and_is_never_empty_nor_redu
     assert engine.morning(pmemory, settings, at("2026-03-03 09:00")) == []  # nothing today
     pclock.now = at("2026-03-03 10:00")
     assert await outbox.deliver_due() == 1
-    # Wednesday: the haircut (its reminder comes at 14:00) and the review still open since yesterday
-    [sid] = engine.morning(pmemory, settings, at("2026-03-04 09:00"))
-    d = pmemory.suggestions.get(sid)
-    assert d is not None and d.kind == "digest" and d.title == "Today: 1 event, 1 waiting on you"
-    assert "16:00" in d.body and "haircut" in d.body.lower() and "#2" in d.body
-    # one digest a day, whatever the number of morning ticks
-    assert engine.morning(pmemory, settings, at("2026-03-04 09:00")) == [sid]
-    assert [k for k, _ in kinds(pmemory)].count("digest") == 1
-    # Thursday: the optician at 10:00 is reminded at 08:00, within the hour of a 07:30 digest
-    pclock.now = at("2026-03-04 12:00")
-    say(pmemory, "g2", "Tomorrow at 10:00 I see the optician.", pclock.now)
+    # Wednesday: the haircut has its own reminder at 14:00 and the review was followed up
+    # yesterday: a digest would only repeat them
+    assert engine.morning(pmemory, settings, at("2026-03-04 09:00")) == []
+    # Saturday: the review, still open, was last mentioned more than three days ago; an event
+    # said on Friday evening for Saturday 09:30 (its reminder at 08:30 is not the digest's) is left out
+    pclock.now = at("2026-03-06 20:00")
+    say(pmemory, "g2", "Tomorrow at 9:30 I see the optician.", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
+    assert engine.morning(pmemory, settings, at("2026-03-06 09:00")) == []  # Friday: not three days yet
+    [sid] = engine.morning(pmemory, settings, at("2026-03-07 09:00"))
+    d = pmemory.suggestions.get(sid)
+    assert d is not None and d.kind == "digest" and d.title == "Today: 1 waiting on you"
+    assert "#2" in d.body and "optician" not in d.body
+    # one digest a day, whatever the number of morning ticks
+    assert engine.morning(pmemory, settings, at("2026-03-07 09:00")) == [sid]
+    assert [k for k, _ in kinds(pmemory)].count("digest") == 1
     closed = pmemory.work_items.apply(review(state="closed"))
     engine.after_github(pmemory, settings, pclock.now, [(closed, "gh-2")])
-    assert engine.morning(pmemory, settings, at("2026-03-05 07:30")) == []  # its reminder is at 08:00
+    assert engine.morning(pmemory, settings, at("2026-03-11 09:00")) == []  # done: nothing waits
 
 
 def test_plain_drops_the_date_phrase_the_day_itself_makes_wrong() -> None:

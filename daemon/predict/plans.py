@@ -47,7 +47,8 @@ _VENT_EN = re.compile(
 )
 _VENT_ZH = re.compile(
     r"唉|哎|头疼|头大|受不了|累死|烦死|烦人|要命|不想(?:面对|上班|去)|好不想|焦虑|紧张|怎么还不|好漫长|废了|"
-    r"谁排的|崩溃|心累|又是周|又要|又得|想哭|郁闷|真烦|讨厌|特别累|好累|太累"
+    r"谁排的|崩溃|心累|又是周|又要|又得|想哭|郁闷|真烦|讨厌|特别累|好累|太累|又熬|熬到|熬夜|加班到|"
+    r"不好了|撑不住|扛不住"
 )
 
 # the speaker's circle: a sentence about one of them is their appointment unless the speaker is in it
@@ -65,8 +66,9 @@ _THIRD_EN = re.compile(
     r"Need|Remind|Tomorrow|Today|Tonight|Next|This|Our|My|The|Call|Meeting|Flight|Moving|Picking|Heading|"
     r"Catching|Cooking|Team|Final|Piano|Gym|Yoga|Haircut|Doctor|Vet|Standup|Sprint|Demo|Wedding|Book|"
     r"Concert|Parent|Performance|Allergy|Blood|Mechanic|Flying|Drop)\b)[A-Z][a-z]+(?:'s|’s)?\s+"
-    r"(?:is|has|had|will|'s|’s|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
-    r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants)\b)",
+    r"(?:has|had|will|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
+    r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|"
+    r"(?:is|'s|’s)\s+(?:\w+ing|off|away|out|on (?:leave|holiday|vacation)|in hospital))\b)",
     re.IGNORECASE,
 )
 _SELF_EN = re.compile(
@@ -78,7 +80,7 @@ _PEOPLE_ZH = (
     r"CEO|老师|房东|客户|助理|实习生|总监|上司"
 )
 _THIRD_ZH = re.compile(
-    rf"^(?:我(?:的|们)?(?:{_PEOPLE_ZH})|(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
+    rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?(?:{_PEOPLE_ZH})|(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
     rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH}))"
 )
 # the speaker as a person in the sentence: 我 not followed by a relation (我妈 is the mother)
@@ -124,6 +126,13 @@ _NOTHING_EN = re.compile(
 _NOTHING_ZH = re.compile(r"没有(?:会|安排|事)|没会|什么安排都没|日程是空|啥也没")
 
 
+# words that open a turn in chat without being its subject: "Also my manager…", "对了，我室友…"
+_OPENER_EN = re.compile(
+    r"^(?:(?:also|and|oh|btw|by the way|plus|so|but|anyway|ha|haha|lol|fyi)\b[,\s]*)+", re.IGNORECASE
+)
+_OPENER_ZH = re.compile(r"^(?:对了|另外|还有|而且|然后|哈哈|话说)+[，,\s]*")
+
+
 def _zh(text: str) -> bool:
     return bool(re.search(r"[\u3400-\u9fff]", text))
 
@@ -150,7 +159,7 @@ def why_not(text: str) -> str | None:
         return "nothing"
     if (_HABIT_ZH if zh else _HABIT_EN).search(t):
         return "habit"
-    parts = clauses(t)
+    parts = [_OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p) for p in clauses(t)]
     first = parts[0] if parts else t
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
     if third.search(first) and not any(me.search(_without_subject(p, zh)) for p in parts):

@@ -23,7 +23,8 @@ _CLAUSE_EN = re.compile(r"[^,;:]+")
 _LEAD_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|btw|by the way|also|and|just|reminder|remind me|note|fyi)\b[,:]?\s*)*"
     r"(?:(?:i|we)\s+(?:have|'ve got|’ve got|have got|got|need to|have to|must|am|are|will|'ll|’ll)\s+|"
-    r"(?:i'm|i’m|we're|we’re|i am|we are)\s+|i've got\s+|i’ve got\s+|there's\s+|there’s\s+|there is\s+|"
+    r"(?:i'm|i’m|we're|we’re|i am|we are)\s+|(?:i'll|i’ll|we'll|we’ll)\s+|i promise(?: to)?\s+|"
+    r"i've got\s+|i’ve got\s+|there's\s+|there’s\s+|there is\s+|"
     r"got\s+|(?:i|we)\s+)?(?:to\s+)?",
     re.IGNORECASE,
 )

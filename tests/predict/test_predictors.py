@@ -117,7 +117,7 @@ def test_promise_and_kept_cues(text: str, promise: bool, done: bool) -> None:
     assert is_promise(text) is promise and is_done(text) is done
 
 
-async def test_a_promise_is_followed_up_on_its_day_unless_kept(
+async def test_a_promise_is_followed_up_on_its_day_and_checked_once_the_morning_after_unless_kept(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
@@ -125,9 +125,11 @@ async def test_a_promise_is_followed_up_on_its_day_unless_kept(
     say(pmemory, "k1", "I'll send the signed contract to Mark tomorrow.", pclock.now)
     say(pmemory, "o1", "I'll send the budget spreadsheet to Priya tomorrow.", pclock.now, scope="bob")
     engine.after_memory(pmemory, settings, pclock.now)
-    assert kinds(pmemory) == [("follow_up", "pending")] and kinds(pmemory, "bob") == [
-        ("follow_up", "pending")
-    ]
+    # on its day, and the morning after it
+    assert (
+        kinds(pmemory) == [("follow_up", "pending")] * 2
+        and kinds(pmemory, "bob") == [("follow_up", "pending")] * 2
+    )
     pclock.now = at("2026-06-02 08:15")
     say(pmemory, "k2", "Done, I sent the signed contract to Mark this morning.", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
@@ -135,7 +137,16 @@ async def test_a_promise_is_followed_up_on_its_day_unless_kept(
     assert await outbox.deliver_due() == 1
     [(subject, body, _)] = bus.sent
     assert subject.endswith(".bob") and "Priya" in body["title"] and "tomorrow" not in body["title"]
-    assert kinds(pmemory) == [("follow_up", "withdrawn")]
+    # Wednesday: Bob said nothing more, so one check-in; Alice said it was done, so none
+    pclock.now = at("2026-06-03 09:00")
+    assert await outbox.deliver_due() == 1
+    subject, body, _ = bus.sent[-1]
+    assert subject.endswith(".bob") and body["title"] == (
+        "You said you would send the budget spreadsheet to Priya on Tuesday — did it happen?"
+    )
+    assert kinds(pmemory) == [("follow_up", "withdrawn")] * 2
+    # then silence: nothing else is pending for either of them
+    assert [st for _, st in kinds(pmemory, "bob")] == ["delivered", "delivered"]
 
 
 def review(

@@ -25,7 +25,7 @@ _LEAD_EN = re.compile(
     r"(?:(?:i|we)\s+(?:have|'ve got|’ve got|have got|got|need to|have to|must|am|are|will|'ll|’ll)\s+|"
     r"(?:i'm|i’m|we're|we’re|i am|we are)\s+|(?:i'll|i’ll|we'll|we’ll)\s+|i promise(?: to)?\s+|"
     r"i've got\s+|i’ve got\s+|there's\s+|there’s\s+|there is\s+|"
-    r"got\s+|(?:i|we)\s+)?(?:to\s+)?",
+    r"got\s+|(?:i|we)\s+|(?:is|are|'s|’s)\s+)?(?:to\s+)?",
     re.IGNORECASE,
 )
 _TAIL_EN = re.compile(

@@ -31,11 +31,15 @@ NAME = "promise"
 _EN = re.compile(
     r"\b(i'll|i will|i’ll|i am going to|i'm going to|i’m going to|i promise(?: to)?|i need to|i have to|"
     r"i must|i should|let me)\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
-    r"share|deliver|submit|get back|return|pay|book|prepare|fix|update|check|follow up|ping|mail)\b",
+    r"share|deliver|submit|get back|return|pay|book|prepare|fix|update|check|follow up|ping|mail|transfer|"
+    r"wire|sign|renew|file|post|ship|order|buy|cancel|print|upload|apply|register|confirm|hand in|drop off|"
+    r"sort out|draft|test|deploy|merge|publish|clean|repair|text|message|invoice|refund|"
+    r"top up|settle)\b",
     re.IGNORECASE,
 )
 _ZH = re.compile(
-    r"我(?:会|要|得|来|一定|负责|答应)?.{0,8}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还)"
+    r"我(?:会|要|得|来|一定|负责|答应)?.{0,8}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还|转账|"
+    r"打钱|付|缴|签|续|退)"
 )
 _DONE_EN = re.compile(
     r"\b(sent|done|finished|submitted|delivered|shipped|replied|called|paid|booked|emailed|e-mailed|"

@@ -131,3 +131,33 @@ def test_said_just_before_the_quiet_hours_it_comes_when_they_end_if_still_ahead(
     engine.after_memory(pmemory, settings, pclock.now)
     got = sorted(s.deliver_at for s in pmemory.suggestions.of_scope("alice"))
     assert got == [at("2026-03-02 21:59"), at("2026-03-03 07:01")]
+
+
+def test_a_day_event_that_names_its_hours_clashes_and_one_without_hours_does_not(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 10:00")
+    say(pmemory, "w1", "Wednesday is the design workshop, 10 to 4, all of it.", pclock.now)
+    say(pmemory, "w2", "Friday is our anniversary.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-02 11:00")
+    say(pmemory, "w3", "Wednesday at 11:30 I have a call with the tax office.", pclock.now)
+    say(pmemory, "w4", "Friday at 15:00 I have the dentist.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [c] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "conflict"]
+    assert set(c.source_ids) == {"w1", "w3"} and "11:30" in c.title
+    assert c.expires_at == at("2026-03-04 11:30")
+
+
+def test_day_span_reads_hours_in_both_languages() -> None:
+    from daemon.predict.conflict import day_span
+
+    day = at("2026-03-04 00:00")
+    item = {"l1": {"what": "周三公司年会彩排，上午九点到下午五点。"}, "l0": ""}
+    assert day_span(item, day) == (at("2026-03-04 09:00"), at("2026-03-04 17:00"))
+    assert day_span({"l1": {"what": "Team offsite the whole day on Wednesday."}, "l0": ""}, day) == (
+        at("2026-03-04 09:00"),
+        at("2026-03-04 18:00"),
+    )
+    assert day_span({"l1": {"what": "Wednesday is Mum's birthday."}, "l0": ""}, day) is None

@@ -75,4 +75,3 @@ def last_allowed_before(t: datetime, settings: Settings) -> datetime:
     if start > t:  # in the morning part of a window that began the evening before
         start = at_local(day_start(t, tz) - timedelta(hours=12), settings.quiet_hours[0], tz)
     return start - timedelta(minutes=1)
-

@@ -3,7 +3,9 @@
 A timed event is announced `remind_lead_hours` before it starts; when that falls in the quiet
 hours, at the last minute before them (the evening before a 06:40 train), or at their end when
 the plan was told only a moment before that evening and the end is still well before the event.
-An event without a time of day is announced on the morning of its day. An event stated shortly
+An event without a time of day is announced on the morning of its day, unless its sentence names
+its hours ("the offsite, 9 to 5", "the whole day": `spans.py`), when it is announced like a timed
+event that starts at the first of them. An event stated shortly
 before it starts gets a short reminder half an hour before, or none. The reminder expires when
 the event starts (all-day: at the end of its day), so it is never sent late, and it is re-checked
 at delivery: a moved or cancelled event (a superseded item) withdraws it, and the new item brings
@@ -34,6 +36,7 @@ from daemon.predict.base import (
 )
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import is_own_plan
+from daemon.predict.spans import day_span
 from daemon.predict.timing import (
     allowed_at,
     at_local,
@@ -71,9 +74,12 @@ def plan(item: dict[str, Any], ctx: Ctx) -> tuple[datetime, datetime] | None:
     """(remind at, expires at) for an event item, or None when no reminder makes sense."""
     tz = ctx.settings.tz
     due = item["due_at"].astimezone(tz)
+    hours = None if is_timed(due, tz) else day_span(item, due)
+    if hours is not None:
+        due = hours[0]  # "Thursday is the offsite, 9 to 5": it starts at nine, remind before that
     if due <= ctx.now:
         return None
-    if not is_timed(due, tz):
+    if hours is None and not is_timed(due, tz):
         morning = at_local(due, ctx.settings.morning_at, tz)
         expires = next_day_start(due, tz)
         at = max(morning, ctx.now + MIN_NOTICE)

@@ -161,3 +161,17 @@ def test_day_span_reads_hours_in_both_languages() -> None:
         at("2026-03-04 18:00"),
     )
     assert day_span({"l1": {"what": "Wednesday is Mum's birthday."}, "l0": ""}, day) is None
+
+
+def test_the_labelled_sets_are_apart_and_in_both_languages() -> None:
+    def rows(name: str) -> list[dict[str, object]]:
+        path = ROOT / name / "plans_asks.jsonl"
+        return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+    data, check = rows("bench/data"), rows("bench/check")
+    assert not {r["text"] for r in data} & {r["text"] for r in check}
+    for part in (data, check):
+        kinds = {(r["task"], r["lang"], r["label"]) for r in part}
+        assert kinds == {
+            (t, lang, y) for t in ("plan", "ask") for lang in ("en", "zh") for y in (True, False)
+        }

@@ -203,6 +203,12 @@ EN_PROGRESSIVE = re.compile(
 _ON_DAY = re.compile(r"(?<!from )(?<!since )\b(?:(?:on|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun)\w*")
 
 
+ZH_COMMA = re.compile(r"[，,]")
+_PROPER_ED = re.compile(r"(?<=[\w,]\s)[A-Z][a-z]+ed\b")
+# a clause that opens on a thing (no person: 我, 你, 他, 她, 咱, 大家) and says it is already so
+ZH_STATE = re.compile(r"^\s*(?![我你他她咱大])[\u4e00-\u9fff]{1,6}?(?:都)?(?:已经|早就|已)")
+
+
 def _arranged(part: str) -> bool:
     """An arrangement: a present progressive and an "on/this <weekday>" in the same clause
     ("recovering from Saturday" is no arrangement)."""
@@ -244,6 +250,10 @@ class Sentence:
 
 def sentence(text: str, low: str, offset: int) -> Sentence:
     """The cues of one sentence ``text`` (``low`` lower-cased) that starts at ``offset`` in the turn."""
+    # a capitalised "-ed" word inside the sentence is a name ("out of Stansted"), not a past tense:
+    # blanked (same length, offsets hold) before the tense is read
+    for m in _PROPER_ED.finditer(text) if len(text) == len(low) else ():
+        low = low[: m.start()] + " " * (m.end() - m.start()) + low[m.end() :]
     info = Sentence(tense(low), bool(EN_CONTINUES.match(low)))
     bounds = [0, *(m.start() for m in CONTRAST.finditer(low)), len(low)]
     for lo, hi in pairwise(bounds):
@@ -253,6 +263,20 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
             not habit and simple_present(part) and (tense(part) if len(bounds) > 2 else info.tense) == ""
         )
         info.clauses.append(Clause(offset + lo, offset + hi, habit, routine))
+    if not low.isascii():
+        # "周六早上六点四十的火车，票已经买好了": a clause whose subject is a thing and whose cue is
+        # 已(经) states that thing now (the ticket is bought); it does not put the train in the past
+        cuts = [0, *(m.end() for m in ZH_COMMA.finditer(low)), len(low)]
+        state = [(lo, hi) for lo, hi in pairwise(cuts) if ZH_STATE.match(low[lo:hi])]
+        # ... and only beside a clause that names an event with 的 (周六的火车, not a bare 周六，)
+        named = any("的" in low[lo:hi] for lo, hi in pairwise(cuts) if (lo, hi) not in state)
+        if state and named and len(cuts) > 2:
+            rest = "".join(low[lo:hi] for lo, hi in pairwise(cuts) if (lo, hi) not in state)
+            info.tense = tense(rest)
+            info.parts = [
+                Part(offset + lo, offset + hi, tense(low[lo:hi]) if (lo, hi) in state else "")
+                for lo, hi in pairwise(cuts)
+            ]
     if low.isascii():
         cuts = [0, *(m.start() for m in EN_COORDINATED.finditer(low)), len(low)]
         if len(cuts) > 2:

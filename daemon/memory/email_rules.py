@@ -11,7 +11,11 @@ documented, so that a thread's state can be explained from its messages:
   answer), "could/can/would/will you", "let me know", "I need you to",
   "kindly"; Chinese 请, 麻烦, 能否, 能不能, 可不可以, 可以…吗, 是否, 帮我, 告诉我, or a sentence
   ending in 吗/呢 (请, 麻烦 and 帮忙 as verbs: not in 申请/邀请, not "太麻烦了" or
-  "谢谢你的帮忙"). Courtesies are not requests: "please find attached", "please see below",
+  "谢谢你的帮忙"); also without either (measured on bench/data|check/plans_asks.jsonl by
+  bench/train_plans.py): a need of the reader's work ("I need your final headcount by Wednesday",
+  "your sign-off is needed", "still waiting on your approval"), a bare imperative opening the
+  sentence ("Send over the invoice"), 给我/发我, 记得, 别忘了, 等你, 要你, a 把-sentence with no 我
+  before it, one ending in 一下 or 吧. Courtesies are not requests: "please find attached", "please see below",
   "please ignore", "please note", "thanks in advance", 请查收, 请见附件.
 - **Promises** (`promise_of`): a sentence of the person's own new part where they commit to do
   something: English "I'll", "I will", "I'm going to", "I'm gonna", "I shall", "we'll", "we will",
@@ -20,6 +24,9 @@ documented, so that a thread's state can be explained from its messages:
 - **Due times** (`due_in`): the first date of the sentence that lies ahead of the message's Date
   (resolved with it as reference time, daemon/memory/dates.py): a future one, or a present one
   with a time of day ("today at 5pm"); "this week" said on a Tuesday names no due time.
+
+A message to a group ("各位同事：", "Hi all,") asks only with a question mark or something to send,
+answer, fill in or confirm: "请听从指挥有序撤离" in a fire-drill notice asks nothing of this reader.
 
 The first matching sentence wins; a sentence is cut to 300 characters.
 """
@@ -60,6 +67,33 @@ _REQUEST_ZH = re.compile(
     r"|帮我|(?<![的谢])帮忙(?![！!。.~]*$)|告诉我|需要你|希望你"
 )
 _QUESTION_END_ZH = re.compile(r"[吗呢嘛][\s。.!！~]*$")
+# Asks without a question mark or "please": a need of the reader's work ("I need your final
+# headcount by Wednesday", "your sign-off is needed", "still waiting on your approval"), a bare
+# imperative opening the sentence ("Send over the invoice", "Remember to bring your ID"), a polite
+# conditional ("it would be great if you could"); Chinese 给我/发我 (to me), 记得, 别忘了, 等你,
+# 要你, 差你的, a sentence opening with 把 and no 我 before it, or ending in 一下 / 吧.
+_NEED_EN = re.compile(
+    r"\b(?:i|we)(?:'ll|’ll| will| still| really)? (?:need|want|require)\b(?=.*\b(?:your|you to|from you|back|by|"
+    r"before|until|on my desk)\b)|\b(?:need|want|waiting (?:on|for)|still need) your\b|"
+    r"\byour (?:\w+[\s-]?){1,6}(?:is|are) (?:needed|required|due|overdue|missing)\b|"
+    r"\b(?:would be (?:great|good|helpful|nice) if you|appreciate it if you|would love your|would appreciate your)\b",
+    re.IGNORECASE,
+)
+_IMPERATIVE_EN = re.compile(
+    r"^(?:(?:just|also|and|so|then|now)\s+)?(?:send|forward|bring|reply|respond|fill|return|submit|confirm|check|"
+    r"review|sign|book|make sure|remember to|don'?t forget|do not forget|get back|drop me|let us know|let me know|"
+    r"call|email|e-mail|ping|share|update|add|pay|join|tell|give|hand in|upload|approve|schedule|print|"
+    r"have (?:the|your|it|them|this)|put|pick up|reserve|register|sort out|take care|follow up)\b",
+    re.IGNORECASE,
+)
+_NEED_ZH = re.compile(
+    r"(?:给|发|交|转|回|告诉|跟)我(?![们的])|给到我|放到我|发我|回我|(?<!我)记得|别忘了|不要忘了|务必|赶紧|尽快|抓紧"
+    r"|等你|要你|差你|你也来|你们来|你来|还没交|需要你|发过来"
+    r"|(?:之前|以前|前)[，,]?我?(?:需要|要)|前(?:回复|交|填|提交|发)"
+)
+_IMPERATIVE_ZH = re.compile(
+    r"^[^我他她]{0,10}?把.{1,20}?(?:交|填|还|带|发|给|订|改|签|回|核对|确认|准备)|一下[。！!~]*$|(?<!好)吧[。！!~]*$"
+)
 _PROMISE_EN = re.compile(
     r"\b(i'll|i’ll|i will|i am going to|i'm going to|i’m going to|i'm gonna|i shall|we'll|we’ll|we will|"
     r"let me get back|will get back|will send|will share|will follow up)\b",
@@ -106,14 +140,38 @@ def asks(sentence: str) -> bool:
     if _COURTESY.search(s):
         return False
     return bool(
-        _REQUEST_EN.search(s) or _PLEASE.search(s) or _REQUEST_ZH.search(s) or _QUESTION_END_ZH.search(s)
+        _REQUEST_EN.search(s)
+        or _PLEASE.search(s)
+        or _REQUEST_ZH.search(s)
+        or _QUESTION_END_ZH.search(s)
+        or _NEED_EN.search(s)
+        or _IMPERATIVE_EN.search(s)
+        or _NEED_ZH.search(s)
+        or _IMPERATIVE_ZH.search(s)
     )
+
+
+# A notice to a group ("各位同事：", "Hi all,", "Dear team") instructs everyone ("请有序撤离",
+# "please use the side entrance"); it asks this reader for something only with a question or a
+# thing to hand in or answer.
+_TO_GROUP = re.compile(
+    r"^\s*(?:(?:hi|hello|dear|hey)\s+(?:all|everyone|everybody|team|folks|colleagues)\b|all,|team,|"
+    r"各位|大家好|全体|诸位|亲爱的同事们|同事们)",
+    re.IGNORECASE,
+)
+_DELIVER = re.compile(
+    r"\b(?:send|reply|respond|submit|return|fill|confirm|rsvp|sign|upload|let (?:me|us) know|get back)\b|"
+    r"回复|提交|交(?:到|给|回|上)|填写|填好|确认|报名|发给|发到|签字",
+    re.IGNORECASE,
+)
 
 
 def ask_of(text: str) -> str | None:
     """The first sentence of the message's new part that asks something, or None."""
-    for s in sentences(fresh_text(text)):
-        if asks(s):
+    fresh = fresh_text(text)
+    notice = bool(_TO_GROUP.match(fresh))
+    for s in sentences(fresh):
+        if asks(s) and (not notice or "?" in s or "？" in s or _DELIVER.search(s)):
             return _cut(s)
     return None
 

@@ -1,6 +1,9 @@
-"""conflict: two of the person's timed events overlap → said once, when the second becomes known.
+"""conflict: two of the person's events overlap → said once, when the second becomes known.
 
-An event lasts until the end time its sentence names ("3 to 4 pm", "三点到四点"), else an hour.
+A timed event lasts until the end time its sentence names ("3 to 4 pm", "三点到四点"), else an
+hour. An event without a time of day takes the hours its sentence names ("the offsite, 9 to 5",
+"九点到五点") or, said to take "the whole day" / 全天, the working day; else no hours (a birthday
+clashes with nothing).
 Re-checked at delivery: if either event moved or was cancelled, the conflict is withdrawn.
 """
 
@@ -10,6 +13,7 @@ import re
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from daemon.memory.dates_zh import number as zh_number
 from daemon.memory.suggestions import Suggestion
@@ -26,7 +30,9 @@ from daemon.predict.base import (
     short,
     what,
 )
-from daemon.predict.timing import is_timed
+from daemon.predict.plans import is_own_plan
+from daemon.predict.spans import day_span
+from daemon.predict.timing import day_start, is_timed
 from daemon.predict.upcoming import when_text
 
 NAME = "conflict"
@@ -54,15 +60,23 @@ def end_of(item: dict[str, Any], start: datetime) -> datetime:
     return start + DEFAULT_LENGTH
 
 
-def _timed_events(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[dict[str, Any]]:
+def span(item: dict[str, Any], tz: ZoneInfo) -> tuple[datetime, datetime] | None:
+    """When an event takes place, in the person's time zone, or None when it takes no hours."""
+    due = item["due_at"].astimezone(tz)
+    if is_timed(due, tz):
+        return due, end_of(item, due)
+    return day_span(item, due)
+
+
+def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[dict[str, Any]]:
     tz = ctx.settings.tz
     return [
         it
         for it in ctx.memory.due_items(scope, lo, hi)
         if it["category"] == "events"
-        and is_timed(it["due_at"], tz)
         and said_by_person(it)
         and not cancels(it)
+        and is_own_plan(it, tz, ctx.now)
     ]
 
 
@@ -78,35 +92,44 @@ class Conflict:
             due = new.get("due_at")
             if new.get("category") != "events" or due is None or due <= ctx.now or active(new) is not None:
                 continue
-            if not is_timed(due, tz) or not said_by_person(new) or cancels(new):
+            if not said_by_person(new) or cancels(new):
                 continue
+            if not is_own_plan(new, tz, ctx.now):
+                continue  # someone else's appointment, a complaint or a wish clashes with nothing
             # in the person's time zone: "九点到十点" ends at ten there, not at ten UTC
-            start = due.astimezone(tz)
-            end = end_of(new, start)
-            for old in _timed_events(ctx, trigger.scope, start - timedelta(hours=12), end):
+            took = span(new, tz)
+            if took is None:
+                continue
+            start, end = took
+            # the day's events without a time of day are due at its midnight: look from there
+            for old in _plans(
+                ctx, trigger.scope, min(start - timedelta(hours=12), day_start(start, tz)), end
+            ):
                 if old["id"] == new["id"]:
                     continue
-                o_start = old["due_at"].astimezone(tz)
-                if not (o_start < end and start < end_of(old, o_start)):
+                other = span(old, tz)
+                if other is None or not (other[0] < end and start < other[1]):
                     continue
                 if what(old) == what(new):
                     continue  # the same sentence stored twice is one event, not a clash
-                out.append(self._suggest(trigger.scope, old, new, ctx))
+                out.append(self._suggest(trigger.scope, old, new, max(start, other[0]), ctx))
         return out
 
-    def _suggest(self, scope: str, a: dict[str, Any], b: dict[str, Any], ctx: Ctx) -> Suggestion:
+    def _suggest(
+        self, scope: str, a: dict[str, Any], b: dict[str, Any], clash: datetime, ctx: Ctx
+    ) -> Suggestion:
         ids = sorted([a["id"], b["id"]])
         ta, tb = plain(a), plain(b)
         zh = is_cjk(ta + tb)
         tz = ctx.settings.tz
-        when = when_text(b["due_at"].astimezone(tz), ctx.now.astimezone(tz), True, zh)
+        when = when_text(clash.astimezone(tz), ctx.now.astimezone(tz), True, zh)
         if zh:
             title = f"时间冲突：{when}有两件事"
             body = f"这两件事时间重叠：\n• {short(ta, 80)}\n• {short(tb, 80)}\n要调整其中一个吗？"
         else:
             title = f"Conflict {when}: two things at once"
             body = f"These overlap:\n• {short(ta, 90)}\n• {short(tb, 90)}\nMove one of them?"
-        first = min(a["due_at"], b["due_at"])
+        first = clash  # the overlap begins: after that the clash is no news
         return Suggestion(
             scope=scope,
             kind="conflict",

@@ -1,12 +1,12 @@
-"""digest: on the morning tick, today's events and what still waits on the person — or nothing.
+"""digest: on the morning tick, what no other message says — or nothing.
 
-An empty digest is never sent, nor a redundant one: what was said on its own earlier today, or
-is about to be (its reminder or follow-up is due within the hour), is left out; a day whose
-every entry is like that gets no digest. Events whose reminder comes later in the day stay in:
-the digest is the day's overview. What waits on the person appears once it has had its own
-follow-up on an earlier day and is still open (a request that arrived this morning is the
-follow-up's to mention, after its delay). The content is rebuilt at delivery (an event cancelled or a
-review done since the tick drops out; if nothing is left the digest is withdrawn).
+Nothing is said twice. An event of today with a reminder of its own (the evening before,
+earlier today, or later today) is left out: the reminder says it at a better time, and a digest
+listing an event that gets its own reminder a few hours later is noise. What waits on the person
+(a review, an assigned issue) appears once its own follow-up was delivered on an earlier day and
+nothing has been said about it for three days: one reminder, then a repeat at that pace, not a
+nag every morning. An empty digest is never sent. The content is rebuilt at delivery (an event
+cancelled or a review done since the tick drops out; if nothing is left the digest is withdrawn).
 """
 
 from __future__ import annotations
@@ -23,16 +23,19 @@ from daemon.predict.base import (
     Trigger,
     cancels,
     is_cjk,
-    plain,
     said_by_person,
     short,
     what,
 )
 from daemon.predict.github import ref, waits_for
+from daemon.predict.plan_text import headline
+from daemon.predict.plans import is_own_plan
 from daemon.predict.timing import day_start, is_timed, next_day_start
 
 NAME = "digest"
 SOON = timedelta(hours=1, seconds=1)  # a suggestion due within the hour speaks for itself
+EVENING_BEFORE = timedelta(hours=6)  # a reminder since 18:00 the day before has told today's event
+REPEAT_AFTER = timedelta(days=3)  # what still waits is repeated once its last mention is this old
 
 
 def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
@@ -43,16 +46,21 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
         if it["category"] == "events"
         and said_by_person(it)
         and not cancels(it)
+        and is_own_plan(it, tz, ctx.now)
         and (it["due_at"] >= ctx.now or not is_timed(it["due_at"], tz))
     ]
     login = ctx.settings.github_login
     waiting = [w for w in ctx.memory.work_items.of_scope(scope, state="open") if waits_for(w, login)]
     abouts = [f"item:{e['id']}" for e in events] + [f"{w.kind}:{ref(w)}" for w in waiting]
     today = day_start(ctx.now, tz)
-    told = ctx.memory.suggestions.covered(scope, abouts, today, ctx.now + SOON)
-    older = ctx.memory.suggestions.said_before(scope, [f"{w.kind}:{ref(w)}" for w in waiting], today)
+    # an event with a reminder of its own — the evening before, earlier today or later today —
+    # is that reminder's to say
+    told = ctx.memory.suggestions.covered(scope, abouts, today - EVENING_BEFORE, next_day_start(ctx.now, tz))
+    keys = [f"{w.kind}:{ref(w)}" for w in waiting]
+    older = ctx.memory.suggestions.said_before(scope, keys, today)
+    recent = ctx.memory.suggestions.covered(scope, keys, today - REPEAT_AFTER, ctx.now + SOON)
     events = [e for e in events if f"item:{e['id']}" not in told]
-    waiting = [w for w in waiting if f"{w.kind}:{ref(w)}" in older - told]
+    waiting = [w for w in waiting if f"{w.kind}:{ref(w)}" in older - recent]
     return events, waiting
 
 
@@ -62,7 +70,8 @@ def _write(s: Suggestion, events: list[dict[str, Any]], waiting: list[Any], ctx:
     lines = []
     for e in events:
         t = e["due_at"].astimezone(tz)
-        lines.append(f"• {t.strftime('%H:%M') + ' ' if is_timed(t, tz) else ''}{short(plain(e), 90)}")
+        thing = headline(what(e), e.get("observed_at") or ctx.now, tz)
+        lines.append(f"• {t.strftime('%H:%M') + ' ' if is_timed(t, tz) else ''}{short(thing, 90)}")
     for w in waiting:
         why = waits_for(w, ctx.settings.github_login)
         lines.append(f"• {'review' if why == 'review' else 'assigned'}: {ref(w)} {short(w.title, 70)}")

@@ -1,5 +1,7 @@
 """promise: something the person said they would do by a time ("I'll send it tomorrow") → a
-follow-up on that day, withdrawn when they say it is done (or the promise is superseded)."""
+follow-up on that day, and one check-in the morning after it ("Friday's deposit transfer — did
+it happen?"), then silence; each is withdrawn when they say it is done (or the promise is
+superseded)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from daemon.predict.base import (
     short,
     what,
 )
+from daemon.predict.plan_text import headline
 from daemon.predict.timing import at_local, is_timed, next_day_start
 
 NAME = "promise"
@@ -28,11 +31,15 @@ NAME = "promise"
 _EN = re.compile(
     r"\b(i'll|i will|i’ll|i am going to|i'm going to|i’m going to|i promise(?: to)?|i need to|i have to|"
     r"i must|i should|let me)\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
-    r"share|deliver|submit|get back|return|pay|book|prepare|fix|update|check|follow up|ping|mail)\b",
+    r"share|deliver|submit|get back|return|pay|book|prepare|fix|update|check|follow up|ping|mail|transfer|"
+    r"wire|sign|renew|file|post|ship|order|buy|cancel|print|upload|apply|register|confirm|hand in|drop off|"
+    r"sort out|draft|test|deploy|merge|publish|clean|repair|text|message|invoice|refund|"
+    r"top up|settle)\b",
     re.IGNORECASE,
 )
 _ZH = re.compile(
-    r"我(?:会|要|得|来|一定|负责|答应)?.{0,8}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还)"
+    r"我(?:会|要|得|来|一定|负责|答应)?.{0,8}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还|转账|"
+    r"打钱|付|缴|签|续|退)"
 )
 _DONE_EN = re.compile(
     r"\b(sent|done|finished|submitted|delivered|shipped|replied|called|paid|booked|emailed|e-mailed|"
@@ -63,6 +70,41 @@ def _plan(item: dict[str, Any], ctx: Ctx) -> tuple[datetime, datetime] | None:
     return (at, expires) if at < expires else None
 
 
+def _check_in(item: dict[str, Any], text: str, zh: bool, scope: str, ctx: Ctx) -> Suggestion | None:
+    """The one check-in the morning after a promise's day, withdrawn if it was done by then."""
+    tz = ctx.settings.tz
+    due = item["due_at"].astimezone(tz)
+    nxt = next_day_start(due, tz)
+    at = at_local(nxt, ctx.settings.morning_at, tz)
+    if at <= ctx.now:
+        return None
+    thing = headline(text, item.get("observed_at") or ctx.now, tz)
+    if zh:
+        day = f"周{'一二三四五六日'[due.weekday()]}"
+        title = f"{day}说好的：{short(thing, 50)}——办好了吗？"
+        body = f"你说过：“{text}”"
+    else:
+        verb = thing[:1].lower() + thing[1:]
+        title = f"You said you would {short(verb, 60)} on {due.strftime('%A')} — did it happen?"
+        body = f"You told me: “{text}”. If it is done, tell me and I will stop asking."
+    return Suggestion(
+        scope=scope,
+        kind="follow_up",
+        predictor=NAME,
+        dedup_key=f"promise-check:{item['id']}",
+        about=f"item:{item['id']}",
+        title=title,
+        body=body,
+        created_at=ctx.now,
+        deliver_at=at,
+        expires_at=next_day_start(nxt, tz),
+        evidence=(item["id"],),
+        source_ids=tuple(item.get("source_ids") or ()),
+        confidence=0.6,
+        data={"item_id": item["id"], "said_at": (item.get("observed_at") or ctx.now).isoformat()},
+    )
+
+
 class Promise:
     name = NAME
 
@@ -80,6 +122,9 @@ class Promise:
             if p is None:
                 continue
             zh = is_cjk(text)
+            check = _check_in(item, text, zh, trigger.scope, ctx)
+            if check is not None:
+                out.append(check)
             out.append(
                 Suggestion(
                     scope=trigger.scope,

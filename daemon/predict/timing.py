@@ -62,3 +62,16 @@ def allowed_at(t: datetime, settings: Settings, urgent: bool = False) -> datetim
     if end < t:  # in the evening part of the window: it ends tomorrow (at its end exactly: today)
         end = at_local(next_day_start(t, tz), settings.quiet_hours[1], tz)
     return end + timedelta(minutes=1)
+
+
+def last_allowed_before(t: datetime, settings: Settings) -> datetime:
+    """`t`, or the last minute before the quiet hours it falls in (the evening before a 06:40
+    train): a reminder that cannot come at its time comes earlier, never later."""
+    if not in_quiet(t, settings):
+        return t
+    assert settings.quiet_hours is not None
+    tz = settings.tz
+    start = at_local(t, settings.quiet_hours[0], tz)
+    if start > t:  # in the morning part of a window that began the evening before
+        start = at_local(day_start(t, tz) - timedelta(hours=12), settings.quiet_hours[0], tz)
+    return start - timedelta(minutes=1)

@@ -1,7 +1,11 @@
 """upcoming: an event the person told us about → a reminder at a sensible lead time.
 
-A timed event is announced `remind_lead_hours` before it starts (quiet hours move that to
-their end, still before the event); an event without a time of day on the morning of its day. An event stated shortly
+A timed event is announced `remind_lead_hours` before it starts; when that falls in the quiet
+hours, at the last minute before them (the evening before a 06:40 train), or at their end when
+the plan was told only a moment before that evening and the end is still well before the event.
+An event without a time of day is announced on the morning of its day, unless its sentence names
+its hours ("the offsite, 9 to 5", "the whole day": `spans.py`), when it is announced like a timed
+event that starts at the first of them. An event stated shortly
 before it starts gets a short reminder half an hour before, or none. The reminder expires when
 the event starts (all-day: at the end of its day), so it is never sent late, and it is re-checked
 at delivery: a moved or cancelled event (a superseded item) withdraws it, and the new item brings
@@ -10,6 +14,7 @@ its own. At delivery it is enriched with related preferences ("you prefer dark-t
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,16 +29,28 @@ from daemon.predict.base import (
     active,
     cancels,
     is_cjk,
-    plain,
+    l1_of,
     said_by_person,
     short,
     what,
 )
-from daemon.predict.timing import at_local, is_timed, next_day_start
+from daemon.predict.plan_text import headline
+from daemon.predict.plans import is_own_plan
+from daemon.predict.spans import day_span
+from daemon.predict.timing import (
+    allowed_at,
+    at_local,
+    in_quiet,
+    is_timed,
+    last_allowed_before,
+    next_day_start,
+)
 
 NAME = "upcoming"
 SHORT_LEAD = timedelta(minutes=30)
 MIN_NOTICE = timedelta(minutes=10)  # a reminder is not worth sending sooner than this after it was said
+_TIMEISH = re.compile(r"\d|[点时分半]$|^(?:[一二两三四五六七八九十]+)[点时]")
+JUST_SAID = timedelta(hours=3)  # a reminder this soon after the plan was told only repeats it
 
 
 def when_text(due: datetime, now: datetime, timed: bool, zh: bool) -> str:
@@ -57,18 +74,44 @@ def plan(item: dict[str, Any], ctx: Ctx) -> tuple[datetime, datetime] | None:
     """(remind at, expires at) for an event item, or None when no reminder makes sense."""
     tz = ctx.settings.tz
     due = item["due_at"].astimezone(tz)
+    hours = None if is_timed(due, tz) else day_span(item, due)
+    if hours is not None:
+        due = hours[0]  # "Thursday is the offsite, 9 to 5": it starts at nine, remind before that
     if due <= ctx.now:
         return None
-    if not is_timed(due, tz):
+    if hours is None and not is_timed(due, tz):
         morning = at_local(due, ctx.settings.morning_at, tz)
         expires = next_day_start(due, tz)
         at = max(morning, ctx.now + MIN_NOTICE)
         return (at, expires) if at < expires else None
     lead = timedelta(hours=ctx.settings.remind_lead_hours)
-    for at in (due - lead, due - SHORT_LEAD):
-        if at >= ctx.now + MIN_NOTICE:
-            return at, due
+    for ideal in (due - lead, due - SHORT_LEAD):
+        if ideal < ctx.now + MIN_NOTICE:
+            continue
+        chosen = outside_quiet(ideal, due, ctx)
+        if chosen is not None:
+            return chosen, due
     return None
+
+
+def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
+    """When a reminder whose ideal time is `ideal` comes, given the quiet hours: at that time if
+    it is allowed; at the end of the quiet hours if at least half the lead is still left then
+    (07:01 for a 09:00 meeting); else at the last good time before it (the evening before a 06:40
+    train) — unless that is within a few hours of when the person said it (they have it in mind: a
+    reminder then repeats them), when the end of the quiet hours stands in if it is still well
+    before the event. Never inside the quiet hours, never after the event."""
+    if not in_quiet(ideal, ctx.settings):
+        return ideal
+    morning = allowed_at(ideal, ctx.settings)
+    if morning <= due - (due - ideal) / 2:
+        return morning  # the quiet hours end with most of the lead still ahead (a 09:00 meeting)
+    evening = last_allowed_before(ideal, ctx.settings)
+    if evening >= ctx.now + JUST_SAID:
+        return evening
+    if morning <= due - SHORT_LEAD:
+        return morning
+    return evening if evening >= ctx.now + MIN_NOTICE else None
 
 
 def reminder(item: dict[str, Any], scope: str, ctx: Ctx) -> Suggestion | None:
@@ -76,6 +119,8 @@ def reminder(item: dict[str, Any], scope: str, ctx: Ctx) -> Suggestion | None:
         return None
     if active(item) is not None or promise.is_promise(what(item)) or cancels(item):
         return None  # a promise gets a follow-up instead (promise.py); a cancellation nothing
+    if not is_own_plan(item, ctx.settings.tz, ctx.now):
+        return None  # venting, someone else's appointment, a wish, done already (plans.py)
     p = plan(item, ctx)
     if p is None:
         return None
@@ -116,18 +161,27 @@ class Upcoming:
         if due is None or due.timestamp() != datetime.fromisoformat(s.data["due_at"]).timestamp():
             return Recheck(None, "the event moved")
         tz = ctx.settings.tz
-        text = plain(item)
+        text = what(item)
         zh = is_cjk(text)
         when = when_text(due.astimezone(tz), ctx.now.astimezone(tz), is_timed(due, tz), zh)
+        thing = headline(text, item.get("observed_at") or ctx.now, tz)
+        where = l1_of(item).get("where")
+        place = where if isinstance(where, str) and where and where not in thing else ""
+        if _TIMEISH.search(place):
+            place = ""  # "九点到十点": the word after 到 is an end time, not a place
         rel = enrich.related(ctx, s.scope, item)
         if zh:
-            title = f"提醒：{when} — {short(text, 60)}"
-            body = f"{when}：{text}"
+            title = f"提醒：{when} — {short(thing, 40)}" + (f"（{place}）" if place else "")
+            body = (
+                f"{when}：{thing}" + (f"，地点：{place}" if place else "") + f"\n你说过：“{short(text, 200)}”"
+            )
             if rel:
                 body += "\n相关：" + "；".join(r.text for r in rel)
         else:
-            title = f"Reminder: {when} — {short(text, 70)}"
-            body = f"Coming up {when}: {text}"
+            title = f"Reminder: {when} — {short(thing, 60)}" + (f", at {place}" if place else "")
+            body = (
+                f"{thing}, {when}" + (f", at {place}" if place else "") + f".\nYou said: “{short(text, 200)}”"
+            )
             if rel:
                 body += "\nWorth remembering: " + " · ".join(f"you said “{r.text}”" for r in rel)
         evidence = tuple(dict.fromkeys([*s.evidence, *(r.item_id for r in rel)]))

@@ -93,8 +93,9 @@ async def test_a_reminder_that_could_only_arrive_after_its_event_is_dropped_neve
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
-    pclock.now = at("2026-03-02 21:00")
-    # the event is at 22:40: its reminder (30 min before) would fall in the quiet hours
+    pclock.now = at("2026-03-02 21:52")
+    # the event is at 22:40: its reminder (30 min before) would fall in the quiet hours, and the
+    # last minute before them (21:59) is too close to when it was said
     say(pmemory, "late", "Tonight at 22:40 I have a call with Tokyo.", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     assert pmemory.suggestions.of_scope("alice") == []

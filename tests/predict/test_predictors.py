@@ -117,7 +117,7 @@ def test_promise_and_kept_cues(text: str, promise: bool, done: bool) -> None:
     assert is_promise(text) is promise and is_done(text) is done
 
 
-async def test_a_promise_is_followed_up_on_its_day_unless_kept(
+async def test_a_promise_is_followed_up_on_its_day_and_checked_once_the_morning_after_unless_kept(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
@@ -125,9 +125,11 @@ async def test_a_promise_is_followed_up_on_its_day_unless_kept(
     say(pmemory, "k1", "I'll send the signed contract to Mark tomorrow.", pclock.now)
     say(pmemory, "o1", "I'll send the budget spreadsheet to Priya tomorrow.", pclock.now, scope="bob")
     engine.after_memory(pmemory, settings, pclock.now)
-    assert kinds(pmemory) == [("follow_up", "pending")] and kinds(pmemory, "bob") == [
-        ("follow_up", "pending")
-    ]
+    # on its day, and the morning after it
+    assert (
+        kinds(pmemory) == [("follow_up", "pending")] * 2
+        and kinds(pmemory, "bob") == [("follow_up", "pending")] * 2
+    )
     pclock.now = at("2026-06-02 08:15")
     say(pmemory, "k2", "Done, I sent the signed contract to Mark this morning.", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
@@ -135,7 +137,16 @@ async def test_a_promise_is_followed_up_on_its_day_unless_kept(
     assert await outbox.deliver_due() == 1
     [(subject, body, _)] = bus.sent
     assert subject.endswith(".bob") and "Priya" in body["title"] and "tomorrow" not in body["title"]
-    assert kinds(pmemory) == [("follow_up", "withdrawn")]
+    # Wednesday: Bob said nothing more, so one check-in; Alice said it was done, so none
+    pclock.now = at("2026-06-03 09:00")
+    assert await outbox.deliver_due() == 1
+    subject, body, _ = bus.sent[-1]
+    assert subject.endswith(".bob") and body["title"] == (
+        "You said you would send the budget spreadsheet to Priya on Tuesday — did it happen?"
+    )
+    assert kinds(pmemory) == [("follow_up", "withdrawn")] * 2
+    # then silence: nothing else is pending for either of them
+    assert [st for _, st in kinds(pmemory, "bob")] == ["delivered", "delivered"]
 
 
 def review(
@@ -177,7 +188,7 @@ async def test_a_review_request_is_mentioned_after_the_delay_and_withdrawn_once_
     assert bus.sent == [] and all(st != "pending" for _, st in kinds(pmemory))
 
 
-async def test_the_digest_lists_today_and_what_waits_and_is_never_empty_nor_redundant(
+async def test_the_digest_says_only_what_no_other_message_says_and_is_never_empty(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
@@ -191,21 +202,25 @@ async def test_the_digest_lists_today_and_what_waits_and_is_never_empty_nor_redu
     assert engine.morning(pmemory, settings, at("2026-03-03 09:00")) == []  # nothing today
     pclock.now = at("2026-03-03 10:00")
     assert await outbox.deliver_due() == 1
-    # Wednesday: the haircut (its reminder comes at 14:00) and the review still open since yesterday
-    [sid] = engine.morning(pmemory, settings, at("2026-03-04 09:00"))
-    d = pmemory.suggestions.get(sid)
-    assert d is not None and d.kind == "digest" and d.title == "Today: 1 event, 1 waiting on you"
-    assert "16:00" in d.body and "haircut" in d.body and "#2" in d.body
-    # one digest a day, whatever the number of morning ticks
-    assert engine.morning(pmemory, settings, at("2026-03-04 09:00")) == [sid]
-    assert [k for k, _ in kinds(pmemory)].count("digest") == 1
-    # Thursday: the optician at 10:00 is reminded at 08:00, within the hour of a 07:30 digest
-    pclock.now = at("2026-03-04 12:00")
-    say(pmemory, "g2", "Tomorrow at 10:00 I see the optician.", pclock.now)
+    # Wednesday: the haircut has its own reminder at 14:00 and the review was followed up
+    # yesterday: a digest would only repeat them
+    assert engine.morning(pmemory, settings, at("2026-03-04 09:00")) == []
+    # Saturday: the review, still open, was last mentioned more than three days ago; an event
+    # said on Friday evening for Saturday 09:30 (its reminder at 08:30 is not the digest's) is left out
+    pclock.now = at("2026-03-06 20:00")
+    say(pmemory, "g2", "Tomorrow at 9:30 I see the optician.", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
+    assert engine.morning(pmemory, settings, at("2026-03-06 09:00")) == []  # Friday: not three days yet
+    [sid] = engine.morning(pmemory, settings, at("2026-03-07 09:00"))
+    d = pmemory.suggestions.get(sid)
+    assert d is not None and d.kind == "digest" and d.title == "Today: 1 waiting on you"
+    assert "#2" in d.body and "optician" not in d.body
+    # one digest a day, whatever the number of morning ticks
+    assert engine.morning(pmemory, settings, at("2026-03-07 09:00")) == [sid]
+    assert [k for k, _ in kinds(pmemory)].count("digest") == 1
     closed = pmemory.work_items.apply(review(state="closed"))
     engine.after_github(pmemory, settings, pclock.now, [(closed, "gh-2")])
-    assert engine.morning(pmemory, settings, at("2026-03-05 07:30")) == []  # its reminder is at 08:00
+    assert engine.morning(pmemory, settings, at("2026-03-11 09:00")) == []  # done: nothing waits
 
 
 def test_plain_drops_the_date_phrase_the_day_itself_makes_wrong() -> None:

@@ -1,0 +1,118 @@
+"""plan_text: what a plan is, in a few words written for its reminder.
+
+A reminder names the thing ("the renewal call", "dentist appointment", "去看牙医"), then when and
+where, in the person's language; the sentence it was said in is quoted as evidence, never cut
+into a title. The thing is read from the clause that names the day: "The school concert is
+Friday at 6. She has a solo" → "The school concert"; "周六早上六点四十的火车，票已经买好了" → "火车".
+From that clause the date phrases go, and what only carries them: a leading "I have", "I'm",
+"there's", "我要", "约了"; a trailing "is now", "on", "的". When too little is left the
+whole sentence without its date phrases stands in.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from daemon.memory.dates import resolve_dates
+
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+_CLAUSE_ZH = re.compile(r"[^，,；;：:]+")
+_CLAUSE_EN = re.compile(r"[^,;:]+")
+_LEAD_EN = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|oh|btw|by the way|also|and|just|reminder|remind me|note|fyi)\b[,:]?\s*)*"
+    r"(?:(?:i|we)\s+(?:have|'ve got|’ve got|have got|got|need to|have to|must|am|are|will|'ll|’ll)\s+|"
+    r"(?:i'm|i’m|we're|we’re|i am|we are)\s+|(?:i'll|i’ll|we'll|we’ll)\s+|i promise(?: to)?\s+|"
+    r"i've got\s+|i’ve got\s+|there's\s+|there’s\s+|there is\s+|"
+    r"got\s+|(?:i|we)\s+|(?:is|are|'s|’s)\s+)?(?:to\s+)?",
+    re.IGNORECASE,
+)
+_TAIL_EN = re.compile(
+    r"(?:\s+(?:is|are|was|'s|’s|now|moved|got moved|has been moved|is now|will be|starts?|begins?|"
+    r"on|at|by|for|from|to|until|till|in|the|this|next|and|with|around|about|between|before|after))+\s*[.!]*$",
+    re.IGNORECASE,
+)
+_LEAD_ZH = re.compile(
+    r"^(?:(?:对了|另外|还有|记得|提醒我|提醒一下|别忘了)[，,]?)*"
+    r"(?:我们|我)?(?:要|得|需要|会|约了|预约了|定了|订了|报了|有个|有一个|有)?"
+)
+_TAIL_ZH = re.compile(r"(?:的|了|在|是|有|要|改到|改成|改在)+$")
+# what is left of a time span or a date phrase: "（八点）到十点修水管" → "修水管"
+_LEFT_ZH = re.compile(
+    r"^(?:的|之前|以前|前|(?:到|至|-|–)\s*[一二两三四五六七八九十\d]+[点:：](?:半|\d+分?|[一二三四五六七八九十]+分?)?)+"
+)
+_AND_EN = re.compile(r"\s+(?:and|but|so)\s+(?:i|we|i'm|i’m|we're|we’re|i'll|i’ll)\b.*$", re.IGNORECASE)
+_ARTICLE = re.compile(r"^(?:a|an)\s+", re.IGNORECASE)
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def _span_sentence(text: str, pos: int) -> tuple[int, int]:
+    for m in _SENTENCE.finditer(text):
+        if m.start() <= pos < m.end():
+            return m.start(), m.end()
+    return 0, len(text)
+
+
+def _strip(piece: str, zh: bool) -> str:
+    piece = " ".join(piece.split()).strip(" ,，。.!！;；:：-–")
+    if zh:
+        for _ in range(2):
+            piece = _LEFT_ZH.sub("", piece)
+            piece = _TAIL_ZH.sub("", _LEAD_ZH.sub("", piece)).strip(" ，,。")
+        return piece
+    piece = _TAIL_EN.sub("", _LEAD_EN.sub("", _AND_EN.sub("", piece))).strip(" ,.")
+    piece = _ARTICLE.sub("", piece)
+    return piece
+
+
+def _enough(piece: str, zh: bool) -> bool:
+    return len(piece) >= 2 if zh else len(re.findall(r"[A-Za-z]{2,}", piece)) >= 1 and len(piece) >= 4
+
+
+def focus(text: str, at: datetime, tz: ZoneInfo) -> str:
+    """The sentence of `text` that names the plan's day (its first date ahead), or all of it."""
+    text = " ".join(text.split())
+    found = resolve_dates(text, at, tz)
+    if not found:
+        return text
+    first = next((m for m in found if m.direction == "future"), found[0])
+    lo, hi = _span_sentence(text, first.start)
+    return text[lo:hi].strip()
+
+
+def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
+    """The thing a plan is about, in a few words (see the module docstring)."""
+    text = " ".join(text.split())
+    zh = bool(_HAN.search(text))
+    found = resolve_dates(text, at, tz)
+    if not found:
+        return _cap(_strip(text, zh) or text, zh)
+    first = next((m for m in found if m.direction == "future"), found[0])
+    lo, hi = _span_sentence(text, first.start)
+    sentence = text[lo:hi]
+    spans = [(m.start - lo, m.end - lo) for m in found if lo <= m.start < hi]
+    # the date phrases go first, each replaced by a mark that keeps the clause boundaries
+    cut = sentence
+    for s, e in sorted(spans, reverse=True):
+        cut = cut[:s] + "\x00" + cut[e:]
+    clause_rx = _CLAUSE_ZH if zh else _CLAUSE_EN
+    cue_at = cut.find("\x00")
+    clause = next((m.group(0) for m in clause_rx.finditer(cut) if m.start() <= cue_at < m.end()), cut)
+    piece = _strip(_drop_marks(clause, zh), zh)
+    if not _enough(piece, zh):
+        piece = _strip(_drop_marks(cut, zh), zh)
+    return _cap(piece if _enough(piece, zh) else _strip(sentence, zh) or text, zh)
+
+
+def _drop_marks(s: str, zh: bool) -> str:
+    if zh:
+        return s.replace("\x00", "")
+    # "\x00 to \x00" is one span of time; "on \x00", "at \x00" lose their preposition with the date
+    s = re.sub(r"\x00\s*(?:to|until|till|-|–)\s*\x00", "\x00", s, flags=re.IGNORECASE)
+    s = re.sub(r"\b(?:on|at|by|for|from|until|till|this|next)\s+\x00", " ", s, flags=re.IGNORECASE)
+    return " ".join(s.replace("\x00", " ").split())
+
+
+def _cap(s: str, zh: bool) -> str:
+    return s if zh or not s else s[:1].upper() + s[1:]

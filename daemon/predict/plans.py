@@ -1,0 +1,190 @@
+"""plans: is a dated sentence the person's own plan, something to remind them of?
+
+A sentence with a date ahead is not always an appointment of the speaker's. These readings are
+not, and each has a rule (English and Chinese), measured on `bench/data/plans_asks.jsonl` (tuned)
+and `bench/check/plans_asks.jsonl` (kept apart) by `bench/train_plans.py`:
+
+- **a question** ("Is the pharmacy open on Sunday?", "周六的集市几点开始？"): it asks, it plans nothing;
+- **venting** about a day or a load ("Monday again tomorrow, ugh", "加班到半夜，累死了"): a complaint,
+  not an errand; the same words with a plan in them ("ugh, dentist at 3 tomorrow") lose too,
+  which is the price of never quoting a complaint back as a reminder;
+- **someone else's appointment** ("my partner has a check-up on Thursday", "室友明天去看牙",
+  "my manager is on holiday for two weeks"): a third person is the subject and the person
+  themself is not in it ("I'm driving her" keeps it);
+- **a hypothetical or a wish** ("if I ever go to Rome…", "要是每周五都放假就好了");
+- **done already** in the clause that names the day ("I already went to the bank this morning";
+  not "周六的火车，票已经买好了", where 已经 belongs to the ticket, a clause of its own);
+- **the world's schedule** ("the library closes early on Saturdays", "新手机下周四发布") and
+  habits ("I usually run on Saturdays"), and an empty calendar ("no meetings tomorrow").
+
+Everything else with a date ahead is a plan: precision of the reminder matters, but a forgotten
+appointment costs more than one reminder too many, so the rules only say no on a cue.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from daemon.predict.base import what
+from daemon.predict.plan_text import focus
+
+_SPLIT = re.compile(r"[,，;；。.!！?？:：\n]+|\s+(?:but|and then|so)\s+|但是|不过|可是")
+
+_QUESTION = re.compile(
+    r"[?？]\s*$|^(?:is|are|does|do|did|can|could|will|what|when|where|which|who|how)\b|[吗呢么]\s*[。.]?\s*$"
+    r"|几点|什么时候|哪天|多少",
+    re.IGNORECASE,
+)
+
+_VENT_EN = re.compile(
+    r"\b(ugh+|urgh|sigh|dread\w*|again tomorrow|another (?:early|\d|\w+ (?:meeting|day|week))|can'?t come soon enough|"
+    r"the worst|killing me|so done|i'?m done|who even|zombie|exhausted|knackered|so tired|burn(?:ed|t) out|hate|"
+    r"nervous|anxious|stressed|can'?t believe it'?s|back to the grind|said no one|kill me|fml|wish me luck no)\b",
+    re.IGNORECASE,
+)
+_VENT_ZH = re.compile(
+    r"唉|哎|头疼|头大|受不了|累死|烦死|烦人|要命|不想(?:面对|上班|去)|好不想|焦虑|紧张|怎么还不|好漫长|废了|"
+    r"谁排的|崩溃|心累|又是周|又要|又得|想哭|郁闷|真烦|讨厌|特别累|好累|太累|又熬|熬到|熬夜|加班到|"
+    r"不好了|撑不住|扛不住"
+)
+
+# the speaker's circle: a sentence about one of them is their appointment unless the speaker is in it
+_PEOPLE_EN = (
+    r"partner|wife|husband|boyfriend|girlfriend|fianc[ée]e?|spouse|mom|mum|mother|dad|father|parents?|"
+    r"sister|brother|son|daughter|kids?|child|children|baby|grandma|grandpa|grandmother|grandfather|"
+    r"aunt|uncle|cousin|nephew|niece|friend|roommate|flatmate|housemate|neighbou?r|boss|manager|"
+    r"team ?lead|lead|ceo|cto|colleague|coworker|co-worker|teammate|landlord|teacher|doctor|"
+    r"client|assistant|intern|director|supervisor"
+)
+_THIRD_EN = re.compile(
+    rf"^(?:(?:my|our|the)\s+(?:\w+\s+)?(?:{_PEOPLE_EN})(?:'s|’s)?\b|(?:he|she|they)\b|"
+    r"(?!(?:I|I'm|I've|I'll|I'd|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|"
+    r"March|April|May|June|July|August|September|October|November|December|Dinner|Lunch|Breakfast|Got|"
+    r"Need|Remind|Tomorrow|Today|Tonight|Next|This|Our|My|The|Call|Meeting|Flight|Moving|Picking|Heading|"
+    r"Catching|Cooking|Team|Final|Piano|Gym|Yoga|Haircut|Doctor|Vet|Standup|Sprint|Demo|Wedding|Book|"
+    r"Concert|Parent|Performance|Allergy|Blood|Mechanic|Flying|Drop)\b)[A-Z][a-z]+(?:'s|’s)?\s+"
+    r"(?:has|had|will|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
+    r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|"
+    r"(?:is|'s|’s)\s+(?:\w+ing|off|away|out|on (?:leave|holiday|vacation)|in hospital))\b)",
+    re.IGNORECASE,
+)
+_SELF_EN = re.compile(
+    r"(?<!not )(?<!n't )(?<!’t )\b(?:I|I'm|I’m|I've|I’ve|I'll|I’ll|I'd|me|we|we're|we’re|us|let's|myself)\b(?!\s+(?:wife|husband))"
+)
+_PEOPLE_ZH = (
+    r"老公|老婆|爱人|对象|男朋友|女朋友|妈|爸|父母|爸妈|妹|弟|哥|姐|儿子|女儿|孩子|宝宝|奶奶|爷爷|外婆|外公|"
+    r"姥姥|姥爷|舅|姨|叔|姑|表[哥姐弟妹]|堂[哥姐弟妹]|朋友|室友|舍友|邻居|老板|经理|领导|组长|主管|同事|"
+    r"CEO|老师|房东|客户|助理|实习生|总监|上司"
+)
+_THIRD_ZH = re.compile(
+    rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?(?:{_PEOPLE_ZH})|(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
+    rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH}))"
+)
+# the speaker as a person in the sentence: 我 not followed by a relation (我妈 is the mother)
+_SELF_ZH = re.compile(
+    rf"(?<!不是)我(?!(?:的|们的)?(?:{_PEOPLE_ZH}))|咱|^带(?!着)|^接(?:我|她|他|孩子|人)|^送(?:我|她|他|孩子)"
+)
+
+_HYPO_EN = re.compile(
+    r"\b(if|unless|would|i'?d (?:love|like)|someday|some day|one day|imagine|in theory|dream of|"
+    r"wish|hypothetically|what if|might|could have|would be nice)\b",
+    re.IGNORECASE,
+)
+_HYPO_ZH = re.compile(r"要是|如果|假如|假设|万一|哪天|总有一天|有一天|也许|理论上|的话|就好了|梦想|想象|幻想")
+
+_DONE_EN = re.compile(
+    r"\b(already|finally|yesterday|last (?:week|month|night|year|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)|ago|earlier today|this morning|went|had|did|finished|submitted|skipped|was great|"
+    r"went fine|it went)\b",
+    re.IGNORECASE,
+)
+_DONE_ZH = re.compile(
+    r"已经|过了|完了|做完|开完|昨天|前天|上周|上个月|刚才|刚刚|翘了|交了|取了|吃了|去过|开过|报完"
+)
+
+_WORLD_EN = re.compile(
+    r"\b(opens?|closes?|closed|launch(?:es)?|comes? out|releases?|is free|are free|run every|runs every|"
+    r"forecast|daylight saving|on sale|goes on sale|shuts?)\b|\bevery\s+\d+\s+minutes\b",
+    re.IGNORECASE,
+)
+_WORLD_ZH = re.compile(r"开门|关门|闭馆|上线|发布|免费|停课|一班|预报|开售|上映|营业")
+_HABIT_EN = re.compile(
+    r"\b(usually|every (?:day|week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"always|tend to|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
+    r"each week|typically|normally)\b",
+    re.IGNORECASE,
+)
+_HABIT_ZH = re.compile(r"一般|每周|每天|每个|通常|总是|平时|经常|往往")
+_NOTHING_EN = re.compile(
+    r"\b(nothing (?:planned|on)|no (?:meetings?|plans?|calls?)|don'?t have anything|"
+    r"free day|quiet day|nothing on my)\b",
+    re.IGNORECASE,
+)
+_NOTHING_ZH = re.compile(r"没有(?:会|安排|事)|没会|什么安排都没|日程是空|啥也没")
+
+
+# words that open a turn in chat without being its subject: "Also my manager…", "对了，我室友…"
+_OPENER_EN = re.compile(
+    r"^(?:(?:also|and|oh|btw|by the way|plus|so|but|anyway|ha|haha|lol|fyi)\b[,\s]*)+", re.IGNORECASE
+)
+_OPENER_ZH = re.compile(r"^(?:对了|另外|还有|而且|然后|哈哈|话说)+[，,\s]*")
+
+
+def _zh(text: str) -> bool:
+    return bool(re.search(r"[\u3400-\u9fff]", text))
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a sentence: a cue of tense or subject belongs to its own clause."""
+    return [c.strip() for c in _SPLIT.split(text) if c and c.strip()]
+
+
+def why_not(text: str) -> str | None:
+    """Why a dated sentence is not the person's own plan ("vent", "other", "hypothetical",
+    "done", "world", "habit", "nothing", "question"), or None: it is one."""
+    t = " ".join(text.split())
+    if not t:
+        return "nothing"
+    zh = _zh(t)
+    if _QUESTION.search(t):
+        return "question"
+    if (_VENT_ZH if zh else _VENT_EN).search(t):
+        return "vent"
+    if (_HYPO_ZH if zh else _HYPO_EN).search(t):
+        return "hypothetical"
+    if (_NOTHING_ZH if zh else _NOTHING_EN).search(t):
+        return "nothing"
+    if (_HABIT_ZH if zh else _HABIT_EN).search(t):
+        return "habit"
+    parts = [_OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p) for p in clauses(t)]
+    first = parts[0] if parts else t
+    third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
+    if third.search(first) and not any(me.search(_without_subject(p, zh)) for p in parts):
+        return "other"
+    # a clause that reads as done; "已经" in a clause of its own belongs to that clause's thing
+    done = _DONE_ZH if zh else _DONE_EN
+    if done.search(first) or (len(parts) == 1 and done.search(t)):
+        return "done"
+    if (_WORLD_ZH if zh else _WORLD_EN).search(first) and not (_SELF_ZH if zh else _SELF_EN).search(t):
+        return "world"
+    return None
+
+
+def _without_subject(clause: str, zh: bool) -> str:
+    """A clause without its leading third-person subject ("我妈" is not the speaker)."""
+    rx = _THIRD_ZH if zh else _THIRD_EN
+    return rx.sub("", clause, count=1)
+
+
+def own_plan(text: str) -> bool:
+    """Whether a sentence with a date ahead is the person's own plan (see the module docstring)."""
+    return why_not(text) is None
+
+
+def is_own_plan(item: dict[str, Any], tz: ZoneInfo, now: datetime) -> bool:
+    """Whether an event item is the person's own plan: the sentence that names its day is judged."""
+    said = item.get("observed_at") or now
+    return own_plan(focus(what(item), said, tz))

@@ -53,6 +53,7 @@ def main() -> int:
         path = args.keep or Path(tmp) / "ingest.duckdb"
         if path.exists():
             sys.exit(f"{path} exists: the import must start from an empty database")
+        path.parent.mkdir(parents=True, exist_ok=True)
         with Memory.open(path, embedder, MemoryParams()) as memory:
             t0 = time.perf_counter()
             report = memory.memorize(turns)

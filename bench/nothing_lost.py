@@ -99,6 +99,8 @@ def main() -> int:
     embedder = make_embedder(args.embedder)
     k = args.k
     totals: Counter[str] = Counter()
+    if args.details:
+        args.details.parent.mkdir(parents=True, exist_ok=True)
     details = args.details.open("w", encoding="utf-8") if args.details else None
     t0 = time.perf_counter()
     params = MemoryParams(

@@ -32,7 +32,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from daemon.cli import Progress  # noqa: E402
 from daemon.memory import Memory, MemoryParams, ResourceIn, make_embedder  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "locomo"
@@ -86,6 +85,7 @@ def write_synthetic(args: argparse.Namespace, real: object, rng: np.random.Gener
         print(f"embedding {len(texts)} LoCoMo turns once (cached in {base_path})", file=sys.stderr)
         embed = real.embed_passages  # type: ignore[attr-defined]
         base = np.concatenate([embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+        base_path.parent.mkdir(parents=True, exist_ok=True)  # a fresh clone has no bench/out
         np.save(base_path, base)
     table: dict[str, np.ndarray] = {}
     resources: list[ResourceIn] = []
@@ -107,13 +107,24 @@ def write_synthetic(args: argparse.Namespace, real: object, rng: np.random.Gener
                 role="user",
             )
         )
+    args.db.parent.mkdir(parents=True, exist_ok=True)
     embedder = TableEmbedder(real.name, real.dim, table, real)  # type: ignore[attr-defined]
     with Memory.open(args.db, embedder, MemoryParams()) as memory:  # type: ignore[arg-type]
-        t0 = time.perf_counter()
-        report = memory.memorize(resources, progress=Progress("writing"))
-        took = time.perf_counter() - t0
+        # in chunks, so that the write rate into an almost empty scope and into a full one are
+        # both seen: dedup that scans the scope makes the last chunk slower than the first
+        chunk = 1000
+        added, took, rates = 0, 0.0, []
+        for at in range(0, len(resources), chunk):
+            t0 = time.perf_counter()
+            report = memory.memorize(resources[at : at + chunk])
+            dt = time.perf_counter() - t0
+            added, took = added + report.items_added, took + dt
+            rates.append((at, report.items_added / dt))
+        print(f"wrote {added} items in {took:.1f}s ({added / took:.0f}/s)", file=sys.stderr)
+        first, last = rates[0], rates[-1]
         print(
-            f"wrote {report.items_added} items in {took:.1f}s ({report.items_added / took:.0f}/s)",
+            f"write rate: {first[1]:.0f}/s for items {first[0]}..{first[0] + chunk},"
+            f" {last[1]:.0f}/s for items {last[0]}..{last[0] + chunk}",
             file=sys.stderr,
         )
 

@@ -85,6 +85,7 @@ async def main(out: Path, tab: str) -> None:
             await page.wait_for_selector("#notice")
             query = {"items": "", "retired": "&tab=retired", "recall": "&q=" + QUESTION.replace(" ", "+")}
             await page.goto(base + query[tab])
+            out.parent.mkdir(parents=True, exist_ok=True)
             await page.screenshot(path=str(out), full_page=False)
             await browser.close()
         stop.set()

@@ -9,11 +9,11 @@ decision into rows. Pure decisions over the store and the scope index: no writes
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 
@@ -82,7 +82,6 @@ class BatchDecisions:
             sims = idx.vectors.matrix @ vecs.T if len(idx) else np.zeros((0, len(members)), np.float32)
             cats = np.asarray(idx.categories, dtype=object)
             spk = np.asarray([s or "" for s in idx.speakers], dtype=object)
-            slots: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
             slots_read = False
             masks: dict[tuple[str, str], np.ndarray] = {}
             batch: list[Created] = []  # created earlier in this batch
@@ -113,18 +112,34 @@ class BatchDecisions:
                 exact_id = known.get((d.category, speaker, h))
                 if exact_id is not None:
                     cands[exact_id] = D.Candidate(exact_id, d.l0, {}, 1.0, exact=True)
-                if d.category in D.SLOTTED:
-                    key = (d.category, speaker)
-                    if not slots_read:  # every family of the scope in one query per batch
-                        slots.update(self.store.slot_families(scope, D.SLOTTED))
+                if d.category in D.SLOTTED and len(idx):
+                    if not slots_read:  # the slotted rows written since the last batch
+                        idx.slots.refresh(
+                            idx.ids,
+                            idx.categories,
+                            idx.speakers,
+                            idx.row_of,
+                            functools.partial(self.store.item_l1, scope),
+                        )
                         slots_read = True
-                    for sid, sl0, sl1 in slots.get(key, ()):
-                        row = idx.row_of.get(sid)
-                        if row is None or not idx.active[row] or sid in plan.gone:
+                    family = masks[(d.category, speaker)]
+                    reach = set(
+                        idx.slots.candidates(d.category, speaker, d.l1, family, sims[:, j], dp.same_threshold)
+                    )
+                    if exact_id in idx.row_of and family[idx.row_of[exact_id]]:
+                        reach.add(idx.row_of[exact_id])  # as the scan gave it: its own fields
+                    for row in sorted(reach, key=idx.ids.__getitem__):  # in id order, as stored
+                        sid = idx.ids[row]
+                        if sid in plan.gone:
                             continue
-                        cos = float(sims[row, j])
                         prev = cands.get(sid)
-                        cands[sid] = D.Candidate(sid, sl0, sl1, cos, exact=prev.exact if prev else False)
+                        cands[sid] = D.Candidate(
+                            sid,
+                            idx.l0[row],
+                            idx.slots.l1.get(sid, {}),
+                            float(sims[row, j]),
+                            exact=prev.exact if prev else False,
+                        )
                 for c in batch:
                     if c.category == d.category and c.speaker == speaker and c.item_id not in plan.gone:
                         cos = float(c.vector @ vecs[j])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from daemon.memory.index import BM25Index, BM25Params
+from daemon.memory.slotfamilies import SlotFamilies
 from daemon.memory.store import ScopeSnapshot
 from daemon.memory.vectors import IVFParams, VectorIndex
 
@@ -50,6 +51,7 @@ class ScopeIndex:
         self.own = BM25Index(bm25)
         self.context = BM25Index(bm25)
         self.by_session = BM25Index(bm25)
+        self.slots = SlotFamilies()  # dedup's slot lookup, filled on the first slotted write
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -159,6 +161,7 @@ class ScopeIndex:
         if row is not None:
             self.source_ids[row] = sorted({*self.source_ids[row], *source_ids})
             self.importance[row] = importance
+            self.slots.changed(item_id)  # a MERGE may have changed its L1 fields
 
     def deactivate(self, item_ids: list[str]) -> None:
         """Superseded or archived: kept in the rows, never returned by recall."""

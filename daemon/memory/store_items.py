@@ -271,6 +271,16 @@ class StoreItems(StoreIndex):
             out.setdefault((category, speaker), []).append((item_id, l0, json.loads(l1) if l1 else {}))
         return out
 
+    def item_l1(self, scope: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The parsed L1 fields of chosen items (the slot families' cache reads them once)."""
+        if not ids:
+            return {}
+        rows = self.con.execute(
+            "SELECT id, l1 FROM items WHERE scope = ? AND id IN (SELECT unnest(?))",
+            [_require(scope), list(ids)],
+        ).fetchall()
+        return {r[0]: json.loads(r[1]) if r[1] else {} for r in rows}
+
     def link_sources(self, scope: str, item_id: str, source_ids: dict[str, str]) -> None:
         """Add provenance: resource id → the embed-cache key of the text it contributed."""
         if source_ids:

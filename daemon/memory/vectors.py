@@ -1,9 +1,13 @@
-"""The dense index: cosine top-n over one scope's vectors, exact when small, IVF when large.
+"""The dense index: exact cosine top-n over one scope's vectors (an IVF only past a million).
 
-Vectors live in DuckDB; this is a derived structure. Below `ivf_min` rows a brute-force matrix
-product is exact and fast enough. Above it, an inverted-file index (k-means coarse quantiser)
-scans only the `nprobe` lists nearest to the query: at 100k×384 a float32 brute force costs
-16-19 ms here, a probe of a few percent of the lists about a tenth of that.
+Vectors live in DuckDB; this is a derived structure: one float32 matrix, searched by a
+brute-force matrix product. Exact search is the default up to `ivf_min` (a million rows):
+bench/scale.py measured the IVF that used to start at 20k losing a quarter of the true top 10
+at 30k, for a time the brute force beats there anyway (1.9 ms). float16 and int8 copies were
+measured and not taken: numpy has no BLAS kernel for them, so a product over 100k rows costs
+20× (float16) and 6× (int8) the float32 one. Past `ivf_min`, an inverted-file index (k-means
+coarse quantiser) scans the `nprobe` lists nearest to the query; its lists hold row numbers
+only, the vectors stay in the one matrix.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import numpy as np
 class IVFParams:
     """When and how the coarse quantiser is used."""
 
-    ivf_min: int = 20_000  # below this many vectors, search is exact
+    ivf_min: int = 1_000_000  # below this many vectors, search is exact (bench/scale.py)
     rows_per_list: int = 400  # nlist ≈ n / rows_per_list
     nprobe_frac: float = 0.12  # share of lists scanned per query (bench/scale.py: recall vs time)
     min_nprobe: int = 8
@@ -60,7 +64,6 @@ class VectorIndex:
         self._n = 0
         self._centroids: np.ndarray | None = None
         self._lists: list[np.ndarray] = []  # row positions per list
-        self._list_mats: list[np.ndarray] = []  # contiguous copies of those rows
         self._pending: list[int] = []  # rows added since the lists were (re)built
         self._trained_at = 0
 
@@ -72,9 +75,12 @@ class VectorIndex:
         return self._mat[: self._n]
 
     def add(self, vectors: np.ndarray) -> None:
+        """Append rows; the first call takes a float32 C-ordered array as it is (no copy)."""
         vectors = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim)
         need = self._n + vectors.shape[0]
-        if need > self._mat.shape[0]:
+        if self._n == 0 and vectors.flags.c_contiguous and vectors.flags.writeable:
+            self._mat = vectors  # a snapshot's matrix is taken as it is, not copied
+        elif need > self._mat.shape[0]:
             grown = np.zeros((max(need, 2 * self._mat.shape[0], 64), self.dim), dtype=np.float32)
             grown[: self._n] = self._mat[: self._n]
             self._mat = grown
@@ -103,7 +109,6 @@ class VectorIndex:
         order = np.argsort(assign, kind="stable")
         bounds = np.searchsorted(assign[order], np.arange(self._centroids.shape[0] + 1))
         self._lists = [order[bounds[c] : bounds[c + 1]] for c in range(self._centroids.shape[0])]
-        self._list_mats = [x[rows] for rows in self._lists]
         self._pending = []
 
     def _assign(self, x: np.ndarray) -> np.ndarray:
@@ -121,7 +126,6 @@ class VectorIndex:
         for c in np.unique(assign):
             new = rows[assign == c]
             self._lists[c] = np.concatenate([self._lists[c], new])
-            self._list_mats[c] = np.concatenate([self._list_mats[c], self._mat[new]])
         self._pending = []
 
     def search(self, query: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -146,13 +150,10 @@ class VectorIndex:
         nprobe = max(p.min_nprobe, round(p.nprobe_frac * self._centroids.shape[0]))
         probe = _top(self._centroids @ q, nprobe)
         rows: list[np.ndarray] = [self._lists[c] for c in probe]
-        sims: list[np.ndarray] = [self._list_mats[c] @ q for c in probe]
         if self._pending:  # not yet assigned to a list: scan them exactly
-            pend = np.asarray(self._pending, dtype=np.int64)
-            rows.append(pend)
-            sims.append(self._mat[pend] @ q)
+            rows.append(np.asarray(self._pending, dtype=np.int64))
         all_rows = np.concatenate(rows)
-        all_sims = np.concatenate(sims)
+        all_sims = self._mat[all_rows] @ q
         top = _top(all_sims, n)
         return all_rows[top], all_sims[top], float(all_sims.min())
 

@@ -47,3 +47,28 @@ def test_kmeans_centroids_are_unit_vectors() -> None:
     c = kmeans(x, 20, 5, 0)
     assert c.shape == (20, 16)
     np.testing.assert_allclose(np.linalg.norm(c, axis=1), 1.0, atol=1e-5)
+
+
+def test_default_search_is_exact_at_a_size_the_ivf_used_to_take() -> None:
+    """30k rows (where the old IVF kept three quarters of the true top 10): the same top 10."""
+    x = _clustered(30_000, 32, 5)
+    idx = VectorIndex(32)
+    idx.add(x[:20_000])
+    idx.add(x[20_000:])
+    assert not idx.uses_ivf
+    rng = np.random.default_rng(6)
+    for qi in rng.integers(0, 30_000, 20):
+        q = x[qi] + 0.3 * rng.normal(size=32).astype(np.float32)
+        rows, _ = idx.search(q, 10)
+        np.testing.assert_array_equal(rows, np.argsort(-(x @ q), kind="stable")[:10])
+
+
+def test_the_first_batch_is_searchable_after_more_rows_arrive() -> None:
+    """The first add keeps the caller's matrix; growing past it copies, rows stay intact."""
+    x = _clustered(300, 16, 7)
+    idx = VectorIndex(16)
+    first = x[:100].copy()
+    idx.add(first)
+    idx.add(x[100:])
+    np.testing.assert_array_equal(idx.matrix, x)
+    assert idx.search(x[42], 1)[0][0] == 42

@@ -2,7 +2,7 @@
 """ProActEval next need: does the context memubot publishes after a question hold what is asked next?
 
 usage: python bench/proact.py [--scenarios N] [--half all|even|odd] [--out bench/out/proact.jsonl]
-                              [--readme]
+                              [--rows FILE] [--readme]
 
 A runner around `../shared/bench/score_proact.py` (its `Facts` decides which fact a published
 memory names, its `p_random` gives the chance of five random facts) that drives a real memubot
@@ -23,8 +23,8 @@ Scored, pooled over scenarios, with the scorer's own definitions (README of
 `next_any@5` / `next_all@5` (… some / every key fact of the question ProActEval marks as
 predictable after i), the same three for the plain-recall baseline, and `random_any@5`.
 `--half even|odd` keeps the scenarios at even / odd positions of the sorted list (tune on one,
-check on the other). `--out` gets one JSON line per scenario; `--readme` writes the table
-between the `proact-table` markers of the README.
+check on the other). `--out` gets one JSON line per scenario (`--rows` scores such a file again
+without running); `--readme` writes the table between the `proact-table` markers of the README.
 """
 
 from __future__ import annotations
@@ -238,11 +238,17 @@ def main() -> None:
     ap.add_argument("--half", choices=("all", "even", "odd"), default="all")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "proact.jsonl")
     ap.add_argument("--readme", action="store_true")
+    ap.add_argument(
+        "--rows", type=Path, help="score the rows an earlier run wrote (its --out) instead of running"
+    )
     a = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    paths = scenarios(a.data, a.scenarios, a.half)
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    rows = asyncio.run(bench(paths, a.out))
+    if a.rows:
+        rows = [json.loads(x) for x in a.rows.read_text(encoding="utf-8").splitlines() if x.strip()]
+    else:
+        paths = scenarios(a.data, a.scenarios, a.half)
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        rows = asyncio.run(bench(paths, a.out))
     agg = aggregate(rows)
     print(json.dumps(agg))
     if a.readme:
@@ -250,6 +256,8 @@ def main() -> None:
         cmd = f"python bench/proact.py --half {a.half}" + (
             f" --scenarios {a.scenarios}" if a.scenarios else ""
         )
+        if a.rows:  # the run wrote the rows, this call the table
+            cmd = f"{cmd} --out {a.rows}`, then `python bench/proact.py --half {a.half} --rows {a.rows}"
         write_block(
             BEGIN,
             END,

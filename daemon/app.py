@@ -46,6 +46,8 @@ from daemon.ui import add_ui
 from daemon.webhook_github import add_github_webhook
 from daemon.webhook_gmail import add_gmail_webhook
 from handlers.deps import Deps
+from handlers.live_context import SUBJECTS as LIVE_SUBJECTS
+from handlers.live_context import Claims, LiveContext
 from schedules.scheduler import TickScheduler
 
 log = logging.getLogger(__name__)
@@ -136,7 +138,8 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         async def context(subject: str, body: bytes) -> None:
             await nc.publish(subject, body)
 
-        outlet = Outlet(context=context, wake=timer.wake)
+        claims = Claims()
+        outlet = Outlet(context=context, wake=timer.wake, claim=claims.claim)
         poller = None
         if settings.github_poll_off() is None:
             poller = GithubPoller(
@@ -156,6 +159,11 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         backlog = asyncio.create_task(pump(), name="memubot-ops-backlog")
         stack.push_async_callback(asyncio.wait, {backlog})
         await consumer.start()
+        # a live turn's context goes out as the turn arrives, not after the batch before it
+        live = LiveContext(deps, claims)
+        live_sub = await nc.subscribe(LIVE_SUBJECTS, cb=live.on_message)
+        stack.push_async_callback(live.close)
+        stack.push_async_callback(live_sub.unsubscribe)
 
         async def redeclare() -> None:
             # a broker that came back without its data (a new external server) gets the

@@ -77,20 +77,30 @@ async def prefetch(turns: Sequence[ConversationTurn], deps: Deps) -> None:
         if t.session and now - t.ts <= LIVE:
             latest[(t.scope, t.session)] = t
     for t in latest.values():
-        try:
-            body = await asyncio.to_thread(
-                context_for,
-                deps.memory,
-                deps.settings,
-                turn_id=t.id,
-                scope=t.scope,
-                session=t.session,
-                text=t.text,
-                at=t.ts,
-            )
-            await send(context_subject(t.session), json.dumps(body, ensure_ascii=False).encode())
-        except Exception as exc:
-            log.warning("context for turn %s not published: %s", t.id, exc)
+        # a turn whose context went out as it arrived (handlers/live_context.py) is not redone
+        if deps.out.claim is None or deps.out.claim(t.scope, t.id):
+            await publish_context(t, deps)
+
+
+async def publish_context(t: ConversationTurn, deps: Deps) -> None:
+    """Make one turn's context off the event loop and publish it; a failure costs the context."""
+    send = deps.out.context
+    if send is None:
+        return
+    try:
+        body = await asyncio.to_thread(
+            context_for,
+            deps.memory,
+            deps.settings,
+            turn_id=t.id,
+            scope=t.scope,
+            session=t.session,
+            text=t.text,
+            at=t.ts,
+        )
+        await send(context_subject(t.session), json.dumps(body, ensure_ascii=False).encode())
+    except Exception as exc:
+        log.warning("context for turn %s not published: %s", t.id, exc)
 
 
 async def predict(deps: Deps, new: Sequence[ConversationTurn] = ()) -> None:

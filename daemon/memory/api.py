@@ -33,6 +33,7 @@ from daemon.memory.ledger import Ledger
 from daemon.memory.llm import LLMExtractor
 from daemon.memory.memorize import Progress, WritePath
 from daemon.memory.models import understanding_for
+from daemon.memory.nearby import told_near
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import ScopeIndex
 from daemon.memory.store import Store
@@ -316,6 +317,63 @@ class Memory(WritePath):
         c.keep(np.asarray(order, dtype=np.int64))
         new_pos = {old: pos for pos, old in enumerate(order)}
         return {new_pos[i]: new_pos[j] for i, j in by.items()}
+
+    def told_near(
+        self,
+        scope: str,
+        item_ids: Sequence[str],
+        *,
+        before: int = 1,
+        after: int = 3,
+        ts: datetime | None = None,
+    ) -> dict[str, list[tuple[Hit, int]]]:
+        """Per item, the active items told just before / after it in its session, nearest
+        first, each with its signed distance in items (nearby.py: a told order is structure).
+        Not reinforced: this is for anticipating, not an answer anyone asked for."""
+        with self._lock:
+            idx = self.scope_index(scope)
+            when = ts or self.clock()
+            out: dict[str, list[tuple[Hit, int]]] = {}
+            for item_id in item_ids:
+                row = idx.row_of.get(item_id)
+                if row is not None:
+                    out[item_id] = [
+                        (self._hit_at(idx, r, when), d) for r, d in told_near(idx, row, before, after)
+                    ]
+            return out
+
+    def recall_like(self, scope: str, item_id: str, *, k: int, ts: datetime | None = None) -> list[Hit]:
+        """Recall with an item as the query (its text and its stored vector, no embedding):
+        what else is about the same thing. Not reinforced; the item itself is left out."""
+        with self._lock:
+            idx = self.scope_index(scope)
+            row = idx.row_of.get(item_id)
+            if row is None:
+                return []
+            qvec = np.asarray(idx.vectors.matrix[row], dtype=np.float32)
+            hits = self.recall_vector(
+                idx.l0[row],
+                qvec,
+                scope,
+                k=k + 1,
+                ts=ts,
+                session=None,
+                explain=False,
+                params=self.params.recall,
+                reinforce=False,
+            )
+            return [h for h in hits if h.item_id != item_id][:k]
+
+    @staticmethod
+    def _hit_at(idx: ScopeIndex, row: int, when: datetime) -> Hit:
+        return Hit(
+            item_id=idx.ids[row],
+            text=idx.l0[row],
+            score=0.0,
+            category=idx.categories[row],
+            source_ids=list(idx.source_ids[row]),
+            occurred_at=datetime.fromtimestamp(float(idx.occurred[row]), tz=when.tzinfo),
+        )
 
     @staticmethod
     def _replacement(idx: ScopeIndex, row: int, when: datetime) -> dict[str, Any]:

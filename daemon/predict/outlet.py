@@ -13,7 +13,9 @@ def _nothing() -> None:
 @dataclass(frozen=True, slots=True)
 class Outlet:
     """`context(subject, body)` publishes at once (no outbox: it is for the live moment only);
-    `wake()` tells the delivery timer a new suggestion may be due sooner."""
+    `wake()` tells the delivery timer a new suggestion may be due sooner; `claim(scope, turn
+    id)` is False when a turn's context was made already as it arrived (None: nothing is)."""
 
     context: Callable[[str, bytes], Awaitable[None]] | None = None
+    claim: Callable[[str, str], bool] | None = None
     wake: Callable[[], None] = _nothing

@@ -1,5 +1,6 @@
 """Context prefetch: on a conversation turn, what the Main Agent will likely need next — the
-memories the turn recalls and the open work it names — published at once on
+memories the turn recalls and what they lead to (anticipate.py), and the open work it names —
+published at once on
 `memubot.out.context.<session>` (before the turn is memorized: the turn itself is not news)."""
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from typing import Any
 
 from daemon.config import Settings
 from daemon.memory import Memory
+from daemon.predict.anticipate import DEFAULT, Anticipation, anticipate
 from daemon.predict.github import ref, waits_for
 
-K = 5
 _TOKEN_UNSAFE = re.compile(r"[.*>\s]")
 
 
@@ -31,9 +32,9 @@ def context_for(
     session: str | None,
     text: str,
     at: datetime,
+    p: Anticipation = DEFAULT,
 ) -> dict[str, Any]:
-    # speculative: what prefetch returns is not reinforced (only what the agent asks for is)
-    hits = memory.recall(text, scope, k=K, ts=at, session=session, reinforce=False)
+    hits = anticipate(memory, text, scope, session=session, at=at, p=p)
     words = {w.lower() for w in re.findall(r"[\w#/-]{4,}", text)}
     waiting = []
     for w in memory.work_items.of_scope(scope, state="open"):

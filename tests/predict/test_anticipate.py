@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from daemon.config import Settings
 from daemon.memory import Memory, ResourceIn
-from daemon.predict.anticipate import anticipate
+from daemon.predict.anticipate import TUNED, anticipate
 from daemon.predict.prefetch import context_for
 from tests.predict.conftest import at
 
@@ -71,6 +71,7 @@ def test_the_context_of_a_step_holds_the_step_told_after_it(pmemory: Memory, set
         session="today",
         text="When I move the fish tank, what do I do with the water after the fish are out?",
         at=at("2026-03-02 10:00"),
+        p=TUNED,
     )
     sources = [m["source_ids"][0] for m in body["memories"]]
     assert len(sources) == 5
@@ -104,7 +105,21 @@ def test_a_question_about_a_person_brings_her_other_facts(pmemory: Memory) -> No
         "2026-02-12 21:00",
         "x",
     )
-    hits = anticipate(pmemory, "林小雨的生日是几号？", "alice", session=None, at=at("2026-03-02 10:00"))
+    hits = anticipate(
+        pmemory, "林小雨的生日是几号？", "alice", session=None, at=at("2026-03-02 10:00"), p=TUNED
+    )
     sources = [h.source_ids[0] for h in hits]
     # the birthday, and what else is known about her, before it is asked
     assert {"x0", "x1", "x2"} <= set(sources)
+
+
+def test_by_default_the_context_is_the_turns_own_best_answers(pmemory: Memory) -> None:
+    """The tuned anticipation did not beat plain recall on the check half, so the default is
+    plain recall: the same five memories, in the same order, as recall of the turn itself."""
+    tell(pmemory, "misc", OTHER, "2026-02-18 09:00", "o")
+    tell(pmemory, "move", AQUARIUM, "2026-02-20 18:00", "aq")
+    question = "When I move the fish tank, what do I do with the water after the fish are out?"
+    when = at("2026-03-02 10:00")
+    plain = pmemory.recall(question, "alice", k=5, ts=when, reinforce=False)
+    hits = anticipate(pmemory, question, "alice", session=None, at=when)
+    assert [h.item_id for h in hits] == [h.item_id for h in plain]

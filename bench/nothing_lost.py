@@ -164,6 +164,8 @@ def main() -> int:
                                 "need": need["description"],
                                 "keys": sorted(keys),
                                 "found": sorted(keys & named),
+                                "bm25_found": sorted(keys & lexical),
+                                "dense_found": sorted(keys & dense),
                                 "missed": {f: facts[f]["text"] for f in sorted(keys - named)},
                                 "hits": [h.text for h in hits],
                             },

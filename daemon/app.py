@@ -28,6 +28,7 @@ from daemon.compose import open_memory
 from daemon.config import Settings
 from daemon.connection import connect
 from daemon.consumer import Consumer
+from daemon.discovery import RUNTIME_FILE
 from daemon.dispatch import Dispatcher
 from daemon.github_enrich import Enricher
 from daemon.github_poll import GithubPoller
@@ -58,7 +59,6 @@ STUCK_AFTER_S = 600.0  # how stale the /metrics store sizes may be
 # The watchdog withholds its ping once the broker has been unreachable this long: an embedded
 # broker is restarted within seconds, and a lost external one gets minutes to come back.
 BROKER_GRACE_S = 300.0
-RUNTIME_FILE = "memubot.json"  # where a running daemon says how to reach it (pid, NATS URL, HTTP)
 
 
 def runtime_file(settings: Settings) -> Path:

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from daemon import __version__, bounded_json, cli_bus, cli_gmail, cli_memory
 from daemon.cli_import import import_through_daemon
@@ -23,6 +23,7 @@ from daemon.config import Settings, journal_stream, load_settings
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
 from daemon.events import MAX_EVENT_BYTES, parse_ts, parse_turn
 from daemon.memory import Memory, ResourceIn, Store
+from daemon.progress import Progress
 from handlers.conversation import resource_from
 
 log = logging.getLogger("memubot")
@@ -38,31 +39,6 @@ examples:
 
 settings come from $MEMUBOT_CONFIG (TOML) and MEMUBOT_* variables; see README.md.
 """
-
-
-class Progress:
-    """Progress on stderr: a live line on a terminal, a line every 10% otherwise."""
-
-    def __init__(self, label: str, stream: TextIO | None = None) -> None:
-        self.label = label
-        # looked up now, not when this module was imported: a redirected stderr gets the progress
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
-        self.start = time.perf_counter()
-        self._last_decile = -1
-
-    def __call__(self, done: int, total: int) -> None:
-        rate = done / max(time.perf_counter() - self.start, 1e-9)
-        line = f"{self.label}: {done}/{total} ({100 * done / max(total, 1):.0f}%) {rate:.0f}/s"
-        if self.tty:
-            self.stream.write("\r" + line + ("\n" if done >= total else ""))
-            self.stream.flush()
-            return
-        decile = int(10 * done / max(total, 1))
-        if decile != self._last_decile:
-            self._last_decile = decile
-            self.stream.write(line + "\n")
-            self.stream.flush()
 
 
 def _open_memory(settings: Settings, db: Path | None) -> Memory:

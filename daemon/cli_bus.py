@@ -3,7 +3,8 @@ that lets recall and stats ask the daemon first and fall back to the DuckDB file
 
 The daemon holds the DuckDB file's write lock, so while it runs, the CLI asks it over NATS
 request/reply. A daemon is found through the runtime file it writes when READY (its embedded
-broker's URL) or at MEMUBOT_NATS_URL. When it holds the file but cannot be reached, the CLI says
+broker's URL) or at MEMUBOT_NATS_URL (daemon/discovery.py, shared with the agent client and the
+MCP server). When it holds the file but cannot be reached, the CLI says
 so (`locked_message`) instead of quoting DuckDB's lock error.
 """
 
@@ -12,39 +13,34 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC
 from pathlib import Path
 from typing import Any, TypeVar
 
-from daemon.broker import probe, server_binary
-from daemon.client import Client, RpcError, runtime_info
+from daemon.broker import server_binary
+from daemon.client import Client, RpcError
 from daemon.config import Settings
+from daemon.discovery import (
+    candidate_urls,
+    command_line,
+    find_broker,
+    looks_like_daemon,
+    running_daemon_pid,
+    runtime_info,
+)
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
 from daemon.events import ROLES, parse_ts
+from daemon.progress import Progress
 from daemon.rpc import encode
 
 T = TypeVar("T")
 
 
-def candidate_urls(settings: Settings) -> list[str]:
-    info = runtime_info(settings.state_dir)
-    urls = [str(info["nats_url"])] if info and info.get("nats_url") else []
-    return [*urls, settings.nats_url] if settings.nats_url not in urls else urls
-
-
-async def _find_broker(settings: Settings) -> str | None:
-    for url in candidate_urls(settings):
-        if await probe(url, timeout=1.0):
-            return url
-    return None
-
-
 async def with_daemon(settings: Settings, fn: Callable[[Client], Awaitable[T]]) -> T | None:
     """Run fn against the daemon; None when no broker answers or no daemon listens on it."""
-    url = await _find_broker(settings)
+    url = await find_broker(settings)
     if url is None:
         return None
     client = await Client.connect(url)
@@ -64,38 +60,6 @@ def ask_daemon(settings: Settings, verb: str, body: dict[str, Any], timeout: flo
 
 
 # ---- a daemon that holds the file but does not answer ---------------------------------------
-
-
-def _command_line(pid: int) -> str | None:
-    """A process's command line (Linux /proc), or None when it cannot be read."""
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return None
-    return " ".join(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part) or None
-
-
-def _looks_like_daemon(command: str | None) -> bool:
-    # `memubot run`, `python -m daemon run`, or the venv's console script under systemd
-    words = (command or "").split()
-    return bool(words) and words[-1] == "run" and any("memubot" in w or w == "daemon" for w in words)
-
-
-def running_daemon_pid(settings: Settings) -> int | None:
-    """The pid of a live `memubot run` named by the runtime file, whether or not NATS reaches it."""
-    info = runtime_info(settings.state_dir)
-    pid = info.get("pid") if info else None
-    if not isinstance(pid, int) or pid <= 0:
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None  # a runtime file left by a daemon that was killed
-    except PermissionError:
-        pass  # alive, under another user
-    command = _command_line(pid)
-    # a pid reused by something else since: not our daemon
-    return pid if command is None or _looks_like_daemon(command) else None
 
 
 def _answers(settings: Settings) -> bool:
@@ -128,9 +92,9 @@ def locked_message(settings: Settings, exc: StoreLocked, command: str | None = N
     Whether the daemon answers is asked here, not assumed: a command that reads the file itself
     (`--db`, a batch recall) meets the lock while the daemon is alive and well.
     """
-    holder_command = _command_line(exc.pid) if exc.pid is not None else None
+    holder_command = command_line(exc.pid) if exc.pid is not None else None
     daemon_pid = running_daemon_pid(settings)
-    if (exc.pid is not None and exc.pid == daemon_pid) or _looks_like_daemon(holder_command):
+    if (exc.pid is not None and exc.pid == daemon_pid) or looks_like_daemon(holder_command):
         if command == "run":
             return (
                 f"another memubot daemon (pid {exc.pid}) holds {exc.path}; one daemon serves a memory "
@@ -166,7 +130,7 @@ def locked_message(settings: Settings, exc: StoreLocked, command: str | None = N
 
 def cmd_send(args: argparse.Namespace, settings: Settings) -> int:
     async def send() -> str | None:
-        url = await _find_broker(settings)
+        url = await find_broker(settings)
         if url is None:
             return None
         async with await Client.connect(url) as client:
@@ -396,7 +360,7 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         check("nats-server", True, str(server_binary()))
     except MemubotError as exc:
         check("nats-server", False, str(exc))
-    url = asyncio.run(_find_broker(settings))
+    url = asyncio.run(find_broker(settings))
     stats = ask_daemon(settings, "stats", {}, timeout=10) if url else None
     if stats is not None:
         d = stats["daemon"]
@@ -470,7 +434,6 @@ def _doctor_offline(settings: Settings, check: Callable[..., None]) -> None:
 
 
 def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
-    from daemon.cli import Progress
     from daemon.replay import replay
 
     out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115

@@ -19,6 +19,7 @@ from daemon.compose import open_memory as _open_file
 from daemon.config import Settings
 from daemon.events import parse_ts
 from daemon.memory import Memory
+from daemon.progress import Progress
 from daemon.rpc import restore_refusal
 
 # A forget of a whole scope, or a consolidation of every scope, re-indexes many rows before the
@@ -35,8 +36,6 @@ def _need_db(command: str, settings: Settings, db: Path | None) -> Path | None:
 
 
 def open_memory(settings: Settings, db: Path | None) -> Memory:
-    from daemon.cli import Progress  # the CLI's progress line; imported late: cli imports us
-
     return _open_file(settings, db, progress=Progress("re-embedding"))
 
 

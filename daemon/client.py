@@ -12,7 +12,6 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import nats
@@ -21,6 +20,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from daemon.broker import probe
 from daemon.bus import conversation_subject, rpc_subject
+from daemon.discovery import runtime_info as runtime_info  # finding the daemon: discovery.py
 from daemon.errors import MemubotError
 from daemon.predict.prefetch import context_subject
 
@@ -32,15 +32,6 @@ class RpcError(MemubotError):
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message
-
-
-def runtime_info(state_dir: Path) -> dict[str, Any] | None:
-    """What a running daemon wrote about itself (pid, NATS URL, HTTP), if anything."""
-    try:
-        info = json.loads((state_dir / "memubot.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return info if isinstance(info, dict) else None
 
 
 def _now() -> str:

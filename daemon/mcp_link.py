@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from contextlib import aclosing
 from typing import Any
 
 import nats.errors
 import nats.js.errors
 
-from daemon.broker import probe
-from daemon.cli_bus import candidate_urls
 from daemon.client import Client, RpcError
 from daemon.config import Settings
+from daemon.discovery import answering_urls, candidate_urls
 from daemon.errors import MemubotError
 
 log = logging.getLogger(__name__)
@@ -54,8 +54,8 @@ class DaemonLink:
 
     async def _connect(self) -> Client:
         urls = candidate_urls(self.settings)
-        for url in urls:
-            if await probe(url, timeout=1.0):
+        async with aclosing(answering_urls(urls)) as answering:
+            async for url in answering:
                 try:
                     self._client = await Client.connect(url, timeout=self.timeout, name="memubot-mcp")
                 except (OSError, RpcError, nats.errors.Error) as exc:

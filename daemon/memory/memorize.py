@@ -35,7 +35,7 @@ from daemon.memory.types import EXTERNAL, Clock, ItemDraft, MemorizeReport, Reso
 from daemon.memory.writeplan import DedupPlan, item_hash
 
 if TYPE_CHECKING:
-    from daemon.memory.api import MemoryParams
+    from daemon.memory.params import MemoryParams
 
 log = logging.getLogger(__name__)
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from daemon.memory.store_core import StoreBase, _require, _utc
-
-if TYPE_CHECKING:
-    from daemon.memory.suggestions import Suggestion
+from daemon.memory.suggestion import Suggestion
 
 _COLUMNS = (
     "scope, kind, predictor, dedup_key, about, title, body, evidence, source_ids, confidence, urgent,"
@@ -19,8 +17,6 @@ _COLUMNS = (
 
 
 def _row(r: tuple[Any, ...]) -> Suggestion:
-    from daemon.memory.suggestions import Suggestion
-
     return Suggestion(
         scope=r[0],
         kind=r[1],

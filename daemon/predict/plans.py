@@ -34,7 +34,9 @@ from daemon.predict.plan_text import focus
 _SPLIT = re.compile(r"[,，;；。.!！?？:：\n]+|\s+(?:but|and then|so)\s+|但是|不过|可是")
 
 _QUESTION = re.compile(
-    r"[?？]\s*$|^(?:is|are|does|do|did|can|could|will|what|when|where|which|who|how)\b|[吗呢么]\s*[。.]?\s*$"
+    # an auxiliary first asks ("Can you…"), its negation does not ("Can't wait for Friday")
+    r"[?？]\s*$|^(?:is|are|does|do|did|can|could|will|what|when|where|which|who|how)\b(?!['’]t)"
+    r"|[吗呢么]\s*[。.]?\s*$"
     r"|几点|什么时候|哪天|多少",
     re.IGNORECASE,
 )

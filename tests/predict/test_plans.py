@@ -53,6 +53,19 @@ def test_own_plans_stay_plans_even_with_a_feeling_or_a_relative_in_them(text: st
     assert own_plan(text) is (not text.startswith("Root canal"))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can't wait for the pottery workshop on Saturday at 2!",
+        "can’t believe the move is finally next Friday, van booked for 8am",
+    ],
+)
+def test_a_negated_auxiliary_first_is_no_question(text: str) -> None:
+    # found on real chat nobody here wrote (LoCoMo): "Can't wait for…" read as a question by
+    # `^can\b`, so the plan got no reminder
+    assert why_not(text) != "question"
+
+
 def test_the_rules_hold_on_the_check_set_that_nothing_was_tuned_on() -> None:
     rows = [json.loads(x) for x in (ROOT / "bench/check/plans_asks.jsonl").read_text().splitlines() if x]
     plans = [r for r in rows if r["task"] == "plan"]

@@ -42,7 +42,7 @@ class Anticipation:
 # "ProActEval next need"). So contexts are plain recall by default, and this stays to try again.
 TUNED = Anticipation()
 # the turn's own five best answers: what the check half supports today
-DEFAULT = Anticipation(keep=5, seeds=0, like_k=0)
+DEFAULT = Anticipation(keep=5, pool=5, seeds=0, like_k=0)
 
 
 def anticipate(

@@ -32,10 +32,13 @@ class Refusal(ValueError):
     """Why a field (or the whole event) is refused, without the field's name.
 
     `kind` orders the refusals of one event as the parsers always have: a missing field or a
-    wrong JSON type is reported before a bad value; "event" is a message about the whole body.
+    wrong JSON type first, then a blank id (or sender, or GitHub event), then any other bad
+    value; "event" is a message about the whole body.
     """
 
-    def __init__(self, reason: str, kind: Literal["missing", "type", "value", "event"] = "value") -> None:
+    def __init__(
+        self, reason: str, kind: Literal["missing", "type", "blank", "value", "event"] = "value"
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.kind = kind
@@ -72,7 +75,7 @@ def nonempty_str(value: Any) -> str:
     """A string with more than whitespace in it."""
     text = required_str(value)
     if not text.strip():
-        raise Refusal("is empty")
+        raise Refusal("is empty", "blank")
     return text
 
 
@@ -158,7 +161,7 @@ def str_list(value: Any) -> tuple[str, ...]:
 
 
 def address_rule(value: Any) -> str:
-    address = nonempty_str(value)
+    address = required_str(value)
     if "@" not in address:
         raise Refusal(f"is not an address: {address!r}")
     return address

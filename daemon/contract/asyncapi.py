@@ -78,15 +78,20 @@ def contract_broker() -> NatsBroker:
     url = next(f.default for f in dataclasses.fields(Settings) if f.name == "nats_url")
     broker = NatsBroker(str(url), description="the NATS server memubot runs (embedded) or is given")
     for route in ROUTES:
-        model = MODELS[route.parse]
+        event = MODELS[route.parse]
         broker.subscriber(
             _pattern(route.subject, route.kind),
             title=route.kind,
-            description=f"{model.__doc__}\n\n{IN_NOTE[route.kind]}",
-        )(_handler(model))
-    outgoing = (
+            description=f"{event.__doc__}\n\n{IN_NOTE[route.kind]}",
+        )(_handler(event))
+    outgoing: tuple[tuple[str, str, type[BaseModel], str], ...] = (
         ("suggestion", suggestion_subject("{scope}"), outbound.Suggestion, "stream MEMUBOT_OUT"),
-        ("context", context_subject("{session}"), outbound.Context, "core NATS: only live subscribers get it"),
+        (
+            "context",
+            context_subject("{session}"),
+            outbound.Context,
+            "core NATS: only live subscribers get it",
+        ),
         ("memory", op_subject("{op}"), outbound.MemoryOp, "stream MEMUBOT_OUT"),
     )
     for title, subject, model, how in outgoing:

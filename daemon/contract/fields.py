@@ -139,13 +139,13 @@ def meta_rule(value: Any) -> dict[str, Any]:
     """An object; absent, null (or any empty value) is an empty one."""
     meta = value or {}
     if not isinstance(meta, dict):
-        raise Refusal(f"must be an object, got {_type_name(meta)}", "type")
+        raise Refusal(f"must be an object, got {_type_name(meta)}")
     return meta
 
 
 def object_rule(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise Refusal(f"must be an object, got {_type_name(value)}", "type")
+        raise Refusal(f"must be an object, got {_type_name(value)}")
     return value
 
 
@@ -156,7 +156,7 @@ def str_list(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,) if value.strip() else ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise Refusal("must be a list of strings", "type")
+        raise Refusal("must be a list of strings")
     return tuple(v for v in value if v.strip())
 
 

@@ -17,17 +17,15 @@ from typing import Any
 
 from daemon import bounded_json
 from daemon.contract import inbound
-from daemon.contract.fields import MAX_SCOPE_CHARS, MAX_TEXT_CHARS, ROLES, VERDICTS, check_scope, parse_ts
-from daemon.errors import InvalidEvent
 
-__all__ = [  # the field rules live with the models (daemon/contract/fields.py); callers import them here
-    "MAX_SCOPE_CHARS",
-    "MAX_TEXT_CHARS",
-    "ROLES",
-    "VERDICTS",
-    "check_scope",
-    "parse_ts",
-]
+# the field rules live with the models (daemon/contract/fields.py); callers import them from here
+from daemon.contract.fields import MAX_SCOPE_CHARS as MAX_SCOPE_CHARS
+from daemon.contract.fields import MAX_TEXT_CHARS as MAX_TEXT_CHARS
+from daemon.contract.fields import ROLES as ROLES
+from daemon.contract.fields import VERDICTS as VERDICTS
+from daemon.contract.fields import check_scope as check_scope
+from daemon.contract.fields import parse_ts as parse_ts
+from daemon.errors import InvalidEvent
 
 MAX_EVENT_BYTES = 256 * 1024
 

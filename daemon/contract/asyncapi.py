@@ -85,17 +85,22 @@ def contract_broker() -> NatsBroker:
             description=f"{event.__doc__}\n\n{IN_NOTE[route.kind]}",
         )(_handler(event))
     outgoing: tuple[tuple[str, str, type[BaseModel], str], ...] = (
-        ("suggestion", suggestion_subject("{scope}"), outbound.Suggestion, "stream MEMUBOT_OUT"),
+        (
+            "suggestion",
+            suggestion_subject("{scope}"),
+            outbound.Suggestion,
+            "On JetStream (stream MEMUBOT_OUT).",
+        ),
         (
             "context",
             context_subject("{session}"),
             outbound.Context,
-            "core NATS: only live subscribers get it",
+            "On core NATS: only live subscribers get it.",
         ),
-        ("memory", op_subject("{op}"), outbound.MemoryOp, "stream MEMUBOT_OUT"),
+        ("memory", op_subject("{op}"), outbound.MemoryOp, "On JetStream (stream MEMUBOT_OUT)."),
     )
     for title, subject, model, how in outgoing:
-        broker.publisher(subject, title=title, description=f"{model.__doc__} ({how})", schema=model)
+        broker.publisher(subject, title=title, description=f"{model.__doc__}\n\n{how}", schema=model)
     for verb in VERBS:
         request, _ = requests.VERBS[verb]
         broker.subscriber(

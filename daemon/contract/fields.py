@@ -3,8 +3,8 @@
 A rule raises `Refusal` with what is wrong ("is empty", "must be a string, got int"); the
 model that holds the field (inbound.py) names the field when it turns the refusal into an
 `InvalidEvent`, so that every rejection reads "field 'scope' is empty" wherever the field sits.
-The JSON-schema keywords next to each rule (maxLength, pattern, enum) only describe it in the
-AsyncAPI document: the rule is what decides, with the words senders have always read.
+The JSON-schema keywords next to each rule (maxLength, pattern, enum) describe it in the AsyncAPI
+document; the rule runs first and decides, in the words senders have always read.
 """
 
 from __future__ import annotations

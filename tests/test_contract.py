@@ -339,3 +339,10 @@ async def test_every_rpc_reply_matches_its_verbs_reply_model(rpc: NATS) -> None:
     assert all(outcomes.values()), outcomes
     [replay] = await ask(rpc, "memubot.rpc.deadletters", {"action": "replay", "id": 99})
     requests.ErrorReply.model_validate(replay)
+
+
+def test_the_documented_suggestion_statuses_are_the_memorys() -> None:
+    from daemon.memory.suggestions import STATUSES
+
+    status = requests.SuggestionsRequest.model_json_schema()["properties"]["status"]
+    assert status["anyOf"][0]["enum"] == list(STATUSES)

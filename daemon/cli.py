@@ -412,6 +412,13 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_asyncapi(args: argparse.Namespace, settings: Settings) -> int:
+    from daemon.contract.asyncapi import render  # FastStream is imported for this command only
+
+    sys.stdout.write(render())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memubot",
@@ -498,6 +505,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--http", metavar="HOST:PORT", help="streamable HTTP on a loopback address instead of stdio"
     )
     p.set_defaults(func=cmd_mcp)
+
+    p = sub.add_parser(
+        "asyncapi",
+        help="print the AsyncAPI 3.0 document of memubot's subjects (JSON)",
+        description="The AsyncAPI 3.0 contract of every subject memubot consumes, publishes and "
+        "answers, with the payload schemas its validation uses (docs/asyncapi.json is this output).",
+    )
+    p.set_defaults(func=cmd_asyncapi)
     cli_bus.add_parsers(sub)
     cli_gmail.add_parsers(sub)
     return parser

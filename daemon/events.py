@@ -1,23 +1,33 @@
 """Events: frozen dataclasses for what arrives on the bus, and their validation.
 
 Parsing is strict and every rejection names the field, so that a dead-letter record or a
-bad-line report tells the sender exactly what to fix.
+bad-line report tells the sender exactly what to fix. The fields and their rules are the typed
+models of daemon/contract/inbound.py (the same ones the AsyncAPI document shows): each parser
+here validates through its model and hands the handler a plain frozen dataclass.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from daemon import bounded_json
+from daemon.contract import inbound
+
+# the field rules live with the models (daemon/contract/fields.py); callers import them from here
+from daemon.contract.fields import MAX_SCOPE_CHARS as MAX_SCOPE_CHARS
+from daemon.contract.fields import MAX_TEXT_CHARS as MAX_TEXT_CHARS
+from daemon.contract.fields import ROLES as ROLES
+from daemon.contract.fields import VERDICTS as VERDICTS
+from daemon.contract.fields import check_scope as check_scope
+from daemon.contract.fields import parse_ts as parse_ts
 from daemon.errors import InvalidEvent
 
 MAX_EVENT_BYTES = 256 * 1024
-MAX_TEXT_CHARS = 64 * 1024
-ROLES = frozenset({"user", "assistant", "system", "tool"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,95 +45,19 @@ class ConversationTurn:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def _str_field(obj: dict[str, Any], name: str, *, required: bool) -> str | None:
-    value = obj.get(name)
-    if value is None:
-        if required:
-            raise InvalidEvent(f"missing required field {name!r}")
-        return None
-    if not isinstance(value, str):
-        raise InvalidEvent(f"field {name!r} must be a string, got {type(value).__name__}")
-    return value
-
-
-MAX_SCOPE_CHARS = 128
-# a scope names a NATS subject token (memubot.out.suggestion.<scope>): no separators or wildcards
-_SCOPE_FORBIDDEN = frozenset(".*>")
-
-
-def _required(obj: Any, *names: str, nonempty: tuple[str, ...] = ("id",)) -> list[str]:
-    """The required string fields of a JSON-object event, in order; those in `nonempty` must
-    also hold more than whitespace. Every rejection names the field."""
-    if not isinstance(obj, dict):
-        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
-    values = [_str_field(obj, name, required=True) or "" for name in names]
-    for name, value in zip(names, values, strict=True):
-        if name in nonempty and not value.strip():
-            raise InvalidEvent(f"field {name!r} is empty")
-    return values
-
-
-def check_scope(scope: str, name: str = "scope") -> str:
-    """A scope is one subject token: non-empty, no whitespace, '.', '*' or '>', at most 128 chars."""
-    if not scope.strip():
-        raise InvalidEvent(f"field {name!r} is empty")
-    if len(scope) > MAX_SCOPE_CHARS:
-        raise InvalidEvent(f"field {name!r} is longer than {MAX_SCOPE_CHARS} characters")
-    bad = sorted({c for c in scope if c in _SCOPE_FORBIDDEN or c.isspace() or not c.isprintable()})
-    if bad:
-        raise InvalidEvent(
-            f"field {name!r} may not contain {''.join(bad)!r} (it names a bus subject): {scope!r}"
-        )
-    return scope
-
-
-def parse_ts(value: str, name: str = "ts") -> datetime:
-    """An ISO-8601 timestamp that carries an offset; naive times are ambiguous and refused."""
-    if not isinstance(value, str):
-        raise InvalidEvent(f"field {name!r} must be an ISO-8601 string, got {type(value).__name__}")
-    try:
-        ts = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
-    except ValueError as exc:
-        raise InvalidEvent(f"field {name!r} is not ISO-8601: {value!r}") from exc
-    if ts.tzinfo is None:
-        raise InvalidEvent(f"field {name!r} has no UTC offset: {value!r}")
-    return ts
-
-
 def turn_from_dict(obj: Any) -> ConversationTurn:
     """Validate a decoded JSON object as a conversation turn."""
-    if not isinstance(obj, dict):
-        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
-    event_id = _str_field(obj, "id", required=True)
-    scope = _str_field(obj, "scope", required=True)
-    role = _str_field(obj, "role", required=True)
-    text = _str_field(obj, "text", required=True)
-    ts_raw = _str_field(obj, "ts", required=True)
-    assert event_id is not None and scope is not None and role is not None
-    assert text is not None and ts_raw is not None
-    if not event_id.strip():
-        raise InvalidEvent("field 'id' is empty")
-    check_scope(scope)
-    if role not in ROLES:
-        raise InvalidEvent(f"field 'role' must be one of {sorted(ROLES)}, got {role!r}")
-    if not text.strip():
-        # an empty turn says nothing to remember; storing it would make a resource with no text
-        raise InvalidEvent("field 'text' is empty (a turn must say something)")
-    if len(text) > MAX_TEXT_CHARS:
-        raise InvalidEvent(f"field 'text' is too long: {len(text)} > {MAX_TEXT_CHARS} characters")
-    meta = obj.get("meta") or {}
-    if not isinstance(meta, dict):
-        raise InvalidEvent(f"field 'meta' must be an object, got {type(meta).__name__}")
+    m = inbound.validate(inbound.ConversationTurn, obj)
     return ConversationTurn(
-        id=event_id,
-        scope=scope,
-        role=role,
-        text=text,
-        ts=parse_ts(ts_raw),
-        agent=_str_field(obj, "agent", required=False) or "main",
-        session=_str_field(obj, "session", required=False),
-        speaker=_str_field(obj, "speaker", required=False),
-        meta=meta,
+        id=m.id,
+        scope=m.scope,
+        role=m.role,
+        text=m.text,
+        ts=m.ts,
+        agent=m.agent or "main",
+        session=m.session,
+        speaker=m.speaker,
+        meta=m.meta,
     )
 
 
@@ -205,18 +139,11 @@ def tick_body(schedule: str, fire_time: datetime) -> dict[str, str]:
 
 
 def tick_from_dict(obj: Any) -> Tick:
-    if not isinstance(obj, dict):
-        raise InvalidEvent(f"event must be a JSON object, got {type(obj).__name__}")
-    event_id = _str_field(obj, "id", required=True)
-    schedule = _str_field(obj, "schedule", required=True)
-    ts_raw = _str_field(obj, "ts", required=True)
-    assert event_id is not None and schedule is not None and ts_raw is not None
-    return Tick(id=event_id, schedule=schedule, fired_at=parse_ts(ts_raw))
+    m = inbound.validate(inbound.Tick, obj)
+    return Tick(id=m.id, schedule=m.schedule, fired_at=m.ts)
 
 
 # ---- feedback -------------------------------------------------------------------------
-
-VERDICTS = frozenset({"accepted", "dismissed", "snoozed"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,18 +159,9 @@ class Feedback:
 
 
 def feedback_from_dict(obj: Any) -> Feedback:
-    event_id, suggestion, verdict, ts_raw = _required(obj, "id", "suggestion_id", "verdict", "ts")
-    if verdict not in VERDICTS:
-        raise InvalidEvent(f"field 'verdict' must be one of {sorted(VERDICTS)}, got {verdict!r}")
+    m = inbound.validate(inbound.Feedback, obj)
     return Feedback(
-        id=event_id,
-        suggestion_id=suggestion,
-        verdict=verdict,
-        ts=parse_ts(ts_raw),
-        scope=check_scope(scope) if (scope := _str_field(obj, "scope", required=False)) is not None else None,
-        until=parse_ts(until, "until")
-        if (until := _str_field(obj, "until", required=False)) is not None
-        else None,
+        id=m.id, suggestion_id=m.suggestion_id, verdict=m.verdict, ts=m.ts, scope=m.scope, until=m.until
     )
 
 
@@ -268,22 +186,12 @@ class GithubEvent:
 
 def github_from_dict(obj: Any) -> GithubEvent:
     """Validate a decoded `memubot.in.github` body; `action` defaults to the payload's own."""
-    event_id, scope, kind = _required(obj, "id", "scope", "event", nonempty=("id", "event"))
-    check_scope(scope)
-    payload = obj.get("payload")
-    if not isinstance(payload, dict):
-        raise InvalidEvent(f"field 'payload' must be an object, got {type(payload).__name__}")
-    action = _str_field(obj, "action", required=False)
-    if action is None and isinstance(payload.get("action"), str):
-        action = payload["action"]  # replay scenarios name the event and leave the action in the payload
-    received = _str_field(obj, "received_at", required=False)
+    m = inbound.validate(inbound.GithubDelivery, obj)
+    action = m.action
+    if action is None and isinstance(m.payload.get("action"), str):
+        action = m.payload["action"]  # replay scenarios name the event and leave the action in the payload
     return GithubEvent(
-        id=event_id,
-        scope=scope,
-        event=kind,
-        payload=payload,
-        action=action,
-        received_at=parse_ts(received, "received_at") if received is not None else None,
+        id=m.id, scope=m.scope, event=m.event, payload=m.payload, action=action, received_at=m.received_at
     )
 
 
@@ -317,44 +225,24 @@ class EmailEvent:
     truncated: bool = False  # the sender (the Gmail fetcher) cut the text to fit the bus
 
 
-def _str_list(obj: dict[str, Any], name: str) -> tuple[str, ...]:
-    """A list of strings (a single string is a one-element list); absent is empty."""
-    value = obj.get(name)
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,) if value.strip() else ()
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise InvalidEvent(f"field {name!r} must be a list of strings")
-    return tuple(v for v in value if v.strip())
-
-
 def email_from_dict(obj: Any) -> EmailEvent:
     """Validate a decoded `memubot.in.email` body; every rejection names the field."""
-    event_id, scope, sender, date_raw = _required(obj, "id", "scope", "from", "date", nonempty=("id", "from"))
-    check_scope(scope)
-    text = _str_field(obj, "text", required=False) or ""
-    subject = _str_field(obj, "subject", required=False) or ""
-    if not text.strip() and not subject.strip():
-        raise InvalidEvent("fields 'text' and 'subject' are both empty (a message must say something)")
-    thread = _str_field(obj, "thread", required=False)
+    m = inbound.validate(inbound.Email, obj)
     return EmailEvent(
-        id=event_id,
-        scope=scope,
-        sender=sender,
-        date=parse_ts(date_raw, "date"),
-        to=_str_list(obj, "to"),
-        cc=_str_list(obj, "cc"),
-        subject=subject,
-        thread=thread if thread and thread.strip() else None,
-        labels=_str_list(obj, "labels"),
-        text=text,
-        message_id=_str_field(obj, "message_id", required=False),
-        mailbox=_str_field(obj, "mailbox", required=False),
-        size=obj["size"]
-        if isinstance(obj.get("size"), int) and not isinstance(obj.get("size"), bool)
-        else None,
-        truncated=obj.get("truncated") is True,
+        id=m.id,
+        scope=m.scope,
+        sender=m.sender,
+        date=m.date,
+        to=m.to,
+        cc=m.cc,
+        subject=m.subject or "",
+        thread=m.thread if m.thread and m.thread.strip() else None,
+        labels=m.labels,
+        text=m.text or "",
+        message_id=m.message_id,
+        mailbox=m.mailbox,
+        size=m.size,
+        truncated=m.truncated,
     )
 
 
@@ -372,17 +260,16 @@ class GmailNotification:
 
 
 def gmail_from_dict(obj: Any) -> GmailNotification:
-    event_id, address = _required(obj, "id", "emailAddress")
-    if "@" not in address:
-        raise InvalidEvent(f"field 'emailAddress' is not an address: {address!r}")
-    raw = obj.get("historyId")
-    # Gmail sends historyId as a number; Pub/Sub JSON may carry it as a string of digits
-    if isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).isdigit():
-        raise InvalidEvent(f"field 'historyId' must be a positive integer, got {raw!r}")
-    scope = _str_field(obj, "scope", required=False)
-    return GmailNotification(
-        id=event_id,
-        email_address=address,
-        history_id=int(raw),
-        scope=check_scope(scope) if scope is not None else None,
-    )
+    m = inbound.validate(inbound.GmailNotification, obj)
+    return GmailNotification(id=m.id, email_address=m.emailAddress, history_id=m.historyId, scope=m.scope)
+
+
+# which model validates each parser's bodies: the AsyncAPI document takes its payloads from here
+MODELS: dict[Callable[[Any], Any], type[inbound.Inbound]] = {
+    turn_from_dict: inbound.ConversationTurn,
+    tick_from_dict: inbound.Tick,
+    feedback_from_dict: inbound.Feedback,
+    github_from_dict: inbound.GithubDelivery,
+    email_from_dict: inbound.Email,
+    gmail_from_dict: inbound.GmailNotification,
+}

@@ -24,6 +24,7 @@ from nats.aio.subscription import Subscription
 
 from daemon import bounded_json, jobs
 from daemon.bus import conversation_subject, rpc_subject
+from daemon.contract import requests
 from daemon.dispatch import Dispatcher, Incoming
 from daemon.errors import InvalidInput, MemubotError
 from daemon.events import MAX_EVENT_BYTES, parse_ts
@@ -34,23 +35,14 @@ from daemon.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
-# Each verb and the request keys it reads: any other key is refused with its name, as the TOML
-# settings are, so that a typo ("explian") is an error instead of a silently ignored option.
-KEYS: dict[str, frozenset[str]] = {
-    "recall": frozenset({"scope", "query", "k", "ts", "session", "explain", "reinforce"}),
-    "memorize": frozenset({"turns"}),  # or the request is itself one turn (an event: see rpc_memorize)
-    "forget": frozenset({"scope", "items", "query", "all", "dry_run"}),
-    "restore": frozenset({"scope", "item"}),
-    "consolidate": frozenset({"scope", "at"}),
-    "stats": frozenset({"scope"}),
-    "profile": frozenset({"scope"}),
-    "suggestions": frozenset({"scope", "status", "limit", "id"}),
-    "flush": frozenset({"timeout"}),
-    "deadletters": frozenset({"action", "all", "limit", "id"}),
-}
+# Each verb and the request keys it reads (from its request model, daemon/contract/requests.py):
+# any other key is refused with its name, as the TOML settings are, so that a typo ("explian")
+# is an error instead of a silently ignored option. memorize reads `turns`, or the request is
+# itself one turn (an event: see rpc_memorize).
+KEYS: dict[str, frozenset[str]] = {verb: requests.keys(verb) for verb in requests.VERBS}
 VERBS = tuple(KEYS)
 MAX_REQUEST_BYTES = 4 * MAX_EVENT_BYTES
-MAX_MEMORIZE_TURNS = 512
+MAX_MEMORIZE_TURNS = requests.MAX_MEMORIZE_TURNS
 
 
 class NotFound(MemubotError):

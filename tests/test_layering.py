@@ -83,6 +83,22 @@ def test_predictors_read_the_memory_facade_and_import_no_transport() -> None:
                 ), f"{path.name} imports {mod}"
 
 
+def test_the_contract_models_import_no_transport() -> None:
+    # daemon/events.py validates every event through daemon/contract/inbound.py: the models (and
+    # their fields) must not bring a transport into the handlers' imports. Only the AsyncAPI
+    # generator imports FastStream.
+    for path in _files("daemon/contract"):
+        for mod in _imports(path):
+            top = mod.split(".")[0]
+            if path.name != "asyncapi.py":
+                assert top not in TRANSPORTS, f"{path.name} imports {mod}"
+                assert top not in ("handlers", "schedules"), f"{path.name} imports {mod}"
+    for path in _files("daemon") + _files("handlers") + _files("schedules"):
+        if path.name == "asyncapi.py" and path.parent.name == "contract":
+            continue
+        assert "daemon.contract.asyncapi" not in _imports(path) or path.name == "cli.py", path
+
+
 # ---- import circles -----------------------------------------------------------------------
 #
 # Every import counts, wherever it is written: at module level, inside a function, or under

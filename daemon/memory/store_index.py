@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +20,16 @@ class FieldPostings:
     starts: np.ndarray
     docs: np.ndarray
     tfs: np.ndarray
+
+
+def _optional(column: np.ndarray) -> list[Any]:
+    """A fetched column as Python values, None where SQL had NULL.
+
+    `fetchnumpy` returns a masked array when a column holds NULLs, and iterating one yields
+    `np.ma.masked` (whose str() is "--"), not None.
+    """
+    mask = np.ma.getmaskarray(column)
+    return [None if m else x for x, m in zip(np.ma.getdata(column), mask.tolist(), strict=True)]
 
 
 def _field_postings(rel: dict[str, np.ndarray]) -> FieldPostings:
@@ -202,9 +213,9 @@ class StoreIndex(StoreBase):
             ids=[str(x) for x in rel["id"]],
             l0=[str(x) for x in rel["l0"]],
             categories=[str(x) for x in rel["category"]],
-            source_ids=[list(x) if x is not None else [] for x in rel["sources"]],
-            sessions=[None if x is None else str(x) for x in rel["session"]],
-            speakers=[None if x is None else str(x) for x in rel["speaker"]],
+            source_ids=[[str(s) for s in x] if x is not None else [] for x in _optional(rel["sources"])],
+            sessions=[None if x is None else str(x) for x in _optional(rel["session"])],
+            speakers=[None if x is None else str(x) for x in _optional(rel["speaker"])],
             importance=np.asarray(rel["importance"], dtype=np.float32),
             access_count=np.asarray(rel["access_count"], dtype=np.float32),
             last_access=np.where(np.isfinite(last_access), last_access, np.nan),

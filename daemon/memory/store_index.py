@@ -32,6 +32,14 @@ def _optional(column: np.ndarray) -> list[Any]:
     return [None if m else x for x, m in zip(np.ma.getdata(column), mask.tolist(), strict=True)]
 
 
+def _summed(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted keys made unique, with the values of equal keys added up."""
+    if keys.shape[0] == 0:
+        return keys, values
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return keys[first], np.add.reduceat(values, first)
+
+
 def _grouped(terms: np.ndarray, tid: np.ndarray, docs: np.ndarray, tfs: np.ndarray) -> FieldPostings:
     """Postings sorted by (term id, doc) as one field: term i owns docs[starts[i]:starts[i+1]]."""
     if tid.shape[0] == 0:
@@ -230,28 +238,32 @@ class StoreIndex(StoreBase):
             " FROM items i JOIN item_vectors v ON v.item_id = i.id WHERE i.scope = $scope),"
             " t AS (SELECT term, row_number() OVER (ORDER BY term) - 1 AS tid"
             " FROM (SELECT DISTINCT term FROM postings WHERE scope = $scope))"
-            " SELECT least(p.field, 1)::TINYINT AS f, t.tid, r.row, sum(p.tf)::BIGINT AS tf FROM postings p"
-            " JOIN r ON r.id = p.item_id JOIN t ON t.term = p.term WHERE p.scope = $scope"
-            " GROUP BY ALL ORDER BY f, t.tid, r.row",
+            " SELECT least(p.field, 1)::TINYINT AS f, t.tid::INTEGER AS tid, r.row::INTEGER AS row, p.tf"
+            " FROM postings p JOIN r ON r.id = p.item_id JOIN t ON t.term = p.term WHERE p.scope = $scope",
             {"scope": scope},
         ).fetchnumpy()
-        field = np.asarray(rel["f"], dtype=np.int8)
-        tid = np.asarray(rel["tid"], dtype=np.int64)
-        row = np.asarray(rel["row"], dtype=np.int64)
-        tf = np.asarray(rel["tf"], dtype=np.int64)
+        # grouped and sorted here, not in SQL: one int64 key per posting, (field, term, row)
+        # (DuckDB's GROUP BY + ORDER BY over 6.6M postings at 100k items took 3 of the 3.4 s)
+        n_terms, n_rows = max(terms.shape[0], 1), max(row_session.shape[0], 1)
+        key = (
+            np.asarray(rel["f"], np.int64) * n_terms + np.asarray(rel["tid"], np.int64)
+        ) * n_rows + np.asarray(rel["row"], np.int64)
+        order = np.argsort(key)
+        key, tf = key[order], np.asarray(rel["tf"], np.int64)[order]
+        key, tf = _summed(key, tf)
+        field, rest = np.divmod(key, n_terms * n_rows)
+        tid, row = np.divmod(rest, n_rows)
         cut = int(np.searchsorted(field, 1))
         own = _grouped(terms, tid[:cut], row[:cut], tf[:cut])
         context = _grouped(terms, tid[cut:], row[cut:], tf[cut:])
         # per session: the own-text postings of its rows, summed per (term, session)
         doc = row_session[row[:cut]]
         keep = doc >= 0
-        key = tid[:cut][keep] * max(n_sessions, 1) + doc[keep]
-        weights = tf[:cut][keep]
-        order = np.argsort(key, kind="stable")
-        key, weights = key[order], weights[order]
-        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, np.int64)
-        sums = np.add.reduceat(weights, first) if key.size else np.zeros(0, np.int64)
-        per_session = _grouped(terms, key[first] // max(n_sessions, 1), key[first] % max(n_sessions, 1), sums)
+        n_docs = max(n_sessions, 1)
+        key = tid[:cut][keep] * n_docs + doc[keep]
+        order = np.argsort(key)
+        key, sums = _summed(key[order], tf[:cut][keep][order])
+        per_session = _grouped(terms, key // n_docs, key % n_docs, sums)
         return own, context, per_session
 
     def item_postings(self, scope: str) -> list[tuple[str, str, int, int]]:

@@ -190,12 +190,12 @@ def in_process(db: Path, repeat: int, profile: bool) -> dict[str, Any]:
 class CatchUpDaemon(harness.Daemon):  # type: ignore[misc,name-defined]
     """A daemon whose daily consolidation fell due an hour ago, while it was not running."""
 
-    # minutes more per start: another fire time, another tick id (the broker drops a repeated id)
-    earlier = 0
+    # each start its own fire time, so its own tick id (the broker drops a repeated id)
+    due = datetime.now(UTC) - timedelta(hours=1)
 
     def env(self) -> dict[str, str]:
         env: dict[str, str] = super().env()
-        due = datetime.now(UTC) - timedelta(hours=1, minutes=self.earlier)
+        due = self.due
         env.update(MEMUBOT_TIMEZONE="UTC", MEMUBOT_CONSOLIDATE_AT=due.strftime("%H:%M"))
         return env
 
@@ -211,6 +211,7 @@ def missed_consolidation(db: Path) -> None:
 async def in_daemon(db: Path, repeat: int, catch_up: bool) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     findings: list[str] = []
+    first_due = datetime.now(UTC) - timedelta(hours=1)
     with tempfile.TemporaryDirectory(prefix="memubot-bench-ready-") as tmp_s:
         tmp = Path(tmp_s)
         async with harness.nats_server(tmp / "nats") as broker:
@@ -222,7 +223,7 @@ async def in_daemon(db: Path, repeat: int, catch_up: bool) -> list[dict[str, Any
                     missed_consolidation(state / "memubot.duckdb")
                 kind = CatchUpDaemon if catch_up else harness.Daemon
                 d = kind(state, broker.url, tmp / f"memubot-{r}.log")
-                d.earlier = r
+                d.due = first_due - timedelta(minutes=r)
                 try:
                     await d.start()
                     spawned = time.perf_counter() - d.ready_s

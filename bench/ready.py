@@ -2,7 +2,7 @@
 """Where start → READY goes on a big scope: the index build step by step, and a real daemon.
 
 usage: python bench/ready.py --db FILE [--items 30000] [--grow-to 100000] [--repeat 3] [--daemon]
-                             [--profile]
+                             [--catch-up] [--profile]
 
 The file is bench/scale.py's (one scope `big` of synthetic items written through
 `Memory.memorize`); it is written first when missing (--items). --grow-to N copies the file and
@@ -13,9 +13,12 @@ size the write path would take hours to fill on this machine; the report says so
 In process, `--repeat` times on the same file: `Memory.open` (DuckDB and the model), the DuckDB
 snapshot of the scope, `ScopeIndex.build` from it, RSS after. --profile adds the top of a
 cProfile of one snapshot + build. --daemon then starts a real `memubot run` (bench/daemon.py's
-harness, a real nats-server) on a copy of the file, twice: spawn → READY (runtime file written)
-and the daemon's own "built index" and "ready … in X s" log lines, then one recall over NATS
-and the count of index builds its log shows (the start-up path should build each scope once).
+harness, a real nats-server) `--repeat` times, each on a fresh copy of the file: spawn → READY
+(runtime file written) and the daemon's own "built index" and "ready … in X s" log lines, then
+one recall over NATS and the index builds its log shows (the start-up path should build each
+scope once). With --catch-up the daily consolidation fell due an hour before each start (its
+first start recorded two days back), so the start-up catch-up publishes the tick; the recall
+waits until the tick is handled (it archives most of the generator's 2023 items).
 
 Prints one JSON document; progress goes to stderr. The machine's load (2 cores, shared) is
 in the output: quote it with the numbers.

@@ -3,11 +3,12 @@
 A `ScopeIndex` is built from a `ScopeSnapshot` and updated after each committed write; it
 remembers the scope's generation so that a stale copy is noticed and rebuilt. Lifecycle writes
 (archive, retire, restore, pin, reinforce) change columns only, never rows: they patch the index
-in step with DuckDB (`follow`) instead of forcing a rebuild. Only a deletion (`forget`) renumbers
-rows and so rebuilds. Three BM25
-indexes share the item postings: the item's own text (field 0), its conversational context
-(field 1), and one document per session (all own-text postings of the session's items), which
-says how much a whole conversation is about the query.
+in step with DuckDB (`follow`) instead of forcing a rebuild. Only a deletion (`forget`)
+renumbers rows and so rebuilds.
+
+Three BM25 indexes share the item postings: the item's own text (field 0), its conversational
+context (field 1), and one document per session (all own-text postings of the session's items),
+which says how much a whole conversation is about the query.
 """
 
 from __future__ import annotations

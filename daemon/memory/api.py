@@ -32,7 +32,7 @@ from daemon.memory.models import understanding_for
 from daemon.memory.nearby import told_near
 from daemon.memory.params import MemoryParams
 from daemon.memory.recall import run_pipeline
-from daemon.memory.scope import ScopeIndex
+from daemon.memory.scope import ScopeIndex, follow
 from daemon.memory.store import Store
 from daemon.memory.suggestions import Suggestions
 from daemon.memory.types import (
@@ -73,6 +73,9 @@ class Memory(WritePath):
         self.understanding = understanding_for(embedder.name) if self.params.understand else None
         self.clock = clock
         self._indexes: dict[str, ScopeIndex] = {}
+        # how many times a scope's index was built from DuckDB: a start-up builds each once
+        # (tests count it; lifecycle writes patch the index instead of forcing a rebuild)
+        self.index_builds = 0
         self._alias: dict[str, str] = {}  # draft id → the item it joined, during one memorize
         self._turn_item: dict[tuple[str, str], str | None] = {}  # (scope, turn) → its first item
         self.tz = ZoneInfo(self.params.timezone)
@@ -174,6 +177,7 @@ class Memory(WritePath):
             snap = self.store.snapshot(scope)
             idx = ScopeIndex.build(snap, scope, self.embedder.dim, self.params.bm25, self.params.ivf)
             self._indexes[scope] = idx
+            self.index_builds += 1
             log.info("built index for scope %s: %d items in %.2fs", scope, len(idx), time.perf_counter() - t0)
         return idx
 
@@ -423,12 +427,13 @@ class Memory(WritePath):
             self._flush_touches_unlocked()
             now = at or self.clock()
             scopes = [scope] if scope else self.store.scopes()
-            return F.consolidate(self.store, scopes, now, self.params.lifecycle)
+            return F.consolidate(self.store, self._indexes, scopes, now, self.params.lifecycle)
 
     def restore(self, scope: str, item_id: str) -> bool:
         """Bring an archived item back into recall; False when it is not archived."""
         with self._write, self._lock:
-            return F.restore(self.store, scope, item_id, self.clock())
+            self._flush_touches_unlocked()  # DuckDB's access counts meet the index's first
+            return F.restore(self.store, self._indexes, scope, item_id, self.clock())
 
     def forget(
         self,
@@ -583,8 +588,10 @@ class Memory(WritePath):
                 new_id = C.holder(self.store, scope, resource.id, item_id)
                 # the update model may have retired it already, in favour of the same statement
                 if not (self.store.item(scope, item_id) or {}).get("superseded_by"):
+                    before = self.store.generation(scope)
                     C.supersede(self.store, scope, old, new_id, now)
-                self._indexes.pop(scope, None)
+                    after = self.store.generation(scope)
+                    follow(self._indexes, scope, before, after, lambda idx: idx.deactivate([item_id]))
         log.info("item %s in scope %s corrected by the person: now %s", item_id, scope, new_id)
         return new_id
 
@@ -606,12 +613,17 @@ class Memory(WritePath):
 
     def reinforce_items(self, scope: str, item_ids: Sequence[str], at: datetime) -> int:
         """Count an access for each item (an accepted suggestion's evidence); returns how many exist."""
-        with self._lock, self.store.transaction():
-            self._flush_touches_unlocked()
-            known = [i for i in item_ids if self.store.item(scope, i) is not None]
+        with self._lock:
+            before = self.store.generation(scope)
+            with self.store.transaction():
+                self._flush_touches_unlocked()
+                known = [i for i in item_ids if self.store.item(scope, i) is not None]
+                if known:
+                    self.store.touch(known, [1] * len(known), [at] * len(known))
+                    self.store.bump_generation([scope])
             if known:
-                self.store.touch(known, [1] * len(known), [at] * len(known))
-                self.store.bump_generation([scope])
+                after = self.store.generation(scope)
+                follow(self._indexes, scope, before, after, lambda idx: idx.touch(known, at.timestamp()))
         return len(known)
 
     def user_turns(self, scope: str, since: datetime, until: datetime) -> list[dict[str, Any]]:

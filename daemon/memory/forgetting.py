@@ -15,7 +15,7 @@ from daemon.memory.emailthreads import forget_messages
 from daemon.memory.embed import content_hash
 from daemon.memory.extract import context_line
 from daemon.memory.index import term_counts, tokenize
-from daemon.memory.scope import CONTEXT, ScopeIndex
+from daemon.memory.scope import CONTEXT, ScopeIndex, follow
 from daemon.memory.store import Store
 from daemon.memory.types import CATEGORIES, TIERS, Clock, ResourceIn
 from daemon.memory.workflowruns import forget_runs
@@ -38,17 +38,27 @@ def _quotes(line: str, turn: str) -> bool:
 
 
 def consolidate(
-    store: Store, scopes: Sequence[str], now: datetime, params: L.LifecycleParams
+    store: Store,
+    indexes: dict[str, ScopeIndex],
+    scopes: Sequence[str],
+    now: datetime,
+    params: L.LifecycleParams,
 ) -> dict[str, dict[str, int]]:
     """Consolidate each scope at `now`: counts per scope (see `Memory.consolidate`)."""
     out: dict[str, dict[str, int]] = {}
     for sc in scopes:
-        out[sc] = consolidate_scope(store, sc, now, params)
+        out[sc] = consolidate_scope(store, indexes, sc, now, params)
     return out
 
 
-def consolidate_scope(store: Store, scope: str, now: datetime, params: L.LifecycleParams) -> dict[str, int]:
-    """Move one scope's active items between tiers, archive the faded, pin core profile facts."""
+def consolidate_scope(
+    store: Store, indexes: dict[str, ScopeIndex], scope: str, now: datetime, params: L.LifecycleParams
+) -> dict[str, int]:
+    """Move one scope's active items between tiers, archive the faded, pin core profile facts.
+
+    The scope's in-memory index, if built, is patched in step (archived rows inactive, pinned
+    rows evergreen; tiers are not in it) rather than rebuilt from DuckDB.
+    """
     rows = store.lifecycle_rows(scope)
     live = ~rows["archived"].astype(bool) if len(rows["id"]) else np.zeros(0, bool)
     ids = [str(x) for x in rows["id"][live]]
@@ -85,21 +95,30 @@ def consolidate_scope(store: Store, scope: str, now: datetime, params: L.Lifecyc
             evergreen=len(pinned),
         )
         if tiers or archive or pinned:
+            before = store.generation(scope)
             with store.transaction():
                 store.set_lifecycle(scope, tiers, archive, pinned, now)
                 store.log_ops(ops, now)
                 store.bump_generation([scope])
                 store.refresh_categories(scope, sorted({str(c) for c in cats}), now)
+
+            def change(idx: ScopeIndex) -> None:
+                idx.deactivate(archive)
+                idx.pin(pinned)
+
+            follow(indexes, scope, before, store.generation(scope), change)
     report["active_after"] = report["active_before"] - report["archived"]
     return report
 
 
-def restore(store: Store, scope: str, item_id: str, now: datetime) -> bool:
+def restore(store: Store, indexes: dict[str, ScopeIndex], scope: str, item_id: str, now: datetime) -> bool:
     """Bring an archived or retired item back into recall; False when it is neither.
 
     Undoing a retirement is how the person says "that was not replaced": the op log keeps
     both the retirement and its undoing (`restored`, naming the item that had retired it).
+    The scope's in-memory index, if built, gets the row back in step.
     """
+    before = store.generation(scope)
     with store.transaction():
         item = store.item(scope, item_id)
         was = store.restore(scope, item_id, now)
@@ -107,6 +126,10 @@ def restore(store: Store, scope: str, item_id: str, now: datetime) -> bool:
             by = item.get("superseded_by") if item else None
             store.log_ops([(scope, "restored", item_id, by)], now)
             store.bump_generation([scope])
+    if was is not None:
+        follow(
+            indexes, scope, before, store.generation(scope), lambda idx: idx.revive(item_id, now.timestamp())
+        )
     return was is not None
 
 

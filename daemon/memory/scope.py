@@ -1,13 +1,19 @@
 """The in-memory view of one scope: vectors, postings and per-item columns, derived from DuckDB.
 
 A `ScopeIndex` is built from a `ScopeSnapshot` and updated after each committed write; it
-remembers the scope's generation so that a stale copy is noticed and rebuilt. Three BM25
-indexes share the item postings: the item's own text (field 0), its conversational context
-(field 1), and one document per session (all own-text postings of the session's items), which
-says how much a whole conversation is about the query.
+remembers the scope's generation so that a stale copy is noticed and rebuilt. Lifecycle writes
+(archive, retire, restore, pin, reinforce) change columns only, never rows: they patch the index
+in step with DuckDB (`follow`) instead of forcing a rebuild. Only a deletion (`forget`)
+renumbers rows and so rebuilds.
+
+Three BM25 indexes share the item postings: the item's own text (field 0), its conversational
+context (field 1), and one document per session (all own-text postings of the session's items),
+which says how much a whole conversation is about the query.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -169,3 +175,44 @@ class ScopeIndex:
             row = self.row_of.get(item_id)
             if row is not None:
                 self.active[row] = False
+
+    def pin(self, item_ids: list[str]) -> None:
+        """Core-tier profile facts become evergreen (consolidation)."""
+        for item_id in item_ids:
+            row = self.row_of.get(item_id)
+            if row is not None:
+                self.evergreen[row] = True
+
+    def revive(self, item_id: str, at: float) -> None:
+        """Restored: active again, last accessed `at` (as `Store.restore` writes it)."""
+        row = self.row_of.get(item_id)
+        if row is not None:
+            self.active[row] = True
+            self.last_access[row] = at
+
+    def touch(self, item_ids: list[str], at: float) -> None:
+        """One access each at `at`, as `Store.touch` counts it: the latest access is kept, and an
+        id named twice counts once (DuckDB's UPDATE … FROM matches a row once)."""
+        rows = np.unique(np.asarray([self.row_of[i] for i in item_ids if i in self.row_of], dtype=np.int64))
+        if rows.size:
+            self.access_count[rows] += 1.0
+            self.last_access[rows] = np.fmax(np.nan_to_num(self.last_access[rows], nan=-np.inf), at)
+
+
+def follow(
+    indexes: dict[str, ScopeIndex], scope: str, before: int, after: int, change: Callable[[ScopeIndex], None]
+) -> bool:
+    """Apply a committed change of `scope` (DuckDB went from generation `before` to `after`) to
+    its in-memory index, if that index reflected `before`; returns whether it did.
+
+    A stale index (someone else wrote in between) is dropped instead: the next read rebuilds it.
+    """
+    idx = indexes.get(scope)
+    if idx is None:
+        return False
+    if idx.generation != before:
+        del indexes[scope]
+        return False
+    change(idx)
+    idx.generation = after
+    return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,17 +22,35 @@ class FieldPostings:
     tfs: np.ndarray
 
 
-def _field_postings(rel: dict[str, np.ndarray]) -> FieldPostings:
-    terms = np.asarray(rel["term"], dtype=object)
-    if terms.shape[0] == 0:
+def _optional(column: np.ndarray) -> list[Any]:
+    """A fetched column as Python values, None where SQL had NULL.
+
+    `fetchnumpy` returns a masked array when a column holds NULLs, and iterating one yields
+    `np.ma.masked` (whose str() is "--"), not None.
+    """
+    mask = np.ma.getmaskarray(column)
+    return [None if m else x for x, m in zip(np.ma.getdata(column), mask.tolist(), strict=True)]
+
+
+def _summed(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted keys made unique, with the values of equal keys added up."""
+    if keys.shape[0] == 0:
+        return keys, values
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return keys[first], np.add.reduceat(values, first)
+
+
+def _grouped(terms: np.ndarray, tid: np.ndarray, docs: np.ndarray, tfs: np.ndarray) -> FieldPostings:
+    """Postings sorted by (term id, doc) as one field: term i owns docs[starts[i]:starts[i+1]]."""
+    if tid.shape[0] == 0:
         return FieldPostings([], np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
-    change = np.flatnonzero(terms[1:] != terms[:-1]) + 1
-    starts = np.concatenate([[0], change, [terms.shape[0]]]).astype(np.int64)
+    change = np.flatnonzero(tid[1:] != tid[:-1]) + 1
+    starts = np.concatenate([[0], change, [tid.shape[0]]]).astype(np.int64)
     return FieldPostings(
-        terms=[str(t) for t in terms[starts[:-1]]],
+        terms=[str(t) for t in terms[tid[starts[:-1]]]],
         starts=starts,
-        docs=np.asarray(rel["doc"], dtype=np.int64),
-        tfs=np.asarray(rel["tf"], dtype=np.float32),
+        docs=np.asarray(docs, dtype=np.int64),
+        tfs=np.asarray(tfs, dtype=np.float32),
     )
 
 
@@ -163,62 +182,89 @@ class StoreIndex(StoreBase):
         n = len(rel["id"])
         dim = self.dim or 0
         vectors = np.stack(list(rel["vec"])).astype(np.float32) if n else np.zeros((0, dim), np.float32)
-        # Rows are numbered as above (ORDER BY id); sessions by the first row they appear in,
-        # the order in which ScopeIndex numbers them when items are appended.
-        rows_cte = (
-            "WITH r AS (SELECT i.id, i.session, row_number() OVER (ORDER BY i.id) - 1 AS row"
-            " FROM items i JOIN item_vectors v ON v.item_id = i.id WHERE i.scope = $scope),"
-            " s AS (SELECT session, row_number() OVER (ORDER BY min(row)) - 1 AS doc FROM r"
-            " WHERE session IS NOT NULL GROUP BY session) "
+        sessions = [None if x is None else str(x) for x in _optional(rel["session"])]
+        # Sessions are numbered by the first row they appear in (rows: ORDER BY id), the order in
+        # which ScopeIndex numbers them when items are appended.
+        session_doc: dict[str, int] = {}
+        row_session = np.fromiter(
+            (-1 if s is None else session_doc.setdefault(s, len(session_doc)) for s in sessions), np.int64, n
         )
-        fields = []
-        for field_no in (0, 1):
-            fields.append(
-                _field_postings(
-                    self.con.execute(
-                        rows_cte + "SELECT p.term, r.row AS doc, sum(p.tf)::INTEGER AS tf FROM postings p"
-                        " JOIN r ON r.id = p.item_id WHERE p.scope = $scope AND least(p.field, 1) = $field"
-                        " GROUP BY p.term, r.row ORDER BY p.term, r.row",
-                        {"scope": scope, "field": field_no},
-                    ).fetchnumpy()
-                )
-            )
-        per_session = _field_postings(
-            self.con.execute(
-                rows_cte + "SELECT p.term, s.doc, sum(p.tf)::INTEGER AS tf FROM postings p"
-                " JOIN r ON r.id = p.item_id JOIN s ON s.session = r.session"
-                " WHERE p.scope = $scope AND p.field = 0 GROUP BY p.term, s.doc ORDER BY p.term, s.doc",
-                {"scope": scope},
-            ).fetchnumpy()
-        )
-        session_len = self.con.execute(
-            rows_cte + "SELECT s.doc, sum(i.doc_len)::INTEGER AS len FROM r JOIN s ON s.session = r.session"
-            " JOIN items i ON i.id = r.id GROUP BY s.doc ORDER BY s.doc",
-            {"scope": scope},
-        ).fetchnumpy()
+        own, context, per_session = self._scope_postings(scope, row_session, len(session_doc))
+        doc_len = np.asarray(rel["doc_len"], dtype=np.float32)
+        in_session = row_session >= 0
+        session_len = np.bincount(
+            row_session[in_session],
+            weights=doc_len[in_session].astype(np.float64),
+            minlength=len(session_doc),
+        ).astype(np.float32)
         last_access = np.ma.filled(np.ma.asarray(rel["last_access"], dtype=np.float64), np.nan)
         return ScopeSnapshot(
             generation=generation,
             ids=[str(x) for x in rel["id"]],
             l0=[str(x) for x in rel["l0"]],
             categories=[str(x) for x in rel["category"]],
-            source_ids=[list(x) if x is not None else [] for x in rel["sources"]],
-            sessions=[None if x is None else str(x) for x in rel["session"]],
-            speakers=[None if x is None else str(x) for x in rel["speaker"]],
+            source_ids=[[str(s) for s in x] if x is not None else [] for x in _optional(rel["sources"])],
+            sessions=sessions,
+            speakers=[None if x is None else str(x) for x in _optional(rel["speaker"])],
             importance=np.asarray(rel["importance"], dtype=np.float32),
             access_count=np.asarray(rel["access_count"], dtype=np.float32),
             last_access=np.where(np.isfinite(last_access), last_access, np.nan),
             occurred=np.asarray(rel["occurred"], dtype=np.float64),
             evergreen=np.asarray(rel["evergreen"], dtype=bool),
             active=np.asarray(rel["active"], dtype=bool),
-            doc_len=np.asarray(rel["doc_len"], dtype=np.float32),
+            doc_len=doc_len,
             ctx_len=np.asarray(rel["ctx_len"], dtype=np.float32),
             vectors=vectors,
-            own=fields[0],
-            context=fields[1],
+            own=own,
+            context=context,
             sessions_index=per_session,
-            session_len=np.asarray(session_len["len"], dtype=np.float32),
+            session_len=session_len,
         )
+
+    def _scope_postings(
+        self, scope: str, row_session: np.ndarray, n_sessions: int
+    ) -> tuple[FieldPostings, FieldPostings, FieldPostings]:
+        """The scope's postings in one scan: own text, context (fields 1 and 2 folded) and one
+        document per session (the own-text postings of its rows), each sorted by (term, doc).
+
+        Terms travel as integers (their rank among the scope's terms); each distinct term is
+        read as a string once, not once per posting.
+        """
+        terms = self.con.execute(
+            "SELECT DISTINCT term FROM postings WHERE scope = ? ORDER BY term", [scope]
+        ).fetchnumpy()["term"]
+        rel = self.con.execute(
+            "WITH r AS (SELECT i.id, row_number() OVER (ORDER BY i.id) - 1 AS row"
+            " FROM items i JOIN item_vectors v ON v.item_id = i.id WHERE i.scope = $scope),"
+            " t AS (SELECT term, row_number() OVER (ORDER BY term) - 1 AS tid"
+            " FROM (SELECT DISTINCT term FROM postings WHERE scope = $scope))"
+            " SELECT least(p.field, 1)::TINYINT AS f, t.tid::INTEGER AS tid, r.row::INTEGER AS row, p.tf"
+            " FROM postings p JOIN r ON r.id = p.item_id JOIN t ON t.term = p.term WHERE p.scope = $scope",
+            {"scope": scope},
+        ).fetchnumpy()
+        # grouped and sorted here, not in SQL: one int64 key per posting, (field, term, row)
+        # (DuckDB's GROUP BY + ORDER BY over 6.6M postings at 100k items took 3 of the 3.4 s)
+        n_terms, n_rows = max(terms.shape[0], 1), max(row_session.shape[0], 1)
+        key = (
+            np.asarray(rel["f"], np.int64) * n_terms + np.asarray(rel["tid"], np.int64)
+        ) * n_rows + np.asarray(rel["row"], np.int64)
+        order = np.argsort(key)
+        key, tf = key[order], np.asarray(rel["tf"], np.int64)[order]
+        key, tf = _summed(key, tf)
+        field, rest = np.divmod(key, n_terms * n_rows)
+        tid, row = np.divmod(rest, n_rows)
+        cut = int(np.searchsorted(field, 1))
+        own = _grouped(terms, tid[:cut], row[:cut], tf[:cut])
+        context = _grouped(terms, tid[cut:], row[cut:], tf[cut:])
+        # per session: the own-text postings of its rows, summed per (term, session)
+        doc = row_session[row[:cut]]
+        keep = doc >= 0
+        n_docs = max(n_sessions, 1)
+        key = tid[:cut][keep] * n_docs + doc[keep]
+        order = np.argsort(key)
+        key, sums = _summed(key[order], tf[:cut][keep][order])
+        per_session = _grouped(terms, key // n_docs, key % n_docs, sums)
+        return own, context, per_session
 
     def item_postings(self, scope: str) -> list[tuple[str, str, int, int]]:
         """(term, item_id, field, tf) of a scope, for consistency checks."""

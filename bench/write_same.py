@@ -20,6 +20,7 @@ Writing (into one scope, `big`, with a fixed clock that advances per memorize ca
 change); this bench's own code and data are the same for both. `--compare` dumps every table
 of both files (`SELECT * … ORDER BY ALL`), and prints per table the row counts and whether the
 rows are identical, with the first rows that differ. Exit status 1 when any table differs.
+Files written with the wall clock (bench/writes.py fills) compare with `--clock-after DATE`.
 """
 
 from __future__ import annotations
@@ -184,19 +185,24 @@ def write(db: Path, synthetic: int) -> None:
     embedder.save()
 
 
-def dump(db: Path, table: str) -> list[str]:
+def dump(db: Path, table: str, clock_after: datetime | None) -> list[str]:
     con = duckdb.connect(str(db), read_only=True)
     try:
         rows = con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
     finally:
         con.close()
+    if clock_after is not None:  # the wall clock of the run that wrote the file: not compared
+        rows = [
+            tuple("<clock>" if isinstance(v, datetime) and v >= clock_after else v for v in r) for r in rows
+        ]
+        rows.sort(key=repr)
     return [repr(r) for r in rows]
 
 
-def compare(a: Path, b: Path) -> int:
+def compare(a: Path, b: Path, clock_after: datetime | None = None) -> int:
     bad = 0
     for table in TABLES:
-        ra, rb = dump(a, table), dump(b, table)
+        ra, rb = dump(a, table, clock_after), dump(b, table, clock_after)
         same = ra == rb
         digest = hashlib.sha256("\n".join(ra).encode()).hexdigest()[:12]
         print(
@@ -218,9 +224,16 @@ def main() -> int:
     ap.add_argument("--code", type=Path, default=ROOT)
     ap.add_argument("--synthetic", type=int, default=3000)
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
+    ap.add_argument(
+        "--clock-after",
+        type=datetime.fromisoformat,
+        help="with --compare: timestamps at or after this are a run's wall clock (files written by"
+        " bench/writes.py or scale.py) and compare as equal",
+    )
     args = ap.parse_args()
     if args.compare:
-        return compare(*args.compare)
+        a, b = args.compare
+        return compare(a, b, args.clock_after)
     if args.db is None:
         ap.error("--db or --compare")
     if args.db.exists():

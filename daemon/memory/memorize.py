@@ -8,9 +8,11 @@ earlier items and committed with their dedup / update decisions, one transaction
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -22,6 +24,7 @@ import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import dedup as D
+from daemon.memory.categoryranks import epoch_us
 from daemon.memory.correction import KIND as CORRECTION
 from daemon.memory.decisions import BatchDecisions
 from daemon.memory.embed import Embedder, content_hash, embed_missing
@@ -30,7 +33,7 @@ from daemon.memory.index import term_counts
 from daemon.memory.llm import LLMExtractor, LLMTurn
 from daemon.memory.models import Understanding
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
-from daemon.memory.store import ItemRow, Store
+from daemon.memory.store import CATEGORY_TOP, ItemRow, Store
 from daemon.memory.types import EXTERNAL, Clock, ItemDraft, MemorizeReport, ResourceIn
 from daemon.memory.writeplan import DedupPlan, item_hash
 
@@ -386,71 +389,101 @@ class WritePath:
         ]
         scopes = {r.scope for r in p.resources}
         before = {s: self.store.generation(s) for s in scopes if s in self._indexes}
+        for scope in scopes:  # read once per index; the batches after keep the ranks in step
+            idx = self._indexes.get(scope)
+            if idx is not None and idx.generation == before[scope]:
+                idx.ensure_ranks(functools.partial(self.store.item_ranks, scope))
         self._flush_touches_unlocked()
-        with self.store.transaction():
-            if not p.again:
-                self.store.insert_resources(p.resources, stored_at=now)
-            self.store.cache_vectors(
-                [h for h, f in zip(p.embed_hashes, p.fresh, strict=True) if f], p.embedded[p.fresh]
-            )
-            self.store.insert_items(rows, vectors, postings)
-            for (scope, target), a in plan.absorbed.items():
-                self.store.absorb(
-                    scope,
-                    target,
-                    source_ids=a.sources,
-                    importance=a.importance,
-                    confidence=a.confidence,
-                    mentions=a.mentions,
-                    l1=a.l1,
-                    at=now,
+        patched: list[str] = []
+        try:
+            with self.store.transaction():
+                if not p.again:
+                    self.store.insert_resources(p.resources, stored_at=now)
+                self.store.cache_vectors(
+                    [h for h, f in zip(p.embed_hashes, p.fresh, strict=True) if f], p.embedded[p.fresh]
                 )
-            for scope, old, new, at in plan.superseded:
-                self.store.supersede(scope, old, new, at)
-            for scope, item_id, line, (tf, length) in grown:
-                self.store.extend_context(
-                    scope,
-                    item_id,
-                    line,
-                    length,
-                    [(scope, t, item_id, LATER_CONTEXT, c) for t, c in tf.items()],
-                )
-            self.store.log_ops(plan.ops, now)
-            self.store.bump_generation(scopes)
-            for scope in scopes:
-                self.store.refresh_categories(scope, sorted(plan.categories.get(scope, set())), now)
+                self.store.insert_items(rows, vectors, postings)
+                for (scope, target), a in plan.absorbed.items():
+                    self.store.absorb(
+                        scope,
+                        target,
+                        source_ids=a.sources,
+                        importance=a.importance,
+                        confidence=a.confidence,
+                        mentions=a.mentions,
+                        l1=a.l1,
+                        at=now,
+                    )
+                for scope, old, new, at in plan.superseded:
+                    self.store.supersede(scope, old, new, at)
+                for scope, item_id, line, (tf, length) in grown:
+                    self.store.extend_context(
+                        scope,
+                        item_id,
+                        line,
+                        length,
+                        [(scope, t, item_id, LATER_CONTEXT, c) for t, c in tf.items()],
+                    )
+                self.store.log_ops(plan.ops, now)
+                self.store.bump_generation(scopes)
+                for scope in sorted(scopes):
+                    names = sorted(plan.categories.get(scope, set()))
+                    idx = self._indexes.get(scope)
+                    if idx is None or idx.generation != before.get(scope):
+                        self._indexes.pop(scope, None)  # someone else wrote: rebuild on next read
+                        self.store.refresh_categories(scope, names, now)
+                        continue
+                    # the index follows the batch inside the transaction (and is dropped if the
+                    # transaction fails): its category ranks give the summaries, so the scope is
+                    # not ranked in DuckDB on every batch
+                    patched.append(scope)
+                    self._patch_index(idx, rows, vectors, own, context, plan, grown, now)
+                    self.store.write_categories(scope, idx.category_summaries(names, CATEGORY_TOP), now)
+                    idx.generation = self.store.generation(scope)
+        except BaseException:
+            for scope in patched:
+                self._indexes.pop(scope, None)
+            raise
         p.report = plan.report
-        for scope, idx in list(self._indexes.items()):
-            if scope not in scopes:
-                continue
-            if idx.generation != before.get(scope):
-                del self._indexes[scope]  # someone else wrote: rebuild from DuckDB on next read
-                continue
-            sel = [i for i, r in enumerate(rows) if r.scope == scope]
-            idx.append(
-                ids=[rows[i].id for i in sel],
-                l0=[rows[i].l0 for i in sel],
-                categories=[rows[i].category for i in sel],
-                source_ids=[sorted(rows[i].source_ids) for i in sel],
-                sessions=[rows[i].session for i in sel],
-                speakers=[rows[i].speaker for i in sel],
-                importance=[rows[i].importance for i in sel],
-                occurred=[(rows[i].observed_at or rows[i].happened_at or now).timestamp() for i in sel],
-                evergreen=[rows[i].evergreen for i in sel],
-                vectors=vectors[sel] if sel else np.zeros((0, self.embedder.dim), np.float32),
-                own=[own[i] for i in sel],
-                context=[context[i] for i in sel],
-            )
-            for (a_scope, target), a in plan.absorbed.items():
-                if a_scope == scope:
-                    idx.absorb(target, sorted(a.sources), a.importance)
-            for s_scope, old, _, _ in plan.superseded:
-                if s_scope == scope:
-                    idx.deactivate([old])
-            for g_scope, item_id, _, (tf, length) in grown:
-                if g_scope == scope:
-                    idx.extend_context(item_id, dict(tf), length)
-            idx.generation = self.store.generation(scope)
+
+    def _patch_index(
+        self,
+        idx: ScopeIndex,
+        rows: list[ItemRow],
+        vectors: np.ndarray,
+        own: list[tuple[dict[str, int], int]],
+        context: list[tuple[dict[str, int], int]],
+        plan: DedupPlan,
+        grown: list[tuple[str, str, str, tuple[Counter[str], int]]],
+        now: datetime,
+    ) -> None:
+        """Apply a batch's writes to the scope's index (the rows a rebuild from DuckDB gives)."""
+        scope = idx.scope
+        sel = [i for i, r in enumerate(rows) if r.scope == scope]
+        idx.append(
+            ids=[rows[i].id for i in sel],
+            l0=[rows[i].l0 for i in sel],
+            categories=[rows[i].category for i in sel],
+            source_ids=[sorted(rows[i].source_ids) for i in sel],
+            sessions=[rows[i].session for i in sel],
+            speakers=[rows[i].speaker for i in sel],
+            importance=[rows[i].importance for i in sel],
+            occurred=[(rows[i].observed_at or rows[i].happened_at or now).timestamp() for i in sel],
+            evergreen=[rows[i].evergreen for i in sel],
+            vectors=vectors[sel] if sel else np.zeros((0, self.embedder.dim), np.float32),
+            own=[own[i] for i in sel],
+            context=[context[i] for i in sel],
+            created=[epoch_us(rows[i].created_at) for i in sel],
+        )
+        for (a_scope, target), a in plan.absorbed.items():
+            if a_scope == scope:
+                idx.absorb(target, sorted(a.sources), a.importance)
+        for s_scope, old, _, _ in plan.superseded:
+            if s_scope == scope:
+                idx.deactivate([old])
+        for g_scope, item_id, _, (tf, length) in grown:
+            if g_scope == scope:
+                idx.extend_context(item_id, dict(tf), length)
 
     def _dedup(self, p: _Prepared, now: datetime) -> DedupPlan:
         """Stage 1 and 2 of dedup, and the update model, for every draft of a batch."""

@@ -17,7 +17,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from daemon.memory.categoryranks import CategoryRanks
 from daemon.memory.index import BM25Index, BM25Params
+from daemon.memory.samecontent import SameContent
 from daemon.memory.slotfamilies import SlotFamilies
 from daemon.memory.store import ScopeSnapshot
 from daemon.memory.vectors import IVFParams, VectorIndex
@@ -27,6 +29,11 @@ OWN, CONTEXT, LATER_CONTEXT = 0, 1, 2  # postings fields; readers fold 2 into 1
 
 def _append(arr: np.ndarray, values: list[float] | list[bool] | list[int], dtype: type) -> np.ndarray:
     return np.concatenate([arr, np.asarray(values, dtype=dtype)])
+
+
+def _codes(names: list[str], known: dict[str, int]) -> list[int]:
+    """A small integer per distinct name (new names get the next one): masks compare integers."""
+    return [known.setdefault(name, len(known)) for name in names]
 
 
 class ScopeIndex:
@@ -58,6 +65,13 @@ class ScopeIndex:
         self.context = BM25Index(bm25)
         self.by_session = BM25Index(bm25)
         self.slots = SlotFamilies()  # dedup's slot lookup, filled on the first slotted write
+        self.same = SameContent()  # dedup's exact-text lookup, filled on the first write
+        self.ranks: CategoryRanks | None = None  # category summaries, filled on the first write
+        # per row: its category and speaker ("" for none) as integers, for dedup's masks
+        self.category_codes: dict[str, int] = {}
+        self.speaker_codes: dict[str, int] = {}
+        self.category_no = np.zeros(0, np.int32)
+        self.speaker_no = np.zeros(0, np.int32)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -96,6 +110,10 @@ class ScopeIndex:
         idx.evergreen = snap.evergreen.astype(bool)
         idx.active = snap.active.astype(bool)
         idx.text_len = np.asarray([len(t) for t in idx.l0], dtype=np.float32)
+        idx.category_no = np.asarray(_codes(idx.categories, idx.category_codes), dtype=np.int32)
+        idx.speaker_no = np.asarray(
+            _codes([s or "" for s in idx.speakers], idx.speaker_codes), dtype=np.int32
+        )
         if n:
             idx.vectors.add(snap.vectors)
         docs = [idx._session_doc(s) for s in idx.sessions]
@@ -126,8 +144,13 @@ class ScopeIndex:
         vectors: np.ndarray,
         own: list[tuple[dict[str, int], int]],
         context: list[tuple[dict[str, int], int]],
+        created: list[int] | None = None,
     ) -> None:
-        """Add freshly committed items (the same rows a rebuild from DuckDB would produce)."""
+        """Add freshly committed items (the same rows a rebuild from DuckDB would produce).
+
+        `created`: each item's creation time in epoch µs, needed once the category ranks are
+        kept (`ensure_ranks`); `importance` is then the exact stored value.
+        """
         start = len(self.ids)
         self.ids.extend(ids)
         for offset, item_id in enumerate(ids):
@@ -147,6 +170,16 @@ class ScopeIndex:
         self.evergreen = _append(self.evergreen, evergreen, bool)
         self.active = _append(self.active, [True] * n, bool)
         self.text_len = _append(self.text_len, [float(len(t)) for t in l0], np.float32)
+        self.category_no = _append(self.category_no, _codes(categories, self.category_codes), np.int32)
+        self.speaker_no = _append(
+            self.speaker_no, _codes([s or "" for s in speakers], self.speaker_codes), np.int32
+        )
+        if self.ranks is not None:
+            if created is None:
+                self.ranks = None  # cannot follow: read again on the next write
+            else:
+                for offset in range(n):
+                    self.ranks.add(start + offset, importance[offset], created[offset])
         self.vectors.add(vectors)
         for offset in range(n):
             self._note(start + offset, sessions[offset], speakers[offset])
@@ -168,6 +201,8 @@ class ScopeIndex:
             self.source_ids[row] = sorted({*self.source_ids[row], *source_ids})
             self.importance[row] = importance
             self.slots.changed(item_id)  # a MERGE may have changed its L1 fields
+            if self.ranks is not None:
+                self.ranks.set_importance(row, importance)
 
     def deactivate(self, item_ids: list[str]) -> None:
         """Superseded or archived: kept in the rows, never returned by recall."""
@@ -175,6 +210,8 @@ class ScopeIndex:
             row = self.row_of.get(item_id)
             if row is not None:
                 self.active[row] = False
+                if self.ranks is not None:
+                    self.ranks.deactivate(row)
 
     def pin(self, item_ids: list[str]) -> None:
         """Core-tier profile facts become evergreen (consolidation)."""
@@ -189,6 +226,8 @@ class ScopeIndex:
         if row is not None:
             self.active[row] = True
             self.last_access[row] = at
+            if self.ranks is not None:
+                self.ranks.activate(row)
 
     def touch(self, item_ids: list[str], at: float) -> None:
         """One access each at `at`, as `Store.touch` counts it: the latest access is kept, and an
@@ -197,6 +236,30 @@ class ScopeIndex:
         if rows.size:
             self.access_count[rows] += 1.0
             self.last_access[rows] = np.fmax(np.nan_to_num(self.last_access[rows], nan=-np.inf), at)
+
+    def ensure_ranks(self, read: Callable[[], dict[str, tuple[float, int]]]) -> CategoryRanks:
+        """The category ranks, filled from `read` (item id → exact importance, creation epoch
+        µs) the first time; later writes keep them in step."""
+        if self.ranks is None:
+            got = read()
+            rows = [got[i] for i in self.ids]
+            self.ranks = CategoryRanks.build(
+                self.ids,
+                self.categories,
+                self.active.tolist(),
+                [imp for imp, _ in rows],
+                [at for _, at in rows],
+            )
+        return self.ranks
+
+    def category_summaries(self, names: list[str], top: int) -> dict[str, tuple[int, list[str]]]:
+        """name → (active items, the summary lines of its first `top`), from the ranks."""
+        assert self.ranks is not None, "ensure_ranks first"
+        out: dict[str, tuple[int, list[str]]] = {}
+        for name in names:
+            count, rows = self.ranks.summary(name, top)
+            out[name] = (count, [f"- {self.l0[r]} [ref:{self.ids[r]}]" for r in rows])
+        return out
 
 
 def follow(

@@ -26,7 +26,7 @@ from daemon.memory.store_email import StoreEmail
 from daemon.memory.store_forget import StoreForget
 from daemon.memory.store_index import FieldPostings, ScopeSnapshot, StoreIndex
 from daemon.memory.store_items import ItemRow, StoreItems
-from daemon.memory.store_lifecycle import StoreLifecycle
+from daemon.memory.store_lifecycle import CATEGORY_TOP, StoreLifecycle
 from daemon.memory.store_resources import StoreResources
 from daemon.memory.store_suggestions import StoreSuggestions
 from daemon.memory.store_workflowruns import StoreWorkflowRuns
@@ -34,6 +34,7 @@ from daemon.memory.store_workitems import StoreWorkItems
 
 # What `from daemon.memory.store import ...` has always offered (ledger.py takes _utc from here).
 __all__ = [
+    "CATEGORY_TOP",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "FieldPostings",

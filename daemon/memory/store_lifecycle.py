@@ -11,6 +11,8 @@ import numpy as np
 
 from daemon.memory.store_core import StoreBase, _require, _utc
 
+CATEGORY_TOP = 20  # items cited by a category summary
+
 
 class StoreLifecycle(StoreBase):
     """What consolidation and recall reinforcement write, and the derived category summaries."""
@@ -100,7 +102,9 @@ class StoreLifecycle(StoreBase):
 
     # ---- categories ------------------------------------------------------------------------
 
-    def refresh_categories(self, scope: str, names: Sequence[str], at: datetime, top: int = 20) -> list[str]:
+    def refresh_categories(
+        self, scope: str, names: Sequence[str], at: datetime, top: int = CATEGORY_TOP
+    ) -> list[str]:
         """Rebuild the summaries of categories whose items changed; returns the names rebuilt.
 
         The summary is derived, never the source of truth: the category's `top` active items by
@@ -130,6 +134,17 @@ class StoreLifecycle(StoreBase):
             counts[name] = int(n)
             if rank <= top:
                 lines[name].append(f"- {l0} [ref:{item_id}]")
+        return self.write_categories(scope, {name: (counts[name], lines[name]) for name in wanted}, at)
+
+    def write_categories(
+        self, scope: str, summaries: dict[str, tuple[int, list[str]]], at: datetime
+    ) -> list[str]:
+        """Store category summaries (name → (active items, summary lines)) whose digest changed;
+        returns the names rewritten. The write path ranks them itself (`CategoryRanks`)."""
+        if not summaries:
+            return []
+        scope = _require(scope)
+        wanted = sorted(summaries)
         stored = dict(
             self.con.execute(
                 "SELECT name, digest FROM categories WHERE scope = $scope AND name IN (SELECT unnest($names))",
@@ -138,10 +153,11 @@ class StoreLifecycle(StoreBase):
         )
         changed: list[tuple[str, str, int, str]] = []  # name, summary, item count, digest
         for name in wanted:
-            summary = "\n".join(lines[name])
-            digest = hashlib.sha256(f"{counts[name]}\x00{summary}".encode()).hexdigest()[:32]
+            count, lines = summaries[name]
+            summary = "\n".join(lines)
+            digest = hashlib.sha256(f"{count}\x00{summary}".encode()).hexdigest()[:32]
             if stored.get(name) != digest:
-                changed.append((name, summary, counts[name], digest))
+                changed.append((name, summary, count, digest))
         if changed:
             self.con.execute(
                 "INSERT INTO categories (scope, name, summary, version, item_count, updated_at, digest)"
@@ -159,6 +175,14 @@ class StoreLifecycle(StoreBase):
                 },
             )
         return [c[0] for c in changed]
+
+    def item_ranks(self, scope: str) -> dict[str, tuple[float, int]]:
+        """Every item of the scope: id → (importance, created_at in epoch µs), the keys a
+        category summary orders by (read once per index by the write path)."""
+        rows = self.con.execute(
+            "SELECT id, importance, epoch_us(created_at) FROM items WHERE scope = ?", [_require(scope)]
+        ).fetchall()
+        return {r[0]: (float(r[1]), int(r[2])) for r in rows}
 
     def drop_categories(self, scope: str) -> int:
         rows = self.con.execute(

@@ -88,16 +88,25 @@ class StoreResources(StoreBase):
     def previous_turn(
         self, scope: str, session: str, before: datetime, before_id: str
     ) -> tuple[str, str, str | None]:
-        """The turn before (`before`, `before_id`) in a session: (speaker, text, its item id or None)."""
+        """The turn before (`before`, `before_id`) in a session: (speaker, text, its item id or None).
+
+        Two lookups, not one query with a correlated subquery: DuckDB decorrelates that into a
+        hash join over all of the scope's item sources, which made every write's cost grow with
+        the scope.
+        """
+        scope = _require(scope)
         row = self.con.execute(
-            "SELECT coalesce(r.speaker, r.role, ''), r.text,"
-            " (SELECT min(s.item_id) FROM item_sources s WHERE s.scope = r.scope AND s.resource_id = r.id)"
-            " FROM resources r WHERE r.scope = ? AND r.session = ?"
-            " AND (r.occurred_at < ? OR (r.occurred_at = ? AND r.id < ?))"
-            " ORDER BY r.occurred_at DESC, r.id DESC LIMIT 1",
-            [_require(scope), session, _utc(before), _utc(before), before_id],
+            "SELECT coalesce(speaker, role, ''), text, id FROM resources WHERE scope = ? AND session = ?"
+            " AND (occurred_at < ? OR (occurred_at = ? AND id < ?))"
+            " ORDER BY occurred_at DESC, id DESC LIMIT 1",
+            [scope, session, _utc(before), _utc(before), before_id],
         ).fetchone()
-        return (row[0], row[1], row[2]) if row else ("", "", None)
+        if row is None:
+            return ("", "", None)
+        item = self.con.execute(
+            "SELECT min(item_id) FROM item_sources WHERE scope = ? AND resource_id = ?", [scope, row[2]]
+        ).fetchone()
+        return (row[0], row[1], item[0] if item else None)
 
     def resources(self, scope: str, ids: Sequence[str]) -> list[ResourceIn]:
         """Stored resources as the memory core reads them (for extracting them again), with the

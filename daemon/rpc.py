@@ -230,8 +230,8 @@ class RpcServer:
                 f"field 'query' is too long: {len(query)} characters, at most {MAX_QUERY_CHARS}"
             )
         k = _field(req, "k", int, 10)
-        if not 1 <= k <= 200:
-            raise InvalidInput(f"field 'k' must be between 1 and 200, got {k}")
+        if not 1 <= k <= requests.MAX_RECALL_K:
+            raise InvalidInput(f"field 'k' must be between 1 and {requests.MAX_RECALL_K}, got {k}")
         ts = parse_ts(req["ts"], "ts") if req.get("ts") is not None else None
         explain = bool(_field(req, "explain", bool, False))
         await self._known_scope(scope)
@@ -376,16 +376,18 @@ class RpcServer:
         if status is not None and status not in STATUSES:
             raise InvalidInput(f"field 'status' must be one of {', '.join(STATUSES)}, got {status!r}")
         limit = int(_field(req, "limit", int, 50))
-        if not 1 <= limit <= 500:
-            raise InvalidInput(f"field 'limit' must be in [1, 500], got {limit}")
+        if not 1 <= limit <= requests.MAX_SUGGESTIONS_LIMIT:
+            raise InvalidInput(f"field 'limit' must be in [1, {requests.MAX_SUGGESTIONS_LIMIT}], got {limit}")
         rows = await asyncio.to_thread(self.memory.suggestions.of_scope, scope, status)
         rows = sorted(rows, key=lambda s: (s.delivered_at or s.deliver_at, s.id), reverse=True)[:limit]
         return {"scope": scope, "suggestions": [suggestion_json(s) for s in rows]}
 
     async def rpc_flush(self, req: dict[str, Any]) -> dict[str, Any]:
         timeout = float(_field(req, "timeout", (int, float), 30.0))
-        if not 0 < timeout <= 3600:
-            raise InvalidInput(f"field 'timeout' must be in (0, 3600] seconds, got {timeout}")
+        if not 0 < timeout <= requests.MAX_FLUSH_TIMEOUT_S:
+            raise InvalidInput(
+                f"field 'timeout' must be in (0, {requests.MAX_FLUSH_TIMEOUT_S}] seconds, got {timeout}"
+            )
         position = await self._flush(timeout)
         await self._after_write()
         return {"position": position}

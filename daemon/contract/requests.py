@@ -19,7 +19,11 @@ from daemon.contract.inbound import ConversationTurn
 from daemon.contract.outbound import Recalled, Suggestion
 from daemon.memory import MAX_QUERY_CHARS
 
+# The value limits a request is checked against (here, and by daemon.rpc's readers)
 MAX_MEMORIZE_TURNS = 512
+MAX_RECALL_K = 200
+MAX_SUGGESTIONS_LIMIT = 500
+MAX_FLUSH_TIMEOUT_S = 3600  # seconds
 ErrorType = Literal["invalid_request", "not_found", "timeout", "too_large", "internal"]
 
 
@@ -47,7 +51,7 @@ class RecallRequest(Request):
 
     scope: str
     query: str = Field(max_length=MAX_QUERY_CHARS)
-    k: int = Field(10, ge=1, le=200)
+    k: int = Field(10, ge=1, le=MAX_RECALL_K)
     ts: datetime | None = Field(None, description="recall as of this time (ISO-8601 with offset)")
     session: str | None = Field(None, description="the live session: its recent turns count too")
     explain: bool = Field(False, description="each hit's score stages, and what recall no longer returns")
@@ -103,14 +107,14 @@ class SuggestionsRequest(Request):
 
     scope: str
     status: Literal["pending", "delivered", "withdrawn", "expired"] | None = None
-    limit: int = Field(50, ge=1, le=500)
+    limit: int = Field(50, ge=1, le=MAX_SUGGESTIONS_LIMIT)
     id: str | None = None
 
 
 class FlushRequest(Request):
     """Wait until the daemon has handled everything published before this request."""
 
-    timeout: float = Field(30.0, gt=0, le=3600, description="seconds")
+    timeout: float = Field(30.0, gt=0, le=MAX_FLUSH_TIMEOUT_S, description="seconds")
 
 
 class DeadlettersRequest(Request):

@@ -32,7 +32,8 @@ from daemon.rpc import VERBS, RpcServer
 from daemon.webhook_github import bus_body
 from handlers import ROUTES, route_for
 from tests.conftest import turn
-from tests.github_fixtures import SCENARIOS, fixture_files
+from tests.github_fixtures import fixture_files
+from tests.shared_data import shared
 from tests.test_rpc import TURN, ask, rpc  # noqa: F401 (rpc is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -156,8 +157,8 @@ def recorded_bodies() -> list[tuple[str, Any]]:
     """(subject, decoded body) of what real senders put on the bus: replay scenarios, GitHub's
     payload fixtures as the webhook puts them on the bus, Gmail's messages as the fetcher does."""
     bodies: list[tuple[str, Any]] = []
-    for folder in (FIXTURES / "proactive", SCENARIOS):
-        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for folder in (FIXTURES / "proactive", shared("bench", "proactive")):
+        for path in sorted(folder.glob("*.json")):
             bodies += [(step.subject, json.loads(step.data)) for step in load_scenario(path).events]
 
     for event, path in fixture_files():

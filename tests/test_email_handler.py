@@ -20,7 +20,7 @@ from daemon.replay import replay
 from handlers import email
 from handlers.deps import Deps
 from tests.conftest import FakeClock
-from tests.github_fixtures import SCENARIOS
+from tests.shared_data import shared
 
 ALICE = "Alice Wong <alice@example.com>"
 BOB = "Bob Chen <bob@example.com>"
@@ -287,9 +287,7 @@ async def test_forgetting_everything_forgets_the_threads(deps: Deps, memory: Mem
 
 
 async def test_the_unanswered_email_scenario_replays_without_dead_letters(tmp_path: Path) -> None:
-    path = SCENARIOS / "unanswered-email.json"
-    if not path.exists():
-        pytest.fail(f"no shared scenario at {path}")
+    path = shared("bench", "proactive", "unanswered-email.json")
     summary = await replay(
         path, io.StringIO(), load_settings({"HOME": str(tmp_path)}), state_dir=tmp_path / "s"
     )

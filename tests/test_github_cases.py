@@ -15,14 +15,14 @@ from daemon.memory import Memory
 from handlers import github
 from handlers.deps import Deps
 from tests.conftest import FakeClock
-from tests.github_fixtures import FIXTURES
+from tests.shared_data import shared
 
 FIX_SHA = "3484a3fb816e0859fd6e1cea078d76385ff50625"  # the octokit fixture's head commit
 BAD_SHA = "b" * 40
 
 
 def _payload(rel: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / rel).read_text(encoding="utf-8"))
+    return json.loads(shared("fixtures", "github", rel).read_text(encoding="utf-8"))
 
 
 def run(

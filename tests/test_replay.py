@@ -139,11 +139,9 @@ async def test_github_scenarios_replay_without_dead_letters(
     tmp_path: Path, name: str, state: str, waiting: bool
 ) -> None:
     from daemon.memory.store import Store
-    from tests.github_fixtures import SCENARIOS
+    from tests.shared_data import shared
 
-    path = SCENARIOS / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"no shared scenario at {path}")
+    path = shared("bench", "proactive", f"{name}.json")
     summary = await replay(
         path, io.StringIO(), load_settings({"HOME": str(tmp_path)}), state_dir=tmp_path / "s"
     )

@@ -16,18 +16,16 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-import pytest
+from tests.shared_data import shared
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-NEEDS = (SHARED / "fixtures" / "github", SHARED / "bench" / "locomo" / "events.jsonl")
+NEEDS = (("fixtures", "github"), ("bench", "locomo", "events.jsonl"))
 SOAK_TIMEOUT = 600.0  # a hang guard, not a bound: the run takes about a minute
 
 
 def test_short_soak_with_every_fault_loses_and_doubles_nothing(tmp_path: Path) -> None:
-    missing = [str(p) for p in NEEDS if not p.exists()]
-    if missing:
-        pytest.skip(f"the soak sends the shared GitHub fixtures and LoCoMo texts: not found {missing}")
+    for need in NEEDS:  # the soak sends the shared GitHub fixtures and LoCoMo texts
+        shared(*need)
     out = tmp_path / "soak.json"
     cmd = [
         sys.executable,

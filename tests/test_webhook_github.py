@@ -21,13 +21,12 @@ from daemon.events import MAX_EVENT_BYTES
 from daemon.http import make_app, serve_http
 from daemon.metrics import Metrics
 from daemon.webhook_github import MAX_BODY, add_github_webhook, sign, verify
-from tests.github_fixtures import FIXTURES
+from tests.shared_data import shared
 
 TIMEOUT = aiohttp.ClientTimeout(total=60)
 NOW = datetime(2026, 3, 3, 8, 0, tzinfo=UTC)
-BODY = (
-    (FIXTURES / "pull_request" / "review_requested.payload.json").read_bytes() if FIXTURES.is_dir() else b"{}"
-)
+# a recorded delivery (GitHub's review_requested payload), the exact bytes sent
+BODY = shared("fixtures", "github", "pull_request", "review_requested.payload.json").read_bytes()
 
 
 def settings_for(tmp_path: Path, **env: str) -> Settings:
@@ -162,7 +161,7 @@ async def test_malformed_but_signed_requests_are_400(tmp_path: Path, make_hook: 
 
 
 async def test_ping_is_200_and_not_published(tmp_path: Path, make_hook: Any) -> None:
-    ping = (FIXTURES / "ping" / "payload.json").read_bytes()
+    ping = shared("fixtures", "github", "ping", "payload.json").read_bytes()
     async with make_hook(settings_for(tmp_path, **ON)) as hook:
         assert await hook.post(ping, headers(ping, **{"X-GitHub-Event": "ping"})) == (200, {"ok": True})
         assert await hook.published() == 0

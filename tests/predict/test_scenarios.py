@@ -17,15 +17,13 @@ import pytest
 
 from daemon.config import load_settings
 from daemon.replay import replay
-from tests.github_fixtures import SCENARIOS
+from tests.shared_data import shared
 
 OWN = Path(__file__).resolve().parents[1] / "fixtures" / "proactive"
 
 
 def scorer() -> ModuleType:
-    path = SCENARIOS.parent / "score_proactive.py"
-    if not path.exists():
-        pytest.skip(f"the shared scorer is not at {path}")
+    path = shared("bench", "score_proactive.py")
     spec = importlib.util.spec_from_file_location("score_proactive", path)
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
@@ -53,7 +51,7 @@ def test_there_are_enough_own_scenarios_of_each_sort() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    [*sorted(OWN.glob("*.json")), *sorted(SCENARIOS.glob("*.json"))],
+    [*sorted(OWN.glob("*.json")), *sorted(shared("bench", "proactive").glob("*.json"))],
     ids=lambda p: f"{p.parent.name}/{p.stem}",
 )
 async def test_scenario(path: Path, tmp_path: Path) -> None:
@@ -78,9 +76,7 @@ async def test_scenario(path: Path, tmp_path: Path) -> None:
 
 
 async def test_a_replay_run_twice_delivers_the_same(tmp_path: Path) -> None:
-    path = SCENARIOS / "meeting-conflict-zh.json"
-    if not path.exists():
-        pytest.skip(f"no shared scenarios at {SCENARIOS}")
+    path = shared("bench", "proactive", "meeting-conflict-zh.json")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     _, first = await run(path, tmp_path / "a")

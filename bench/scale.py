@@ -32,26 +32,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from synthetic import TableEmbedder, locomo_texts_and_vectors, synthetic_turns  # noqa: E402  (bench/)
+
 from daemon.memory import Memory, MemoryParams, ResourceIn, make_embedder  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "locomo"
-
-
-class TableEmbedder:
-    """Returns the vector prepared for each text; the real model embeds only the queries."""
-
-    def __init__(self, name: str, dim: int, table: dict[str, np.ndarray], real: object) -> None:
-        self.name = name
-        self.dim = dim
-        self.table = table
-        self.real = real
-
-    def embed_passages(self, texts: list[str]) -> np.ndarray:
-        # an item's text may end with its resolved-date note: "… (#12) (last week: 19 December 2022)"
-        return np.stack([self.table[t] if t in self.table else self.table[t[: t.rfind(" (")]] for t in texts])
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.real.embed_query(text)  # type: ignore[attr-defined,no-any-return]
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -76,37 +61,20 @@ def rss_mb() -> float:
 
 def write_synthetic(args: argparse.Namespace, real: object, rng: np.random.Generator) -> None:
     """Write N synthetic turns through Memory.memorize (vectors from a table, see the docstring)."""
-    turns = [json.loads(x) for x in (DATA / "events.jsonl").read_text().splitlines() if x.strip()]
-    texts = [t["text"] for t in turns]
-    base_path = ROOT / "bench" / "out" / "locomo_turn_vectors.npy"
-    if base_path.exists():
-        base = np.load(base_path)
-    else:
-        print(f"embedding {len(texts)} LoCoMo turns once (cached in {base_path})", file=sys.stderr)
-        embed = real.embed_passages  # type: ignore[attr-defined]
-        base = np.concatenate([embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
-        base_path.parent.mkdir(parents=True, exist_ok=True)  # a fresh clone has no bench/out
-        np.save(base_path, base)
+    texts, base = locomo_texts_and_vectors(real)
     table: dict[str, np.ndarray] = {}
-    resources: list[ResourceIn] = []
-    start = datetime(2023, 1, 1, tzinfo=UTC)
-    for i in range(args.items):
-        j, k = rng.integers(0, len(texts), 2)
-        extra = " ".join(rng.choice(texts[k].split(), size=min(4, len(texts[k].split())), replace=False))
-        text = f"{texts[j]} {extra} (#{i})"
-        mix = base[j] + 0.5 * base[k] + 0.025 * rng.normal(size=base.shape[1]).astype(np.float32)
-        table[f"Person{i % 7}: {' '.join(text.split())}"] = (mix / np.linalg.norm(mix)).astype(np.float32)
-        resources.append(
-            ResourceIn(
-                id=f"syn-{i}",
-                scope="big",
-                text=text,
-                occurred_at=start + timedelta(minutes=i),
-                session=f"syn-s{i // 20}",
-                speaker=f"Person{i % 7}",
-                role="user",
-            )
+    resources = [
+        ResourceIn(
+            id=t.id,
+            scope="big",
+            text=t.text,
+            occurred_at=t.occurred_at,
+            session=t.session,
+            speaker=t.speaker,
+            role="user",
         )
+        for t in synthetic_turns(args.items, texts, base, rng, table)
+    ]
     args.db.parent.mkdir(parents=True, exist_ok=True)
     embedder = TableEmbedder(real.name, real.dim, table, real)  # type: ignore[attr-defined]
     with Memory.open(args.db, embedder, MemoryParams()) as memory:  # type: ignore[arg-type]

@@ -31,7 +31,6 @@ import shutil
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -53,62 +52,29 @@ def _code_dir() -> Path:
 CODE = _code_dir()
 sys.path.insert(0, str(CODE))
 
+from synthetic import TableEmbedder, locomo_texts_and_vectors, synthetic_turns  # noqa: E402  (bench/)
+
 from daemon.memory import Memory, MemoryParams, ResourceIn, make_embedder  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "bench" / "locomo"
 CHUNK = 1000
-
-
-class TableEmbedder:
-    """bench/scale.py's: the vector prepared for each text; the real model embeds only queries.
-    (Not imported from scale.py, which would import this checkout's `daemon` before --code's.)"""
-
-    def __init__(self, name: str, dim: int, table: dict[str, np.ndarray], real: Any) -> None:
-        self.name = name
-        self.dim = dim
-        self.table = table
-        self.real = real
-
-    def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self.table[t] if t in self.table else self.table[t[: t.rfind(" (")]] for t in texts])
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.real.embed_query(text)  # type: ignore[no-any-return]
 
 
 def generate(n: int, real: Any, seed: int = 7) -> tuple[list[ResourceIn], dict[str, np.ndarray]]:
     """bench/scale.py's synthetic turns 0..n-1 and the vector of each item text."""
-    turns = [json.loads(x) for x in (DATA / "events.jsonl").read_text().splitlines() if x.strip()]
-    texts = [t["text"] for t in turns]
-    base_path = ROOT / "bench" / "out" / "locomo_turn_vectors.npy"
-    if base_path.exists():
-        base = np.load(base_path)
-    else:
-        embed = real.embed_passages
-        base = np.concatenate([embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
-        base_path.parent.mkdir(parents=True, exist_ok=True)
-        np.save(base_path, base)
-    rng = np.random.default_rng(seed)
+    texts, base = locomo_texts_and_vectors(real)
     table: dict[str, np.ndarray] = {}
-    resources: list[ResourceIn] = []
-    start = datetime(2023, 1, 1, tzinfo=UTC)
-    for i in range(n):
-        j, k = rng.integers(0, len(texts), 2)
-        extra = " ".join(rng.choice(texts[k].split(), size=min(4, len(texts[k].split())), replace=False))
-        text = f"{texts[j]} {extra} (#{i})"
-        mix = base[j] + 0.5 * base[k] + 0.025 * rng.normal(size=base.shape[1]).astype(np.float32)
-        table[f"Person{i % 7}: {' '.join(text.split())}"] = (mix / np.linalg.norm(mix)).astype(np.float32)
-        resources.append(
-            ResourceIn(
-                id=f"syn-{i}",
-                scope="big",
-                text=text,
-                occurred_at=start + timedelta(minutes=i),
-                session=f"syn-s{i // 20}",
-                speaker=f"Person{i % 7}",
-                role="user",
-            )
+    resources = [
+        ResourceIn(
+            id=t.id,
+            scope="big",
+            text=t.text,
+            occurred_at=t.occurred_at,
+            session=t.session,
+            speaker=t.speaker,
+            role="user",
         )
+        for t in synthetic_turns(n, texts, base, np.random.default_rng(seed), table)
+    ]
     return resources, table
 
 

@@ -32,9 +32,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from synthetic import TableEmbedder, locomo_texts_and_vectors, synthetic_turns  # noqa: E402  (bench/)
+from synthetic import TableEmbedder, synthetic_scope  # noqa: E402  (bench/)
 
-from daemon.memory import Memory, MemoryParams, ResourceIn, make_embedder  # noqa: E402
+from daemon.memory import Memory, MemoryParams, make_embedder  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "locomo"
 
@@ -61,20 +61,7 @@ def rss_mb() -> float:
 
 def write_synthetic(args: argparse.Namespace, real: object, rng: np.random.Generator) -> None:
     """Write N synthetic turns through Memory.memorize (vectors from a table, see the docstring)."""
-    texts, base = locomo_texts_and_vectors(real)
-    table: dict[str, np.ndarray] = {}
-    resources = [
-        ResourceIn(
-            id=t.id,
-            scope="big",
-            text=t.text,
-            occurred_at=t.occurred_at,
-            session=t.session,
-            speaker=t.speaker,
-            role="user",
-        )
-        for t in synthetic_turns(args.items, texts, base, rng, table)
-    ]
+    resources, table = synthetic_scope(args.items, real, rng)
     args.db.parent.mkdir(parents=True, exist_ok=True)
     embedder = TableEmbedder(real.name, real.dim, table, real)  # type: ignore[attr-defined]
     with Memory.open(args.db, embedder, MemoryParams()) as memory:  # type: ignore[arg-type]

@@ -1,7 +1,7 @@
 """The synthetic scope of the scale benches (bench/scale.py, bench/writes.py): LoCoMo dev turns
 recombined into N distinct turns, each with a vector prepared from the real model's vectors of its
-parts, so that filling a big scope costs no embedding. No `daemon` import here: bench/writes.py
-runs another checkout's `daemon` (--code) and must import it first."""
+parts, so that filling a big scope costs no embedding. `daemon` is imported only when called:
+bench/writes.py runs another checkout's `daemon` (--code) and must import it first."""
 
 from __future__ import annotations
 
@@ -73,3 +73,24 @@ def synthetic_turns(
         mix = base[j] + 0.5 * base[k] + 0.025 * np.asarray(rng.normal(size=base.shape[1]), np.float32)
         table[f"Person{i % 7}: {' '.join(text.split())}"] = (mix / np.linalg.norm(mix)).astype(np.float32)
         yield Turn(f"syn-{i}", text, START + timedelta(minutes=i), f"syn-s{i // 20}", f"Person{i % 7}")
+
+
+def synthetic_scope(n: int, real: Any, rng: np.random.Generator) -> tuple[list[Any], dict[str, np.ndarray]]:
+    """The turns 0..n-1 as the person's resources of scope "big", and each item text's vector."""
+    from daemon.memory import ResourceIn  # the caller's daemon (see the module docstring)
+
+    texts, base = locomo_texts_and_vectors(real)
+    table: dict[str, np.ndarray] = {}
+    resources = [
+        ResourceIn(
+            id=t.id,
+            scope="big",
+            text=t.text,
+            occurred_at=t.occurred_at,
+            session=t.session,
+            speaker=t.speaker,
+            role="user",
+        )
+        for t in synthetic_turns(n, texts, base, rng, table)
+    ]
+    return resources, table

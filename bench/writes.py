@@ -52,7 +52,7 @@ def _code_dir() -> Path:
 CODE = _code_dir()
 sys.path.insert(0, str(CODE))
 
-from synthetic import TableEmbedder, locomo_texts_and_vectors, synthetic_turns  # noqa: E402  (bench/)
+from synthetic import TableEmbedder, synthetic_scope  # noqa: E402  (bench/)
 
 from daemon.memory import Memory, MemoryParams, ResourceIn, make_embedder  # noqa: E402
 
@@ -61,21 +61,7 @@ CHUNK = 1000
 
 def generate(n: int, real: Any, seed: int = 7) -> tuple[list[ResourceIn], dict[str, np.ndarray]]:
     """bench/scale.py's synthetic turns 0..n-1 and the vector of each item text."""
-    texts, base = locomo_texts_and_vectors(real)
-    table: dict[str, np.ndarray] = {}
-    resources = [
-        ResourceIn(
-            id=t.id,
-            scope="big",
-            text=t.text,
-            occurred_at=t.occurred_at,
-            session=t.session,
-            speaker=t.speaker,
-            role="user",
-        )
-        for t in synthetic_turns(n, texts, base, np.random.default_rng(seed), table)
-    ]
-    return resources, table
+    return synthetic_scope(n, real, np.random.default_rng(seed))
 
 
 def main() -> int:

@@ -10,20 +10,15 @@ from typing import Any
 
 import pytest
 
-from daemon.app import runtime_file, serve
 from daemon.cli import main
 from daemon.config import load_settings
 from daemon.memory.store import SCHEMA_VERSION
+from tests.daemon_harness import daemon_env
+from tests.daemon_harness import running as daemon_running
 
 
 def env(tmp_path: Path, nats_url: str) -> dict[str, str]:
-    return {
-        "HOME": str(tmp_path),
-        "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
-        "MEMUBOT_NATS_URL": nats_url,
-        "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
-        "MEMUBOT_CONFIG": str(tmp_path / "none.toml"),
-    }
+    return daemon_env(tmp_path, nats_url, MEMUBOT_CONFIG=str(tmp_path / "none.toml"))
 
 
 @pytest.fixture
@@ -33,16 +28,8 @@ async def running(
     values = env(tmp_path, nats_url)
     for k, v in values.items():
         monkeypatch.setenv(k, v)
-    settings = load_settings(values)
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, stop))
-    async with asyncio.timeout(60):
-        while not runtime_file(settings).exists():
-            assert not task.done()
-            await asyncio.sleep(0.05)
-    yield values
-    stop.set()
-    assert await asyncio.wait_for(task, 60) == 0
+    async with daemon_running(load_settings(values)):
+        yield values
 
 
 async def cli(*argv: str) -> int:

@@ -15,8 +15,9 @@ import nats
 import pytest
 
 from daemon.app import runtime_file, serve
-from daemon.client import Client, RpcError, runtime_info
+from daemon.client import Client, RpcError
 from daemon.config import Settings, load_settings
+from tests.daemon_harness import daemon_env, running, wait_for
 
 
 @dataclass
@@ -24,37 +25,16 @@ class Running:
     settings: Settings
     client: Client
     info: dict[str, Any]
-    stop: asyncio.Event
-    task: asyncio.Task[int]
-
-
-async def wait_for(predicate: Any, timeout: float = 60.0, what: str = "condition") -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.05)
 
 
 @pytest.fixture
 async def daemon(tmp_path: Path, nats_url: str) -> AsyncIterator[Running]:
-    settings = load_settings(
-        {
-            "HOME": str(tmp_path),
-            "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
-            "MEMUBOT_NATS_URL": nats_url,
-            "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
-        }
-    )
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, stop))
-    await wait_for(lambda: runtime_file(settings).exists() or task.done(), what="READY")
-    assert not task.done(), task.result()
-    info = runtime_info(settings.state_dir)
-    assert info is not None and info["nats_url"] == nats_url and not info["embedded_broker"]
-    client = await Client.connect(nats_url)
-    yield Running(settings, client, info, stop, task)
-    await client.close()
-    stop.set()
-    assert await asyncio.wait_for(task, 60) == 0
+    settings = load_settings(daemon_env(tmp_path, nats_url))
+    async with running(settings) as info:
+        assert info["nats_url"] == nats_url and not info["embedded_broker"]
+        client = await Client.connect(nats_url)
+        yield Running(settings, client, info)
+        await client.close()
     assert not runtime_file(settings).exists()
 
 
@@ -196,25 +176,13 @@ async def test_no_daemon_means_a_clear_error(nats_url: str) -> None:
 
 
 async def test_the_embedded_broker_starts_when_no_server_answers(tmp_path: Path) -> None:
-    settings = load_settings(
-        {
-            "HOME": str(tmp_path),
-            "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
-            "MEMUBOT_NATS_URL": "nats://127.0.0.1:1",
-            "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
-        }
-    )
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, stop))
-    await wait_for(lambda: runtime_file(settings).exists() or task.done())
-    info = runtime_info(settings.state_dir)
-    assert info and info["embedded_broker"] and (tmp_path / "state" / "nats" / "jetstream").is_dir()
-    nc = await nats.connect(info["nats_url"])
-    reply = json.loads((await nc.request("memubot.rpc.stats", b"{}", timeout=10)).data)
-    await nc.close()
-    assert reply["ok"] and reply["result"]["resources"] == 0
-    stop.set()
-    assert await asyncio.wait_for(task, 60) == 0
+    settings = load_settings(daemon_env(tmp_path, "nats://127.0.0.1:1"))
+    async with running(settings) as info:
+        assert info["embedded_broker"] and (tmp_path / "state" / "nats" / "jetstream").is_dir()
+        nc = await nats.connect(info["nats_url"])
+        reply = json.loads((await nc.request("memubot.rpc.stats", b"{}", timeout=10)).data)
+        await nc.close()
+        assert reply["ok"] and reply["result"]["resources"] == 0
 
 
 async def test_systemd_hears_ready_watchdog_and_stopping(tmp_path: Path, nats_url: str) -> None:

@@ -3,56 +3,37 @@ nats-server: every one accepted and stored once, again stored nothing, a wrong s
 
 from __future__ import annotations
 
-import asyncio
 import io
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 import pytest
 
-from daemon.app import runtime_file, serve
-from daemon.client import Client, runtime_info
+from daemon.client import Client
 from daemon.config import load_settings
 from daemon.webhook_github import sign
+from tests.daemon_harness import daemon_env, running
 from tests.github_fixtures import fixture_files
 
 SECRET = "fixture-secret"
 TIMEOUT = aiohttp.ClientTimeout(total=60)
 
 
-async def wait_for(predicate: Any, timeout: float = 60.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.05)
-
-
 @pytest.fixture
 async def daemon(tmp_path: Path, nats_url: str) -> AsyncIterator[tuple[Client, str]]:
-    settings = load_settings(
-        {
-            "HOME": str(tmp_path),
-            "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
-            "MEMUBOT_NATS_URL": nats_url,
-            "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
-            "MEMUBOT_GITHUB_WEBHOOK_SECRET": SECRET,
-            "MEMUBOT_GITHUB_SCOPE": "alice",
-            "MEMUBOT_GITHUB_LOGIN": "octocat",
-        }
+    env = daemon_env(
+        tmp_path,
+        nats_url,
+        MEMUBOT_GITHUB_WEBHOOK_SECRET=SECRET,
+        MEMUBOT_GITHUB_SCOPE="alice",
+        MEMUBOT_GITHUB_LOGIN="octocat",
     )
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, stop))
-    await wait_for(lambda: runtime_file(settings).exists() or task.done())
-    assert not task.done(), task.result()
-    info = runtime_info(settings.state_dir)
-    assert info is not None
-    client = await Client.connect(nats_url)
-    yield client, info["http"] + "/webhooks/github"
-    await client.close()
-    stop.set()
-    assert await asyncio.wait_for(task, 60) == 0
+    async with running(load_settings(env)) as info:
+        client = await Client.connect(nats_url)
+        yield client, info["http"] + "/webhooks/github"
+        await client.close()
 
 
 async def post(

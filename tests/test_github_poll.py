@@ -17,8 +17,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from daemon.app import runtime_file, serve
-from daemon.client import Client, runtime_info
+from daemon.client import Client
 from daemon.config import load_settings
 from daemon.errors import InvalidEvent
 from daemon.events import GithubEvent, github_from_dict, tick_body
@@ -29,8 +28,9 @@ from daemon.memory import Memory
 from handlers import github
 from handlers.deps import Deps
 from tests.conftest import FakeClock
+from tests.daemon_harness import daemon_env, running, wait_for
 from tests.github_fixtures import FIXTURES
-from tests.test_github_daemon import SECRET, TIMEOUT, post, wait_for
+from tests.test_github_daemon import SECRET, TIMEOUT, post
 
 LOGIN = "octocat"
 # webhook event → the Events API type that lists the same event (events webhooks alone carry,
@@ -360,27 +360,17 @@ async def test_a_running_daemon_polls_on_its_tick_and_stores_a_webhooked_event_o
     api, url = fake
     rel = "pull_request/review_requested.payload.json"
     api.feeds["received_events"] = [as_listed(rel, 300), as_listed("issues/opened.payload.json", 301)]
-    settings = load_settings(
-        {
-            "HOME": str(tmp_path),
-            "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
-            "MEMUBOT_NATS_URL": nats_url,
-            "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
-            "MEMUBOT_GITHUB_WEBHOOK_SECRET": SECRET,
-            "MEMUBOT_GITHUB_SCOPE": "alice",
-            "MEMUBOT_GITHUB_LOGIN": LOGIN,
-            "MEMUBOT_GITHUB_TOKEN": "t0ken",
-            "MEMUBOT_GITHUB_API_URL": url,
-            "MEMUBOT_GITHUB_POLL_MINUTES": "60",
-        }
+    env = daemon_env(
+        tmp_path,
+        nats_url,
+        MEMUBOT_GITHUB_WEBHOOK_SECRET=SECRET,
+        MEMUBOT_GITHUB_SCOPE="alice",
+        MEMUBOT_GITHUB_LOGIN=LOGIN,
+        MEMUBOT_GITHUB_TOKEN="t0ken",
+        MEMUBOT_GITHUB_API_URL=url,
+        MEMUBOT_GITHUB_POLL_MINUTES="60",
     )
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, stop))
-    try:
-        await wait_for(lambda: runtime_file(settings).exists() or task.done())
-        assert not task.done(), task.result()
-        info = runtime_info(settings.state_dir)
-        assert info is not None
+    async with running(load_settings(env)) as info:
         async with aiohttp.ClientSession(timeout=TIMEOUT) as session:
             hook = info["http"] + "/webhooks/github"
             body = (FIXTURES / rel).read_bytes()
@@ -402,9 +392,6 @@ async def test_a_running_daemon_polls_on_its_tick_and_stores_a_webhooked_event_o
                 await asyncio.sleep(0.5)
             # the webhooked review request once, the polled issue once; nothing dead-lettered
             assert stats["resources"] == 2 and stats["daemon"]["dead_letters"] == 0
-    finally:
-        stop.set()
-        assert await asyncio.wait_for(task, 60) == 0
 
 
 async def test_forgetting_a_delivery_polled_too_forgets_its_work_item(

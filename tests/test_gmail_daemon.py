@@ -8,11 +8,10 @@ import base64
 import json
 from pathlib import Path
 
-from daemon.app import runtime_file, serve
 from daemon.client import Client
 from daemon.config import load_settings
+from tests.daemon_harness import daemon_env, running, wait_for
 from tests.gmail_fake import serve_fake
-from tests.test_github_daemon import wait_for
 from tests.test_gmail import credentials
 
 
@@ -22,27 +21,20 @@ async def test_a_pulled_notification_ends_as_stored_emails_and_thread_state(
     async with serve_fake() as fake:
         data = base64.b64encode(json.dumps({"emailAddress": "alice@example.com", "historyId": 160}).encode())
         fake.pulls = [[{"ackId": "ack-1", "message": {"messageId": "ps-1", "data": data.decode()}}]]
-        settings = load_settings(
-            {
-                "HOME": str(tmp_path),
-                "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
-                "MEMUBOT_NATS_URL": nats_url,
-                "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
-                "MEMUBOT_GMAIL_SCOPE": "alice",
-                "MEMUBOT_EMAIL_ADDRESSES": "alice@example.com",
-                "MEMUBOT_GMAIL_CREDENTIALS": str(credentials(tmp_path, fake)),
-                "MEMUBOT_GMAIL_SUBSCRIPTION": "projects/p/subscriptions/s",
-                "MEMUBOT_GMAIL_TOPIC": "projects/p/topics/gmail",
-                "MEMUBOT_GMAIL_API_URL": fake.url,
-                "MEMUBOT_PUBSUB_API_URL": fake.url,
-                "MEMUBOT_GMAIL_TOKEN_URL": f"{fake.url}/token",
-            }
+        env = daemon_env(
+            tmp_path,
+            nats_url,
+            MEMUBOT_GMAIL_SCOPE="alice",
+            MEMUBOT_EMAIL_ADDRESSES="alice@example.com",
+            MEMUBOT_GMAIL_CREDENTIALS=str(credentials(tmp_path, fake)),
+            MEMUBOT_GMAIL_SUBSCRIPTION="projects/p/subscriptions/s",
+            MEMUBOT_GMAIL_TOPIC="projects/p/topics/gmail",
+            MEMUBOT_GMAIL_API_URL=fake.url,
+            MEMUBOT_PUBSUB_API_URL=fake.url,
+            MEMUBOT_GMAIL_TOKEN_URL=f"{fake.url}/token",
         )
-        stop = asyncio.Event()
-        task = asyncio.create_task(serve(settings, stop))
-        try:
-            await wait_for(lambda: runtime_file(settings).exists() or task.done())
-            assert not task.done(), task.result()
+        settings = load_settings(env)
+        async with running(settings):
             await wait_for(lambda: fake.acked == ["ack-1"])
             async with await Client.connect(nats_url) as client:
                 # users.watch at start sets the cursor, and the notification reads history from it;
@@ -51,9 +43,6 @@ async def test_a_pulled_notification_ends_as_stored_emails_and_thread_state(
                 await client.flush(timeout=60)
                 stats = await client.stats("alice")
                 assert stats["resources"] == 3 and stats["daemon"]["dead_letters"] == 0
-        finally:
-            stop.set()
-            assert await asyncio.wait_for(task, 60) == 0
     from daemon.memory.store import Store
 
     store = Store(settings.db_path, read_only=True)

@@ -20,43 +20,22 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import CallToolResult, TextResourceContents
 
-from daemon.app import runtime_file, serve
 from daemon.client import Client as BusClient
 from daemon.config import Settings, load_settings
 from daemon.events import tick_body
+from tests.daemon_harness import daemon_env, running
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def env_for(tmp_path: Path, nats_url: str) -> dict[str, str]:
-    return {
-        "HOME": str(tmp_path),
-        "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
-        "MEMUBOT_NATS_URL": nats_url,
-        "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
-        "MEMUBOT_CONFIG": str(tmp_path / "none.toml"),
-    }
-
-
-@asynccontextmanager
-async def running(settings: Settings) -> AsyncIterator[Settings]:
-    """The whole daemon in this process, READY on entry, stopped cleanly on exit."""
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, stop))
-    async with asyncio.timeout(120):
-        while not runtime_file(settings).exists():
-            assert not task.done(), task.result()
-            await asyncio.sleep(0.05)
-    try:
-        yield settings
-    finally:
-        stop.set()
-        assert await asyncio.wait_for(task, 60) == 0
+    return daemon_env(tmp_path, nats_url, MEMUBOT_CONFIG=str(tmp_path / "none.toml"))
 
 
 @pytest.fixture
 async def daemon(tmp_path: Path, nats_url: str) -> AsyncIterator[Settings]:
-    async with running(load_settings(env_for(tmp_path, nats_url))) as settings:
+    settings = load_settings(env_for(tmp_path, nats_url))
+    async with running(settings):
         yield settings
 
 

@@ -3,7 +3,6 @@ received by a subscriber at the right (injected) time."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -14,11 +13,12 @@ from zoneinfo import ZoneInfo
 import nats
 import pytest
 
-from daemon.app import runtime_file, serve
 from daemon.client import Client
 from daemon.config import Settings, load_settings
 from daemon.events import tick_body
 from tests.conftest import FakeClock
+from tests.daemon_harness import daemon_env, wait_for
+from tests.daemon_harness import running as daemon_running
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -27,33 +27,14 @@ def at(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=BERLIN)
 
 
-async def wait_for(predicate: Any, timeout: float = 60.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.05)
-
-
 @pytest.fixture
 async def running(tmp_path: Path, nats_url: str) -> AsyncIterator[tuple[Settings, FakeClock, Client]]:
-    settings = load_settings(
-        {
-            "HOME": str(tmp_path),
-            "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
-            "MEMUBOT_NATS_URL": nats_url,
-            "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
-            "MEMUBOT_TIMEZONE": "Europe/Berlin",
-        }
-    )
+    settings = load_settings(daemon_env(tmp_path, nats_url, MEMUBOT_TIMEZONE="Europe/Berlin"))
     clock = FakeClock(at("2026-03-02 15:10"))
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, stop, clock=clock))
-    await wait_for(lambda: runtime_file(settings).exists() or task.done())
-    assert not task.done(), task.result()
-    client = await Client.connect(nats_url)
-    yield settings, clock, client
-    await client.close()
-    stop.set()
-    assert await asyncio.wait_for(task, 60) == 0
+    async with daemon_running(settings, clock=clock):
+        client = await Client.connect(nats_url)
+        yield settings, clock, client
+        await client.close()
 
 
 async def test_a_turn_brings_context_at_once_and_a_reminder_at_its_time(

@@ -10,7 +10,6 @@ in pytest's summary.
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,9 +17,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, async_playwright
 
-from daemon.app import runtime_file, serve
-from daemon.client import Client, runtime_info
+from daemon.client import Client
 from daemon.config import load_settings
+from tests.daemon_harness import daemon_env, running
 
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 pytestmark = pytest.mark.skipif(
@@ -37,26 +36,9 @@ HOSTILE = (
 @pytest.fixture
 async def daemon_http(tmp_path: Path, nats_url: str) -> AsyncIterator[tuple[str, str]]:
     """The daemon running in-process; yields (its HTTP base URL, the NATS URL)."""
-    settings = load_settings(
-        {
-            "HOME": str(tmp_path),
-            "MEMUBOT_STATE_DIR": str(tmp_path / "state"),
-            "MEMUBOT_NATS_URL": nats_url,
-            "MEMUBOT_HTTP_ADDR": "127.0.0.1:0",
-            "MEMUBOT_CONFIG": str(tmp_path / "none.toml"),
-        }
-    )
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, stop))
-    async with asyncio.timeout(120):
-        while not runtime_file(settings).exists():
-            assert not task.done(), task.result()
-            await asyncio.sleep(0.05)
-    info = runtime_info(settings.state_dir)
-    assert info is not None
-    yield str(info["http"]), nats_url
-    stop.set()
-    assert await asyncio.wait_for(task, 60) == 0
+    settings = load_settings(daemon_env(tmp_path, nats_url, MEMUBOT_CONFIG=str(tmp_path / "none.toml")))
+    async with running(settings) as info:
+        yield str(info["http"]), nats_url
 
 
 @pytest.fixture

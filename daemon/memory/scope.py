@@ -135,12 +135,21 @@ class ScopeIndex:
         idx.session_no = np.asarray(docs, dtype=np.int64)
         for row in range(n):
             idx._note(row, idx.sessions[row], idx.speakers[row])
+        # one term → number dict for the three fields (sorted, the order of their terms)
+        vocabulary = {
+            term: i
+            for i, term in enumerate(
+                sorted({*snap.own.terms, *snap.context.terms, *snap.sessions_index.terms})
+            )
+        }
         for index, field, lengths in (
             (idx.own, snap.own, snap.doc_len),
             (idx.context, snap.context, snap.ctx_len),
             (idx.by_session, snap.sessions_index, snap.session_len),
         ):
-            index.load(field.terms, field.starts, field.docs, field.tfs, lengths.astype(np.float32))
+            index.load(
+                field.terms, field.starts, field.docs, field.tfs, lengths.astype(np.float32), vocabulary
+            )
         idx.generation = snap.generation
         return idx
 

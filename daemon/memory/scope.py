@@ -291,6 +291,19 @@ class ScopeIndex:
         matrix = self.vectors.matrix
         in_order = bool(np.array_equal(perm, np.arange(n)))
         vectors = matrix if in_order else matrix[perm]
+        if in_order:  # as built (rows appended since would be in the tails): no re-sort
+            fields = [f.bulk() for f in (self.own, self.context, self.by_session)]
+            if all(f is not None for f in fields):
+                own, context, per_session = (FieldPostings(*f) for f in fields if f is not None)
+                return Derived(
+                    ids=list(self.ids),
+                    l0=list(self.l0),
+                    source_ids=[list(s) for s in self.source_ids],
+                    vectors=np.ascontiguousarray(matrix, dtype=np.float32),
+                    own=own,
+                    context=context,
+                    sessions_index=per_session,
+                )
         sessions = [self.sessions[r] for r in order]
         numbered: dict[str, int] = {}
         row_session = np.fromiter(

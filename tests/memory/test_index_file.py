@@ -130,7 +130,13 @@ def test_export_of_a_patched_index_is_the_duckdb_snapshot(db_path: Path, embedde
     """Appended rows, grown contexts and new sessions, put back in a rebuild's order."""
     with Memory.open(db_path, embedder, PARAMS) as memory:
         _fill(memory, TURNS[:6])
-        memory.scope_index("alice")  # built now, patched by every write below
+        fresh = memory.scope_index("alice")  # built now, patched by every write below
+        got = fresh.export()  # as built: taken from the bulk arrays without a re-sort
+        snap = memory.store.snapshot("alice")
+        _same_field(got.own, snap.own)
+        _same_field(got.context, snap.context)
+        _same_field(got.sessions_index, snap.sessions_index)
+        assert got.ids == snap.ids and np.array_equal(got.vectors, snap.vectors)
         _fill(memory, TURNS[6:], start=6)
         memory.memorize([turn("late", "Octopuses can open jars.", session="s1", at=T0 + timedelta(days=1))])
         assert memory.index_builds == 1

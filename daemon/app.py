@@ -92,7 +92,14 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         memory = await asyncio.to_thread(open_memory, settings, None, None, clock or system_clock)
         stack.callback(memory.close)  # DuckDB checkpoints last
         indexed = await asyncio.to_thread(memory.warm)
-        log.info("memory %s open, indexes built for %d items", settings.db_path, indexed)
+        log.info(
+            "memory %s open, indexes ready for %d items (%d loaded from their persisted copy,"
+            " %d built from DuckDB)",
+            settings.db_path,
+            indexed,
+            memory.index_loads,
+            memory.index_builds,
+        )
         metrics = Metrics()
         # A scrape runs on the event loop: it reads counts refreshed off-loop, never the DuckDB file
         # (whose lock a long memorize may hold).
@@ -253,6 +260,9 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         )
         notifier.ready(status)
         log.info("memubot %s %s in %.1fs", __version__, status, time.monotonic() - t_start)
+        # an index built from DuckDB at start is written beside the file now, after READY, so
+        # that the next start loads it even if this run ends in a crash before any write
+        await asyncio.to_thread(memory.persist_indexes)
         with contextlib.suppress(asyncio.CancelledError):
             await stop.wait()
         log.info("memubot stopping: draining")

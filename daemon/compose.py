@@ -10,6 +10,7 @@ from pathlib import Path
 
 from daemon.config import Settings
 from daemon.memory import Clock, Memory, make_embedder, system_clock
+from daemon.memory.indexfile import index_dir_for
 from daemon.memory.llm import LLMConfig, LLMExtractor
 
 
@@ -36,11 +37,13 @@ def open_memory(
     embedder = make_embedder(
         settings.embedder, url=settings.embed_url, model=settings.embed_model, api_key=settings.embed_api_key
     )
+    path = db or settings.db_path
     return Memory.open(
-        db or settings.db_path,
+        path,
         embedder,
         settings.memory,
         clock=clock,
         progress=progress,
         llm=make_llm(settings),
+        index_dir=index_dir_for(path),
     )

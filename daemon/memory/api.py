@@ -21,6 +21,7 @@ import numpy as np
 from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import correction as C
 from daemon.memory import forgetting as F
+from daemon.memory import indexfile as IF
 from daemon.memory import retrieve as R
 from daemon.memory import updates as U
 from daemon.memory.emailthreads import EmailThreads
@@ -33,7 +34,7 @@ from daemon.memory.nearby import told_near
 from daemon.memory.params import MemoryParams
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import ScopeIndex, follow
-from daemon.memory.store import Store
+from daemon.memory.store import ScopeSnapshot, Store
 from daemon.memory.suggestions import Suggestions
 from daemon.memory.types import (
     Clock,
@@ -64,6 +65,7 @@ class Memory(WritePath):
         clock: Clock = system_clock,
         progress: Progress | None = None,
         llm: LLMExtractor | None = None,
+        index_dir: Path | None = None,
     ) -> None:
         self.store = store
         self.llm = llm
@@ -76,6 +78,11 @@ class Memory(WritePath):
         # how many times a scope's index was built from DuckDB: a start-up builds each once
         # (tests count it; lifecycle writes patch the index instead of forcing a rebuild)
         self.index_builds = 0
+        self.index_loads = 0  # … and loaded from its persisted copy instead (indexfile.py)
+        # where the indexes are persisted (None: never), and the generation each scope's copy
+        # on disk was written or loaded at
+        self.index_dir = index_dir
+        self._persisted: dict[str, int] = {}
         self._alias: dict[str, str] = {}  # draft id → the item it joined, during one memorize
         self._turn_item: dict[tuple[str, str], str | None] = {}  # (scope, turn) → its first item
         self.tz = ZoneInfo(self.params.timezone)
@@ -103,8 +110,11 @@ class Memory(WritePath):
         clock: Clock = system_clock,
         progress: Progress | None = None,
         llm: LLMExtractor | None = None,
+        index_dir: Path | None = None,
     ) -> Memory:
-        return cls(Store(path), embedder, params, clock, progress, llm)
+        """`index_dir`: where scope indexes are persisted at close and loaded from at start
+        (`indexfile.index_dir_for(path)` beside the file); None keeps them in memory only."""
+        return cls(Store(path), embedder, params, clock, progress, llm, index_dir)
 
     def close(self) -> None:
         # after the writer in progress, if any: a batch is never cut off half-committed
@@ -112,6 +122,7 @@ class Memory(WritePath):
             if self._closed:
                 return
             self.flush_touches()
+            self.persist_indexes()
             self.store.checkpoint()
             self.store.close()
             self._closed = True
@@ -167,19 +178,106 @@ class Memory(WritePath):
             return sum(len(self.scope_index(scope)) for scope in self.store.scopes())
 
     def scope_index(self, scope: str) -> ScopeIndex:
-        """The scope's in-memory index, rebuilt from DuckDB when missing or stale."""
+        """The scope's in-memory index: loaded from its persisted copy when that is current,
+        else rebuilt from DuckDB, when missing or stale."""
         if not scope:
             raise ScopeRequired("recall needs a scope")
         gen = self.store.generation(scope)
         idx = self._indexes.get(scope)
         if idx is None or idx.generation != gen:
             t0 = time.perf_counter()
-            snap = self.store.snapshot(scope)
-            idx = ScopeIndex.build(snap, scope, self.embedder.dim, self.params.bm25, self.params.ivf)
+            loaded, why = self._load_index(scope, gen)
+            if loaded is not None:
+                idx = loaded
+                self.index_loads += 1
+                log.info(
+                    "loaded index for scope %s: %d items in %.2fs (persisted at generation %d)",
+                    scope,
+                    len(idx),
+                    time.perf_counter() - t0,
+                    gen,
+                )
+            else:
+                snap = self.store.snapshot(scope)
+                idx = ScopeIndex.build(snap, scope, self.embedder.dim, self.params.bm25, self.params.ivf)
+                self.index_builds += 1
+                log.info(
+                    "built index for scope %s: %d items in %.2fs%s",
+                    scope,
+                    len(idx),
+                    time.perf_counter() - t0,
+                    f" (persisted index not used: {why})" if why else "",
+                )
             self._indexes[scope] = idx
-            self.index_builds += 1
-            log.info("built index for scope %s: %d items in %.2fs", scope, len(idx), time.perf_counter() - t0)
         return idx
+
+    def _load_index(self, scope: str, gen: int) -> tuple[ScopeIndex | None, str]:
+        """The scope's index from its persisted copy, or None and why not ("" when persisting
+        is off)."""
+        if self.index_dir is None:
+            return None, ""
+        at = self.store.index_file(scope)
+        if at is None:
+            return None, "none written yet"
+        token, written = at
+        if written != gen:
+            return None, f"stale: written at generation {written}, DuckDB is at {gen}"
+        stamp = IF.Stamp(scope, token, gen, self.embedder.name, self.embedder.dim)
+        try:
+            derived = IF.read(self.index_dir, stamp)
+        except IF.Unusable as exc:
+            return None, str(exc)
+        cols = self.store.scope_columns(scope)
+        if cols.ids != derived.ids:
+            return None, f"its {len(derived.ids)} rows are not DuckDB's {len(cols.ids)}"
+        snap = ScopeSnapshot.of(
+            cols,
+            generation=gen,
+            l0=derived.l0,
+            source_ids=derived.source_ids,
+            vectors=derived.vectors,
+            own=derived.own,
+            context=derived.context,
+            sessions_index=derived.sessions_index,
+        )
+        idx = ScopeIndex.build(snap, scope, self.embedder.dim, self.params.bm25, self.params.ivf)
+        self._persisted[scope] = gen
+        return idx, ""
+
+    def persist_indexes(self) -> int:
+        """Write the persisted copy of every in-memory index that is current and not yet on
+        disk at its generation; returns how many were written. Never raises: a copy that cannot
+        be written only makes the next start rebuild."""
+        if self.index_dir is None or self.store.read_only:
+            return 0
+        written = 0
+        with self._lock:
+            for scope, idx in list(self._indexes.items()):
+                if self._persisted.get(scope) == idx.generation or not len(idx):
+                    continue
+                try:
+                    if self.store.generation(scope) != idx.generation:
+                        continue  # stale: the next read rebuilds it
+                    t0 = time.perf_counter()
+                    token = IF.new_token()
+                    stamp = IF.Stamp(scope, token, idx.generation, self.embedder.name, self.embedder.dim)
+                    folder = IF.write(self.index_dir, stamp, idx.export())
+                    self.store.record_index_file(scope, token, idx.generation)
+                    IF.remove_others(self.index_dir, scope, keep=token)
+                except Exception as exc:  # disk full, permissions: the index is only a cache
+                    log.warning("could not persist the index of scope %s: %s", scope, exc)
+                    continue
+                self._persisted[scope] = idx.generation
+                written += 1
+                log.info(
+                    "persisted index for scope %s: %d items at generation %d in %.2fs (%s)",
+                    scope,
+                    len(idx),
+                    idx.generation,
+                    time.perf_counter() - t0,
+                    folder,
+                )
+        return written
 
     def recall(
         self,

@@ -123,13 +123,19 @@ class BM25Params:
 class BM25Index:
     """In-memory postings for one scope; documents are dense integer positions.
 
-    Postings loaded in bulk from DuckDB stay as numpy slices (`_base`); postings written since
-    then go to per-term Python lists (`_tail`). A term's arrays are merged lazily when queried.
+    Postings loaded in bulk are one compressed-sparse-row block: a term's number (`_term_id`)
+    picks `_docs[_starts[t]:_starts[t+1]]` (int32, sorted) and the matching `_tfs`, so a term
+    costs a dict entry, not two numpy views (issue 25: the views cost more than the postings).
+    Postings written since then go to per-term Python lists (`_tail`); a term's two parts are
+    merged lazily when queried.
     """
 
     def __init__(self, params: BM25Params | None = None) -> None:
         self.params = params or BM25Params()
-        self._base: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._term_id: dict[str, int] = {}
+        self._starts = np.zeros(1, dtype=np.int64)
+        self._docs = np.zeros(0, dtype=np.int32)
+        self._tfs = np.zeros(0, dtype=np.float32)
         self._tail: dict[str, tuple[list[int], list[int]]] = {}
         self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._len = np.zeros(64, dtype=np.float32)
@@ -152,18 +158,49 @@ class BM25Index:
         self._n = max(self._n, n)
 
     def load(
-        self, terms: list[str], starts: np.ndarray, docs: np.ndarray, tfs: np.ndarray, doc_len: np.ndarray
+        self,
+        terms: list[str],
+        starts: np.ndarray,
+        docs: np.ndarray,
+        tfs: np.ndarray,
+        doc_len: np.ndarray,
+        vocabulary: dict[str, int] | None = None,
     ) -> None:
-        """Bulk-load postings sorted by (term, doc): term i owns docs[starts[i]:starts[i+1]]."""
+        """Bulk-load postings sorted by (term, doc): term i owns docs[starts[i]:starts[i+1]].
+
+        `vocabulary` (term → number, holding every one of `terms`, numbered in the same order)
+        is shared with the scope's other fields instead of a dict of this field's own: the
+        fields' terms are mostly the same words.
+        """
         self._grow(doc_len.shape[0])
         self._len[: doc_len.shape[0]] = doc_len
         self._total_len = float(doc_len.sum())
-        docs = docs.astype(np.int64, copy=False)
-        tfs = np.array(tfs, dtype=np.float32)  # a writable copy: extend() adds to it in place
-        for i, term in enumerate(terms):
-            self._base[term] = (docs[starts[i] : starts[i + 1]], tfs[starts[i] : starts[i + 1]])
+        starts = np.asarray(starts, dtype=np.int64)
+        at = None if vocabulary is None else np.asarray([vocabulary[t] for t in terms], dtype=np.int64)
+        if vocabulary is None or at is None or np.any(np.diff(at) <= 0):
+            # (a vocabulary numbered in another order than `terms` would misplace postings)
+            self._term_id = {term: i for i, term in enumerate(terms)}
+        else:  # the same postings, with an empty range for each term this field lacks
+            counts = np.zeros(len(vocabulary), dtype=np.int64)
+            counts[at] = np.diff(starts)
+            starts = np.zeros(len(vocabulary) + 1, dtype=np.int64)
+            np.cumsum(counts, out=starts[1:])
+            self._term_id = vocabulary
+        self._starts = starts
+        self._docs = np.asarray(docs, dtype=np.int32)
+        # extend() adds to the tfs in place: a float32 array this index may write to (a fresh
+        # read's, or a copy-on-write mapping) is taken as it is, anything else is copied
+        writable = tfs.dtype == np.float32 and tfs.flags.writeable and tfs.flags.c_contiguous
+        self._tfs = tfs if writable else np.array(tfs, dtype=np.float32)
         self._tail.clear()
         self._merged.clear()
+
+    def _base(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        t = self._term_id.get(term)
+        if t is None or t + 1 >= self._starts.shape[0]:
+            return None
+        lo, hi = int(self._starts[t]), int(self._starts[t + 1])
+        return (self._docs[lo:hi], self._tfs[lo:hi]) if hi > lo else None
 
     def add(self, doc: int, counts: dict[str, int], length: int) -> None:
         """Append the postings of document `doc` (positions must be added in increasing order)."""
@@ -186,7 +223,7 @@ class BM25Index:
         self._total_len += extra_len
         for term, tf in counts.items():
             self._merged.pop(term, None)
-            base = self._base.get(term)
+            base = self._base(term)
             if base is not None:
                 at = int(np.searchsorted(base[0], doc))
                 if at < base[0].shape[0] and base[0][at] == doc:
@@ -204,7 +241,7 @@ class BM25Index:
         got = self._merged.get(term)
         if got is not None:
             return got
-        base = self._base.get(term)
+        base = self._base(term)
         tail = self._tail.get(term)
         if tail is None or not tail[0]:
             return base
@@ -217,6 +254,42 @@ class BM25Index:
         )
         self._merged[term] = got
         return got
+
+    def postings(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        """Every posting, bulk part and tail: (terms, term number, doc, tf) in no set order."""
+        terms = list(self._term_id)
+        if len(terms) != self._starts.shape[0] - 1:  # a shared vocabulary grown by another field
+            terms = terms[: self._starts.shape[0] - 1]
+        tids = [np.repeat(np.arange(len(terms), dtype=np.int64), np.diff(self._starts))]
+        docs = [self._docs.astype(np.int64)]
+        tfs = [self._tfs]
+        known = {term: i for i, term in enumerate(terms)}
+        for term, (t_docs, t_tfs) in self._tail.items():
+            if not t_docs:
+                continue
+            t = known.setdefault(term, len(known))
+            if t == len(terms):
+                terms.append(term)
+            tids.append(np.full(len(t_docs), t, dtype=np.int64))
+            docs.append(np.asarray(t_docs, dtype=np.int64))
+            tfs.append(np.asarray(t_tfs, dtype=np.float32))
+        return terms, np.concatenate(tids), np.concatenate(docs), np.concatenate(tfs)
+
+    def bulk(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray] | None:
+        """The postings as loaded, (terms, starts, docs, tfs) as `load` takes them (terms
+        without postings left out), when nothing was added since; None otherwise."""
+        if any(docs for docs, _ in self._tail.values()):
+            return None
+        counts = np.diff(self._starts)
+        keep = counts > 0
+        terms = [term for term, k in zip(self._term_id, keep.tolist(), strict=False) if k]
+        starts = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(counts[keep], out=starts[1:])
+        return terms, starts, self._docs, self._tfs
+
+    def nbytes(self) -> int:
+        """Bytes held by the postings arrays and lengths (not the term dict or the tail)."""
+        return int(self._starts.nbytes + self._docs.nbytes + self._tfs.nbytes + self._len.nbytes)
 
     def scores(self, query_terms: list[str]) -> np.ndarray:
         """BM25 score of every document for the query (zeros where no term matches)."""

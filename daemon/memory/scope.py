@@ -14,6 +14,7 @@ which says how much a whole conversation is about the query.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from daemon.memory.categoryranks import CategoryRanks
 from daemon.memory.index import BM25Index, BM25Params
 from daemon.memory.samecontent import SameContent
 from daemon.memory.slotfamilies import SlotFamilies
-from daemon.memory.store import ScopeSnapshot
+from daemon.memory.store import FieldPostings, ScopeSnapshot, group_postings
 from daemon.memory.vectors import IVFParams, VectorIndex
 
 OWN, CONTEXT, LATER_CONTEXT = 0, 1, 2  # postings fields; readers fold 2 into 1
@@ -34,6 +35,20 @@ def _append(arr: np.ndarray, values: list[float] | list[bool] | list[int], dtype
 def _codes(names: list[str], known: dict[str, int]) -> list[int]:
     """A small integer per distinct name (new names get the next one): masks compare integers."""
     return [known.setdefault(name, len(known)) for name in names]
+
+
+@dataclass(slots=True)
+class Derived:
+    """What of a scope's snapshot is costly to read from DuckDB and changes only with a new
+    generation: the text, provenance, vectors and postings of its rows (rows by item id)."""
+
+    ids: list[str]
+    l0: list[str]
+    source_ids: list[list[str]]
+    vectors: np.ndarray
+    own: FieldPostings
+    context: FieldPostings
+    sessions_index: FieldPostings
 
 
 class ScopeIndex:
@@ -120,12 +135,21 @@ class ScopeIndex:
         idx.session_no = np.asarray(docs, dtype=np.int64)
         for row in range(n):
             idx._note(row, idx.sessions[row], idx.speakers[row])
+        # one term → number dict for the three fields (sorted, the order of their terms)
+        vocabulary = {
+            term: i
+            for i, term in enumerate(
+                sorted({*snap.own.terms, *snap.context.terms, *snap.sessions_index.terms})
+            )
+        }
         for index, field, lengths in (
             (idx.own, snap.own, snap.doc_len),
             (idx.context, snap.context, snap.ctx_len),
             (idx.by_session, snap.sessions_index, snap.session_len),
         ):
-            index.load(field.terms, field.starts, field.docs, field.tfs, lengths.astype(np.float32))
+            index.load(
+                field.terms, field.starts, field.docs, field.tfs, lengths.astype(np.float32), vocabulary
+            )
         idx.generation = snap.generation
         return idx
 
@@ -251,6 +275,64 @@ class ScopeIndex:
                 [at for _, at in rows],
             )
         return self.ranks
+
+    def export(self) -> Derived:
+        """The derived part of this index as a rebuild from DuckDB would read it: rows ordered
+        by item id, sessions numbered by their first row, postings sorted by (term, doc).
+
+        A patched index keeps appended rows in write order; this puts them where a rebuild puts
+        them, so that an index loaded from the export equals the rebuilt one row for row.
+        """
+        n = len(self.ids)
+        order = sorted(range(n), key=self.ids.__getitem__)
+        perm = np.asarray(order, dtype=np.int64)
+        new_row = np.empty(n, dtype=np.int64)
+        new_row[perm] = np.arange(n, dtype=np.int64)
+        matrix = self.vectors.matrix
+        in_order = bool(np.array_equal(perm, np.arange(n)))
+        vectors = matrix if in_order else matrix[perm]
+        if in_order:  # as built (rows appended since would be in the tails): no re-sort
+            fields = [f.bulk() for f in (self.own, self.context, self.by_session)]
+            if all(f is not None for f in fields):
+                own, context, per_session = (FieldPostings(*f) for f in fields if f is not None)
+                return Derived(
+                    ids=list(self.ids),
+                    l0=list(self.l0),
+                    source_ids=[list(s) for s in self.source_ids],
+                    vectors=np.ascontiguousarray(matrix, dtype=np.float32),
+                    own=own,
+                    context=context,
+                    sessions_index=per_session,
+                )
+        sessions = [self.sessions[r] for r in order]
+        numbered: dict[str, int] = {}
+        row_session = np.fromiter(
+            (-1 if s is None else numbered.setdefault(s, len(numbered)) for s in sessions), np.int64, n
+        )
+        o_terms, o_tid, o_doc, o_tf = self.own.postings()
+        c_terms, c_tid, c_doc, c_tf = self.context.postings()
+        vocab = sorted({*o_terms, *c_terms})
+        number = {term: i for i, term in enumerate(vocab)}
+        o_map = np.asarray([number[t] for t in o_terms], dtype=np.int64)
+        c_map = np.asarray([number[t] for t in c_terms], dtype=np.int64)
+        own, context, per_session = group_postings(
+            np.asarray(vocab, dtype=object),
+            np.concatenate([np.zeros(o_tid.shape[0], np.int64), np.ones(c_tid.shape[0], np.int64)]),
+            np.concatenate([o_map[o_tid], c_map[c_tid]]),
+            new_row[np.concatenate([o_doc, c_doc])],
+            np.rint(np.concatenate([o_tf, c_tf])).astype(np.int64),
+            row_session,
+            len(numbered),
+        )
+        return Derived(
+            ids=[self.ids[r] for r in order],
+            l0=[self.l0[r] for r in order],
+            source_ids=[list(self.source_ids[r]) for r in order],
+            vectors=np.ascontiguousarray(vectors, dtype=np.float32),
+            own=own,
+            context=context,
+            sessions_index=per_session,
+        )
 
     def category_summaries(self, names: list[str], top: int) -> dict[str, tuple[int, list[str]]]:
         """name → (active items, the summary lines of its first `top`), from the ranks."""

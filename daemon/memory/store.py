@@ -24,7 +24,7 @@ from daemon.errors import StoreError
 from daemon.memory.store_core import _utc
 from daemon.memory.store_email import StoreEmail
 from daemon.memory.store_forget import StoreForget
-from daemon.memory.store_index import FieldPostings, ScopeSnapshot, StoreIndex
+from daemon.memory.store_index import FieldPostings, ScopeColumns, ScopeSnapshot, StoreIndex, group_postings
 from daemon.memory.store_items import ItemRow, StoreItems
 from daemon.memory.store_lifecycle import CATEGORY_TOP, StoreLifecycle
 from daemon.memory.store_resources import StoreResources
@@ -39,9 +39,11 @@ __all__ = [
     "SCHEMA_VERSION",
     "FieldPostings",
     "ItemRow",
+    "ScopeColumns",
     "ScopeSnapshot",
     "Store",
     "_utc",
+    "group_postings",
 ]
 
 log = logging.getLogger(__name__)

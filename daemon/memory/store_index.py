@@ -54,6 +54,80 @@ def _grouped(terms: np.ndarray, tid: np.ndarray, docs: np.ndarray, tfs: np.ndarr
     )
 
 
+_INDEX_FILE = "index_file:"  # meta key prefix: scope → "token generation" of its persisted index
+
+# the per-row columns of a scope's rows (items with a vector, by id), as `_columns` reads them
+_COLUMNS = (
+    "i.id, i.category, i.importance, i.access_count,"
+    " epoch(i.last_access) AS last_access, epoch(coalesce(i.observed_at, i.happened_at, i.created_at)) AS occurred,"
+    " i.evergreen, (NOT i.archived AND i.superseded_by IS NULL AND i.valid_until IS NULL) AS active,"
+    " i.doc_len, i.ctx_len, i.session, i.speaker"
+)
+
+
+@dataclass(slots=True)
+class ScopeColumns:
+    """The per-row columns of a scope, rows ordered by item id."""
+
+    ids: list[str]
+    categories: list[str]
+    sessions: list[str | None]
+    speakers: list[str | None]
+    importance: np.ndarray
+    access_count: np.ndarray
+    last_access: np.ndarray  # epoch seconds, NaN when never accessed
+    occurred: np.ndarray  # epoch seconds of happened_at or created_at
+    evergreen: np.ndarray
+    active: np.ndarray  # not archived and not superseded
+    doc_len: np.ndarray
+    ctx_len: np.ndarray
+
+    def row_sessions(self) -> tuple[np.ndarray, int]:
+        """Each row's session document (-1: none) and the number of sessions.
+
+        Sessions are numbered by the first row they appear in (rows: ORDER BY id), the order in
+        which ScopeIndex numbers them when items are appended.
+        """
+        session_doc: dict[str, int] = {}
+        row_session = np.fromiter(
+            (-1 if s is None else session_doc.setdefault(s, len(session_doc)) for s in self.sessions),
+            np.int64,
+            len(self.sessions),
+        )
+        return row_session, len(session_doc)
+
+    def session_len(self) -> np.ndarray:
+        """The length of each session document: the own-text lengths of its rows."""
+        row_session, n_sessions = self.row_sessions()
+        in_session = row_session >= 0
+        return np.bincount(
+            row_session[in_session],
+            weights=self.doc_len[in_session].astype(np.float64),
+            minlength=n_sessions,
+        ).astype(np.float32)
+
+
+def _columns(rel: dict[str, np.ndarray]) -> ScopeColumns:
+    last_access = np.ma.filled(np.ma.asarray(rel["last_access"], dtype=np.float64), np.nan)
+    # a category, speaker or session repeats over many rows: one string object for all of them
+    # (DuckDB hands out a new one per row; ~170 bytes per item at 30k)
+    pool: dict[str, str] = {}
+    return ScopeColumns(
+        ids=[str(x) for x in rel["id"]],
+        categories=[pool.setdefault(x, x) for x in map(str, rel["category"])],
+        sessions=[None if x is None else pool.setdefault(str(x), str(x)) for x in _optional(rel["session"])],
+        speakers=[None if x is None else pool.setdefault(str(x), str(x)) for x in _optional(rel["speaker"])],
+        importance=np.asarray(rel["importance"], dtype=np.float32),
+        access_count=np.asarray(rel["access_count"], dtype=np.float32),
+        last_access=np.where(np.isfinite(last_access), last_access, np.nan),
+        occurred=np.asarray(rel["occurred"], dtype=np.float64),
+        evergreen=np.asarray(rel["evergreen"], dtype=bool),
+        active=np.asarray(rel["active"], dtype=bool),
+        doc_len=np.asarray(rel["doc_len"], dtype=np.float32),
+        ctx_len=np.asarray(rel["ctx_len"], dtype=np.float32),
+    )
+
+
 @dataclass(slots=True)
 class ScopeSnapshot:
     """Everything the in-memory indexes of one scope are derived from, column by column."""
@@ -78,6 +152,78 @@ class ScopeSnapshot:
     context: FieldPostings  # docs are rows
     sessions_index: FieldPostings  # docs are sessions, numbered by their first row
     session_len: np.ndarray  # length of each session document
+
+    @classmethod
+    def of(
+        cls,
+        cols: ScopeColumns,
+        *,
+        generation: int,
+        l0: list[str],
+        source_ids: list[list[str]],
+        vectors: np.ndarray,
+        own: FieldPostings,
+        context: FieldPostings,
+        sessions_index: FieldPostings,
+    ) -> ScopeSnapshot:
+        """The per-row columns joined with the text, vectors and postings of the same rows."""
+        return cls(
+            generation=generation,
+            ids=cols.ids,
+            l0=l0,
+            categories=cols.categories,
+            source_ids=source_ids,
+            sessions=cols.sessions,
+            speakers=cols.speakers,
+            importance=cols.importance,
+            access_count=cols.access_count,
+            last_access=cols.last_access,
+            occurred=cols.occurred,
+            evergreen=cols.evergreen,
+            active=cols.active,
+            doc_len=cols.doc_len,
+            ctx_len=cols.ctx_len,
+            vectors=vectors,
+            own=own,
+            context=context,
+            sessions_index=sessions_index,
+            session_len=cols.session_len(),
+        )
+
+
+def group_postings(
+    terms: np.ndarray,
+    field: np.ndarray,
+    tid: np.ndarray,
+    row: np.ndarray,
+    tf: np.ndarray,
+    row_session: np.ndarray,
+    n_sessions: int,
+) -> tuple[FieldPostings, FieldPostings, FieldPostings]:
+    """Postings as (field 0/1, term number into `terms`, row, tf), in any order, grouped into
+    the own-text, context and per-session fields, each sorted by (term, doc); equal
+    (field, term, row) add up. The DuckDB read and a persisted snapshot both go through here.
+    """
+    # grouped and sorted here, not in SQL: one int64 key per posting, (field, term, row)
+    # (DuckDB's GROUP BY + ORDER BY over 6.6M postings at 100k items took 3 of the 3.4 s)
+    n_terms, n_rows = max(terms.shape[0], 1), max(row_session.shape[0], 1)
+    key = (field * n_terms + tid) * n_rows + row
+    order = np.argsort(key)
+    key, tf = _summed(key[order], tf[order])
+    field, rest = np.divmod(key, n_terms * n_rows)
+    tid, row = np.divmod(rest, n_rows)
+    cut = int(np.searchsorted(field, 1))
+    own = _grouped(terms, tid[:cut], row[:cut], tf[:cut])
+    context = _grouped(terms, tid[cut:], row[cut:], tf[cut:])
+    # per session: the own-text postings of its rows, summed per (term, session)
+    doc = row_session[row[:cut]]
+    keep = doc >= 0
+    n_docs = max(n_sessions, 1)
+    key = tid[:cut][keep] * n_docs + doc[keep]
+    order = np.argsort(key)
+    key, sums = _summed(key[order], tf[:cut][keep][order])
+    per_session = _grouped(terms, key // n_docs, key % n_docs, sums)
+    return own, context, per_session
 
 
 class StoreIndex(StoreBase):
@@ -170,56 +316,39 @@ class StoreIndex(StoreBase):
         scope = _require(scope)
         generation = self.generation(scope)
         rel = self.con.execute(
-            "SELECT i.id, i.l0, i.category, i.importance, i.access_count,"
-            " epoch(i.last_access) AS last_access, epoch(coalesce(i.observed_at, i.happened_at, i.created_at)) AS occurred,"
-            " i.evergreen, (NOT i.archived AND i.superseded_by IS NULL AND i.valid_until IS NULL) AS active,"
-            " i.doc_len, i.ctx_len, i.session, i.speaker, v.vec,"
+            f"SELECT {_COLUMNS}, i.l0, v.vec,"
             " (SELECT list(s.resource_id ORDER BY s.resource_id) FROM item_sources s WHERE s.item_id = i.id)"
             "   AS sources"
             " FROM items i JOIN item_vectors v ON v.item_id = i.id WHERE i.scope = ? ORDER BY i.id",
             [scope],
         ).fetchnumpy()
-        n = len(rel["id"])
+        cols = _columns(rel)
+        n = len(cols.ids)
         dim = self.dim or 0
         vectors = np.stack(list(rel["vec"])).astype(np.float32) if n else np.zeros((0, dim), np.float32)
-        sessions = [None if x is None else str(x) for x in _optional(rel["session"])]
-        # Sessions are numbered by the first row they appear in (rows: ORDER BY id), the order in
-        # which ScopeIndex numbers them when items are appended.
-        session_doc: dict[str, int] = {}
-        row_session = np.fromiter(
-            (-1 if s is None else session_doc.setdefault(s, len(session_doc)) for s in sessions), np.int64, n
-        )
-        own, context, per_session = self._scope_postings(scope, row_session, len(session_doc))
-        doc_len = np.asarray(rel["doc_len"], dtype=np.float32)
-        in_session = row_session >= 0
-        session_len = np.bincount(
-            row_session[in_session],
-            weights=doc_len[in_session].astype(np.float64),
-            minlength=len(session_doc),
-        ).astype(np.float32)
-        last_access = np.ma.filled(np.ma.asarray(rel["last_access"], dtype=np.float64), np.nan)
-        return ScopeSnapshot(
+        row_session, n_sessions = cols.row_sessions()
+        own, context, per_session = self._scope_postings(scope, row_session, n_sessions)
+        return ScopeSnapshot.of(
+            cols,
             generation=generation,
-            ids=[str(x) for x in rel["id"]],
             l0=[str(x) for x in rel["l0"]],
-            categories=[str(x) for x in rel["category"]],
             source_ids=[[str(s) for s in x] if x is not None else [] for x in _optional(rel["sources"])],
-            sessions=sessions,
-            speakers=[None if x is None else str(x) for x in _optional(rel["speaker"])],
-            importance=np.asarray(rel["importance"], dtype=np.float32),
-            access_count=np.asarray(rel["access_count"], dtype=np.float32),
-            last_access=np.where(np.isfinite(last_access), last_access, np.nan),
-            occurred=np.asarray(rel["occurred"], dtype=np.float64),
-            evergreen=np.asarray(rel["evergreen"], dtype=bool),
-            active=np.asarray(rel["active"], dtype=bool),
-            doc_len=doc_len,
-            ctx_len=np.asarray(rel["ctx_len"], dtype=np.float32),
             vectors=vectors,
             own=own,
             context=context,
             sessions_index=per_session,
-            session_len=session_len,
         )
+
+    def scope_columns(self, scope: str) -> ScopeColumns:
+        """The per-row columns of a scope (rows as in `snapshot`) without text, vectors or
+        postings: what a persisted snapshot does not keep, because some of it changes without a
+        new generation (recall's access counts)."""
+        rel = self.con.execute(
+            f"SELECT {_COLUMNS} FROM items i JOIN item_vectors v ON v.item_id = i.id"
+            " WHERE i.scope = ? ORDER BY i.id",
+            [_require(scope)],
+        ).fetchnumpy()
+        return _columns(rel)
 
     def _scope_postings(
         self, scope: str, row_session: np.ndarray, n_sessions: int
@@ -242,29 +371,34 @@ class StoreIndex(StoreBase):
             " FROM postings p JOIN r ON r.id = p.item_id JOIN t ON t.term = p.term WHERE p.scope = $scope",
             {"scope": scope},
         ).fetchnumpy()
-        # grouped and sorted here, not in SQL: one int64 key per posting, (field, term, row)
-        # (DuckDB's GROUP BY + ORDER BY over 6.6M postings at 100k items took 3 of the 3.4 s)
-        n_terms, n_rows = max(terms.shape[0], 1), max(row_session.shape[0], 1)
-        key = (
-            np.asarray(rel["f"], np.int64) * n_terms + np.asarray(rel["tid"], np.int64)
-        ) * n_rows + np.asarray(rel["row"], np.int64)
-        order = np.argsort(key)
-        key, tf = key[order], np.asarray(rel["tf"], np.int64)[order]
-        key, tf = _summed(key, tf)
-        field, rest = np.divmod(key, n_terms * n_rows)
-        tid, row = np.divmod(rest, n_rows)
-        cut = int(np.searchsorted(field, 1))
-        own = _grouped(terms, tid[:cut], row[:cut], tf[:cut])
-        context = _grouped(terms, tid[cut:], row[cut:], tf[cut:])
-        # per session: the own-text postings of its rows, summed per (term, session)
-        doc = row_session[row[:cut]]
-        keep = doc >= 0
-        n_docs = max(n_sessions, 1)
-        key = tid[:cut][keep] * n_docs + doc[keep]
-        order = np.argsort(key)
-        key, sums = _summed(key[order], tf[:cut][keep][order])
-        per_session = _grouped(terms, key // n_docs, key % n_docs, sums)
-        return own, context, per_session
+        return group_postings(
+            terms,
+            np.asarray(rel["f"], np.int64),
+            np.asarray(rel["tid"], np.int64),
+            np.asarray(rel["row"], np.int64),
+            np.asarray(rel["tf"], np.int64),
+            row_session,
+            n_sessions,
+        )
+
+    # ---- where a persisted copy of a scope's index is (daemon/memory/indexfile.py) ---------
+
+    def index_file(self, scope: str) -> tuple[str, int] | None:
+        """(token, generation) of the scope's persisted index, as last recorded; None if none."""
+        row = self.con.execute(
+            "SELECT value FROM meta WHERE key = ?", [_INDEX_FILE + _require(scope)]
+        ).fetchone()
+        if row is None:
+            return None
+        token, _, generation = str(row[0]).partition(" ")
+        return (token, int(generation)) if generation.isdigit() else None
+
+    def record_index_file(self, scope: str, token: str, generation: int) -> None:
+        """Point the scope at a persisted index written at `generation` (committed at once)."""
+        self.con.execute(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            [_INDEX_FILE + _require(scope), f"{token} {generation}"],
+        )
 
     def item_postings(self, scope: str) -> list[tuple[str, str, int, int]]:
         """(term, item_id, field, tf) of a scope, for consistency checks."""

@@ -79,12 +79,15 @@ class VectorIndex:
         vectors = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim)
         need = self._n + vectors.shape[0]
         if self._n == 0 and vectors.flags.c_contiguous and vectors.flags.writeable:
-            self._mat = vectors  # a snapshot's matrix is taken as it is, not copied
-        elif need > self._mat.shape[0]:
-            grown = np.zeros((max(need, 2 * self._mat.shape[0], 64), self.dim), dtype=np.float32)
-            grown[: self._n] = self._mat[: self._n]
-            self._mat = grown
-        self._mat[self._n : need] = vectors
+            # a snapshot's matrix is taken as it is, not copied nor written to (a memory-mapped
+            # one stays the file's pages)
+            self._mat = vectors
+        else:
+            if need > self._mat.shape[0]:
+                grown = np.zeros((max(need, 2 * self._mat.shape[0], 64), self.dim), dtype=np.float32)
+                grown[: self._n] = self._mat[: self._n]
+                self._mat = grown
+            self._mat[self._n : need] = vectors
         self._pending.extend(range(self._n, need))
         self._n = need
         if self._n >= self.params.ivf_min and (self._centroids is None or self._n >= 2 * self._trained_at):

@@ -6,6 +6,12 @@ Every request gets exactly one JSON reply: `{"ok": true, "result": {...}}` or
 dropped — an unknown verb, an unknown key or an oversized query included. The verbs are plain
 async functions over the memory and the dispatcher; this module owns only the NATS side
 (subscriptions, decoding, the reply envelope).
+
+The subscriptions are FastStream subscribers on the daemon's own connection (daemon/
+shared_broker.py): a verb's handler returns its reply and FastStream publishes it to the
+caller's inbox. The handlers see the raw message (no FastStream decoding or dependency
+injection): the request is parsed here, with its bounds on size and depth, so that a bad one is
+answered with the reason instead of failing inside the framework.
 """
 
 from __future__ import annotations
@@ -18,9 +24,9 @@ from collections.abc import Awaitable, Callable
 from datetime import date, datetime
 from typing import Any
 
+from faststream.nats import NatsMessage, NatsRouter
+from faststream.nats.subscriber.usecases.core_subscriber import CoreSubscriber
 from nats.aio.client import Client as NATS
-from nats.aio.msg import Msg
-from nats.aio.subscription import Subscription
 
 from daemon import bounded_json, jobs
 from daemon.bus import conversation_subject, rpc_subject
@@ -32,6 +38,7 @@ from daemon.memory import MAX_QUERY_CHARS, Memory
 from daemon.memory.profile import render as render_profile
 from daemon.memory.suggestions import STATUSES, suggestion_json
 from daemon.metrics import Metrics
+from daemon.shared_broker import SharedBroker
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +104,11 @@ def _known_keys(verb: str, req: dict[str, Any]) -> None:
         )
 
 
+def _as_message(msg: NatsMessage) -> NatsMessage:
+    """FastStream's decoder for the RPC subscribers: the handler gets the message itself."""
+    return msg
+
+
 def _required(req: dict[str, Any], name: str) -> str:
     value = _field(req, name, str)
     if not value or not value.strip():
@@ -105,7 +117,7 @@ def _required(req: dict[str, Any], name: str) -> str:
 
 
 class RpcServer:
-    """Serves the verbs; one subscription per verb (each answers its requests in order)."""
+    """Serves the verbs; one subscriber per verb (each answers its requests in order)."""
 
     def __init__(
         self,
@@ -126,33 +138,50 @@ class RpcServer:
         self._after_write = after_write
         self._backlog = backlog
         self.metrics = metrics or dispatcher.metrics
-        self._subs: list[Subscription] = []
-
-    async def start(self) -> None:
+        # no FastStream decoding and no dependency injection: a handler gets the message as it came
+        self.broker = SharedBroker(nc, apply_types=False)
+        self._subs: list[CoreSubscriber] = []
         for verb in VERBS:
-            sub = await self.nc.subscribe(rpc_subject(verb), queue="memubot", cb=self._callback(verb))
+            sub = self.broker.subscriber(rpc_subject(verb), queue="memubot", decoder=_as_message)
+            sub(self._handler(verb))
             self._subs.append(sub)
         # Every other subject under memubot.rpc. gets its invalid_request here: without this
         # subscription the server answers "no responders" and the caller learns nothing. Known
         # verbs reach this subscription too and are left to their own (one reply each). Its own
         # queue group: the server picks one member per group *name* among all matching
-        # subscriptions, so sharing "memubot" would hand known verbs to this one alone.
-        sub = await self.nc.subscribe(rpc_subject(">"), queue="memubot-unknown", cb=self._on_unknown)
-        self._subs.append(sub)
-        # a round trip: the server has the subscriptions before anyone is told we are ready
+        # subscriptions, so sharing "memubot" would hand known verbs to this one alone. It
+        # replies itself (no_reply): FastStream would answer a known verb a second time, empty.
+        # On a router of its own, so that it comes after the verbs in `broker.subscribers`
+        # (FastStream's in-memory test broker hands a request to the first match).
+        fallback = NatsRouter()
+        unknown = fallback.subscriber(
+            rpc_subject(">"), queue="memubot-unknown", decoder=_as_message, no_reply=True
+        )
+        unknown(self._on_unknown)
+        self.broker.include_router(fallback)
+        self._subs.append(unknown)
+
+    async def start(self) -> None:
+        await self.broker.start()
+        # Round trips, so that the server has the subscriptions before anyone is told we are
+        # ready. Two: nats-py (2.16) writes a flush's PING straight to the socket, ahead of the
+        # SUBs still queued for its flusher task, so the first PONG can come back before the
+        # server has seen them (a request then got "no responders" in 5 of 14 runs of a test
+        # script under load); the first round trip lets the SUBs out, the second follows them.
+        await self.nc.flush()
         await self.nc.flush()
         log.info("answering requests on %s", ", ".join(rpc_subject(v) for v in VERBS))
 
-    async def _on_unknown(self, msg: Msg) -> None:
-        verb = msg.subject.removeprefix(rpc_subject(""))
+    async def _on_unknown(self, msg: NatsMessage) -> None:
+        verb = msg.raw_message.subject.removeprefix(rpc_subject(""))
         if verb in KEYS:
             return
         shown = verb if len(verb) <= 64 else verb[:64] + "…"
         log.info("rpc: unknown verb %r", shown)
         # one metrics label for every unknown verb: a caller must not grow the label set
         self.metrics.rpc("unknown", "invalid")
-        if msg.reply:
-            await msg.respond(
+        if msg.reply_to:
+            await msg.raw_message.respond(
                 error_reply("invalid_request", f"unknown verb {shown!r}; known verbs: {', '.join(VERBS)}")
             )
 
@@ -160,29 +189,35 @@ class RpcServer:
         """Stop taking requests; requests in hand are answered first (drain, not unsubscribe:
         unsubscribing cancels a running callback, and a forget would commit unanswered)."""
         for sub in self._subs:
+            nats_sub, sub.subscription = sub.subscription, None  # drained here, not unsubscribed
+            if nats_sub is None:
+                continue
             try:
-                await asyncio.wait_for(sub.drain(), timeout)  # type: ignore[no-untyped-call]
+                await asyncio.wait_for(nats_sub.drain(), timeout)  # type: ignore[no-untyped-call]
             except Exception as exc:  # the connection may already be closing, or a request hangs
-                log.warning("rpc %s: not drained: %s", sub.subject, exc or type(exc).__name__)
-        self._subs.clear()
+                log.warning("rpc %s: not drained: %s", nats_sub.subject, exc or type(exc).__name__)
+        try:
+            await self.broker.stop()  # its subscribers marked stopped; the connection stays open
+        except Exception as exc:  # a shutdown goes on whatever the framework says
+            log.warning("rpc: stopping the FastStream broker: %s", exc or type(exc).__name__)
 
-    def _callback(self, verb: str) -> Callable[[Msg], Awaitable[None]]:
+    def _handler(self, verb: str) -> Callable[[NatsMessage], Awaitable[bytes]]:
         method: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] = getattr(self, f"rpc_{verb}")
 
-        async def on_request(msg: Msg) -> None:
-            reply = await self.answer(verb, method, msg.data)
-            if msg.reply:
-                limit = self.nc.max_payload
-                if len(reply) > limit:
-                    # the bus would refuse it and the caller would hear nothing: say why instead
-                    log.warning("rpc %s: a reply of %d bytes is over the bus's %d", verb, len(reply), limit)
-                    reply = error_reply(
-                        "too_large",
-                        f"the reply would be {len(reply)} bytes, more than the bus carries ({limit}); "
-                        "ask for less (a smaller 'limit' or 'k')",
-                    )
-                await msg.respond(reply)
+        async def on_request(msg: NatsMessage) -> bytes:
+            reply = await self.answer(verb, method, msg.body)
+            limit = self.nc.max_payload
+            if len(reply) > limit:
+                # the bus would refuse it and the caller would hear nothing: say why instead
+                log.warning("rpc %s: a reply of %d bytes is over the bus's %d", verb, len(reply), limit)
+                reply = error_reply(
+                    "too_large",
+                    f"the reply would be {len(reply)} bytes, more than the bus carries ({limit}); "
+                    "ask for less (a smaller 'limit' or 'k')",
+                )
+            return reply
 
+        on_request.__name__ = f"rpc_{verb}"
         return on_request
 
     async def answer(

@@ -274,3 +274,34 @@ async def test_a_deeply_nested_request_gets_one_error_reply(rpc: NATS) -> None:
         }, levels
     [ok] = await ask(rpc, "memubot.rpc.stats", {})
     assert ok["ok"]  # and the server still answers
+
+
+async def test_the_responders_use_the_connection_they_are_given_and_leave_it_open(
+    memory: Memory, tmp_path: Path, clock: FakeClock, nats_url: str
+) -> None:
+    # one connection, not FastStream's own next to the daemon's: its reconnect and /readyz
+    # link state cover the RPC too, and stopping the responders leaves it to its owner
+    settings = load_settings({"HOME": str(tmp_path)})
+
+    async def nothing(*_: Any) -> Any:
+        return (0, 0)
+
+    server_nc = await nats.connect(nats_url)
+    server = RpcServer(
+        server_nc,
+        Dispatcher(Deps(memory, settings, clock)),
+        flush=nothing,
+        pending=nothing,
+        after_write=nothing,
+    )
+    await server.start()
+    try:
+        assert server.broker.connection is server_nc
+        nc = await nats.connect(nats_url)
+        [reply] = await ask(nc, "memubot.rpc.stats", {})
+        assert reply["ok"]
+        await nc.close()
+    finally:
+        await server.stop()
+    assert server_nc.is_connected and not server_nc.is_draining
+    await server_nc.close()

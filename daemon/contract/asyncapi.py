@@ -4,7 +4,9 @@ The channels come from where the daemon really takes, sends and answers messages
 of the consumer (handlers.ROUTES), the subject functions of the three publishers (suggestions,
 context, memory ops) and the RPC verbs (daemon.rpc.VERBS); the payloads from the models that
 validate them (daemon/contract/). FastStream builds the document from a NatsBroker that
-declares them (the broker is never connected: the runtime still speaks nats-py directly).
+declares them and is never connected. (At run time the RPC verbs are FastStream subscribers
+too, daemon/rpc.py, but their handlers take the raw message: the request models' schemas are
+declared here; the consumer and the publishers still speak nats-py directly.)
 FastStream 0.7 writes no `reply` for request/reply operations and no channel `parameters`;
 both are added here.
 """

@@ -553,7 +553,7 @@ class Memory(WritePath):
         F.check_target(scope, item_ids, query, everything)
         with self._write, self._lock:
             self._flush_touches_unlocked()
-            return F.forget(
+            deleted = F.forget(
                 self.store,
                 self._indexes,
                 scope,
@@ -565,6 +565,19 @@ class Memory(WritePath):
                 clock=self.clock,
                 reextract=lambda kept: self._memorize(kept, None, again=True),
             )
+            if not dry_run:
+                self._forget_index_copy(scope)
+            return deleted
+
+    def _forget_index_copy(self, scope: str) -> None:
+        """Delete the scope's persisted index: it holds the forgotten words (texts, postings,
+        vectors) until the next copy is written, and a forget is a deletion on disk at once.
+        The next persist (after READY, at close) writes a copy without them."""
+        if self.index_dir is None:
+            return
+        self.store.forget_index_file(scope)
+        IF.remove_others(self.index_dir, scope, keep=None)
+        self._persisted.pop(scope, None)
 
     # ---- inspection -----------------------------------------------------------------------
 

@@ -400,6 +400,10 @@ class StoreIndex(StoreBase):
             [_INDEX_FILE + _require(scope), f"{token} {generation}"],
         )
 
+    def forget_index_file(self, scope: str) -> None:
+        """The scope has no persisted index any more (its copy was deleted)."""
+        self.con.execute("DELETE FROM meta WHERE key = ?", [_INDEX_FILE + _require(scope)])
+
     def item_postings(self, scope: str) -> list[tuple[str, str, int, int]]:
         """(term, item_id, field, tf) of a scope, for consistency checks."""
         rows = self.con.execute(

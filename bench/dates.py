@@ -14,7 +14,7 @@ A sentence passes when the set of (date, time, direction) triples resolved from 
 expected set: a missed mention, an extra one, a wrong day, a wrong time or a wrong direction all
 fail it. Weeks and months are represented by their first day, period words by the module's
 representative hours (morning 09:00, afternoon 15:00, evening/night 20:00), as documented in
-daemon/memory/dates.py.
+daemon/memory/dates/__init__.py.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ documented, so that a thread's state can be explained from its messages:
   "let me get back", "will get back", "will send"; Chinese 我会, 我来, 我将, 我们会, 我马上, 我稍后,
   我回头, 回头我, 我明天, 我今天, 我下周, 保证; not when negated ("I won't", "I can't").
 - **Due times** (`due_in`): the first date of the sentence that lies ahead of the message's Date
-  (resolved with it as reference time, daemon/memory/dates.py): a future one, or a present one
+  (resolved with it as reference time, daemon/memory/dates/__init__.py): a future one, or a present one
   with a time of day ("today at 5pm"); "this week" said on a Tuesday names no due time.
 
 A message to a group ("各位同事：", "Hi all,") asks only with a question mark or something to send,

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from daemon.memory.dates_zh import number as zh_number
+from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.suggestions import Suggestion
 from daemon.predict.base import (
     Ctx,

@@ -7,7 +7,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from daemon.memory.dates_zh import number as zh_number
+from daemon.memory.dates.zh import number as zh_number
 from daemon.predict.base import is_cjk, what
 
 _EN_DAY_SPAN = re.compile(

@@ -11,8 +11,9 @@ from dateutil.relativedelta import FR, MO, SA, SU, TH, TU, WE, relativedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from daemon.memory import dates_en, dates_zh
 from daemon.memory.dates import DateMention, resolve_dates
+from daemon.memory.dates import en as dates_en
+from daemon.memory.dates import zh as dates_zh
 
 SH = ZoneInfo("Asia/Shanghai")  # no DST: the tables are about the expressions, not the zone
 NY = ZoneInfo("America/New_York")

@@ -1,12 +1,12 @@
 """English times of day for the date resolver: "3pm", "10:30", "at 7", "noon", "half past six",
-"quarter to five", "half six", "eight thirty", "in the evening". Conventions: daemon/memory/dates.py.
+"quarter to five", "half six", "eight thirty", "in the evening". Conventions: daemon/memory/dates/__init__.py.
 """
 
 from __future__ import annotations
 
 import re
 
-from daemon.memory.dates_common import Clock, clock
+from daemon.memory.dates.common import Clock, clock
 
 PERIOD_WORD = {"morning": "morning", "afternoon": "afternoon", "evening": "evening", "night": "evening"}
 

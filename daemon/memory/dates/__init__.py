@@ -9,10 +9,10 @@ Why not ``dateparser``: measured here, ``dateparser.parse("next Monday at 10")``
 None, and it returns None for "下周一", "明天下午三点", "两天前" and "上周五". So the expressions are
 recognised with precompiled regexes, and months/years are shifted with ``dateutil.relativedelta``.
 
-Layout: this module holds the public API and the conventions; ``dates_common`` the types, calendar
-arithmetic and resolution into mentions; ``dates_cues`` the sentence cues (tense, habits,
-reschedules); ``dates_en`` / ``dates_en_time`` / ``dates_zh`` the expressions of each language;
-``dates_recurrence`` the schedule of a habit.
+Layout: this package's ``__init__`` holds the public API and the conventions; ``common`` the types,
+calendar arithmetic and resolution into mentions; ``cues`` the sentence cues (tense, habits,
+reschedules); ``en`` / ``en_time`` / ``zh`` the expressions of each language; ``recurrence`` the
+schedule of a habit.
 
 Conventions (each one a decision, tested):
 
@@ -130,10 +130,11 @@ from datetime import datetime, timedelta
 from itertools import pairwise
 from zoneinfo import ZoneInfo
 
-from daemon.memory import dates_en, dates_zh
-from daemon.memory.dates_common import Ctx, DateMention, Hit, mention
-from daemon.memory.dates_cues import own_account
-from daemon.memory.dates_recurrence import Recurrence, recurrence
+from daemon.memory.dates import en as dates_en
+from daemon.memory.dates import zh as dates_zh
+from daemon.memory.dates.common import Ctx, DateMention, Hit, mention
+from daemon.memory.dates.cues import own_account
+from daemon.memory.dates.recurrence import Recurrence, recurrence
 
 __all__ = ["DateMention", "Recurrence", "recurrence", "resolve_dates"]
 

@@ -1,4 +1,4 @@
-"""English date expressions: candidates for daemon/memory/dates.py (conventions documented there).
+"""English date expressions: candidates for daemon/memory/dates/__init__.py (conventions documented there).
 
 Patterns run on the lower-cased text (IGNORECASE triples their cost). The family regexes start with a
 literal (or a digit class), not with \\b or an optional group: only then can CPython's matcher skip
@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, timedelta
 
-from daemon.memory.dates_common import (
+from daemon.memory.dates.common import (
     Clock,
     Ctx,
     Hit,
@@ -30,8 +30,8 @@ from daemon.memory.dates_common import (
     valid,
     year_month,
 )
-from daemon.memory.dates_cues import EN_ED_NOT_PAST, EN_PAST_WORDS
-from daemon.memory.dates_en_time import (
+from daemon.memory.dates.cues import EN_ED_NOT_PAST, EN_PAST_WORDS
+from daemon.memory.dates.en_time import (
     PERIOD_AFTER,
     PERIOD_TAIL,
     PERIOD_WORD,

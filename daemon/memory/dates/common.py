@@ -1,5 +1,5 @@
 """Shared parts of the date resolver: the mention type, calendar arithmetic, clock times, the
-per-turn context and the resolution of candidates into mentions. Conventions: daemon/memory/dates.py.
+per-turn context and the resolution of candidates into mentions. Conventions: daemon/memory/dates/__init__.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from dateutil.relativedelta import relativedelta
 
-from daemon.memory import dates_cues as cues
+from daemon.memory.dates import cues
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,10 @@ import re
 from itertools import pairwise
 from typing import TypedDict
 
-from daemon.memory import dates_cues as cues
-from daemon.memory.dates_en_time import CORE, PERIOD_WORD, en_clock
-from daemon.memory.dates_zh import PERIOD_WORD as ZH_PERIOD_WORD
-from daemon.memory.dates_zh import TIME, time_clock
+from daemon.memory.dates import cues
+from daemon.memory.dates.en_time import CORE, PERIOD_WORD, en_clock
+from daemon.memory.dates.zh import PERIOD_WORD as ZH_PERIOD_WORD
+from daemon.memory.dates.zh import TIME, time_clock
 
 
 class Recurrence(TypedDict):

@@ -2,7 +2,7 @@
 
 A turn is split into sentences (on . ! ? ; 。！？；and newlines) and each sentence into clauses at a
 contrast ("but", "though", 但是, 不过 ...). Each sentence gets a tense and each clause a habit flag;
-dates_en / dates_zh read them through ``Ctx``. The rules are documented in daemon/memory/dates.py.
+en / zh read them through ``Ctx``. The rules are documented in daemon/memory/dates/__init__.py.
 """
 
 from __future__ import annotations

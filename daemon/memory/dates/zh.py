@@ -1,11 +1,11 @@
-"""Chinese date expressions: candidates for daemon/memory/dates.py (conventions documented there)."""
+"""Chinese date expressions: candidates for daemon/memory/dates/__init__.py (conventions documented there)."""
 
 from __future__ import annotations
 
 import re
 from datetime import timedelta
 
-from daemon.memory.dates_common import (
+from daemon.memory.dates.common import (
     Clock,
     Ctx,
     Hit,

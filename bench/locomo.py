@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from daemon.cli import Progress  # noqa: E402
+from daemon.cli.main import Progress  # noqa: E402
 from daemon.events import parse_ts, parse_turn  # noqa: E402
 from daemon.memory import Memory, MemoryParams, RecallParams, make_embedder  # noqa: E402
 from daemon.memory.dedup import DedupParams  # noqa: E402

@@ -37,7 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from daemon.cli import Progress  # noqa: E402
+from daemon.cli.main import Progress  # noqa: E402
 from daemon.events import parse_ts, parse_turn  # noqa: E402
 from daemon.memory import Memory, MemoryParams, RecallParams, make_embedder  # noqa: E402
 from daemon.memory.index import tokenize  # noqa: E402

@@ -92,10 +92,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from daemon.client import Client, RpcError  # noqa: E402
-from daemon.http import serve_http  # noqa: E402
+from daemon.github.webhook import sign  # noqa: E402
 from daemon.nats_server import NatsServer, start_embedded  # noqa: E402
 from daemon.nats_server import stop as stop_server  # noqa: E402
-from daemon.webhook_github import sign  # noqa: E402
+from daemon.web.http import serve_http  # noqa: E402
 
 # bench/daemon.py's harness (a file named like the package, so loaded by path)
 _spec = importlib.util.spec_from_file_location("bench_daemon", ROOT / "bench" / "daemon.py")

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from daemon.client import Client  # noqa: E402
-from daemon.webhook_github import sign  # noqa: E402
+from daemon.github.webhook import sign  # noqa: E402
 
 # bench/daemon.py's harness (a file named like the package, so loaded by path)
 _spec = importlib.util.spec_from_file_location("bench_daemon", ROOT / "bench" / "daemon.py")

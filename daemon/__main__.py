@@ -1,5 +1,5 @@
 """`python -m daemon` → the memubot command line."""
 
-from daemon.cli import main
+from daemon.cli.main import main
 
 raise SystemExit(main())

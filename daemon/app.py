@@ -30,10 +30,11 @@ from daemon.connection import connect
 from daemon.consumer import Consumer
 from daemon.discovery import RUNTIME_FILE
 from daemon.dispatch import Dispatcher
-from daemon.github_enrich import Enricher
-from daemon.github_poll import GithubPoller
+from daemon.github.enrich import Enricher
+from daemon.github.poll import GithubPoller
+from daemon.github.webhook import add_github_webhook
+from daemon.gmail.push import add_gmail_webhook
 from daemon.gmail.start import start_gmail
-from daemon.http import bind, make_app, serve_http
 from daemon.memory import Clock, system_clock
 from daemon.metrics import Metrics
 from daemon.notify import Notifier, watchdog_interval, watchdog_loop
@@ -43,9 +44,8 @@ from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.outlet import Outlet
 from daemon.predict.timer import DeliveryTimer
 from daemon.rpc import RpcServer
-from daemon.ui import add_ui
-from daemon.webhook_github import add_github_webhook
-from daemon.webhook_gmail import add_gmail_webhook
+from daemon.web.http import bind, make_app, serve_http
+from daemon.web.ui import add_ui
 from handlers.deps import Deps
 from handlers.live_context import SUBJECTS as LIVE_SUBJECTS
 from handlers.live_context import Claims, LiveContext

@@ -173,7 +173,7 @@ class GithubEvent:
     """One GitHub webhook delivery as the endpoint (or a replay) put it on `memubot.in.github`.
 
     `id` is GitHub's `X-GitHub-Delivery`; `payload` is GitHub's body, possibly reduced to the
-    fields memubot reads (daemon/github_reduce.py) when the whole one would not fit on the bus.
+    fields memubot reads (daemon/github/reduce.py) when the whole one would not fit on the bus.
     """
 
     id: str

@@ -19,13 +19,13 @@ class Mailbox(Protocol):
 
 
 class Enrichment(Protocol):
-    """What the github handler needs of the API enricher (daemon/github_enrich.py)."""
+    """What the github handler needs of the API enricher (daemon/github/enrich.py)."""
 
     async def enrich(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None: ...
 
 
 class Poller(Protocol):
-    """What the github_poll tick needs of the GitHub poller (daemon/github_poll.py)."""
+    """What the github_poll tick needs of the GitHub poller (daemon/github/poll.py)."""
 
     async def poll(self) -> Any: ...
 

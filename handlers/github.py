@@ -16,8 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from daemon.events import GithubEvent
-from daemon.github_enrich import line_for
-from daemon.github_ids import PREFIX, resource_id
+from daemon.github.enrich import line_for
+from daemon.github.ids import PREFIX, resource_id
 from daemon.memory import ResourceIn, WorkItem
 from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
@@ -34,13 +34,13 @@ def resource_from(
     event: GithubEvent, login: str | None, occurred_at: datetime, extra: dict[str, Any] | None = None
 ) -> ResourceIn:
     """The resource a delivery becomes; its id is the delivery id, so a redelivery stores nothing.
-    `extra` is what the API added (daemon/github_enrich.py): in meta, and a few words of it in
+    `extra` is what the API added (daemon/github/enrich.py): in meta, and a few words of it in
     the text."""
     summary = summarize(event.event, event.action, event.payload, login)
     meta = {**summary.meta, "delivery": event.id, "reduced": bool(event.payload.get("memubot_reduced"))}
     also = resource_id(event.event, event.payload, event.id)
     if also != event.id:
-        # the id a poll of the same event would bring (daemon/github_ids.py): known by it as well
+        # the id a poll of the same event would bring (daemon/github/ids.py): known by it as well
         meta["aka"] = also
     if extra:
         meta["enrichment"] = extra

@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
-from daemon.http import serve_http
+from daemon.web.http import serve_http
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gmail"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.cli import main
+from daemon.cli.main import main
 from daemon.memory import Store
 from daemon.memory.ledger import Ledger
 
@@ -195,7 +195,7 @@ def test_missing_files_and_help(env: Path, capsys: pytest.CaptureFixture[str]) -
 def test_import_streams_in_chunks(
     env: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import daemon.cli as cli
+    import daemon.cli.main as cli
 
     monkeypatch.setattr(cli, "IMPORT_CHUNK", 2)
     turns = [
@@ -378,7 +378,7 @@ def test_output_into_a_closed_pipe_is_quiet(env: Path, argv: list[str]) -> None:
 
 
 def test_daemon_log_lines_carry_their_time_unless_journald_stamps_them(tmp_path: Path) -> None:
-    from daemon.cli import LOG_FORMAT, daemon_log_format
+    from daemon.cli.main import LOG_FORMAT, daemon_log_format
 
     with (tmp_path / "stderr").open("w") as f:
         st = os.fstat(f.fileno())

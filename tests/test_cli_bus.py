@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from daemon.cli import main
+from daemon.cli.main import main
 from daemon.config import load_settings
 from daemon.memory.store import SCHEMA_VERSION
 from tests.daemon_harness import daemon_env
@@ -225,7 +225,7 @@ async def test_a_daemon_unreachable_over_nats_is_named_not_a_duckdb_lock_error(
 
 
 def test_the_doctor_backlog_line_says_what_waits_and_whether_it_moves() -> None:
-    from daemon.cli_bus import _backlog_line
+    from daemon.cli.bus import _backlog_line
 
     idle = {"unhandled": 0, "oldest_unhandled_age_s": 0.0, "since_progress_s": 0.0, "stalled": False}
     assert _backlog_line(idle) == "nothing waiting: every event received is handled"

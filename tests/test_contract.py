@@ -19,17 +19,17 @@ import jsonschema
 import pytest
 from nats.aio.client import Client as NATS
 
-from daemon.cli import main as cli_main
+from daemon.cli.main import main as cli_main
 from daemon.contract import asyncapi, inbound, outbound, requests
 from daemon.errors import InvalidEvent
 from daemon.events import MODELS
+from daemon.github.webhook import bus_body
 from daemon.gmail.message import email_body
 from daemon.gmail.pull import notification_body
 from daemon.memory import Memory
 from daemon.outbox import OpsOutbox
 from daemon.replay import load_scenario
 from daemon.rpc import VERBS, RpcServer
-from daemon.webhook_github import bus_body
 from handlers import ROUTES, route_for
 from tests.conftest import turn
 from tests.github_fixtures import fixture_files

@@ -44,14 +44,14 @@ from hypothesis import strategies as st
 from daemon import bounded_json
 from daemon.broker import start_embedded
 from daemon.broker import stop as stop_server
-from daemon.cli import main as cli_main
+from daemon.cli.main import main as cli_main
 from daemon.client import Client
 from daemon.events import MAX_EVENT_BYTES, decode, turn_from_dict
+from daemon.github.webhook import MAX_BODY_DEPTH, sign
 from daemon.gmail.pull import notification_body
-from daemon.mcp_server import refusal_of
+from daemon.mcp.server import refusal_of
 from daemon.rpc import VERBS
 from daemon.rpc import encode as rpc_encode
-from daemon.webhook_github import MAX_BODY_DEPTH, sign
 from handlers import route_for
 from tests.github_fixtures import fixture_files
 from tests.gmail_fake import FakeGoogle, serve_fake

@@ -13,7 +13,7 @@ import pytest
 
 from daemon.client import Client
 from daemon.config import load_settings
-from daemon.webhook_github import sign
+from daemon.github.webhook import sign
 from tests.daemon_harness import daemon_env, running
 from tests.github_fixtures import fixture_files
 

@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestServer
 
 from daemon.config import load_settings
 from daemon.events import GithubEvent, github_from_dict
-from daemon.github_enrich import RESERVE, Enricher
+from daemon.github.enrich import RESERVE, Enricher
 from daemon.memory import Memory
 from handlers import github
 from handlers.deps import Deps

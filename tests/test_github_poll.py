@@ -21,9 +21,9 @@ from daemon.client import Client
 from daemon.config import load_settings
 from daemon.errors import InvalidEvent
 from daemon.events import GithubEvent, github_from_dict, tick_body
-from daemon.github_events import event_name, web_url, webhook_form
-from daemon.github_ids import content_key, resource_id
-from daemon.github_poll import MAX_PAGES, GithubPoller, PollFailed, cursor_name
+from daemon.github.events_api import event_name, web_url, webhook_form
+from daemon.github.ids import content_key, resource_id
+from daemon.github.poll import MAX_PAGES, GithubPoller, PollFailed, cursor_name
 from daemon.memory import Memory
 from handlers import github
 from handlers.deps import Deps
@@ -230,7 +230,7 @@ async def test_a_poll_publishes_new_events_oldest_first_then_only_what_is_new(
 async def test_a_long_feed_is_read_page_by_page_up_to_the_cursor(
     memory: Memory, fake: tuple[FakeEvents, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import daemon.github_poll as gp
+    import daemon.github.poll as gp
 
     monkeypatch.setattr(gp, "PER_PAGE", 2)
     api, url = fake

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from daemon.events import MAX_EVENT_BYTES
-from daemon.github_reduce import reduce_payload
+from daemon.github.reduce import reduce_payload
 from handlers.github_summary import mentions, one_line, summarize
 from tests.github_fixtures import FIXTURES, fixture_files
 

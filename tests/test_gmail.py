@@ -273,7 +273,7 @@ async def test_notifications_without_the_gmail_trigger_are_dead_letters(
 
 
 def test_the_doctor_line_says_on_or_off_and_why(tmp_path: Path) -> None:
-    from daemon.cli_bus import gmail_status
+    from daemon.cli.bus import gmail_status
 
     env = {"HOME": str(tmp_path)}
     assert gmail_status(load_settings(env)) == (

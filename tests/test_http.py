@@ -13,8 +13,8 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.parser import text_string_to_metric_families
 
 from daemon.errors import ConfigError
-from daemon.http import make_app, parse_addr, serve_http
 from daemon.metrics import Metrics
+from daemon.web.http import make_app, parse_addr, serve_http
 
 TIMEOUT = aiohttp.ClientTimeout(total=10)
 Checks = dict[str, bool]

@@ -358,7 +358,7 @@ async def test_no_scope_is_an_error_before_serving(tmp_path: Path) -> None:
 async def test_doctor_reports_the_mcp_scope(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from daemon.cli import main
+    from daemon.cli.main import main
 
     for k, v in env_for(tmp_path, "nats://127.0.0.1:1").items():
         monkeypatch.setenv(k, v)
@@ -380,7 +380,7 @@ def test_the_mcp_scope_setting_is_checked_like_every_scope(tmp_path: Path) -> No
 
 
 async def test_the_readme_documents_every_tool_argument_and_resource(tmp_path: Path) -> None:
-    from daemon.mcp_server import build_server
+    from daemon.mcp.server import build_server
 
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     start = text.index("\n## MCP server")
@@ -478,8 +478,8 @@ async def test_a_deeply_nested_message_or_argument_never_stops_the_server(tmp_pa
 async def test_mcp_help_names_every_tool_the_server_registers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from daemon.cli import main
-    from daemon.mcp_server import build_server
+    from daemon.cli.main import main
+    from daemon.mcp.server import build_server
 
     server = build_server(load_settings(env_for(tmp_path, "nats://127.0.0.1:1")), "alice")
     names = [t.name for t in await server.list_tools()]

@@ -16,10 +16,10 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from daemon.config import load_settings
-from daemon.http import make_app
 from daemon.memory import Memory
 from daemon.metrics import Metrics
-from daemon.ui import add_ui
+from daemon.web.http import make_app
+from daemon.web.ui import add_ui
 from tests.conftest import turn
 
 HOSTILE = "<script>document.title='pwned'</script> My dentist <img src=x onerror=alert(1)> is Dr. Okafor."
@@ -142,7 +142,7 @@ async def test_beyond_loopback_the_page_needs_the_token(memory: Memory, tmp_path
 async def test_doctor_reports_the_ui_setting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from daemon.cli import main
+    from daemon.cli.main import main
 
     base = {
         "HOME": str(tmp_path),
@@ -199,7 +199,7 @@ async def test_an_archived_item_is_restored_by_a_post_with_the_csrf_token(
 
 def test_the_survival_curve_follows_the_lifecycle_model() -> None:
     from daemon.memory.lifecycle import LifecycleParams
-    from daemon.ui_plot import HEIGHT, survival_curve
+    from daemon.web.ui_plot import HEIGHT, survival_curve
 
     now = datetime(2024, 3, 1, tzinfo=UTC)
     base = {
@@ -326,7 +326,7 @@ def test_the_plot_counts_age_from_when_it_was_said_not_from_what_it_tells() -> N
     """The cause of "0.00 → 0.00": the plot aged an item from `happened_at` (when what it tells
     happened), the consolidation from when it was said. Said today about 2010, it is fresh."""
     from daemon.memory.lifecycle import LifecycleParams
-    from daemon.ui_plot import survival_curve
+    from daemon.web.ui_plot import survival_curve
 
     now = datetime(2024, 3, 1, tzinfo=UTC)
     item = {
@@ -345,7 +345,7 @@ def test_the_plot_counts_age_from_when_it_was_said_not_from_what_it_tells() -> N
 
 
 def test_the_plot_agrees_with_what_the_consolidation_archives(memory: Memory) -> None:
-    from daemon.ui_plot import survival_curve
+    from daemon.web.ui_plot import survival_curve
 
     memory.memorize(
         [

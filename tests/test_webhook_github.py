@@ -18,9 +18,9 @@ from nats.js import JetStreamContext
 from daemon.config import Settings, load_settings
 from daemon.errors import ConfigError
 from daemon.events import MAX_EVENT_BYTES
-from daemon.http import make_app, serve_http
+from daemon.github.webhook import MAX_BODY, add_github_webhook, sign, verify
 from daemon.metrics import Metrics
-from daemon.webhook_github import MAX_BODY, add_github_webhook, sign, verify
+from daemon.web.http import make_app, serve_http
 from tests.shared_data import shared
 
 TIMEOUT = aiohttp.ClientTimeout(total=60)

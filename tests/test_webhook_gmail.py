@@ -25,9 +25,9 @@ from google.auth import crypt, jwt
 from nats.js import JetStreamContext
 
 from daemon.config import Settings, load_settings
-from daemon.http import make_app, serve_http
+from daemon.gmail.push import add_gmail_webhook
 from daemon.metrics import Metrics
-from daemon.webhook_gmail import add_gmail_webhook
+from daemon.web.http import make_app, serve_http
 
 AUDIENCE = "https://memubot.example/webhooks/gmail"
 ACCOUNT = "gmail-push@project.iam.gserviceaccount.com"

@@ -1,7 +1,7 @@
 """Progress: the CLI's progress line for long commands (import, re-embedding, replay, consolidate).
 
 Its own module so that every CLI command module can use it without importing the `memubot`
-entry point (daemon/cli.py), which imports them.
+entry point (daemon/cli/main.py), which imports them.
 """
 
 from __future__ import annotations

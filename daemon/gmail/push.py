@@ -29,8 +29,8 @@ from daemon import bounded_json
 from daemon.config import Settings
 from daemon.errors import InvalidEvent
 from daemon.gmail.pull import SUBJECT, notification_body
-from daemon.http import too_large
 from daemon.metrics import Metrics
+from daemon.web.http import too_large
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from daemon import cli_bus
+from daemon.cli import bus as cli_bus
 from daemon.client import Client
 from daemon.config import Settings
 from daemon.errors import InvalidEvent

@@ -23,9 +23,9 @@ from daemon import bounded_json
 from daemon.config import Settings
 from daemon.errors import InvalidEvent
 from daemon.events import MAX_EVENT_BYTES, MAX_ID_CHARS
-from daemon.github_reduce import reduce_payload
-from daemon.http import too_large
+from daemon.github.reduce import reduce_payload
 from daemon.metrics import Metrics
+from daemon.web.http import too_large
 
 log = logging.getLogger(__name__)
 

@@ -14,12 +14,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from daemon import cli_bus, jobs
+from daemon import jobs
+from daemon.cli import bus as cli_bus
+from daemon.cli.progress import Progress
 from daemon.compose import open_memory as _open_file
 from daemon.config import Settings
 from daemon.events import parse_ts
 from daemon.memory import Memory
-from daemon.progress import Progress
 from daemon.rpc import restore_refusal
 
 # A forget of a whole scope, or a consolidation of every scope, re-indexes many rows before the

@@ -4,8 +4,8 @@ On each `github_poll` tick the poller reads two feeds of the Events API — what
 (`/users/{login}/events`) and what happened in the repositories and to the people they follow
 (`/users/{login}/received_events`) — newest first, until it meets the feed's cursor (a row of
 the ledger's cursors table, the highest event id published). Each new event is rewritten into
-the webhook form (daemon/github_events.py) and published on `memubot.in.github` oldest first,
-with the id a webhook delivery of the same event is also known by (daemon/github_ids.py): a
+the webhook form (daemon/github/events_api.py) and published on `memubot.in.github` oldest first,
+with the id a webhook delivery of the same event is also known by (daemon/github/ids.py): a
 webhook and a poll of one event store it once. The cursor moves only after every event of the
 feed was published; a crash in between publishes some again, and they are duplicates.
 
@@ -26,9 +26,9 @@ from typing import Any, Protocol
 from github import Auth, Github, GithubException
 
 from daemon.errors import InvalidEvent
-from daemon.github_events import webhook_form
-from daemon.github_ids import resource_id
-from daemon.webhook_github import SUBJECT, bus_body
+from daemon.github.events_api import webhook_form
+from daemon.github.ids import resource_id
+from daemon.github.webhook import SUBJECT, bus_body
 
 log = logging.getLogger(__name__)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from daemon.broker import server_binary
+from daemon.cli.progress import Progress
 from daemon.client import Client, RpcError
 from daemon.config import Settings
 from daemon.discovery import (
@@ -32,7 +33,6 @@ from daemon.discovery import (
 )
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
 from daemon.events import ROLES, parse_ts
-from daemon.progress import Progress
 from daemon.rpc import encode
 
 T = TypeVar("T")
@@ -339,8 +339,8 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         if settings.mcp_scope
         else "no scope configured: `memubot mcp` needs --scope NAME (or set MEMUBOT_MCP_SCOPE)",
     )
-    from daemon.http import parse_addr
-    from daemon.ui import is_loopback
+    from daemon.web.http import parse_addr
+    from daemon.web.ui import is_loopback
 
     loopback = is_loopback(parse_addr(settings.http_addr)[0])
     check(

@@ -31,13 +31,13 @@ from urllib.parse import urlencode
 import jinja2
 from aiohttp import web
 
-from daemon import ui_view as V
 from daemon.config import Settings
 from daemon.errors import InvalidInput
-from daemon.http import parse_addr
 from daemon.memory import Memory
 from daemon.memory.suggestions import suggestion_json
-from daemon.ui_plot import HEIGHT, WIDTH, survival_curve
+from daemon.web import ui_view as V
+from daemon.web.http import parse_addr
+from daemon.web.ui_plot import HEIGHT, WIDTH, survival_curve
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def is_loopback(host: str) -> bool:
 
 def _environment(tz: tzinfo) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("daemon", "templates"),
+        loader=jinja2.PackageLoader("daemon.web", "templates"),
         autoescape=True,  # every {{ value }} is HTML-escaped; nothing is marked safe
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

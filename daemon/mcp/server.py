@@ -43,7 +43,7 @@ from daemon.client import RpcError
 from daemon.config import Settings
 from daemon.errors import InvalidEvent, MemubotError
 from daemon.events import parse_ts
-from daemon.mcp_link import DaemonLink
+from daemon.mcp.link import DaemonLink
 
 log = logging.getLogger(__name__)
 

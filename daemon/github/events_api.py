@@ -1,11 +1,11 @@
 """Events API items → the webhook form memubot's GitHub handler reads (pure).
 
-The poller (daemon/github_poll.py) reads the person's events from `GET /users/{login}/events`
+The poller (daemon/github/poll.py) reads the person's events from `GET /users/{login}/events`
 and `/received_events`. Those items name the event type in CamelCase ("PullRequestEvent"),
 keep the repository and the actor outside the payload, and spell a few things their own way
 (a review is "created", not "submitted"; a push names its head commit `head`, not `after`).
 `webhook_form` rewrites an item into the (event, payload) pair a webhook delivery of the same
-event carries, so that one handler, one summary and one content key (daemon/github_ids.py) serve
+event carries, so that one handler, one summary and one content key (daemon/github/ids.py) serve
 both. Fields the Events API leaves out stay out: nothing is invented.
 """
 

@@ -15,15 +15,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from daemon import __version__, bounded_json, cli_bus, cli_gmail, cli_memory
-from daemon.cli_import import import_through_daemon
+from daemon import __version__, bounded_json
+from daemon.cli import bus as cli_bus
+from daemon.cli import gmail as cli_gmail
+from daemon.cli import memory as cli_memory
+from daemon.cli.imports import import_through_daemon
+from daemon.cli.progress import Progress
 from daemon.client import RpcError
 from daemon.compose import open_memory
 from daemon.config import Settings, journal_stream, load_settings
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
 from daemon.events import MAX_EVENT_BYTES, parse_ts, parse_turn
 from daemon.memory import Memory, ResourceIn, Store
-from daemon.progress import Progress
 from handlers.conversation import resource_from
 
 log = logging.getLogger("memubot")
@@ -393,7 +396,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     from daemon.events import check_scope
-    from daemon.mcp_server import check_loopback, serve
+    from daemon.mcp.server import check_loopback, serve
 
     scope = args.scope or settings.mcp_scope
     if not scope:
@@ -524,7 +527,7 @@ class _McpHelp(argparse.HelpFormatter):
 
     def add_text(self, text: str | None) -> None:
         if text and "{tools}" in text:
-            from daemon.mcp_server import tool_names
+            from daemon.mcp.server import tool_names
 
             text = text.replace("{tools}", ", ".join(tool_names()))
         super().add_text(text)

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 from readme_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
 
 from daemon.app import runtime_file, serve  # noqa: E402
-from daemon.broker import start_embedded, stop  # noqa: E402
 from daemon.client import Client  # noqa: E402
 from daemon.config import load_settings  # noqa: E402
+from daemon.runtime.broker import start_embedded, stop  # noqa: E402
 
 BEGIN, END = "<!-- context-latency:begin -->", "<!-- context-latency:end -->"
 WARMUP = 5

@@ -89,13 +89,13 @@ sys.path.insert(1, str(ROOT / "bench"))
 
 from scale import write_synthetic  # noqa: E402
 
-from daemon.broker import Broker, start_embedded  # noqa: E402
-from daemon.broker import stop as stop_broker  # noqa: E402
 from daemon.client import Client, RpcError  # noqa: E402
 from daemon.events import turn_from_dict  # noqa: E402
 from daemon.memory import Memory, MemoryParams, make_embedder  # noqa: E402
 from daemon.memory.extract import TurnContext, extract  # noqa: E402
 from daemon.memory.store import Store  # noqa: E402
+from daemon.runtime.broker import Broker, start_embedded  # noqa: E402
+from daemon.runtime.broker import stop as stop_broker  # noqa: E402
 from handlers.conversation import resource_from  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "locomo"
@@ -283,7 +283,7 @@ def kill_everything() -> None:
 
 @contextlib.asynccontextmanager
 async def nats_server(root: Path) -> AsyncIterator[Broker]:
-    """A real nats-server with JetStream (daemon.broker's embedded one), stopped on exit."""
+    """A real nats-server with JetStream (daemon.runtime.broker's embedded one), stopped on exit."""
     broker = await start_embedded(root)
     try:
         yield broker

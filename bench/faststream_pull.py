@@ -5,7 +5,7 @@ event: publish → handler latency of lone events, memubot's fetch loop against 
 usage: python bench/faststream_pull.py [--events 12] [--ack-wait 30]
 
 One real nats-server with memubot's streams. Each path gets its own durable on MEMUBOT_IN,
-configured as daemon/consumer.py's (explicit ack, the server never gives up, ack wait
+configured as daemon/runtime/consumer.py's (explicit ack, the server never gives up, ack wait
 --ack-wait seconds, new events only), and is sent --events lone conversation events, one every
 0.37 s, each waited for before the next:
 
@@ -42,9 +42,10 @@ from nats.js.api import AckPolicy, DeliverPolicy
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from daemon.broker import start_embedded, stop  # noqa: E402
-from daemon.bus import IN_SUBJECTS, conversation_subject, ensure_streams  # noqa: E402
-from daemon.consumer import IN_STREAM  # noqa: E402
+from daemon.runtime.broker import start_embedded, stop  # noqa: E402
+from daemon.runtime.consumer import IN_STREAM  # noqa: E402
+from daemon.runtime.streams import ensure_streams  # noqa: E402
+from daemon.subjects import IN_SUBJECTS, conversation_subject  # noqa: E402
 
 Seen = Callable[[list[int]], Awaitable[None]]  # the delivery counts of one handled batch
 

@@ -49,10 +49,10 @@ sys.path.insert(0, str(ROOT))
 from readme_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
 
 from daemon.app import runtime_file, serve  # noqa: E402
-from daemon.broker import start_embedded, stop  # noqa: E402
 from daemon.client import Client  # noqa: E402
 from daemon.config import load_settings  # noqa: E402
 from daemon.events import parse_ts  # noqa: E402
+from daemon.runtime.broker import start_embedded, stop  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "bench"
 DATA = SHARED / "proact"

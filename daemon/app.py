@@ -22,32 +22,32 @@ from pathlib import Path
 from typing import Any
 
 from daemon import __version__
-from daemon.broker import broker
-from daemon.bus import ensure_streams
 from daemon.compose import open_memory
 from daemon.config import Settings
-from daemon.connection import connect
-from daemon.consumer import Consumer
 from daemon.discovery import RUNTIME_FILE
-from daemon.dispatch import Dispatcher
 from daemon.github.enrich import Enricher
 from daemon.github.poll import GithubPoller
 from daemon.github.webhook import add_github_webhook
 from daemon.gmail.push import add_gmail_webhook
 from daemon.gmail.start import start_gmail
 from daemon.memory import Clock, system_clock
-from daemon.metrics import Metrics
-from daemon.notify import Notifier, watchdog_interval, watchdog_loop
-from daemon.outbox import OpsOutbox
 from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.outlet import Outlet
 from daemon.predict.timer import DeliveryTimer
-from daemon.rpc import RpcServer
+from daemon.runtime.broker import broker
+from daemon.runtime.connection import connect
+from daemon.runtime.consumer import Consumer
+from daemon.runtime.dispatch import Dispatcher
+from daemon.runtime.metrics import Metrics
+from daemon.runtime.notify import Notifier, watchdog_interval, watchdog_loop
+from daemon.runtime.ops_outbox import OpsOutbox
+from daemon.runtime.rpc import RpcServer
+from daemon.runtime.streams import ensure_streams
+from daemon.subjects import CONVERSATIONS
 from daemon.web.http import bind, make_app, serve_http
 from daemon.web.ui import add_ui
 from handlers.deps import Deps
-from handlers.live_context import SUBJECTS as LIVE_SUBJECTS
 from handlers.live_context import Claims, LiveContext
 from schedules.scheduler import TickScheduler
 
@@ -168,7 +168,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         await consumer.start()
         # a live turn's context goes out as the turn arrives, not after the batch before it
         live = LiveContext(deps, claims)
-        live_sub = await nc.subscribe(LIVE_SUBJECTS, cb=live.on_message)
+        live_sub = await nc.subscribe(CONVERSATIONS, cb=live.on_message)
         stack.push_async_callback(live.close)
         stack.push_async_callback(live_sub.unsubscribe)
 

@@ -18,11 +18,10 @@ import nats
 from nats.aio.client import Client as NATS
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-from daemon.broker import probe
-from daemon.bus import conversation_subject, rpc_subject
 from daemon.discovery import runtime_info as runtime_info  # finding the daemon: discovery.py
 from daemon.errors import MemubotError
-from daemon.predict.prefetch import context_subject
+from daemon.runtime.broker import probe
+from daemon.subjects import FEEDBACK, context_subject, conversation_subject, rpc_subject, suggestion_subject
 
 
 class RpcError(MemubotError):
@@ -128,7 +127,7 @@ class Client:
             "ts": _now(),
             "until": until.isoformat() if isinstance(until, datetime) else until,
         }
-        await self.publish("memubot.in.feedback", body)
+        await self.publish(FEEDBACK, body)
         return event_id
 
     # ---- requests ---------------------------------------------------------------------
@@ -205,7 +204,7 @@ class Client:
             ack_policy=AckPolicy.EXPLICIT,
             deliver_policy=DeliverPolicy.ALL if durable else DeliverPolicy.NEW,
         )
-        sub = await self.js.subscribe(f"memubot.out.suggestion.{scope}", durable=durable, config=config)
+        sub = await self.js.subscribe(suggestion_subject(scope), durable=durable, config=config)
         seen: set[str] = set()
         try:
             async for msg in sub.messages:

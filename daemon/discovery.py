@@ -16,7 +16,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from daemon.probe import probe
+from daemon.runtime.probe import probe
 
 if TYPE_CHECKING:  # only the type: the agent client does not load the configuration (nor memory)
     from daemon.config import Settings

@@ -2,7 +2,7 @@
 
 Each handler is a plain async function in its own module that takes a batch of parsed events
 of its kind and the Deps, and returns one outcome per event. The daemon's dispatcher
-(daemon/dispatch.py) matches an incoming subject here; a subject no route claims is
+(daemon/runtime/dispatch.py) matches an incoming subject here; a subject no route claims is
 dead-lettered with that reason.
 """
 
@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from daemon import subjects as S
 from daemon.events import (
     email_from_dict,
     feedback_from_dict,
@@ -40,12 +41,12 @@ class Route:
 
 
 ROUTES: tuple[Route, ...] = (
-    Route("conversation", "memubot.in.conversation.", turn_from_dict, conversation.handle),
-    Route("tick", "memubot.in.tick.", tick_from_dict, tick.handle),
-    Route("feedback", "memubot.in.feedback", feedback_from_dict, feedback.handle),
-    Route("github", "memubot.in.github", github_from_dict, github.handle),
-    Route("email", "memubot.in.email", email_from_dict, email.handle),
-    Route("gmail", "memubot.in.gmail", gmail_from_dict, gmail.handle),
+    Route("conversation", S.CONVERSATION_PREFIX, turn_from_dict, conversation.handle),
+    Route("tick", S.TICK_PREFIX, tick_from_dict, tick.handle),
+    Route("feedback", S.FEEDBACK, feedback_from_dict, feedback.handle),
+    Route("github", S.GITHUB, github_from_dict, github.handle),
+    Route("email", S.EMAIL, email_from_dict, email.handle),
+    Route("gmail", S.GMAIL, gmail_from_dict, gmail.handle),
 )
 
 

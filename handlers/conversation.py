@@ -12,7 +12,8 @@ from daemon.events import ConversationTurn
 from daemon.memory import ResourceIn
 from daemon.predict import engine
 from daemon.predict.patterns import turn_rows
-from daemon.predict.prefetch import context_for, context_subject
+from daemon.predict.prefetch import context_for
+from daemon.subjects import context_subject
 from handlers.deps import Deps
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,6 @@ from handlers.deps import Deps
 
 log = logging.getLogger(__name__)
 
-SUBJECTS = "memubot.in.conversation.>"
 REMEMBERED = 10_000  # turn ids claimed, newest kept (a redelivered turn is older than these)
 
 

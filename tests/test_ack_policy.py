@@ -5,7 +5,7 @@ raised: the server never delivers it again, so one transient failure loses the e
 `NatsBroker(ack_policy=AckPolicy.NACK_ON_ERROR)` a raising handler naks instead and the event
 comes back; on the last attempt memubot's dispatcher writes the dead letter and the handler
 returns, so the event is acknowledged with a record to replay (never dropped, never looping).
-The durable is configured as memubot's consumer is (daemon/consumer.py): the server never gives
+The durable is configured as memubot's consumer is (daemon/runtime/consumer.py): the server never gives
 up (`max_deliver=-1`), the dispatcher counts the attempts.
 """
 
@@ -21,12 +21,12 @@ from faststream.middlewares import AckPolicy as FastStreamAckPolicy
 from faststream.nats import ConsumerConfig, JStream, NatsBroker, NatsMessage, PullSub
 from nats.js import JetStreamContext
 
-from daemon.bus import conversation_subject
 from daemon.config import load_settings
-from daemon.consumer import IN_STREAM
-from daemon.dispatch import ACK, Dispatcher, Incoming
 from daemon.events import turn_from_dict
 from daemon.memory import Memory
+from daemon.runtime.consumer import IN_STREAM
+from daemon.runtime.dispatch import ACK, Dispatcher, Incoming
+from daemon.subjects import conversation_subject
 from handlers import Route, conversation
 from handlers.deps import Deps
 
@@ -47,7 +47,7 @@ async def poll(predicate: Callable[[], Awaitable[bool]], what: str, timeout: flo
 
 
 def subscribe(broker: NatsBroker, durable: str, handler: Callable[..., Awaitable[None]]) -> None:
-    """A pull subscriber on memubot's stream, its durable configured as daemon/consumer.py's."""
+    """A pull subscriber on memubot's stream, its durable configured as daemon/runtime/consumer.py's."""
     broker.subscriber(
         "memubot.in.>",
         stream=JStream(IN_STREAM, declare=False),

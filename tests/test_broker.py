@@ -14,8 +14,8 @@ from pathlib import Path
 import nats
 import pytest
 
-from daemon import broker as B
-from daemon import nats_server as S
+from daemon.runtime import broker as B
+from daemon.runtime import nats_server as S
 
 
 async def test_embedded_server_runs_jetstream_on_loopback_under_the_state_dir(tmp_path: Path) -> None:
@@ -132,7 +132,7 @@ async def _quiet(exc: Exception) -> None:
 _PARENT = """
 import asyncio, sys
 from pathlib import Path
-from daemon.nats_server import start_embedded
+from daemon.runtime.nats_server import start_embedded
 
 async def main():
     server = await start_embedded(Path(sys.argv[1]))
@@ -238,7 +238,7 @@ async def test_a_killed_embedded_server_is_restarted_on_its_port_with_its_data(t
 
 
 def test_restart_delays_grow_and_stay_bounded() -> None:
-    from daemon.supervisor import MAX_DELAY_S, restart_delay
+    from daemon.runtime.supervisor import MAX_DELAY_S, restart_delay
 
     delays = [restart_delay(n) for n in range(20)]
     assert delays[0] == 0.0  # the first restart at once

@@ -9,8 +9,9 @@ import nats
 import pytest
 from nats.js import JetStreamContext
 
-from daemon import broker as B
-from daemon import bus
+from daemon.runtime import broker as B
+from daemon.runtime import streams as bus
+from daemon.subjects import conversation_subject
 
 
 @pytest.fixture
@@ -27,9 +28,9 @@ async def js(tmp_path: Path) -> AsyncIterator[JetStreamContext]:
 async def test_streams_are_declared_idempotently_and_route_the_subjects(js: JetStreamContext) -> None:
     assert await bus.ensure_streams(js) == ["MEMUBOT_IN", "MEMUBOT_OUT"]
     assert await bus.ensure_streams(js) == ["MEMUBOT_IN", "MEMUBOT_OUT"]  # a restart changes nothing
-    ack = await js.publish(bus.conversation_subject("main"), b"{}", headers={"Nats-Msg-Id": "conv-1"})
+    ack = await js.publish(conversation_subject("main"), b"{}", headers={"Nats-Msg-Id": "conv-1"})
     assert ack.stream == "MEMUBOT_IN"
-    again = await js.publish(bus.conversation_subject("main"), b"{}", headers={"Nats-Msg-Id": "conv-1"})
+    again = await js.publish(conversation_subject("main"), b"{}", headers={"Nats-Msg-Id": "conv-1"})
     assert again.duplicate and again.seq == ack.seq  # a publisher retry is one message
     out = await js.publish("memubot.out.suggestion.alice", b"{}")
     assert out.stream == "MEMUBOT_OUT"

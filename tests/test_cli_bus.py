@@ -180,9 +180,9 @@ async def test_a_daemon_unreachable_over_nats_is_named_not_a_duckdb_lock_error(
     import signal
     import sys
 
-    from daemon.broker import start_embedded
-    from daemon.broker import stop as stop_server
     from daemon.client import runtime_info
+    from daemon.runtime.broker import start_embedded
+    from daemon.runtime.broker import stop as stop_server
 
     server = await start_embedded(tmp_path / "broker")
     values = env(tmp_path, server.url)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from daemon import nats_server as S
-from daemon.connection import MAX_DELAY_S, connect, reconnect_delay
+from daemon.runtime import nats_server as S
+from daemon.runtime.connection import MAX_DELAY_S, connect, reconnect_delay
 
 
 async def wait_until(predicate: object, what: str, timeout: float = 60.0) -> None:
@@ -34,7 +34,7 @@ async def test_closing_while_the_broker_is_gone_never_raises(
             await server.process.wait()
             await wait_until(lambda: not link.connected, "the drop to be noticed")
             assert link.down_for() >= 0.0 and not link.healthy(0.0) and link.healthy(3600.0)
-            with caplog.at_level(logging.DEBUG, logger="daemon.connection"):
+            with caplog.at_level(logging.DEBUG, logger="daemon.runtime.connection"):
                 await wait_until(lambda: link.failures >= 3, "three failed reconnect attempts")
             # one line for the drop, not one per attempt (nats-py alone logs every second)
             warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]

@@ -13,12 +13,12 @@ import nats
 import pytest
 from nats.js.api import AckPolicy, ConsumerConfig
 
-from daemon.bus import ensure_streams
 from daemon.config import load_settings
-from daemon.consumer import IN_STREAM, Consumer, ConsumerParams
-from daemon.dispatch import Dispatcher
 from daemon.errors import StoreError
 from daemon.memory import Memory
+from daemon.runtime.consumer import IN_STREAM, Consumer, ConsumerParams
+from daemon.runtime.dispatch import Dispatcher
+from daemon.runtime.streams import ensure_streams
 from handlers.deps import Deps
 
 

@@ -27,9 +27,9 @@ from daemon.github.webhook import bus_body
 from daemon.gmail.message import email_body
 from daemon.gmail.pull import notification_body
 from daemon.memory import Memory
-from daemon.outbox import OpsOutbox
-from daemon.replay import load_scenario
-from daemon.rpc import VERBS, RpcServer
+from daemon.runtime.ops_outbox import OpsOutbox
+from daemon.runtime.replay import load_scenario
+from daemon.runtime.rpc import VERBS, RpcServer
 from handlers import ROUTES, route_for
 from tests.conftest import turn
 from tests.github_fixtures import fixture_files

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from daemon.config import load_settings
-from daemon.dispatch import ACK, RETRY, Dispatcher, Incoming
 from daemon.events import MAX_EVENT_BYTES, tick_body, turn_from_dict
 from daemon.memory import Memory
+from daemon.runtime.dispatch import ACK, RETRY, Dispatcher, Incoming
 from handlers import ROUTES, Route
 from handlers.deps import Deps
 from tests.conftest import FakeClock

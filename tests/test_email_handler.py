@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from daemon.config import load_settings
-from daemon.dispatch import Dispatcher, Incoming
 from daemon.errors import InvalidEvent
 from daemon.events import EmailEvent, email_from_dict
 from daemon.memory import Memory
 from daemon.memory.store import Store
-from daemon.replay import replay
+from daemon.runtime.dispatch import Dispatcher, Incoming
+from daemon.runtime.replay import replay
 from handlers import email
 from handlers.deps import Deps
 from tests.conftest import FakeClock

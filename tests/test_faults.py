@@ -22,10 +22,10 @@ import aiohttp
 import nats
 import pytest
 
-from daemon.broker import probe
 from daemon.client import Client, runtime_info
 from daemon.memory.store import Store
-from daemon.nats_server import PID_FILE, is_ours, start_embedded, stop
+from daemon.runtime.broker import probe
+from daemon.runtime.nats_server import PID_FILE, is_ours, start_embedded, stop
 from tests.test_reliability import poll, turn
 
 READY_TIMEOUT = 180.0  # model load and index warm-up on a busy 2-core machine
@@ -405,7 +405,7 @@ async def test_the_watchdog_is_withheld_while_the_broker_stays_unreachable(
                 heard.append((await loop.sock_recv(notify, 4096)).decode())
 
     try:
-        with caplog.at_level(logging.INFO, logger="daemon.notify"):
+        with caplog.at_level(logging.INFO, logger="daemon.runtime.notify"):
             await hear("WATCHDOG=1")
             external.process.kill()
             await external.process.wait()

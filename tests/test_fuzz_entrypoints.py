@@ -42,16 +42,16 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from daemon import bounded_json
-from daemon.broker import start_embedded
-from daemon.broker import stop as stop_server
 from daemon.cli.main import main as cli_main
 from daemon.client import Client
 from daemon.events import MAX_EVENT_BYTES, decode, turn_from_dict
 from daemon.github.webhook import MAX_BODY_DEPTH, sign
 from daemon.gmail.pull import notification_body
 from daemon.mcp.server import refusal_of
-from daemon.rpc import VERBS
-from daemon.rpc import encode as rpc_encode
+from daemon.runtime.broker import start_embedded
+from daemon.runtime.broker import stop as stop_server
+from daemon.runtime.rpc import VERBS
+from daemon.runtime.rpc import encode as rpc_encode
 from handlers import route_for
 from tests.github_fixtures import fixture_files
 from tests.gmail_fake import FakeGoogle, serve_fake

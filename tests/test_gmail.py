@@ -20,7 +20,6 @@ import pytest
 from nats.js import JetStreamContext
 
 from daemon.config import load_settings
-from daemon.dispatch import Dispatcher, Incoming
 from daemon.events import MAX_EVENT_BYTES
 from daemon.gmail.api import GmailApi
 from daemon.gmail.message import MAX_TEXT_CHARS, email_body, html_to_text
@@ -28,6 +27,7 @@ from daemon.gmail.oauth import CredentialFile, code_from
 from daemon.gmail.pull import pull_once
 from daemon.gmail.sync import GmailSync, cursor_name
 from daemon.memory import Memory
+from daemon.runtime.dispatch import Dispatcher, Incoming
 from handlers.deps import Deps
 from tests.conftest import FakeClock
 from tests.gmail_fake import FakeGoogle, serve_fake

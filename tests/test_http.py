@@ -13,7 +13,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.parser import text_string_to_metric_families
 
 from daemon.errors import ConfigError
-from daemon.metrics import Metrics
+from daemon.runtime.metrics import Metrics
 from daemon.web.http import make_app, parse_addr, serve_http
 
 TIMEOUT = aiohttp.ClientTimeout(total=10)

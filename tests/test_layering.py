@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +80,7 @@ def test_predictors_read_the_memory_facade_and_import_no_transport() -> None:
             assert top not in ("handlers", "schedules"), f"{path.name} imports {mod}"
             if top == "daemon":
                 assert mod.startswith(
-                    ("daemon.memory", "daemon.predict", "daemon.config", "daemon.errors")
+                    ("daemon.memory", "daemon.predict", "daemon.config", "daemon.errors", "daemon.subjects")
                 ), f"{path.name} imports {mod}"
 
 
@@ -96,7 +97,36 @@ def test_the_contract_models_import_no_transport() -> None:
     for path in _files("daemon") + _files("handlers") + _files("schedules"):
         if path.name == "asyncapi.py" and path.parent.name == "contract":
             continue
-        assert "daemon.contract.asyncapi" not in _imports(path) or path == ROOT / "daemon" / "cli" / "main.py", path
+        assert (
+            "daemon.contract.asyncapi" not in _imports(path) or path == ROOT / "daemon" / "cli" / "main.py"
+        ), path
+
+
+def test_every_subject_is_named_in_subjects_py() -> None:
+    # one place for the bus contract: a subject spelled anywhere else could drift from the one
+    # the daemon consumes or the AsyncAPI document names (string literals only: docstrings and
+    # comments may mention subjects)
+    literal = re.compile(r"^memubot\.(?:in|out|rpc)\.")
+    for path in _files("daemon") + _files("handlers") + _files("schedules"):
+        if path == ROOT / "daemon" / "subjects.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+        }
+        spelled = [
+            (n.lineno, n.value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant)
+            and isinstance(n.value, str)
+            and id(n) not in docstrings
+            and literal.match(n.value)
+        ]
+        assert not spelled, f"{path.relative_to(ROOT)} spells subjects itself: {spelled}"
 
 
 # ---- import circles -----------------------------------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.parser import text_string_to_metric_families
 
-from daemon.metrics import Metrics
+from daemon.runtime.metrics import Metrics
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -96,7 +96,7 @@ def test_failing_sizes_source_does_not_break_the_scrape(caplog: pytest.LogCaptur
         raise RuntimeError("database is locked")
 
     m.set_sizes_source(broken)
-    with caplog.at_level(logging.WARNING, logger="daemon.metrics"):
+    with caplog.at_level(logging.WARNING, logger="daemon.runtime.metrics"):
         s = _samples(m)
     assert _value(s, "memubot_events_total", kind="feedback", outcome="stored") == 1
     assert not any(name == "memubot_store_rows" for name, _ in s)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.notify import Notifier, watchdog_interval, watchdog_loop
+from daemon.runtime.notify import Notifier, watchdog_interval, watchdog_loop
 
 TIMEOUT = 5.0
 
@@ -84,7 +84,7 @@ def test_dead_socket_returns_false_without_raising(tmp_path: Path, caplog: pytes
     assert notifier.enabled
     assert not notifier.ready("up")
     assert not notifier.watchdog()
-    warnings = [r for r in caplog.records if r.name == "daemon.notify" and r.levelname == "WARNING"]
+    warnings = [r for r in caplog.records if r.name == "daemon.runtime.notify" and r.levelname == "WARNING"]
     assert len(warnings) == 1, "a run of failures warns once"
 
 

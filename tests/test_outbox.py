@@ -7,7 +7,7 @@ import json
 import pytest
 
 from daemon.memory import Memory
-from daemon.outbox import OpsOutbox
+from daemon.runtime.ops_outbox import OpsOutbox
 from tests.conftest import turn
 
 

@@ -24,9 +24,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from daemon.bus import ensure_streams
 from daemon.client import Client, runtime_info
 from daemon.memory.store import Store
+from daemon.runtime.streams import ensure_streams
 
 READY_TIMEOUT = 180.0  # model load and index warm-up on a busy 2-core machine
 STOP_WAIT = 60.0  # MEMUBOT_STOP_TIMEOUT is 30 s; the exit must come well within this

@@ -12,7 +12,7 @@ import pytest
 
 from daemon.config import load_settings
 from daemon.errors import InvalidInput
-from daemon.replay import load_scenario, replay, scenario_settings, timeline
+from daemon.runtime.replay import load_scenario, replay, scenario_settings, timeline
 
 
 def scenario(tmp_path: Path, **over: Any) -> Path:

@@ -13,9 +13,9 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from daemon.config import load_settings
-from daemon.dispatch import Dispatcher
 from daemon.memory import MAX_QUERY_CHARS, Memory
-from daemon.rpc import VERBS, RpcServer
+from daemon.runtime.dispatch import Dispatcher
+from daemon.runtime.rpc import VERBS, RpcServer
 from handlers.deps import Deps
 from tests.conftest import FakeClock
 

@@ -16,11 +16,11 @@ import pytest
 from faststream.nats import NatsBroker, TestNatsBroker
 from nats.aio.client import Client as NATS
 
-from daemon.bus import rpc_subject
 from daemon.config import load_settings
-from daemon.dispatch import Dispatcher
 from daemon.memory import MAX_QUERY_CHARS, Memory
-from daemon.rpc import KEYS, VERBS, RpcServer
+from daemon.runtime.dispatch import Dispatcher
+from daemon.runtime.rpc import KEYS, VERBS, RpcServer
+from daemon.subjects import rpc_subject
 from handlers.deps import Deps
 from tests.conftest import FakeClock
 from tests.test_rpc import TURN

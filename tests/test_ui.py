@@ -17,7 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from daemon.config import load_settings
 from daemon.memory import Memory
-from daemon.metrics import Metrics
+from daemon.runtime.metrics import Metrics
 from daemon.web.http import make_app
 from daemon.web.ui import add_ui
 from tests.conftest import turn

@@ -19,7 +19,7 @@ from daemon.config import Settings, load_settings
 from daemon.errors import ConfigError
 from daemon.events import MAX_EVENT_BYTES
 from daemon.github.webhook import MAX_BODY, add_github_webhook, sign, verify
-from daemon.metrics import Metrics
+from daemon.runtime.metrics import Metrics
 from daemon.web.http import make_app, serve_http
 from tests.shared_data import shared
 

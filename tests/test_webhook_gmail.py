@@ -26,7 +26,7 @@ from nats.js import JetStreamContext
 
 from daemon.config import Settings, load_settings
 from daemon.gmail.push import add_gmail_webhook
-from daemon.metrics import Metrics
+from daemon.runtime.metrics import Metrics
 from daemon.web.http import make_app, serve_http
 
 AUDIENCE = "https://memubot.example/webhooks/gmail"

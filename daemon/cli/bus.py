@@ -19,7 +19,6 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any, TypeVar
 
-from daemon.broker import server_binary
 from daemon.cli.progress import Progress
 from daemon.client import Client, RpcError
 from daemon.config import Settings
@@ -33,7 +32,8 @@ from daemon.discovery import (
 )
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
 from daemon.events import ROLES, parse_ts
-from daemon.rpc import encode
+from daemon.runtime.broker import server_binary
+from daemon.runtime.rpc import encode
 
 T = TypeVar("T")
 
@@ -209,7 +209,7 @@ def _deadletters_offline(
 ) -> dict[str, Any]:
     """No daemon: work on the DuckDB file directly, through the same dispatcher for a replay."""
     from daemon.compose import open_memory
-    from daemon.dispatch import Dispatcher
+    from daemon.runtime.dispatch import Dispatcher
     from handlers.deps import Deps
 
     path = args.db or settings.db_path
@@ -434,7 +434,7 @@ def _doctor_offline(settings: Settings, check: Callable[..., None]) -> None:
 
 
 def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
-    from daemon.replay import replay
+    from daemon.runtime.replay import replay
 
     out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
     trace = open(args.trace, "w", encoding="utf-8") if args.trace else None  # noqa: SIM115

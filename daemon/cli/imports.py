@@ -19,7 +19,7 @@ from daemon.client import Client
 from daemon.config import Settings
 from daemon.errors import InvalidEvent
 from daemon.events import decode, turn_from_dict
-from daemon.rpc import MAX_MEMORIZE_TURNS, MAX_REQUEST_BYTES
+from daemon.runtime.rpc import MAX_MEMORIZE_TURNS, MAX_REQUEST_BYTES
 
 # well under the daemon's request limit (and NATS's 1 MB payload): the envelope and JSON escaping
 # of a re-encoded turn add a little to its bytes on disk

@@ -21,7 +21,7 @@ from daemon.compose import open_memory as _open_file
 from daemon.config import Settings
 from daemon.events import parse_ts
 from daemon.memory import Memory
-from daemon.rpc import restore_refusal
+from daemon.runtime.rpc import restore_refusal
 
 # A forget of a whole scope, or a consolidation of every scope, re-indexes many rows before the
 # daemon answers: the wait is long, and a timeout still says what may have happened.

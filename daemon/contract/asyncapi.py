@@ -2,10 +2,10 @@
 
 The channels come from where the daemon really takes, sends and answers messages: the routes
 of the consumer (handlers.ROUTES), the subject functions of the three publishers (suggestions,
-context, memory ops) and the RPC verbs (daemon.rpc.VERBS); the payloads from the models that
+context, memory ops) and the RPC verbs (daemon.runtime.rpc.VERBS); the payloads from the models that
 validate them (daemon/contract/). FastStream builds the document from a NatsBroker that
 declares them and is never connected. (At run time the RPC verbs are FastStream subscribers
-too, daemon/rpc.py, but their handlers take the raw message: the request models' schemas are
+too, daemon/runtime/rpc.py, but their handlers take the raw message: the request models' schemas are
 declared here; the consumer and the publishers still speak nats-py directly.)
 FastStream 0.7 writes no `reply` for request/reply operations and no channel `parameters`;
 both are added here.
@@ -24,15 +24,12 @@ from faststream.specification import AsyncAPI
 from pydantic import BaseModel
 
 from daemon import __version__
-from daemon.bus import rpc_subject
 from daemon.config import Settings
 from daemon.contract import outbound, requests
 from daemon.contract.requests import ErrorReply
 from daemon.events import MODELS
-from daemon.outbox import op_subject
-from daemon.predict.outbox import subject as suggestion_subject
-from daemon.predict.prefetch import context_subject
-from daemon.rpc import VERBS
+from daemon.runtime.rpc import VERBS
+from daemon.subjects import context_subject, op_subject, rpc_subject, suggestion_subject
 from handlers import ROUTES
 
 # the token a prefix route leaves open, by route kind (a new prefix route must name its token here)

@@ -1,6 +1,6 @@
 """What memubot answers on `memubot.rpc.<verb>`: each verb's request and reply.
 
-The request models name every key a verb reads; daemon/rpc.py takes its list of known keys
+The request models name every key a verb reads; daemon/runtime/rpc.py takes its list of known keys
 from them (`keys`), so a key is added in one place. The values are checked by the verbs
 themselves (their refusals are part of the RPC contract tests/test_rpc.py pins); the models
 describe them. Every request gets exactly one reply, `{"ok": true, "result": ...}` or
@@ -19,7 +19,7 @@ from daemon.contract.inbound import ConversationTurn
 from daemon.contract.outbound import Recalled, Suggestion
 from daemon.memory import MAX_QUERY_CHARS
 
-# The value limits a request is checked against (here, and by daemon.rpc's readers)
+# The value limits a request is checked against (here, and by daemon.runtime.rpc's readers)
 MAX_MEMORIZE_TURNS = 512
 MAX_RECALL_K = 200
 MAX_SUGGESTIONS_LIMIT = 500

@@ -28,7 +28,8 @@ from github import Auth, Github, GithubException
 from daemon.errors import InvalidEvent
 from daemon.github.events_api import webhook_form
 from daemon.github.ids import resource_id
-from daemon.github.webhook import SUBJECT, bus_body
+from daemon.github.webhook import bus_body
+from daemon.subjects import GITHUB
 
 log = logging.getLogger(__name__)
 
@@ -120,9 +121,7 @@ class GithubPoller:
                         continue
                     event_id = resource_id(event, payload, f"github-event:{item['id']}")
                     # raises when the bus refuses: the cursor stays, the next poll publishes again
-                    await self.publish(
-                        SUBJECT, bus_body(event_id, self.scope, event, payload, when), event_id
-                    )
+                    await self.publish(GITHUB, bus_body(event_id, self.scope, event, payload, when), event_id)
                     published += 1
                     newest = max(newest, _event_id(item))
                 if newest > since or not await asyncio.to_thread(self.cursors.has_cursor, name):

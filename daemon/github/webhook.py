@@ -24,13 +24,13 @@ from daemon.config import Settings
 from daemon.errors import InvalidEvent
 from daemon.events import MAX_EVENT_BYTES, MAX_ID_CHARS
 from daemon.github.reduce import reduce_payload
-from daemon.metrics import Metrics
+from daemon.runtime.metrics import Metrics
+from daemon.subjects import GITHUB
 from daemon.web.http import too_large
 
 log = logging.getLogger(__name__)
 
 PATH = "/webhooks/github"
-SUBJECT = "memubot.in.github"
 MAX_BODY = 25 * 1024 * 1024  # GitHub caps a delivery's payload at 25 MB
 _CHUNK = 256 * 1024
 # the bus event wraps the body in one more object, and must still be within the bus's bound
@@ -138,7 +138,7 @@ class GithubWebhook:
             return self._answer(200, {"ok": True})
         data = bus_body(delivery, scope, event, payload, self.clock())
         try:
-            await self.publish(SUBJECT, data, delivery)
+            await self.publish(GITHUB, data, delivery)
         except Exception as exc:  # the bus is down or refuses: the sender must retry
             log.warning("github webhook: %s %s not published: %s", event, delivery, exc)
             return self._answer(503, {"error": "the event bus did not accept the delivery; retry later"})

@@ -21,10 +21,10 @@ from typing import Any
 from daemon import bounded_json
 from daemon.errors import InvalidEvent
 from daemon.gmail.api import GmailApi
+from daemon.subjects import GMAIL
 
 log = logging.getLogger(__name__)
 
-SUBJECT = "memubot.in.gmail"
 BACKOFF_S = (1.0, 5.0, 30.0, 60.0)
 IDLE_S = 1.0  # pause after an empty pull
 MAX_DATA_BYTES = 64 * 1024  # a notification's data is ~100 bytes: {emailAddress, historyId}
@@ -60,7 +60,7 @@ async def pull_once(api: GmailApi, subscription: str, publish: Publish, scope: s
                 log.warning("gmail pull: a message without messageId; acknowledged and skipped: %r", r)
                 acks.append(r["ackId"])
                 continue
-            await publish(SUBJECT, notification_body(mid, msg.get("data"), scope), mid)
+            await publish(GMAIL, notification_body(mid, msg.get("data"), scope), mid)
             acks.append(r["ackId"])
     finally:
         # what the bus accepted is acknowledged even when a later publish failed

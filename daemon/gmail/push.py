@@ -28,8 +28,9 @@ from google.auth import jwt
 from daemon import bounded_json
 from daemon.config import Settings
 from daemon.errors import InvalidEvent
-from daemon.gmail.pull import SUBJECT, notification_body
-from daemon.metrics import Metrics
+from daemon.gmail.pull import notification_body
+from daemon.runtime.metrics import Metrics
+from daemon.subjects import GMAIL
 from daemon.web.http import too_large
 
 log = logging.getLogger(__name__)
@@ -185,7 +186,7 @@ class GmailWebhook:
             return self._answer(400, {"error": "not a Pub/Sub push request (no message.messageId)"})
         data = notification_body(mid, message.get("data"), s.email_scope)
         try:
-            await self.publish(SUBJECT, data, mid)
+            await self.publish(GMAIL, data, mid)
         except Exception as exc:  # the bus is down or refuses: Pub/Sub must push again
             log.warning("gmail push %s not published: %s", mid, exc)
             return self._answer(503, {"error": "the event bus did not accept the notification; retry later"})

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from daemon.gmail.api import GmailApi, HistoryGone
 from daemon.gmail.message import email_body
 from daemon.memory.ledger import Ledger
+from daemon.subjects import EMAIL
 
 log = logging.getLogger(__name__)
 
-SUBJECT = "memubot.in.email"
 RESYNC_LIMIT = 50  # messages fetched when history is gone or was never read
 
 Publish = Callable[[str, bytes, str], Awaitable[None]]  # (subject, body, Nats-Msg-Id)
@@ -86,7 +86,7 @@ class GmailSync:
                     continue  # deleted since it was added
                 body = email_body(message, self.scope, address)
                 data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-                await self.publish(SUBJECT, data, body["id"])  # raises: the cursor stays, all is retried
+                await self.publish(EMAIL, data, body["id"])  # raises: the cursor stays, all is retried
                 published += 1
             latest = max(latest, history_id or 0, start or 0)
             await asyncio.to_thread(self.ledger.set_cursor, name, latest)

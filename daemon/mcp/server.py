@@ -44,6 +44,7 @@ from daemon.config import Settings
 from daemon.errors import InvalidEvent, MemubotError
 from daemon.events import parse_ts
 from daemon.mcp.link import DaemonLink
+from daemon.subjects import FEEDBACK
 
 log = logging.getLogger(__name__)
 
@@ -290,7 +291,7 @@ def build_server(settings: Settings, scope: str) -> MCPServer[Any]:
             "until": until,
         }
         try:
-            fresh = await link.publish("memubot.in.feedback", body)
+            fresh = await link.publish(FEEDBACK, body)
         except (MemubotError, TimeoutError, nats.errors.Error) as exc:
             raise _tool_error(exc) from exc
         return json.dumps({"id": event_id, "queued": fresh, "duplicate": not fresh})

@@ -26,15 +26,12 @@ from daemon.predict import predictor, verdicts
 from daemon.predict.base import Ctx
 from daemon.predict.gate import gate
 from daemon.predict.timing import allowed_at, in_quiet
+from daemon.subjects import suggestion_subject
 
 log = logging.getLogger(__name__)
 
 Publish = Callable[[str, bytes, str], Awaitable[None]]
 HOUR = timedelta(hours=1)
-
-
-def subject(scope: str) -> str:
-    return f"memubot.out.suggestion.{scope}"
 
 
 def message_id(s: Suggestion) -> str:
@@ -144,7 +141,9 @@ class SuggestionOutbox:
             log.info("suggestion %s (%s): %s — %s %s", s.id, s.dedup_key, d.action, d.reason, d.at or "")
             return 0
         body = d.suggestion.as_json() | {"deliver_at": now.astimezone(self.settings.tz).isoformat()}
-        await self.publish(subject(s.scope), json.dumps(body, ensure_ascii=False).encode(), message_id(s))
+        await self.publish(
+            suggestion_subject(s.scope), json.dumps(body, ensure_ascii=False).encode(), message_id(s)
+        )
         # evidence and text as sent are what the row keeps
         await asyncio.to_thread(self.memory.suggestions.update, d.suggestion)
         await asyncio.to_thread(self.memory.suggestions.mark, s.id, DELIVERED, now, None)

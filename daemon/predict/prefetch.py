@@ -14,14 +14,6 @@ from daemon.memory import Memory
 from daemon.predict.anticipate import DEFAULT, Anticipation, anticipate
 from daemon.predict.github import ref, waits_for
 
-_TOKEN_UNSAFE = re.compile(r"[.*>\s]")
-
-
-def context_subject(session: str | None) -> str:
-    """`memubot.out.context.<session>`; characters a subject token may not hold become '_'."""
-    token = _TOKEN_UNSAFE.sub("_", session or "") or "_"
-    return f"memubot.out.context.{token}"
-
 
 def context_for(
     memory: Memory,

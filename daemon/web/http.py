@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from daemon.errors import ConfigError
-from daemon.metrics import Metrics
+from daemon.runtime.metrics import Metrics
 
 log = logging.getLogger(__name__)
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from daemon.config import Settings
-from daemon.dispatch import Dispatcher, Incoming
 from daemon.memory import Memory
 from daemon.predict import engine, verdicts
 from daemon.predict.outbox import SuggestionOutbox
+from daemon.runtime.dispatch import Dispatcher, Incoming
 from handlers.deps import Deps
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, at, say

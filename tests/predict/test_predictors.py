@@ -263,8 +263,8 @@ async def test_a_redelivered_turn_changes_nothing_and_a_bad_one_is_dead_lettered
 ) -> None:
     import json as _json
 
-    from daemon.dispatch import Dispatcher, Incoming
     from daemon.predict.outlet import Outlet
+    from daemon.runtime.dispatch import Dispatcher, Incoming
     from handlers.deps import Deps
 
     context: list[tuple[str, dict[str, object]]] = []

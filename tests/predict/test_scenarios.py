@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from daemon.config import load_settings
-from daemon.replay import replay
+from daemon.runtime.replay import replay
 from tests.shared_data import shared
 
 OWN = Path(__file__).resolve().parents[1] / "fixtures" / "proactive"

@@ -19,7 +19,7 @@ from typing import Any
 from daemon.errors import InvalidEvent, InvalidInput
 from daemon.events import decode, event_id_of
 from daemon.memory.ledger import Handled, Ledger
-from daemon.metrics import Metrics
+from daemon.runtime.metrics import Metrics
 from handlers import ROUTES, Route, route_for
 from handlers.deps import Deps
 

@@ -29,16 +29,16 @@ from faststream.nats.subscriber.usecases.core_subscriber import CoreSubscriber
 from nats.aio.client import Client as NATS
 
 from daemon import bounded_json, jobs
-from daemon.bus import conversation_subject, rpc_subject
 from daemon.contract import requests
-from daemon.dispatch import Dispatcher, Incoming
 from daemon.errors import InvalidInput, MemubotError
 from daemon.events import MAX_EVENT_BYTES, parse_ts
 from daemon.memory import MAX_QUERY_CHARS, Memory
 from daemon.memory.profile import render as render_profile
 from daemon.memory.suggestions import STATUSES, suggestion_json
-from daemon.metrics import Metrics
-from daemon.shared_broker import SharedBroker
+from daemon.runtime.dispatch import Dispatcher, Incoming
+from daemon.runtime.metrics import Metrics
+from daemon.runtime.shared_broker import SharedBroker
+from daemon.subjects import conversation_subject, rpc_subject
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from daemon.errors import ConfigError, MemubotError
-from daemon.probe import probe
+from daemon.runtime.probe import probe
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import logging
 import time
 from pathlib import Path
 
-from daemon.nats_server import BrokerLimits, NatsServer, start_embedded, stop
+from daemon.runtime.nats_server import BrokerLimits, NatsServer, start_embedded, stop
 
 log = logging.getLogger(__name__)
 

@@ -27,9 +27,9 @@ from nats.errors import TimeoutError as NatsTimeout
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-from daemon.bus import IN_SUBJECTS
-from daemon.dispatch import ACK, Dispatcher, Incoming
-from daemon.metrics import Metrics
+from daemon.runtime.dispatch import ACK, Dispatcher, Incoming
+from daemon.runtime.metrics import Metrics
+from daemon.subjects import IN_SUBJECTS
 
 log = logging.getLogger(__name__)
 

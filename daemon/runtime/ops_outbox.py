@@ -17,17 +17,14 @@ from datetime import datetime
 from typing import Any
 
 from daemon.memory.ledger import Ledger
-from daemon.metrics import Metrics
+from daemon.runtime.metrics import Metrics
+from daemon.subjects import op_subject
 
 log = logging.getLogger(__name__)
 
 CURSOR = "memory_ops"
 # Publish(subject, body, message id): the live daemon publishes to JetStream, a replay writes a file.
 Publish = Callable[[str, bytes, str], Awaitable[None]]
-
-
-def op_subject(op: str) -> str:
-    return f"memubot.out.memory.{op}"
 
 
 def op_body(op: dict[str, Any]) -> bytes:

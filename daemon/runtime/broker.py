@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from daemon.nats_server import (
+from daemon.runtime.nats_server import (
     BrokerError,
     BrokerLimits,
     NatsServer,
@@ -24,8 +24,8 @@ from daemon.nats_server import (
     start_embedded,
     stop,
 )
-from daemon.probe import host_port, probe
-from daemon.supervisor import Supervisor
+from daemon.runtime.probe import host_port, probe
+from daemon.runtime.supervisor import Supervisor
 
 __all__ = [
     "Broker",

@@ -1,7 +1,7 @@
 """A FastStream NatsBroker on the daemon's own NATS connection (one connection, not two).
 
 FastStream 0.7 opens a connection of its own in `NatsBroker.connect()` and drains it in
-`stop()`. The daemon already has one: daemon/connection.py's, which reconnects with backoff for
+`stop()`. The daemon already has one: daemon/runtime/connection.py's, which reconnects with backoff for
 ever, follows the supervised embedded broker across restarts and gives /readyz its link state.
 This broker is handed that connection instead: its subscriptions are nats-py subscriptions on
 it (nats-py renews them after a reconnect, as it does the others), and stopping the broker

@@ -25,14 +25,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from daemon.config import Settings, email_addresses, quiet_hours
-from daemon.dispatch import Dispatcher, Incoming
 from daemon.errors import InvalidInput
 from daemon.events import parse_ts, tick_body
 from daemon.memory import Memory, make_embedder
-from daemon.outbox import OpsOutbox
 from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.outlet import Outlet
+from daemon.runtime.dispatch import Dispatcher, Incoming
+from daemon.runtime.ops_outbox import OpsOutbox
+from daemon.subjects import tick_subject
 from handlers.deps import Deps
 from schedules import SCHEDULES
 from schedules.scheduler import fire_times
@@ -150,7 +151,7 @@ def scenario_settings(base: Settings, scenario: Scenario, state_dir: Path) -> tu
 def timeline(scenario: Scenario, settings: Settings) -> list[Step]:
     """Events and ticks in time order; at equal times the event comes first (it happened before)."""
     ticks = [
-        Step(at, f"memubot.in.tick.{name}", json.dumps(tick_body(name, at)).encode(), "tick")
+        Step(at, tick_subject(name), json.dumps(tick_body(name, at)).encode(), "tick")
         for at, name in fire_times(SCHEDULES, settings, scenario.start, scenario.end)
     ]
     steps = [*scenario.events, *ticks]

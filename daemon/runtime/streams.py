@@ -15,19 +15,11 @@ from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
+from daemon.subjects import IN_SUBJECTS, OUT_SUBJECTS
+
 log = logging.getLogger(__name__)
 
-IN_SUBJECTS = "memubot.in.>"
-OUT_SUBJECTS = "memubot.out.>"
 DAY_S = 86400.0
-
-
-def conversation_subject(agent: str) -> str:
-    return f"memubot.in.conversation.{agent}"
-
-
-def rpc_subject(verb: str) -> str:
-    return f"memubot.rpc.{verb}"
 
 
 @dataclass(frozen=True, slots=True)

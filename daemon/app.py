@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from daemon import __version__
+from daemon.client.discovery import RUNTIME_FILE
 from daemon.compose import open_memory
 from daemon.config import Settings
-from daemon.discovery import RUNTIME_FILE
 from daemon.github.enrich import Enricher
 from daemon.github.poll import GithubPoller
 from daemon.github.webhook import add_github_webhook

@@ -27,8 +27,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from daemon.client import Client, RpcError
+from daemon.client.discovery import candidate_urls
 from daemon.config import load_settings
-from daemon.discovery import candidate_urls
 
 CONTEXT_WAIT_S = 2.0  # how long the answer waits for the prefetched context before recalling itself
 shown: list[dict[str, Any]] = []  # suggestions as numbered on screen

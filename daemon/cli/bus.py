@@ -3,7 +3,7 @@ that lets recall and stats ask the daemon first and fall back to the DuckDB file
 
 The daemon holds the DuckDB file's write lock, so while it runs, the CLI asks it over NATS
 request/reply. A daemon is found through the runtime file it writes when READY (its embedded
-broker's URL) or at MEMUBOT_NATS_URL (daemon/discovery.py, shared with the agent client and the
+broker's URL) or at MEMUBOT_NATS_URL (daemon/client/discovery.py, shared with the agent client and the
 MCP server). When it holds the file but cannot be reached, the CLI says
 so (`locked_message`) instead of quoting DuckDB's lock error.
 """
@@ -21,8 +21,7 @@ from typing import Any, TypeVar
 
 from daemon.cli.progress import Progress
 from daemon.client import Client, RpcError
-from daemon.config import Settings
-from daemon.discovery import (
+from daemon.client.discovery import (
     candidate_urls,
     command_line,
     find_broker,
@@ -30,6 +29,7 @@ from daemon.discovery import (
     running_daemon_pid,
     runtime_info,
 )
+from daemon.config import Settings
 from daemon.errors import InvalidEvent, MemubotError, StoreLocked
 from daemon.events import ROLES, parse_ts
 from daemon.runtime.broker import server_binary

@@ -15,8 +15,8 @@ import nats.errors
 import nats.js.errors
 
 from daemon.client import Client, RpcError
+from daemon.client.discovery import answering_urls, candidate_urls
 from daemon.config import Settings
-from daemon.discovery import answering_urls, candidate_urls
 from daemon.errors import MemubotError
 
 log = logging.getLogger(__name__)

@@ -18,9 +18,8 @@ import nats
 from nats.aio.client import Client as NATS
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-from daemon.discovery import runtime_info as runtime_info  # finding the daemon: discovery.py
 from daemon.errors import MemubotError
-from daemon.runtime.broker import probe
+from daemon.runtime.probe import probe
 from daemon.subjects import FEEDBACK, context_subject, conversation_subject, rpc_subject, suggestion_subject
 
 

@@ -319,3 +319,34 @@ def test_every_bench_that_writes_a_table_finds_its_markers_in_its_page() -> None
         assert page.index(begin) < page.index(end)
         writers += 1
     assert writers == 5  # context_latency, proact, proactive, soak, updates
+
+
+# ---- links between the pages ------------------------------------------------------------
+
+
+def anchors(page: Path) -> set[str]:
+    """GitHub's anchors for the headings of a Markdown page (code blocks skipped)."""
+    found, fenced = set(), False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        fenced ^= line.startswith("```")
+        if not fenced and (m := re.match(r"#+ (.*)", line)):
+            slug = re.sub(r"[^\w\- ]", "", m[1].strip().lower()).replace(" ", "-")
+            found.add(slug)
+    return found
+
+
+def test_every_link_between_the_readme_and_docs_leads_somewhere() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    checked = 0
+    for page in pages:
+        text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.M | re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue  # http(s), mailto: not ours to check
+            path, _, anchor = target.partition("#")
+            dest = (page.parent / path).resolve() if path else page
+            assert dest.exists(), f"{page.name}: link to {target}: no such file"
+            if anchor:
+                assert anchor in anchors(dest), f"{page.name}: link to {target}: no such heading"
+            checked += 1
+    assert checked > 30

@@ -7,7 +7,7 @@ Starts the whole daemon in-process against an embedded nats-server in a temporar
 fills one scope with a LoCoMo-like conversation (examples/turns.jsonl, then synthetic turns),
 and publishes turns one at a time through JetStream as an agent would, timing each until its
 context message arrives. Reports p50/p95/max over the timed turns (the first few are warm-up).
-`--readme` writes the line between the `context-latency` markers of the README.
+`--readme` writes the line between the `context-latency` markers of docs/predict.md.
 """
 
 from __future__ import annotations
@@ -26,13 +26,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from readme_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
+from doc_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
 
 from daemon.app import runtime_file, serve  # noqa: E402
 from daemon.client import Client  # noqa: E402
 from daemon.config import load_settings  # noqa: E402
 from daemon.runtime.broker import start_embedded, stop  # noqa: E402
 
+DOC = "docs/predict.md"  # the page that holds this section
 BEGIN, END = "<!-- context-latency:begin -->", "<!-- context-latency:end -->"
 WARMUP = 5
 TOPICS = [
@@ -113,7 +114,7 @@ def main() -> None:
     )
     print(line)
     if a.readme:
-        write_block(BEGIN, END, line)
+        write_block(DOC, BEGIN, END, line)
 
 
 if __name__ == "__main__":

@@ -78,7 +78,7 @@ from typing import Any
 
 # The daemon runs numpy with one BLAS thread (daemon/__init__.py sets it before numpy loads); the
 # in-process baseline must run the same way, or OpenBLAS's workers fight the embedding engine's
-# OpenMP team for the cores (a recall took 40-60 ms instead of 13 ms, README issue #25).
+# OpenMP team for the cores (a recall took 40-60 ms instead of 13 ms, docs/benchmarks.md, issue #25).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np

@@ -21,7 +21,7 @@ default parameters it is months to years later: the lifecycle keeps what was sai
 year). The peripheral panel also follows the recalled item through the daily consolidation job
 (`lifecycle.plan`), which promotes it.
 
-Printed to stdout for the README: a table of the values on days 0/7/30/60/90 (those within
+Printed to stdout for docs/memory.md: a table of the values on days 0/7/30/60/90 (those within
 `--days`; on a recall day the value is the one just after the recall), and a table of the day on
 which a never-recalled item of each tier crosses its threshold: the archive floor (peripheral)
 or `demote_below` (working, core), whatever `--days` is.

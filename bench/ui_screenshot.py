@@ -1,4 +1,4 @@
-"""The README's screenshot of /ui: the example conversation in a fresh daemon, Chromium at 1280 px.
+"""The screenshot of /ui in the README and docs/ui.md: the example conversation in a fresh daemon, Chromium at 1280 px.
 
     .venv/bin/python bench/ui_screenshot.py [--out docs/inspector.png] [--tab items|retired|recall]
 

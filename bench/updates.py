@@ -11,7 +11,7 @@ on the look-alike set `bench/check/lookalike_cases.jsonl` (211 cases written apa
 for issue 20: second items, someone else's change, temporary vs usual, history, two plans,
 records, wishes; never fitted on) and on `bench/check/noise_cases_v2.jsonl` (60 short chats, en+zh,
 whose talk around the chat should leave no item; written for issue 20 by someone who saw neither
-the training data nor the code), then writes the tables into the README between the `updates-table` markers, with the date and commit
+the training data nor the code), then writes the tables into docs/understanding.md between the `updates-table` markers, with the date and commit
 they were measured at.
 """
 
@@ -24,7 +24,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from readme_block import commit, write_block  # bench/: the script's own folder
+from doc_block import commit, write_block  # bench/: the script's own folder
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "bench"
@@ -34,6 +34,7 @@ SETS = (
     ("look-alikes (`bench/check/lookalike_cases.jsonl`)", ROOT / "bench" / "check" / "lookalike_cases.jsonl"),
     ("chat talk (`bench/check/noise_cases_v2.jsonl`)", ROOT / "bench" / "check" / "noise_cases_v2.jsonl"),
 )
+DOC = "docs/understanding.md"  # the page that holds this section
 BEGIN, END = "<!-- updates-table:begin -->", "<!-- updates-table:end -->"
 TABLE_ROW = re.compile(r"^(update|keep_both|noise|all)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$")
 
@@ -67,7 +68,9 @@ def table(results: list[tuple[str, dict[str, tuple[str, str, str, str]]]]) -> st
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--memubot", default=str(ROOT / ".venv" / "bin" / "memubot"))
-    ap.add_argument("--no-readme", action="store_true", help="print the table, leave the README alone")
+    ap.add_argument(
+        "--no-readme", action="store_true", help="print the table, leave docs/understanding.md alone"
+    )
     ap.add_argument("--failures", type=int, default=0, help="print the first N failures of each set")
     args = ap.parse_args()
     results = []
@@ -85,7 +88,7 @@ def main() -> int:
     if args.no_readme:
         return 0
     stamp = f"Measured {datetime.now(UTC):%Y-%m-%d} at commit {commit()} with `python bench/updates.py`."
-    readme = write_block(BEGIN, END, f"{text}\n\n{stamp}")
+    readme = write_block(DOC, BEGIN, END, f"{text}\n\n{stamp}")
     print(f"wrote the table into {readme}", file=sys.stderr)
     return 0
 

@@ -89,7 +89,7 @@ def read_env_file(path: Path) -> dict[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Every setting memubot reads; the README documents each one."""
+    """Every setting memubot reads; docs/settings.md documents each one (tests/test_docs.py checks)."""
 
     state_dir: Path
     db_path: Path

@@ -1,6 +1,6 @@
 """Faults injected into a running `memubot run` (a real subprocess, a real nats-server, a real
 DuckDB file): the broker killed under it, the daemon killed over its broker, an external broker
-restarted, a locked file, a busy port. Each test is a row of the README's "Faults" table.
+restarted, a locked file, a busy port. Each test is a row of the "Faults" table in docs/daemon.md.
 
 A daemon's log is printed when its test ends; pytest shows it only when the test failed.
 """

@@ -379,21 +379,24 @@ def test_the_mcp_scope_setting_is_checked_like_every_scope(tmp_path: Path) -> No
         load_settings({**base, "MEMUBOT_MCP_SCOPE": "alice.*"})
 
 
-async def test_the_readme_documents_every_tool_argument_and_resource(tmp_path: Path) -> None:
+async def test_the_docs_document_every_tool_argument_and_resource(tmp_path: Path) -> None:
     from daemon.mcp.server import build_server
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("\n## MCP server")
-    readme = text[start : text.index("\n## ", start + 1)]  # this section only: the RPC table has rows too
+    page = (ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
     server = build_server(load_settings(env_for(tmp_path, "nats://127.0.0.1:1")), "alice")
-    rows = {m[1]: m[2] for m in re.finditer(r"^\| `(\w+)` \| (.*) \|$", readme, flags=re.M)}
+    rows = {m[1]: m[2] for m in re.finditer(r"^\| `(\w+)` \| (.*) \|$", page, flags=re.M)}
     tools = await server.list_tools()
     for tool in tools:
-        assert tool.name in rows, f"README has no row for tool {tool.name}"
+        assert tool.name in rows, f"docs/mcp.md has no row for tool {tool.name}"
         for argument in tool.input_schema.get("properties", {}):
-            assert f"`{argument}`" in rows[tool.name], f"README: {tool.name} lacks argument {argument}"
+            assert f"`{argument}`" in rows[tool.name], f"docs/mcp.md: {tool.name} lacks argument {argument}"
     for resource in await server.list_resources():
-        assert f"`{resource.uri}`" in readme
+        assert f"`{resource.uri}`" in page
+    # the README's one MCP line names every tool
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = readme[readme.index("\n## MCP\n") :].split("\n## ", 2)[1]
+    for tool in tools:
+        assert f"`{tool.name}`" in line, f"README's MCP section does not name {tool.name}"
 
 
 async def test_a_restarted_daemon_is_found_again_without_restarting_the_server(

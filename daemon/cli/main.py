@@ -40,7 +40,7 @@ examples:
   memubot consolidate --db mem.duckdb
   memubot forget --scope conv-26 --query "support group" --dry-run --db mem.duckdb
 
-settings come from $MEMUBOT_CONFIG (TOML) and MEMUBOT_* variables; see README.md.
+settings come from $MEMUBOT_CONFIG (TOML) and MEMUBOT_* variables; see docs/settings.md.
 """
 
 

@@ -4,7 +4,7 @@ GitHub sends up to 25 MB; an event on `memubot.in.github` may be at most MAX_EVE
 (daemon/events.py). A delivery over that is not dropped: its payload keeps only what the
 handlers read (KEEP below: who, which repository, which pull request or issue and its state,
 the comment, review, release, workflow or push it is about), long texts are cut, and the
-payload says `"memubot_reduced": true`. This list is what the README documents.
+payload says `"memubot_reduced": true`. This list is what docs/triggers.md documents.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Stage 1 finds candidates: an active item of the same scope, category and speaker with the same
 content hash, or one whose cosine similarity reaches `same_threshold` (calibrated on labelled
-pairs by bench/dedup_threshold.py; see README). Preferences, profile facts and entities are also
+pairs by bench/dedup_threshold.py; see docs/memory.md). Preferences, profile facts and entities are also
 compared slot by slot (their L1 fields), because a contradiction ("use PostgreSQL, not MySQL"
 after "I like MySQL") need not be similar as a vector.
 

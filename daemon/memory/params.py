@@ -34,7 +34,7 @@ class MemoryParams:
     # single-valued slot and person, when the update model finds it plausible. On since issue 20,
     # where every route needs a deletion's evidence (`updates.evidence`): with the evidence and
     # the model's 0.52 bar, dev updates 14 -> 19 of 22 with it; not re-measured without it at the
-    # sure bar the model alone now needs (README, "Nothing told is lost").
+    # sure bar the model alone now needs (docs/understanding.md, "Nothing told is lost").
     retire_by_slot: bool = True
     # At read time, of two hits of the same person the older is demoted (never dropped) when the
     # newer updates it.

@@ -43,7 +43,7 @@ RETIRE_NEAREST = 1  # of those, how many nearest retirable ones a statement may 
 
 
 # The slot route (bench/train_slots.py; on by default since issue 20, MemoryParams.retire_by_slot;
-# what it gains and costs on each update set is in the README, "The slot model v3"):
+# what it gains and costs on each update set is in docs/understanding.md, "The slot model v3"):
 # a newer statement also retires an older one when each
 # is more likely than not about the same single-valued slot of a person (where they live, job,
 # boss, doctor, partner, school, main tool, diet, a habit's schedule, a plan's time), about the

@@ -38,8 +38,8 @@ class Anticipation:
 
 
 # As tuned on the even half. On the odd half (the check) it did not beat plain recall: next_any@5
-# 0.43 against 0.45, and the current question's own facts fell from 0.99 to 0.95 (README,
-# "ProActEval next need"). So contexts are plain recall by default, and this stays to try again.
+# 0.43 against 0.45, and the current question's own facts fell from 0.99 to 0.95 (docs/predict.md,
+# "Context that anticipates"). So contexts are plain recall by default, and this stays to try again.
 TUNED = Anticipation()
 # the turn's own five best answers: what the check half supports today
 DEFAULT = Anticipation(keep=5, pool=5, seeds=0, like_k=0)

@@ -38,7 +38,7 @@ IN_STREAM = "MEMUBOT_IN"
 
 @dataclass(frozen=True, slots=True)
 class ConsumerParams:
-    """How the consumer pulls and retries (the README lists the defaults)."""
+    """How the consumer pulls and retries (docs/daemon.md lists the defaults)."""
 
     durable: str = "memubot"
     batch: int = 64  # turns embedded together: one batch is one commit

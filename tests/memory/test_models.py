@@ -313,7 +313,7 @@ def test_a_second_plan_of_the_same_day_is_another_plan_not_a_move(
 # Pairs the slot model should retire by and does not, shown as xfail rather than dropped: the
 # slot model v3 (2026-12-02) reads "Our new place in Nottingham…" said by a named speaker as
 # `home` 0.47 (`none` 0.52), under the 0.5 bar; v1 read it as `home`. v3 was adopted for what
-# the benches show (README, "The slot model v3").
+# the benches show (docs/understanding.md, "The slot model v3").
 KNOWN_SLOT_MISSES = {
     (
         "We rent a little terraced house in Sheffield.",

@@ -33,8 +33,8 @@ from daemon.runtime.rpc import VERBS, RpcServer
 from handlers import ROUTES, route_for
 from tests.conftest import turn
 from tests.github_fixtures import fixture_files
+from tests.runtime.test_rpc import TURN, ask, rpc  # noqa: F401 (rpc is a fixture)
 from tests.shared_data import shared
-from tests.test_rpc import TURN, ask, rpc  # noqa: F401 (rpc is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = ROOT / "docs" / "asyncapi.json"

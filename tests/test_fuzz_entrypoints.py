@@ -54,8 +54,8 @@ from daemon.runtime.rpc import VERBS
 from daemon.runtime.rpc import encode as rpc_encode
 from handlers import route_for
 from tests.github_fixtures import fixture_files
+from tests.gmail.test_gmail import credentials
 from tests.gmail_fake import FakeGoogle, serve_fake
-from tests.test_gmail import credentials
 from tests.test_reliability import Daemon, Runner
 
 T = TypeVar("T")

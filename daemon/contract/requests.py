@@ -2,7 +2,7 @@
 
 The request models name every key a verb reads; daemon/runtime/rpc.py takes its list of known keys
 from them (`keys`), so a key is added in one place. The values are checked by the verbs
-themselves (their refusals are part of the RPC contract tests/test_rpc.py pins); the models
+themselves (their refusals are part of the RPC contract tests/runtime/test_rpc.py pins); the models
 describe them. Every request gets exactly one reply, `{"ok": true, "result": ...}` or
 `{"ok": false, "error": {"type", "message"}}`; the result models are checked against real
 replies in tests/test_contract.py.

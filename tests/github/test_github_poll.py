@@ -29,8 +29,8 @@ from handlers import github
 from handlers.deps import Deps
 from tests.conftest import FakeClock
 from tests.daemon_harness import daemon_env, running, wait_for
+from tests.github.test_github_daemon import SECRET, TIMEOUT, post
 from tests.github_fixtures import FIXTURES
-from tests.test_github_daemon import SECRET, TIMEOUT, post
 
 LOGIN = "octocat"
 # webhook event → the Events API type that lists the same event (events webhooks alone carry,

@@ -2,7 +2,7 @@
 reply envelope, where the bus itself does not matter. No nats-server runs here; the memory is
 real. What depends on the bus (exactly one reply per request, unknown verbs answered by the
 catch-all subscription, the bus's real payload limit, draining on stop) is tested on a real
-nats-server in tests/test_rpc.py.
+nats-server in tests/runtime/test_rpc.py.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from daemon.runtime.rpc import KEYS, VERBS, RpcServer
 from daemon.subjects import rpc_subject
 from handlers.deps import Deps
 from tests.conftest import FakeClock
-from tests.test_rpc import TURN
+from tests.runtime.test_rpc import TURN
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import pytest
 
 from daemon.client import runtime_info
 from daemon.config import load_settings
-from tests.test_cli_bus import cli, env
+from tests.cli.test_cli_bus import cli, env
 
 
 @dataclass
@@ -146,7 +146,7 @@ async def test_restore_and_consolidate_while_the_daemon_runs(
     assert "no item 'no-such-item' in scope 'alice'" in err and "archived" not in err, err
 
     # consolidate is a request too: fourteen months later an ordinary event has faded and is
-    # archived (tests/test_cli.py's file-path case)
+    # archived (tests/cli/test_cli.py's file-path case)
     await _send("I painted a sunrise over the lake last week.", "mel", "m1", "2023-05-08T13:57:30Z")
     capsys.readouterr()
     assert await cli("consolidate", "--scope", "mel", "--at", "2024-07-08T00:00:00Z", "--json") == 0

@@ -99,7 +99,7 @@ async def test_the_example_main_agent_chats_recalls_and_shows_suggestions(runnin
 
     import nats
 
-    script = Path(__file__).resolve().parents[1] / "examples" / "main_agent.py"
+    script = Path(__file__).resolve().parents[2] / "examples" / "main_agent.py"
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         str(script),

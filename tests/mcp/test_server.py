@@ -25,7 +25,7 @@ from daemon.config import Settings, load_settings
 from daemon.events import tick_body
 from tests.daemon_harness import daemon_env, running
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def env_for(tmp_path: Path, nats_url: str) -> dict[str, str]:

@@ -11,8 +11,8 @@ from pathlib import Path
 from daemon.client import Client
 from daemon.config import load_settings
 from tests.daemon_harness import daemon_env, running, wait_for
+from tests.gmail.test_gmail import credentials
 from tests.gmail_fake import serve_fake
-from tests.test_gmail import credentials
 
 
 async def test_a_pulled_notification_ends_as_stored_emails_and_thread_state(

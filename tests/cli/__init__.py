@@ -1,0 +1,1 @@
+"""Tests of the `memubot` command (daemon/cli/)."""

@@ -1,0 +1,1 @@
+"""Tests of GitHub (daemon/github/, handlers/github*.py)."""

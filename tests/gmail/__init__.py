@@ -1,0 +1,1 @@
+"""Tests of Gmail and e-mail (daemon/gmail/)."""

@@ -1,0 +1,1 @@
+"""Tests of the HTTP face and /ui (daemon/web/)."""

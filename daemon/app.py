@@ -32,9 +32,9 @@ from daemon.gmail.push import add_gmail_webhook
 from daemon.gmail.start import start_gmail
 from daemon.memory import Clock, system_clock
 from daemon.predict import engine
+from daemon.predict.delivery_timer import DeliveryTimer
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.outlet import Outlet
-from daemon.predict.timer import DeliveryTimer
 from daemon.runtime.broker import broker
 from daemon.runtime.connection import connect
 from daemon.runtime.consumer import Consumer

@@ -11,7 +11,7 @@ from datetime import timedelta
 from daemon.events import ConversationTurn
 from daemon.memory import ResourceIn
 from daemon.predict import engine
-from daemon.predict.patterns import turn_rows
+from daemon.predict.predictors.patterns import turn_rows
 from daemon.predict.prefetch import context_for
 from daemon.subjects import context_subject
 from handlers.deps import Deps

@@ -8,13 +8,13 @@ PREDICTORS is the one visible list, like handlers.ROUTES: add a module with a cl
 from __future__ import annotations
 
 from daemon.predict.base import Predictor
-from daemon.predict.conflict import Conflict
-from daemon.predict.digest import Digest
-from daemon.predict.email import EmailFollowUp
-from daemon.predict.github import GithubFollowUp
-from daemon.predict.patterns import Patterns
-from daemon.predict.promise import Promise
-from daemon.predict.upcoming import Upcoming
+from daemon.predict.predictors.conflict import Conflict
+from daemon.predict.predictors.digest import Digest
+from daemon.predict.predictors.email import EmailFollowUp
+from daemon.predict.predictors.github import GithubFollowUp
+from daemon.predict.predictors.patterns import Patterns
+from daemon.predict.predictors.promise import Promise
+from daemon.predict.predictors.upcoming import Upcoming
 
 PREDICTORS: tuple[Predictor, ...] = (
     Upcoming(),

@@ -18,8 +18,9 @@ from daemon.config import Settings
 from daemon.memory import Memory, ResourceIn, WorkItem
 from daemon.memory.suggestions import WITHDRAWN, Suggestion
 from daemon.memory.types import ItemDraft, ThreadState
-from daemon.predict import PREDICTORS, patterns, predictor
+from daemon.predict import PREDICTORS, predictor
 from daemon.predict.base import Ctx, Morning, NewItems, NewTurns, ThreadChanged, Trigger, WorkItemChanged
+from daemon.predict.predictors import patterns
 from daemon.predict.timing import allowed_at
 
 log = logging.getLogger(__name__)

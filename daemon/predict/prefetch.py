@@ -12,7 +12,7 @@ from typing import Any
 from daemon.config import Settings
 from daemon.memory import Memory
 from daemon.predict.anticipate import DEFAULT, Anticipation, anticipate
-from daemon.predict.github import ref, waits_for
+from daemon.predict.predictors.github import ref, waits_for
 
 
 def context_for(

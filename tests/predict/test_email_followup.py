@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from daemon.predict.email import LONGEST, NO_HISTORY, SHORTEST, usual_wait
+from daemon.predict.predictors.email import LONGEST, NO_HISTORY, SHORTEST, usual_wait
 
 
 def test_twice_the_median_of_the_past_replies() -> None:

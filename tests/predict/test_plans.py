@@ -164,7 +164,7 @@ def test_a_day_event_that_names_its_hours_clashes_and_one_without_hours_does_not
 
 
 def test_day_span_reads_hours_in_both_languages() -> None:
-    from daemon.predict.conflict import day_span
+    from daemon.predict.predictors.conflict import day_span
 
     day = at("2026-03-04 00:00")
     item = {"l1": {"what": "周三公司年会彩排，上午九点到下午五点。"}, "l0": ""}

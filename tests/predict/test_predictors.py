@@ -10,9 +10,9 @@ from daemon.config import Settings
 from daemon.memory import Memory, WorkItem
 from daemon.predict import PREDICTORS, engine
 from daemon.predict.base import Ctx, plain
-from daemon.predict.conflict import end_of
 from daemon.predict.outbox import SuggestionOutbox
-from daemon.predict.promise import is_done, is_promise
+from daemon.predict.predictors.conflict import end_of
+from daemon.predict.predictors.promise import is_done, is_promise
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, at, say
 
@@ -384,7 +384,7 @@ def test_a_request_made_three_mondays_at_eleven_is_prefetched_the_next_monday(
     ],
 )
 def test_requests_are_compared_by_their_words(a: str, b: str, same: bool) -> None:
-    from daemon.predict.patterns import is_request, similar, terms
+    from daemon.predict.predictors.patterns import is_request, similar, terms
 
     assert is_request(a) and is_request(b)
     assert similar(terms(a), terms(b)) is same

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from daemon.memory.suggestions import Suggestion
-from daemon.predict import enrich, promise
+from daemon.predict import enrich
 from daemon.predict.base import (
     Ctx,
     NewItems,
@@ -36,6 +36,7 @@ from daemon.predict.base import (
 )
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import is_own_plan
+from daemon.predict.predictors import promise
 from daemon.predict.spans import day_span
 from daemon.predict.timing import (
     allowed_at,

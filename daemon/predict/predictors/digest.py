@@ -27,9 +27,9 @@ from daemon.predict.base import (
     short,
     what,
 )
-from daemon.predict.github import ref, waits_for
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import is_own_plan
+from daemon.predict.predictors.github import ref, waits_for
 from daemon.predict.timing import day_start, is_timed, next_day_start
 
 NAME = "digest"

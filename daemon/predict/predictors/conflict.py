@@ -31,9 +31,9 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plans import is_own_plan
+from daemon.predict.predictors.upcoming import when_text
 from daemon.predict.spans import day_span
 from daemon.predict.timing import day_start, is_timed
-from daemon.predict.upcoming import when_text
 
 NAME = "conflict"
 DEFAULT_LENGTH = timedelta(hours=1)

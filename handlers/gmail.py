@@ -1,7 +1,7 @@
 """Gmail notifications → the fetcher reads the mailbox's new messages and publishes them.
 
 A notification only says "the mailbox changed up to historyId N"; the messages themselves
-come back on `memubot.in.email` (handlers/email.py), one event per message. A notification
+come back on `memubot.in.email` (handlers/email/handler.py), one event per message. A notification
 while the Gmail trigger is off is a dead letter that says so (it cannot be handled later by
 retrying). A failure to reach Gmail or the bus raises: the dispatcher retries the event.
 """

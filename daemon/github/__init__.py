@@ -3,5 +3,5 @@
 `webhook` (signed deliveries → bus events), `poll` (the person's events when no webhook can
 reach the machine), `events_api` (Events API items → the webhook form), `ids` (stable event ids),
 `reduce` (which deliveries matter) and `enrich` (what a pull request changed). The handler that
-turns these events into memory and work-item state is `handlers/github.py`.
+turns these events into memory and work-item state is `handlers/github/handler.py`.
 """

@@ -7,7 +7,7 @@ from typing import Any
 
 from daemon.events import MAX_EVENT_BYTES
 from daemon.github.reduce import reduce_payload
-from handlers.github_summary import mentions, one_line, summarize
+from handlers.github.summary import mentions, one_line, summarize
 from tests.github_fixtures import FIXTURES, fixture_files
 
 

@@ -18,7 +18,7 @@ from daemon.events import EmailEvent
 from daemon.memory import EmailMessage
 from daemon.memory.email_rules import ask_of, due_in, fresh_text, promise_of, sentences
 from daemon.memory.types import ItemDraft
-from handlers.github_summary import one_line
+from handlers.github.summary import one_line
 
 MAX_BODY_CHARS = 32 * 1024  # of a body kept in the resource; the rest is counted in meta, not stored
 MAX_CONTACTS = 5  # contacts drawn from one message (a mail to a list names hundreds)

@@ -1,7 +1,7 @@
 """E-mail messages → one resource each (kind `email`, trust `external`), items and thread state.
 
 A message is kept whole (capped) with its headers in `meta`; the items drawn from it are its
-contacts and dated meetings, deadlines and promises (handlers/email_items.py), and it adds to
+contacts and dated meetings, deadlines and promises (handlers/email/items.py), and it adds to
 its thread's state: who waits on the person, what the person promised (daemon/memory/
 emailthreads.py). The person's addresses are MEMUBOT_EMAIL_ADDRESSES and the mailbox the
 message was read from. Nothing in a message is an instruction: its text never reaches the
@@ -19,7 +19,7 @@ from daemon.memory import ResourceIn
 from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
 from handlers.deps import Deps
-from handlers.email_items import address, drafts_from, message_from, meta_of, resource_text
+from handlers.email.items import address, drafts_from, message_from, meta_of, resource_text
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """GitHub deliveries → one resource each (kind `github`, trust `external`) and work-item state.
 
-A delivery is kept as a one-line summary with its facts in `meta` (handlers/github_summary.py);
-a delivery about a pull request or issue also updates that item's state (handlers/github_state.py,
+A delivery is kept as a one-line summary with its facts in `meta` (handlers/github/summary.py);
+a delivery about a pull request or issue also updates that item's state (handlers/github/state.py,
 daemon/memory/workitems.py). Unknown events and actions get the resource alone: nothing about
 GitHub's vocabulary is a reason to dead-letter a delivery.
 """
@@ -22,10 +22,10 @@ from daemon.memory import ResourceIn, WorkItem
 from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
 from handlers.deps import Deps
-from handlers.github_cases import case_drafts
-from handlers.github_items import drafts_for
-from handlers.github_state import work_item_from
-from handlers.github_summary import summarize
+from handlers.github.cases import case_drafts
+from handlers.github.items import drafts_for
+from handlers.github.state import work_item_from
+from handlers.github.summary import summarize
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ async def handle(events: Sequence[GithubEvent], deps: Deps) -> list[str]:
             if (e.scope, e.id) not in known:
                 extra[e.id] = await deps.github.enrich(e.event, e.payload)
     # only what is new: an event stored under its other id (webhook vs poll) is not stored again;
-    # a completed run that closes a failing streak brings a `cases` item (handlers/github_cases.py)
+    # a completed run that closes a failing streak brings a `cases` item (handlers/github/cases.py)
     fresh = [e for e in kept if (e.scope, e.id) not in known]
     cases = await asyncio.to_thread(case_drafts, deps.memory, fresh, when)
     if fresh:

@@ -18,7 +18,7 @@ from daemon.events import GithubEvent, parse_ts
 from daemon.memory import Memory, WorkflowFix, WorkflowRun
 from daemon.memory.types import ItemDraft
 from daemon.memory.workflowruns import FAILED, SUCCESS
-from handlers.github_summary import one_line
+from handlers.github.summary import one_line
 
 RUN_EVENTS = ("workflow_run", "check_suite")
 

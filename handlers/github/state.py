@@ -8,7 +8,7 @@ from typing import Any
 from daemon.errors import InvalidEvent
 from daemon.events import GithubEvent, parse_ts
 from daemon.memory import WorkItem
-from handlers.github_summary import one_line, subject_of
+from handlers.github.summary import one_line, subject_of
 
 # issues that leave the repository are no longer open there
 _GONE = frozenset({"deleted", "transferred"})

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from daemon.memory.types import ItemDraft
-from handlers.github_summary import Summary, one_line, subject_of
+from handlers.github.summary import Summary, one_line, subject_of
 
 EVENT_ACTIONS: dict[str, frozenset[str | None]] = {
     "pull_request": frozenset(

@@ -304,10 +304,12 @@ class Memory(WritePath):
         if not query.strip() and query_vector is None:
             return []
         p = params or self.params.recall
+        # The query is embedded before the data lock is taken: the embedder serialises its own
+        # calls (queries first), and holding the lock through the inference made a memorize's
+        # plan or commit wait for it, and this recall wait for them before it could even start
+        # embedding (bench/context_latency.py --trace).
+        qvec = self.embedder.embed_query(query[:MAX_QUERY_CHARS]) if query_vector is None else query_vector
         with self._lock:
-            qvec = (
-                self.embedder.embed_query(query[:MAX_QUERY_CHARS]) if query_vector is None else query_vector
-            )
             return self.recall_vector(
                 query,
                 qvec,

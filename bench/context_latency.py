@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -178,7 +179,9 @@ def main() -> None:
         sys.exit(compare(*a.compare))
     trace = latency_trace.install() if a.trace else None
     payloads: dict[str, Any] | None = {} if a.payloads else None
+    load0 = os.getloadavg()[0]
     ms = sorted(asyncio.run(bench(a.turns, trace, payloads, a.settle)))
+    load1 = os.getloadavg()[0]
     if a.payloads and payloads is not None:
         a.payloads.write_text(
             json.dumps(payloads, ensure_ascii=False, indent=1, default=str), encoding="utf-8"
@@ -187,7 +190,8 @@ def main() -> None:
     line = (
         f"turn published → context received, {len(ms)} turns after {WARMUP} warm-up: "
         f"p50 {statistics.median(ms):.0f} ms, p95 {p95:.0f} ms, max {ms[-1]:.0f} ms "
-        f"(measured {datetime.now(UTC):%Y-%m-%d} at commit {commit()} with `python bench/context_latency.py --readme`)."
+        f"(measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC at commit {commit()}, load average {load0:.1f} → {load1:.1f}, "
+        f"with `python bench/context_latency.py --readme`)."
     )
     print(line)
     if a.readme:

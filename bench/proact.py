@@ -2,7 +2,7 @@
 """ProActEval next need: does the context memubot publishes after a question hold what is asked next?
 
 usage: python bench/proact.py [--scenarios N] [--half all|even|odd] [--out bench/out/proact.jsonl]
-                              [--rows FILE] [--readme]
+                              [--rows FILE] [--readme] [--settle]
 
 A runner around `../shared/bench/score_proact.py` (its `Facts` decides which fact a published
 memory names, its `p_random` gives the chance of five random facts) that drives a real memubot
@@ -79,6 +79,12 @@ def scenarios(data: Path, n: int | None, half: str) -> list[Path]:
     return files[:n] if n else files
 
 
+# `--settle`: each question is handled (memorized) before the next is asked. Without it a
+# question's own item may or may not be in the memory when the next one is asked, depending on
+# how fast the daemon is at that moment, and the scores move with the machine's load.
+SETTLE = False
+
+
 async def run_one(
     client: Client, contexts: dict[str, dict[str, Any]], sc: dict[str, Any], sp: ModuleType
 ) -> dict[str, Any]:
@@ -111,6 +117,8 @@ async def run_one(
                 await asyncio.sleep(0.002)
         lat.append(1000 * (contexts[body["id"]]["_received"] - t0))
         ctx[n["id"]] = contexts.pop(body["id"])["memories"]
+        if SETTLE:
+            await client.flush(timeout=600)  # the question is memorized before the next is asked
     return score(sc, ctx, base, lat, sp)
 
 
@@ -242,7 +250,14 @@ def main() -> None:
     ap.add_argument(
         "--rows", type=Path, help="score the rows an earlier run wrote (its --out) instead of running"
     )
+    ap.add_argument(
+        "--settle",
+        action="store_true",
+        help="memorize each question before asking the next (scores independent of load)",
+    )
     a = ap.parse_args()
+    global SETTLE
+    SETTLE = a.settle
     logging.basicConfig(level=logging.WARNING)
     if a.rows:
         rows = [json.loads(x) for x in a.rows.read_text(encoding="utf-8").splitlines() if x.strip()]

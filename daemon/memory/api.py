@@ -32,6 +32,7 @@ from daemon.memory.memorize import Progress, WritePath
 from daemon.memory.models import understanding_for
 from daemon.memory.nearby import told_near
 from daemon.memory.params import MemoryParams
+from daemon.memory.readersfirst import ReadersFirst
 from daemon.memory.recall import run_pipeline
 from daemon.memory.scope import ScopeIndex, follow
 from daemon.memory.store import ScopeSnapshot, Store
@@ -94,6 +95,8 @@ class Memory(WritePath):
         # embeds, so recalls are answered in between instead of waiting for the whole import.
         self._lock = threading.RLock()
         self._write = threading.RLock()
+        # a recall in progress goes before a writer's next plan or commit (readersfirst.py)
+        self._readers = ReadersFirst()
         self.ledger = Ledger(store, self._lock)
         self.work_items = WorkItems(store, self._lock)  # pull request / issue state for predictors
         self.workflow_runs = WorkflowRuns(store, self._lock)  # CI runs per lane: where cases come from
@@ -304,21 +307,26 @@ class Memory(WritePath):
         if not query.strip() and query_vector is None:
             return []
         p = params or self.params.recall
-        with self._lock:
+        # The query is embedded before the data lock is taken: the embedder serialises its own
+        # calls (queries first), and holding the lock through the inference made a memorize's
+        # plan or commit wait for it, and this recall wait for them before it could even start
+        # embedding (bench/context_latency.py --trace).
+        with self._readers.reading():
             qvec = (
                 self.embedder.embed_query(query[:MAX_QUERY_CHARS]) if query_vector is None else query_vector
             )
-            return self.recall_vector(
-                query,
-                qvec,
-                scope,
-                k=k,
-                ts=ts,
-                session=session,
-                explain=explain,
-                params=p,
-                reinforce=reinforce,
-            )
+            with self._lock:
+                return self.recall_vector(
+                    query,
+                    qvec,
+                    scope,
+                    k=k,
+                    ts=ts,
+                    session=session,
+                    explain=explain,
+                    params=p,
+                    reinforce=reinforce,
+                )
 
     def recall_vector(
         self,

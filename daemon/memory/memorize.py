@@ -32,6 +32,7 @@ from daemon.memory.extract import TurnContext, context_line, extract, from_facts
 from daemon.memory.index import term_counts
 from daemon.memory.llm import LLMExtractor, LLMTurn
 from daemon.memory.models import Understanding
+from daemon.memory.readersfirst import ReadersFirst
 from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import CATEGORY_TOP, ItemRow, Store
 from daemon.memory.types import EXTERNAL, Clock, ItemDraft, MemorizeReport, ResourceIn
@@ -114,12 +115,18 @@ class WritePath:
     _turn_item: dict[tuple[str, str], str | None]
     _lock: threading.RLock
     _write: threading.RLock
+    _readers: ReadersFirst
 
     def scope_index(self, scope: str) -> ScopeIndex:
         raise NotImplementedError
 
     def _flush_touches_unlocked(self) -> None:
         raise NotImplementedError
+
+    def _before_lock(self) -> None:
+        """Before the writer takes the data lock: let the recalls in progress finish first."""
+        if not self._lock._is_owned():  # type: ignore[attr-defined]  # (a forget re-extracts under it)
+            self._readers.let_readers_finish()
 
     def _memorize(
         self, resources: Sequence[ResourceIn], progress: Progress | None, again: bool = False
@@ -138,12 +145,14 @@ class WritePath:
             for batch in [*batches, None]:
                 nxt: tuple[_Prepared, Future[None]] | None = None
                 if batch is not None:
+                    self._before_lock()
                     with self._lock:
                         plan = self._plan(batch, seen, carry, again)
                     nxt = (plan, pool.submit(self._embed, plan))
                 if inflight is not None:
                     plan_done, fut = inflight
                     fut.result()  # without the data lock: recalls run while the batch embeds
+                    self._before_lock()
                     with self._lock:
                         self._commit(plan_done)
                     report = _add(report, plan_done)

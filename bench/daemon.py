@@ -92,8 +92,8 @@ from scale import write_synthetic  # noqa: E402
 from daemon.client import Client, RpcError  # noqa: E402
 from daemon.events import turn_from_dict  # noqa: E402
 from daemon.memory import Memory, MemoryParams, make_embedder  # noqa: E402
-from daemon.memory.extract import TurnContext, extract  # noqa: E402
 from daemon.memory.store import Store  # noqa: E402
+from daemon.memory.write.extract import TurnContext, extract  # noqa: E402
 from daemon.runtime.broker import Broker, start_embedded  # noqa: E402
 from daemon.runtime.broker import stop as stop_broker  # noqa: E402
 from handlers.conversation import resource_from  # noqa: E402

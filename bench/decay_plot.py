@@ -8,7 +8,7 @@ Draws (matplotlib, Agg) one panel per tier — peripheral, working, core — wit
 
 - the lifecycle score (`daemon.memory.lifecycle.lifecycle_score`, default `LifecycleParams`),
   the Weibull survival the daily consolidation job uses to demote and archive;
-- the recall-time weight (`daemon.memory.retrieve.decay`, default `RecallParams`), the multiplier
+- the recall-time weight (`daemon.memory.read.stages.decay`, default `RecallParams`), the multiplier
   the recall pipeline applies to a hit's score (it has no tier: the same curve in each panel);
 
 each without reinforcement (never recalled) and with recalls that return the item on the days
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from daemon.memory import lifecycle as L  # noqa: E402
-from daemon.memory.retrieve import RecallParams, decay  # noqa: E402
+from daemon.memory.read.stages import RecallParams, decay  # noqa: E402
 from daemon.memory.types import TIERS  # noqa: E402
 
 DAY = 86400.0

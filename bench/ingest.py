@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from daemon.events import parse_turn  # noqa: E402
 from daemon.memory import Memory, MemoryParams, make_embedder  # noqa: E402
-from daemon.memory.extract import TurnContext, extract  # noqa: E402
+from daemon.memory.write.extract import TurnContext, extract  # noqa: E402
 from handlers.conversation import resource_from  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "locomo"

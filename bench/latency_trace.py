@@ -103,8 +103,9 @@ def install() -> Trace:
 
     import handlers.conversation as conv
     import handlers.live_context as live
-    from daemon.memory import api, memorize
     from daemon.memory import embed as E
+    from daemon.memory import facade as api
+    from daemon.memory.write import pipeline as memorize
     from daemon.predict import engine
 
     t = Trace()

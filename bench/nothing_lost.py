@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from daemon.cli.main import Progress  # noqa: E402
 from daemon.events import parse_ts, parse_turn  # noqa: E402
 from daemon.memory import Memory, MemoryParams, RecallParams, make_embedder  # noqa: E402
-from daemon.memory.index import tokenize  # noqa: E402
+from daemon.memory.read.bm25 import tokenize  # noqa: E402
 from handlers.conversation import resource_from  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "proact"

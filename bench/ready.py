@@ -78,7 +78,7 @@ if CODE != ROOT:  # the spawned `memubot run` imports the same checkout's packag
 
 from daemon.client import Client  # noqa: E402
 from daemon.memory import Memory, MemoryParams, make_embedder  # noqa: E402
-from daemon.memory.scope import ScopeIndex  # noqa: E402
+from daemon.memory.read.scope import ScopeIndex  # noqa: E402
 from daemon.memory.store import Store  # noqa: E402
 
 SCOPE = "big"

@@ -5,7 +5,7 @@ usage: python bench/train_questions.py [--cv-only] [--out daemon/memory/models]
 
 "Where do I live?", "Who's my manager?", "我现在用什么手机？" ask for one value as it stands now:
 of two statements of the same person that answer it, the newer is the answer (the read-time net
-in `daemon/memory/updates.py` then hides the older when the update model finds the pair at all
+in `daemon/memory/write/updates.py` then hides the older when the update model finds the pair at all
 plausible). "What pets do we have?", "Where did I live before?", "我都干过什么工作？", "How do I
 reset my router?" ask for several things, for history, or for nothing about a person: every
 answer stays.

@@ -7,7 +7,7 @@ A person has single-valued attributes (where they live, their job, boss, doctor,
 child's school, the main tool for something, their diet, a habit's schedule, the time of a plan)
 and many multi-valued things (hobbies, pets, trips, friends, past jobs told as history, likes).
 A newer statement about the same single-valued slot of the same person retires the older one
-(`daemon/memory/updates.py`); two statements of no slot ("none") never do by this route.
+(`daemon/memory/write/updates.py`); two statements of no slot ("none") never do by this route.
 
 Data (hand-written, English and Chinese; {"text", "slot", "lang", "source"}; none taken from the
 update dev, check or look-alike cases): bench/data/slots.jsonl (v1, 368 sentences, ten slots),
@@ -58,7 +58,7 @@ from train_understanding import (  # noqa: E402
 
 from daemon.memory.models import SLOTS  # noqa: E402
 from daemon.memory.models.linear import data_digest  # noqa: E402
-from daemon.memory.updates import SAME_SLOT  # noqa: E402
+from daemon.memory.write.updates import SAME_SLOT  # noqa: E402
 
 SLOT_FILES = [DATA / "slots.jsonl", DATA / "slots_v2.jsonl", DATA / "slots_v3_none.jsonl"]
 # written apart from the training files, in another style, never trained or tuned on

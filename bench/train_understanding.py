@@ -51,10 +51,10 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import GroupKFold, StratifiedKFold  # noqa: E402
 
 from daemon.memory import make_embedder  # noqa: E402
-from daemon.memory.extract import turn_line  # noqa: E402
 from daemon.memory.models import features as F  # noqa: E402
 from daemon.memory.models.linear import LinearModel, data_digest  # noqa: E402
 from daemon.memory.types import CATEGORIES  # noqa: E402
+from daemon.memory.write.extract import turn_line  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 CHECK = ROOT / "bench" / "check"
@@ -344,7 +344,7 @@ def conversation_negatives(
     (a chat turn is rarely a change of state, and never of the whole older turn), so a sample of
     them is labelled "keep"; grouped by conversation."""
     from daemon.events import parse_ts
-    from daemon.memory.updates import UPDATE_CANDIDATES, UPDATE_FLOOR
+    from daemon.memory.write.updates import UPDATE_CANDIDATES, UPDATE_FLOOR
 
     if not path.exists():
         print(f"  no conversation negatives: {path} not found", file=sys.stderr)

@@ -139,7 +139,9 @@ def main() -> int:
                 stats = pstats.Stats(prof)
                 total = max(stats.total_tt, 1e-9)  # type: ignore[attr-defined]
                 cum = {f"{k[0].split('/')[-1]}:{k[2]}": v[3] for k, v in stats.stats.items()}  # type: ignore[attr-defined]
-                w["dedup_share"] = round(cum.get("memorize.py:_dedup", 0.0) / total, 3)
+                # the write path is write/pipeline.py since issue 23 (memorize.py in older code run by --code)
+                dedup = cum.get("pipeline.py:_dedup", cum.get("memorize.py:_dedup", 0.0))
+                w["dedup_share"] = round(dedup / total, 3)
                 buf = io.StringIO()
                 pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(args.profile)
                 pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(args.profile)

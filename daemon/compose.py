@@ -10,8 +10,8 @@ from pathlib import Path
 
 from daemon.config import Settings
 from daemon.memory import Clock, Memory, make_embedder, system_clock
-from daemon.memory.indexfile import index_dir_for
 from daemon.memory.llm import LLMConfig, LLMExtractor
+from daemon.memory.read.indexfile import index_dir_for
 
 
 def make_llm(settings: Settings) -> LLMExtractor | None:

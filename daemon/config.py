@@ -22,10 +22,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from daemon.errors import ConfigError, InvalidEvent
 from daemon.events import check_scope
 from daemon.memory import MemoryParams, RecallParams
-from daemon.memory.dedup import DedupParams
 from daemon.memory.lifecycle import LifecycleParams
 from daemon.memory.lifecycle import validate as validate_lifecycle
-from daemon.memory.retrieve import validate as validate_recall
+from daemon.memory.read.stages import validate as validate_recall
+from daemon.memory.write.dedup import DedupParams
 
 
 def default_state_dir(environ: Mapping[str, str]) -> Path:

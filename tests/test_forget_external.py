@@ -13,9 +13,10 @@ import pytest
 
 from daemon.config import load_settings
 from daemon.events import github_from_dict
-from daemon.memory import Memory, draftcodec
+from daemon.memory import Memory
 from daemon.memory.store import MIGRATIONS, Store
 from daemon.memory.types import EXTERNAL, ItemDraft, ResourceIn
+from daemon.memory.write import drafts as draftcodec
 from handlers import email, github
 from handlers.deps import Deps
 from tests.conftest import FakeClock

@@ -4,10 +4,10 @@ No transport imports live here (no NATS, aiohttp or APScheduler): handlers and t
 package API below, never SQL.
 """
 
-from daemon.memory.api import MAX_QUERY_CHARS, Memory
 from daemon.memory.embed import Embedder, make_embedder
+from daemon.memory.facade import MAX_QUERY_CHARS, Memory
 from daemon.memory.params import MemoryParams
-from daemon.memory.retrieve import RecallParams
+from daemon.memory.read.stages import RecallParams
 from daemon.memory.store import Store
 from daemon.memory.types import (
     CATEGORIES,

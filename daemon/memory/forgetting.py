@@ -13,13 +13,13 @@ from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import lifecycle as L
 from daemon.memory.emailthreads import forget_messages
 from daemon.memory.embed import content_hash
-from daemon.memory.extract import context_line
-from daemon.memory.index import term_counts, tokenize
-from daemon.memory.scope import CONTEXT, ScopeIndex, follow
+from daemon.memory.read.bm25 import term_counts, tokenize
+from daemon.memory.read.scope import CONTEXT, ScopeIndex, follow
 from daemon.memory.store import Store
 from daemon.memory.types import CATEGORIES, TIERS, Clock, ResourceIn
 from daemon.memory.workflowruns import forget_runs
 from daemon.memory.workitems import forget_deliveries
+from daemon.memory.write.extract import context_line
 
 # The functions below work on the Memory's store and indexes; `Memory` takes its locks and
 # flushes buffered accesses first, so they run as the one writer and see current counts.

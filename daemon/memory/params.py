@@ -1,6 +1,6 @@
 """MemoryParams: the memory core's configuration, one frozen value (built by daemon.config).
 
-Its own module so that the facade (api.py) and the write path (memorize.py) both read it without
+Its own module so that the facade (facade.py) and the write path (write/pipeline.py) both read it without
 importing each other.
 """
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from daemon.memory import dedup as D
 from daemon.memory import lifecycle as L
-from daemon.memory import retrieve as R
-from daemon.memory.index import BM25Params
-from daemon.memory.vectors import IVFParams
+from daemon.memory.read import stages as R
+from daemon.memory.read.bm25 import BM25Params
+from daemon.memory.read.vectors import IVFParams
+from daemon.memory.write import dedup as D
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """Suggestion: one thing memubot may say, as a value: its id, its statuses and its JSON forms.
 
-The outbox (suggestions.py) stores and reads these through the store (store_suggestions.py);
+The outbox (suggestions.py) stores and reads these through the store (store/suggestions.py);
 the value lives apart from both, so that neither imports the other for it.
 """
 

@@ -6,7 +6,7 @@ import pytest
 
 from daemon.errors import InvalidInput
 from daemon.memory import Memory
-from daemon.memory.memorize import item_id_for
+from daemon.memory.write.pipeline import item_id_for
 from tests.conftest import turn
 
 

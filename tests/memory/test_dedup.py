@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from daemon.memory import dedup as D
-from daemon.memory.extract import entity_fields, preference_fields, profile_fields
+from daemon.memory.write import dedup as D
+from daemon.memory.write.extract import entity_fields, preference_fields, profile_fields
 
 P = D.DedupParams(same_threshold=0.85, skip_threshold=0.95)
 

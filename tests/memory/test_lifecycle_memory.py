@@ -168,7 +168,7 @@ def test_forget_leaves_no_trace(memory: Memory, embedder: object) -> None:
         "notebook" not in h.text for h in memory.recall("notebook PIN", "alice", k=5, reinforce=False)
     )
     # the postings left are exactly what the remaining texts produce (nothing stale)
-    from daemon.memory.index import term_counts
+    from daemon.memory.read.bm25 import term_counts
 
     expected = set()
     for item_id, search, ctx in memory.store.item_texts("alice"):
@@ -284,7 +284,7 @@ def test_a_late_older_statement_becomes_history_not_the_truth(memory: Memory) ->
 def _merging(db_path: Path, embedder: object, clock: FakeClock) -> Memory:
     """Thresholds under which a paraphrase lands between "similar" and "near-identical"."""
     from daemon.memory import MemoryParams
-    from daemon.memory.dedup import DedupParams
+    from daemon.memory.write.dedup import DedupParams
 
     params = MemoryParams(
         dedup=DedupParams(same_threshold=0.85, skip_threshold=0.999, skip_threshold_latin=0.999), batch_size=1

@@ -502,8 +502,8 @@ def test_outdated_unknown_id_is_repaired_or_gives_none(fake: FakeLLM) -> None:
 def _moves(fake: FakeLLM, tmp_path: Path, embedder: Any, verdict: str) -> dict[str, Any]:
     """Alice says where she lives, then that she moved; the LLM judges the pair with `verdict`."""
     from daemon.memory import Memory
-    from daemon.memory.memorize import item_id_for
     from daemon.memory.types import ResourceIn
+    from daemon.memory.write.pipeline import item_id_for
 
     fake.answer("extract_lives", "extract_moved", verdict)
     said = [

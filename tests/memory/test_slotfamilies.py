@@ -14,9 +14,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from daemon.memory import dedup as D
-from daemon.memory.extract import entity_fields, preference_fields, profile_fields
-from daemon.memory.slotfamilies import SlotFamilies, terms_key
+from daemon.memory.write import dedup as D
+from daemon.memory.write.extract import entity_fields, preference_fields, profile_fields
+from daemon.memory.write.slotfamilies import SlotFamilies, terms_key
 
 P = D.DedupParams()
 WORDS = [

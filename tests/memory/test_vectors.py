@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from daemon.memory.vectors import IVFParams, VectorIndex, kmeans
+from daemon.memory.read.vectors import IVFParams, VectorIndex, kmeans
 
 
 def _clustered(n: int, d: int, seed: int) -> np.ndarray:

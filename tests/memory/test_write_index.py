@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from daemon.memory import Memory
-from daemon.memory.categoryranks import CategoryRanks
-from daemon.memory.samecontent import SameContent
 from daemon.memory.store import CATEGORY_TOP
-from daemon.memory.writeplan import item_hash
+from daemon.memory.write.categoryranks import CategoryRanks
+from daemon.memory.write.plan import item_hash
+from daemon.memory.write.samecontent import SameContent
 from tests.conftest import FakeClock, turn
 
 T0 = datetime(2024, 2, 1, 9, 0, tzinfo=UTC)

@@ -17,15 +17,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from daemon.memory.extract import (
+from daemon.memory.read.bm25 import STOPWORDS_EN, STOPWORDS_ZH, tokenize
+from daemon.memory.write.extract import (
     case_fields,
     entity_fields,
     pattern_fields,
     preference_fields,
     profile_fields,
 )
-from daemon.memory.index import STOPWORDS_EN, STOPWORDS_ZH, tokenize
-from daemon.memory.noise import content_units, is_noise
+from daemon.memory.write.noise import content_units, is_noise
 
 _SENT = re.compile(r"[^.!?。！？…\n]+[.!?。！？…]*")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")

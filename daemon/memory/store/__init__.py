@@ -21,16 +21,16 @@ from typing import Any
 import duckdb
 
 from daemon.errors import StoreError
-from daemon.memory.store_core import _utc
-from daemon.memory.store_email import StoreEmail
-from daemon.memory.store_forget import StoreForget
-from daemon.memory.store_index import FieldPostings, ScopeColumns, ScopeSnapshot, StoreIndex, group_postings
-from daemon.memory.store_items import ItemRow, StoreItems
-from daemon.memory.store_lifecycle import CATEGORY_TOP, StoreLifecycle
-from daemon.memory.store_resources import StoreResources
-from daemon.memory.store_suggestions import StoreSuggestions
-from daemon.memory.store_workflowruns import StoreWorkflowRuns
-from daemon.memory.store_workitems import StoreWorkItems
+from daemon.memory.store.core import _utc
+from daemon.memory.store.email import StoreEmail
+from daemon.memory.store.forget import StoreForget
+from daemon.memory.store.index import FieldPostings, ScopeColumns, ScopeSnapshot, StoreIndex, group_postings
+from daemon.memory.store.items import ItemRow, StoreItems
+from daemon.memory.store.lifecycle import CATEGORY_TOP, StoreLifecycle
+from daemon.memory.store.resources import StoreResources
+from daemon.memory.store.suggestions import StoreSuggestions
+from daemon.memory.store.workflowruns import StoreWorkflowRuns
+from daemon.memory.store.workitems import StoreWorkItems
 
 # What `from daemon.memory.store import ...` has always offered (ledger.py takes _utc from here).
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from daemon.memory.store_core import StoreBase, _require, _utc
+from daemon.memory.store.core import StoreBase, _require, _utc
 from daemon.memory.types import WorkflowRun
 
 _COLUMNS = (

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from daemon.memory.categoryranks import CategoryRanks
-from daemon.memory.index import BM25Index, BM25Params
-from daemon.memory.samecontent import SameContent
-from daemon.memory.slotfamilies import SlotFamilies
+from daemon.memory.read.bm25 import BM25Index, BM25Params
+from daemon.memory.read.vectors import IVFParams, VectorIndex
 from daemon.memory.store import FieldPostings, ScopeSnapshot, group_postings
-from daemon.memory.vectors import IVFParams, VectorIndex
+from daemon.memory.write.categoryranks import CategoryRanks
+from daemon.memory.write.samecontent import SameContent
+from daemon.memory.write.slotfamilies import SlotFamilies
 
 OWN, CONTEXT, LATER_CONTEXT = 0, 1, 2  # postings fields; readers fold 2 into 1
 

@@ -1,4 +1,4 @@
-"""One recall over one scope's index: the stages of retrieve.py applied in order.
+"""One recall over one scope's index: the stages of read/stages.py applied in order.
 
 Kept apart from the Memory facade so that the pipeline reads top to bottom in one place and
 the facade only adds clock, reinforcement and the Hit objects.
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from daemon.memory import retrieve as R
-from daemon.memory.index import tokenize
-from daemon.memory.scope import ScopeIndex
+from daemon.memory.read import stages as R
+from daemon.memory.read.bm25 import tokenize
+from daemon.memory.read.scope import ScopeIndex
 
 
 def session_rows(idx: ScopeIndex, session: str | None, window: int) -> np.ndarray:

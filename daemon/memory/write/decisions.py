@@ -17,14 +17,14 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from daemon.memory import dedup as D
-from daemon.memory import updates as U
 from daemon.memory.llm import LLMExtractor
 from daemon.memory.models import Understanding
-from daemon.memory.scope import ScopeIndex
+from daemon.memory.read.scope import ScopeIndex
 from daemon.memory.store import Store
 from daemon.memory.types import ItemDraft
-from daemon.memory.writeplan import Created, DedupPlan, item_hash
+from daemon.memory.write import dedup as D
+from daemon.memory.write import updates as U
+from daemon.memory.write.plan import Created, DedupPlan, item_hash
 
 log = logging.getLogger(__name__)
 

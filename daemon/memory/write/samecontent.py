@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from daemon.memory.writeplan import item_hash
+from daemon.memory.write.plan import item_hash
 
 Key = tuple[str, str, str]  # (category, speaker or "", content hash)
 

@@ -8,7 +8,7 @@ the context prefetch (daemon/predict/anticipate.py) uses it to look one step ahe
 
 from __future__ import annotations
 
-from daemon.memory.scope import ScopeIndex
+from daemon.memory.read.scope import ScopeIndex
 
 
 def told_near(idx: ScopeIndex, row: int, before: int, after: int) -> list[tuple[int, int]]:

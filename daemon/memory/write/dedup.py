@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from daemon.memory.extract import SINGLE_VALUED, SINGULAR_RELATIONS
-from daemon.memory.index import tokenize
+from daemon.memory.read.bm25 import tokenize
+from daemon.memory.write.extract import SINGLE_VALUED, SINGULAR_RELATIONS
 
 CREATE, MERGE, SKIP, SUPERSEDE = "CREATE", "MERGE", "SKIP", "SUPERSEDE"
 OPS = (CREATE, MERGE, SKIP, SUPERSEDE)

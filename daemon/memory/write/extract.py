@@ -20,8 +20,8 @@ from zoneinfo import ZoneInfo
 import rjieba
 
 from daemon.memory.dates import DateMention, resolve_dates
-from daemon.memory.noise import is_noise
 from daemon.memory.types import ItemDraft, ResourceIn
+from daemon.memory.write.noise import is_noise
 
 _UTC = ZoneInfo("UTC")
 _END = r"(?=[.,;!?。，；！？]|\s+(?:and|but|because|since|so|when|though)\b|$)"  # where a value stops

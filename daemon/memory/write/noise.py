@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from daemon.memory.index import STOPWORDS_EN
+from daemon.memory.read.bm25 import STOPWORDS_EN
 
 # A turn below this many content units cannot hold a fact: one word ("Vegan."), two Han characters.
 _MIN_UNITS = 2.0

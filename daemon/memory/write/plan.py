@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from daemon.memory import dedup as D
 from daemon.memory.store import Store
 from daemon.memory.types import ItemDraft, MemorizeReport
+from daemon.memory.write import dedup as D
 
 
 def item_hash(l0: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from daemon.memory.store_core import StoreBase, _require, _utc
+from daemon.memory.store.core import StoreBase, _require, _utc
 
 CATEGORY_TOP = 20  # items cited by a category summary
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from daemon.memory.scope import Derived
+from daemon.memory.read.scope import Derived
 from daemon.memory.store import FieldPostings
 
 FORMAT = 1

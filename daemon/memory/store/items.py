@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from daemon.memory.store_core import _require, _utc
-from daemon.memory.store_index import StoreIndex
+from daemon.memory.store.core import _require, _utc
+from daemon.memory.store.index import StoreIndex
 
-# what recall can find (the same test as the index build in store_index.py)
+# what recall can find (the same test as the index build in store/index.py)
 _ACTIVE = "NOT archived AND superseded_by IS NULL AND valid_until IS NULL"
 
 

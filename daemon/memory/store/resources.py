@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from daemon.memory import draftcodec
-from daemon.memory.store_core import StoreBase, _offset_minutes, _require, _utc
+from daemon.memory.store.core import StoreBase, _offset_minutes, _require, _utc
 from daemon.memory.types import ResourceIn
+from daemon.memory.write import drafts as draftcodec
 
 
 class StoreResources(StoreBase):

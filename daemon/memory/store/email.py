@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from daemon.memory.store_core import StoreBase, _require, _utc
+from daemon.memory.store.core import StoreBase, _require, _utc
 from daemon.memory.types import EmailMessage, ThreadState
 
 _MESSAGE = (

@@ -1,6 +1,6 @@
 """The write path: resources → item drafts → embedded, understood, deduplicated, committed.
 
-`WritePath` is the memorize pipeline of the Memory facade (daemon/memory/api.py), kept apart from
+`WritePath` is the memorize pipeline of the Memory facade (daemon/memory/facade.py), kept apart from
 it: batches are planned (known ids dropped, drafts extracted with each turn's neighbours as
 context), embedded on a worker thread, read by the understanding models, linked to the session's
 earlier items and committed with their dedup / update decisions, one transaction per batch.
@@ -23,20 +23,20 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
-from daemon.memory import dedup as D
-from daemon.memory.categoryranks import epoch_us
-from daemon.memory.correction import KIND as CORRECTION
-from daemon.memory.decisions import BatchDecisions
 from daemon.memory.embed import Embedder, content_hash, embed_missing
-from daemon.memory.extract import TurnContext, context_line, extract, from_facts
-from daemon.memory.index import term_counts
 from daemon.memory.llm import LLMExtractor, LLMTurn
 from daemon.memory.models import Understanding
-from daemon.memory.readersfirst import ReadersFirst
-from daemon.memory.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
+from daemon.memory.read.bm25 import term_counts
+from daemon.memory.read.scope import CONTEXT, LATER_CONTEXT, OWN, ScopeIndex
 from daemon.memory.store import CATEGORY_TOP, ItemRow, Store
 from daemon.memory.types import EXTERNAL, Clock, ItemDraft, MemorizeReport, ResourceIn
-from daemon.memory.writeplan import DedupPlan, item_hash
+from daemon.memory.write import dedup as D
+from daemon.memory.write.categoryranks import epoch_us
+from daemon.memory.write.correction import KIND as CORRECTION
+from daemon.memory.write.decisions import BatchDecisions
+from daemon.memory.write.extract import TurnContext, context_line, extract, from_facts
+from daemon.memory.write.plan import DedupPlan, item_hash
+from daemon.memory.write.readersfirst import ReadersFirst
 
 if TYPE_CHECKING:
     from daemon.memory.params import MemoryParams

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from daemon.memory.store_core import _require, _utc
-from daemon.memory.store_items import StoreItems
+from daemon.memory.store.core import _require, _utc
+from daemon.memory.store.items import StoreItems
 
 
 class StoreForget(StoreItems):

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from daemon.memory.dedup import _HAN, SLOTTED, _norm
-from daemon.memory.extract import SINGLE_VALUED, SINGULAR_RELATIONS
-from daemon.memory.index import tokenize
+from daemon.memory.read.bm25 import tokenize
+from daemon.memory.write.dedup import _HAN, SLOTTED, _norm
+from daemon.memory.write.extract import SINGLE_VALUED, SINGULAR_RELATIONS
 
 Key = tuple[str, str]  # (kind, normalised value)
 

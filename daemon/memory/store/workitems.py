@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from daemon.memory.store_core import StoreBase, _require, _utc
+from daemon.memory.store.core import StoreBase, _require, _utc
 from daemon.memory.types import WorkItem
 
 # the columns a work item and its snapshots share (what `_state` writes, in this order)

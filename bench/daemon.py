@@ -102,6 +102,7 @@ DATA = ROOT.parent / "shared" / "bench" / "locomo"
 RUNTIME_FILE = "memubot.json"
 READY_TIMEOUT_S = 600.0  # a 100k-item file builds its indexes before READY
 STOP_TIMEOUT_S = 60.0
+CONSUMER = ["nats-py"]  # --consumer: the daemons' MEMUBOT_CONSUMER
 EMBED_BATCH = 64  # the consumer's fetch batch and Memory's embedding batch
 RECALL_SCOPE = "big"  # the scope bench/scale.py's generator writes
 RECALL_TS = datetime(2023, 1, 1, tzinfo=UTC) + timedelta(days=80)  # as bench/scale.py
@@ -192,6 +193,7 @@ class Daemon:
             MEMUBOT_STATE_DIR=str(self.state_dir),
             MEMUBOT_NATS_URL=self.nats_url,
             MEMUBOT_HTTP_ADDR="127.0.0.1:0",
+            MEMUBOT_CONSUMER=CONSUMER[0],
         )
         return env
 
@@ -743,11 +745,18 @@ def main() -> int:
     ap.add_argument("--skip-ingest", action="store_true", help="no ingest section")
     ap.add_argument("--skip-recall", action="store_true", help="no recall section")
     ap.add_argument(
+        "--consumer",
+        choices=["nats-py", "faststream"],
+        default="nats-py",
+        help="the daemon's MEMUBOT_CONSUMER: which loop consumes memubot.in.> (default nats-py)",
+    )
+    ap.add_argument(
         "--quick",
         action="store_true",
         help="tiny sizes to check the script works (< 2 min): overrides the sizes",
     )
     args = ap.parse_args()
+    CONSUMER[0] = args.consumer
     if args.quick:
         args.turns, args.paced, args.items, args.queries, args.repeat = 60, 10, [2000], 20, 1
     if args.turns < 1 or args.rate <= 0 or args.queries < 1 or args.repeat < 1 or args.paced < 0:

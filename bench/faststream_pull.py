@@ -13,6 +13,9 @@ configured as daemon/runtime/consumer.py's (explicit ack, the server never gives
               returns (this is the baseline).
   faststream  FastStream 0.7 `PullSub(batch_size=64, timeout=1.0, batch=True)` with
               `NatsBroker(ack_policy=NACK_ON_ERROR)`: the handler gets the batch.
+  gather      memubot's FastStreamConsumer (daemon/runtime/faststream_consumer.py): FastStream's
+              non-batch `PullSub(batch_size=64, timeout=1.0)` on the same connection, its
+              per-message calls gathered into one dispatcher batch; "handler" is the dispatch.
 
 Reported per path: p50 and max publish → handler latency, and how many events reached the
 handler only on a later delivery (`num_delivered` > 1: the first delivery went to a fetch no
@@ -43,7 +46,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from daemon.runtime.broker import start_embedded, stop  # noqa: E402
-from daemon.runtime.consumer import IN_STREAM  # noqa: E402
+from daemon.runtime.consumer import IN_STREAM, ConsumerParams  # noqa: E402
+from daemon.runtime.dispatch import ACK, Incoming, Verdict  # noqa: E402
+from daemon.runtime.faststream_consumer import FastStreamConsumer  # noqa: E402
+from daemon.runtime.metrics import Metrics  # noqa: E402
 from daemon.runtime.streams import ensure_streams  # noqa: E402
 from daemon.subjects import IN_SUBJECTS, conversation_subject  # noqa: E402
 
@@ -105,6 +111,37 @@ async def faststream_path(url: str, ack_wait: float, seen: Seen) -> Callable[[],
     return broker.stop
 
 
+class _Seen:
+    """A dispatcher that reports each batch and acks it: the bench times delivery, not storage."""
+
+    def __init__(self, seen: Seen) -> None:
+        self.seen = seen
+        self.metrics = Metrics()
+        self.handled = 0
+
+    async def dispatch(self, batch: list[Incoming]) -> list[Verdict]:
+        await self.seen([m.attempt for m in batch])
+        return [Verdict(ACK, "stored", None) for _ in batch]
+
+
+async def gather_path(
+    nc: nats.NATS, js: JetStreamContext, ack_wait: float, seen: Seen
+) -> Callable[[], Awaitable[None]]:
+    consumer = FastStreamConsumer(
+        nc,
+        js,
+        _Seen(seen),
+        ConsumerParams(durable="bench-gather", ack_wait_s=ack_wait),  # type: ignore[arg-type]
+    )
+    await consumer.start()
+    await consumer.flush(60.0)  # the events the other paths were sent (its durable delivers all)
+
+    async def close() -> None:
+        await consumer.stop(10.0)
+
+    return close
+
+
 async def run(args: argparse.Namespace) -> None:
     print(f"# {' '.join(['python', *sys.argv])}")
     print(f"# load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -115,7 +152,7 @@ async def run(args: argparse.Namespace) -> None:
             nc = await nats.connect(server.url)
             js = nc.jetstream()
             await ensure_streams(js)
-            for path in ("nats-py", "faststream"):
+            for path in ("nats-py", "faststream", "gather"):
                 handled: asyncio.Queue[tuple[float, list[int]]] = asyncio.Queue()
 
                 async def seen(
@@ -125,6 +162,10 @@ async def run(args: argparse.Namespace) -> None:
 
                 if path == "nats-py":
                     close = await nats_py_path(js, args.ack_wait, seen)
+                elif path == "gather":
+                    close = await gather_path(nc, js, args.ack_wait, seen)
+                    while not handled.empty():  # the other paths' events, handled at start
+                        handled.get_nowait()
                 else:
                     close = await faststream_path(server.url, args.ack_wait, seen)
                 await asyncio.sleep(1.5)  # the first fetch is waiting

@@ -39,6 +39,7 @@ from daemon.runtime.broker import broker
 from daemon.runtime.connection import connect
 from daemon.runtime.consumer import Consumer
 from daemon.runtime.dispatch import Dispatcher
+from daemon.runtime.faststream_consumer import FastStreamConsumer
 from daemon.runtime.metrics import Metrics
 from daemon.runtime.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.runtime.ops_outbox import OpsOutbox
@@ -160,7 +161,11 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
             log.info("GitHub polling every %g min as %s", settings.github_poll_minutes, settings.github_login)
         deps = Deps(memory, settings, memory.clock, outlet, gmail=gmail, github=enricher, github_poll=poller)
         dispatcher = Dispatcher(deps, metrics)
-        consumer = Consumer(js, dispatcher, after_batch=pump)
+        consumer = (
+            FastStreamConsumer(nc, js, dispatcher, after_batch=pump)
+            if settings.consumer == "faststream"
+            else Consumer(js, dispatcher, after_batch=pump)
+        )
         await outbox.start_cursor()
         # whatever a previous run committed but did not publish goes out in the background
         backlog = asyncio.create_task(pump(), name="memubot-ops-backlog")

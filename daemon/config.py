@@ -144,6 +144,7 @@ class Settings:
     followup_delay_minutes: float = 60.0  # a GitHub request is mentioned if still open after this
     suggestions_per_hour: int = 4  # per scope; more wait for the next free slot
     stop_timeout: float = 30.0  # seconds SIGTERM waits for in-flight events before giving up
+    consumer: str = "nats-py"  # the loop that consumes memubot.in.>: nats-py, or faststream (candidate)
     # systemd's notification socket and watchdog period (set by systemd, read here only)
     notify_socket: str | None = None
     watchdog_usec: int | None = None
@@ -229,11 +230,14 @@ _ENV = [
     ("MEMUBOT_CONSOLIDATE_AT", "consolidate_at", "consolidate_at"),
     ("MEMUBOT_HEARTBEAT_HOURS", "heartbeat_hours", "heartbeat_hours"),
     ("MEMUBOT_STOP_TIMEOUT", "stop_timeout", "stop_timeout"),
+    ("MEMUBOT_CONSUMER", "consumer", "consumer"),
     ("MEMUBOT_QUIET_HOURS", "quiet_hours", "quiet_hours"),
     ("MEMUBOT_REMIND_LEAD_HOURS", "remind_lead_hours", "remind_lead_hours"),
     ("MEMUBOT_FOLLOWUP_DELAY_MINUTES", "followup_delay_minutes", "followup_delay_minutes"),
     ("MEMUBOT_SUGGESTIONS_PER_HOUR", "suggestions_per_hour", "suggestions_per_hour"),
 ]
+CONSUMERS = ("nats-py", "faststream")  # MEMUBOT_CONSUMER: daemon/runtime/consumer.py, faststream_consumer.py
+
 # [tables] of the TOML file that tune the memory core: section → (MemoryParams field, class)
 _TABLES: dict[str, tuple[str, type[Any]]] = {
     "recall": ("recall", RecallParams),
@@ -451,6 +455,10 @@ def load_settings(
     if "suggestions_per_hour" in values:
         values["suggestions_per_hour"] = max(
             1, int(_positive(values["suggestions_per_hour"], "MEMUBOT_SUGGESTIONS_PER_HOUR"))
+        )
+    if values.get("consumer", "nats-py") not in CONSUMERS:
+        raise ConfigError(
+            f"MEMUBOT_CONSUMER must be one of {', '.join(CONSUMERS)}, got {values['consumer']!r}"
         )
     if "quiet_hours" in values:
         values["quiet_hours"] = quiet_hours(values["quiet_hours"])

@@ -4,6 +4,7 @@ runtime file is written), stopped cleanly on exit (exit code 0, asserted)."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -12,6 +13,10 @@ from typing import Any
 from daemon.app import runtime_file, serve
 from daemon.client import runtime_info
 from daemon.config import Settings
+
+# Which consumer the spawned daemons of the delivery and fault tests run (MEMUBOT_CONSUMER):
+# `MEMUBOT_TEST_CONSUMER=faststream pytest tests/test_reliability.py` runs them on the candidate.
+CONSUMER = os.environ.get("MEMUBOT_TEST_CONSUMER", "nats-py")
 
 
 async def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> None:

@@ -26,6 +26,7 @@ from daemon.client import Client, runtime_info
 from daemon.memory.store import Store
 from daemon.runtime.broker import probe
 from daemon.runtime.nats_server import PID_FILE, is_ours, start_embedded, stop
+from tests.daemon_harness import CONSUMER
 from tests.test_reliability import poll, turn
 
 READY_TIMEOUT = 180.0  # model load and index warm-up on a busy 2-core machine
@@ -68,6 +69,7 @@ class Memubot:
             MEMUBOT_NATS_URL=self.nats_url,
             MEMUBOT_HTTP_ADDR="127.0.0.1:0",
             MEMUBOT_STOP_TIMEOUT="30",
+            MEMUBOT_CONSUMER=CONSUMER,
         )
         env.update(extra)
         return env

@@ -27,6 +27,7 @@ import pytest
 from daemon.client import Client, runtime_info
 from daemon.memory.store import Store
 from daemon.runtime.streams import ensure_streams
+from tests.daemon_harness import CONSUMER
 
 READY_TIMEOUT = 180.0  # model load and index warm-up on a busy 2-core machine
 STOP_WAIT = 60.0  # MEMUBOT_STOP_TIMEOUT is 30 s; the exit must come well within this
@@ -132,6 +133,7 @@ class Runner:
             MEMUBOT_NATS_URL=self.nats_url,
             MEMUBOT_HTTP_ADDR="127.0.0.1:0",
             MEMUBOT_STOP_TIMEOUT="30",
+            MEMUBOT_CONSUMER=CONSUMER,
         )
         return env
 

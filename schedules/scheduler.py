@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Protocol
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 
 from daemon.events import tick_body, tick_time
-from schedules import SCHEDULES, Schedule, Trigger, active, subject
+from daemon.subjects import tick_subject
+from schedules import SCHEDULES, Schedule, Trigger, active
 
 if TYPE_CHECKING:
     from daemon.config import Settings
@@ -98,7 +99,7 @@ def fire_times(
 
 
 class TickScheduler:
-    """One APScheduler job per schedule; each run publishes `tick_body` on `subject(name)`."""
+    """One APScheduler job per schedule; each run publishes `tick_body` on `tick_subject(name)`."""
 
     def __init__(
         self,
@@ -153,13 +154,13 @@ class TickScheduler:
         """
         now = self._clock()
         first = await asyncio.to_thread(history.first_start, now)
-        handled = await asyncio.to_thread(history.last_ticks, subject(""))
+        handled = await asyncio.to_thread(history.last_ticks, tick_subject(""))
         sent = []
         for name, (trigger, grace) in self._plans.items():
             fire_time = latest_fire_time(trigger, now, grace)
             if fire_time is None:
                 continue
-            last = tick_time(handled[subject(name)]) if subject(name) in handled else None
+            last = tick_time(handled[tick_subject(name)]) if tick_subject(name) in handled else None
             since = max(first, last) if last is not None else first
             if fire_time.timestamp() <= since.timestamp():
                 continue
@@ -203,13 +204,16 @@ class TickScheduler:
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
-            await self._publish(subject(name), body)
+            await self._publish(tick_subject(name), body)
         except Exception:
             # one failed tick must not stop the schedule: the next fire publishes again
-            log.exception("tick %s: publish to %s failed", body["id"], subject(name))
+            log.exception("tick %s: publish to %s failed", body["id"], tick_subject(name))
             return False
         log.info(
-            "tick %s: published to %s in %.0f ms", body["id"], subject(name), (loop.time() - started) * 1e3
+            "tick %s: published to %s in %.0f ms",
+            body["id"],
+            tick_subject(name),
+            (loop.time() - started) * 1e3,
         )
         return True
 

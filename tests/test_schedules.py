@@ -20,7 +20,8 @@ from daemon.errors import ConfigError
 from daemon.events import tick_body, tick_id, tick_time
 from daemon.memory import Store
 from daemon.memory.ledger import Handled, Ledger
-from schedules import SCHEDULES, Schedule, active, subject
+from daemon.subjects import tick_subject
+from schedules import SCHEDULES, Schedule, active
 from schedules.scheduler import TickScheduler, fire_times, latest_fire_time
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -54,7 +55,7 @@ def test_schedules_have_unique_names_triggers_and_graces() -> None:
         trigger = schedule.trigger(s)
         assert trigger.get_next_fire_time(None, datetime.now(UTC)) is not None
         assert schedule.grace_s(s) > 0 and schedule.about
-    assert subject("morning") == "memubot.in.tick.morning"
+    assert tick_subject("morning") == "memubot.in.tick.morning"
 
 
 def test_graces() -> None:
@@ -383,7 +384,7 @@ def ledger(tmp_path: Path) -> Iterator[Ledger]:
 
 def handled(ledger: Ledger, tick_ids: list[str], at: datetime) -> None:
     """Record ticks as the dispatcher does once their handler committed."""
-    ledger.record([Handled(t, subject(t.split(":")[0]), None, "noop") for t in tick_ids], at)
+    ledger.record([Handled(t, tick_subject(t.split(":")[0]), None, "noop") for t in tick_ids], at)
 
 
 async def test_a_first_start_publishes_no_tick_from_before_memubot_ran(ledger: Ledger) -> None:

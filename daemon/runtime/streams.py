@@ -1,4 +1,4 @@
-"""The names on the bus (DESIGN.md §4) and the JetStream streams memubot declares at start-up.
+"""The JetStream streams memubot declares at start-up (their subjects: daemon/subjects.py).
 
 `MEMUBOT_IN` holds every trigger (`memubot.in.>`) until memubot has committed its effects;
 `MEMUBOT_OUT` holds what memubot says (`memubot.out.>`) for agents that were not listening.

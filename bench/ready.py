@@ -241,7 +241,7 @@ def in_process(db: Path, repeat: int, profile: bool) -> dict[str, Any]:
                     if prof:
                         prof.enable()
                     t0 = time.perf_counter()
-                    snap = memory.store.snapshot(SCOPE)
+                    snap = memory.store.index.snapshot(SCOPE)
                     out["snapshot_s"].append(time.perf_counter() - t0)
                     t0 = time.perf_counter()
                     idx = ScopeIndex.build(
@@ -268,7 +268,7 @@ def in_process(db: Path, repeat: int, profile: bool) -> dict[str, Any]:
                         memory._indexes.clear()
                         del idx
                         t0 = time.perf_counter()
-                        memory.store.scope_columns(SCOPE)
+                        memory.store.index.scope_columns(SCOPE)
                         out.setdefault("columns_from_duckdb_s", []).append(time.perf_counter() - t0)
                         loads = memory.index_loads
                         t0 = time.perf_counter()

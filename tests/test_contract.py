@@ -343,7 +343,7 @@ async def test_every_rpc_reply_matches_its_verbs_reply_model(rpc: NATS) -> None:
 
 
 def test_the_documented_suggestion_statuses_are_the_memorys() -> None:
-    from daemon.memory.suggestions import STATUSES
+    from daemon.state.suggestions import STATUSES
 
     status = requests.SuggestionsRequest.model_json_schema()["properties"]["status"]
     assert status["anyOf"][0]["enum"] == list(STATUSES)

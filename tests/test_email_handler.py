@@ -17,6 +17,7 @@ from daemon.memory import Memory
 from daemon.memory.store import Store
 from daemon.runtime.dispatch import Dispatcher, Incoming
 from daemon.runtime.replay import replay
+from daemon.state.tables.email import EmailTable
 from handlers import email
 from handlers.deps import Deps
 from tests.conftest import FakeClock
@@ -295,7 +296,7 @@ async def test_the_unanswered_email_scenario_replays_without_dead_letters(tmp_pa
     assert "email_address" not in summary["ignored_config"]
     store = Store(tmp_path / "s" / "memubot.duckdb", read_only=True)
     try:
-        threads = {t.thread: t for t in store.email_threads("alice")}
+        threads = {t.thread: t for t in EmailTable(store).email_threads("alice")}
         rows = store.con.execute(
             "SELECT i.category, i.l0, i.due_at, s.resource_id FROM items i JOIN item_sources s ON s.item_id = i.id"
         ).fetchall()

@@ -17,6 +17,7 @@ from daemon.memory import Memory
 from daemon.memory.store import MIGRATIONS, Store
 from daemon.memory.types import EXTERNAL, ItemDraft, ResourceIn
 from daemon.memory.write import drafts as draftcodec
+from daemon.state.tables.work_items import WorkItemTable
 from handlers import email, github
 from handlers.deps import Deps
 from tests.conftest import FakeClock
@@ -146,7 +147,7 @@ def test_version_7_keeps_what_version_6_learnt_as_a_snapshot(tmp_path: Path) -> 
     store = Store(path)
     try:
         assert store.schema_version() == 7
-        [snap] = store.work_item_snapshots("alice", REPO, 2)
+        [snap] = WorkItemTable(store).work_item_snapshots("alice", REPO, 2)
         assert snap.last_event == "r-1" and snap.requested == ("octocat",) and snap.state == "open"
     finally:
         store.close()

@@ -36,14 +36,146 @@ def _files(pkg: str) -> list[Path]:
     return files
 
 
-def test_memory_core_imports_no_transport_and_nothing_above_it() -> None:
-    for path in _files("daemon/memory"):
-        for mod in _imports(path):
-            top = mod.split(".")[0]
-            assert top not in TRANSPORTS, f"{path.name} imports {mod}"
-            assert top not in ("handlers", "schedules"), f"{path.name} imports {mod}"
-            if top == "daemon":
-                assert mod.startswith(("daemon.memory", "daemon.errors")), f"{path.name} imports {mod}"
+# ---- rooms: which part of the code may import which ------------------------------------------
+#
+# Each room (a package, or a top-level module of daemon/) may import its own modules and the
+# rooms named here, nothing else. A module is in the most specific room that holds it. `*` is the
+# composition root's licence: it builds everything. Imports count wherever they are written (in a
+# function, under TYPE_CHECKING). Read down the table: the faces (cli, web, mcp, app) sit on the
+# runtime, the runtime on handlers, handlers on the memory API and trigger state, and the memory
+# core on nothing of memubot's but its errors.
+
+CORE = ("daemon.errors",)
+ROOMS: dict[str, tuple[str, ...]] = {
+    # the memory core: its store runs the SQL, the rest never sees a transport
+    "daemon.memory.store": (*CORE, "daemon.memory.types", "daemon.memory.write.drafts"),
+    "daemon.memory": (*CORE, "daemon.memory.store"),
+    # trigger state: the ledger, the outbox, work items, workflow runs, e-mail threads; it shares
+    # the memory's DuckDB connection and reads dates with the memory's parsers
+    "daemon.state": (*CORE, "daemon.memory.store", "daemon.memory.types", "daemon.memory.dates"),
+    "daemon.predict": (*CORE, "daemon.memory", "daemon.state", "daemon.config", "daemon.subjects"),
+    "handlers": (
+        *CORE,
+        "daemon.memory",
+        "daemon.state",
+        "daemon.predict",
+        "daemon.github",
+        "daemon.events",
+        "daemon.config",
+        "daemon.jobs",
+        "daemon.subjects",
+    ),
+    "schedules": (*CORE, "daemon.config", "daemon.events", "daemon.subjects"),
+    "daemon.contract": (
+        *CORE,
+        "daemon.config",
+        "daemon.events",
+        "daemon.memory",
+        "daemon.subjects",
+        "daemon",
+    ),
+    "daemon.runtime": (
+        *CORE,
+        "daemon",
+        "daemon.bounded_json",
+        "daemon.jobs",
+        "daemon.config",
+        "daemon.contract",
+        "daemon.events",
+        "daemon.subjects",
+        "daemon.memory",
+        "daemon.state",
+        "daemon.predict",
+        "handlers",
+        "schedules",
+    ),
+    "daemon.client": (*CORE, "daemon.config", "daemon.runtime", "daemon.subjects"),
+    "daemon.github": (
+        *CORE,
+        "daemon",
+        "daemon.bounded_json",
+        "daemon.config",
+        "daemon.events",
+        "daemon.runtime",
+        "daemon.subjects",
+        "daemon.web.http",
+    ),
+    "daemon.gmail": (
+        *CORE,
+        "daemon",
+        "daemon.bounded_json",
+        "daemon.config",
+        "daemon.runtime",
+        "daemon.state",
+        "daemon.subjects",
+        "daemon.web.http",
+    ),
+    "daemon.web": (*CORE, "daemon.config", "daemon.memory", "daemon.runtime", "daemon.state"),
+    "daemon.mcp": (*CORE, "daemon", "daemon.client", "daemon.config", "daemon.events", "daemon.subjects"),
+    "daemon.cli": ("*",),
+    "daemon.app": ("*",),
+    "daemon.__main__": ("daemon.cli",),
+    "daemon.compose": (*CORE, "daemon.config", "daemon.memory"),
+    "daemon.config": (*CORE, "daemon.events", "daemon.memory"),
+    "daemon.events": (*CORE, "daemon.bounded_json", "daemon.contract"),
+    "daemon.jobs": (*CORE, "daemon.config", "daemon.memory"),
+    "daemon.bounded_json": CORE,
+    "daemon.subjects": (),
+    "daemon.errors": (),
+    "daemon": (),
+}
+# Named exceptions, each with its reason.
+EXCEPTIONS: dict[str, tuple[str, ...]] = {
+    # the facade opens the DuckDB file and hands its connection and lock to trigger state, which
+    # lives in the same file; forgetting reaches state through hooks (memory/forgetting.py)
+    "daemon.memory.facade": ("daemon.state",),
+    # the AsyncAPI document describes what the runtime answers and what handlers consume
+    "daemon.contract.asyncapi": ("daemon.runtime.rpc", "handlers"),
+}
+
+
+def _room(module: str) -> str:
+    return max((r for r in ROOMS if module == r or module.startswith(r + ".")), key=len)
+
+
+def _within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return "*" in prefixes or any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def test_every_room_imports_only_the_rooms_its_row_allows() -> None:
+    modules = _modules(ROOT, CIRCLE_ROOTS)
+    graph = _import_graph(modules)
+    wrong = []
+    for module, targets in sorted(graph.items()):
+        room = _room(module)
+        allowed = ROOMS[room] + EXCEPTIONS.get(module, ())
+        for target in sorted(targets):
+            if _room(target) != room and not _within(target, allowed):
+                wrong.append(f"{module} ({room}) imports {target} ({_room(target)})")
+    assert not wrong, "imports the room table does not allow:\n" + "\n".join(wrong)
+
+
+def test_the_room_table_catches_a_memory_module_importing_the_runtime(tmp_path: Path) -> None:
+    pkg = tmp_path / "daemon"
+    for rel, text in {
+        "__init__.py": "",
+        "memory/__init__.py": "",
+        "memory/recall.py": "def f():\n    from daemon.runtime import rpc\n",
+        "runtime/__init__.py": "",
+        "runtime/rpc.py": "",
+    }.items():
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text(text, encoding="utf-8")
+    graph = _import_graph(_modules(tmp_path, ("daemon",)))
+    assert graph["daemon.memory.recall"] == {"daemon.runtime.rpc"}
+    assert not _within("daemon.runtime.rpc", ROOMS[_room("daemon.memory.recall")])
+
+
+def test_memory_state_and_predict_import_no_transport() -> None:
+    for pkg in ("daemon/memory", "daemon/state", "daemon/predict"):
+        for path in _files(pkg):
+            for mod in _imports(path):
+                assert mod.split(".")[0] not in TRANSPORTS, f"{path} imports {mod}"
 
 
 def test_handlers_use_the_memory_api_not_sql() -> None:
@@ -61,30 +193,18 @@ def test_only_config_reads_the_environment() -> None:
 
 
 def test_only_the_store_modules_run_sql() -> None:
-    # The SQL is split by concern over the modules of memory/store/ (the ledger keeps its own);
-    # everything else asks a store method, so no query hides in the facade or a handler.
+    # The SQL is split by concern over the repositories of memory/store/ and state/tables/ (the
+    # ledger keeps its own); everything else asks a repository, so no query hides in the facade
+    # or a handler.
     for path in _files("daemon") + _files("handlers"):
-        if (
-            path.parent == ROOT / "daemon" / "memory" / "store"
-            or path == ROOT / "daemon" / "memory" / "ledger.py"
+        if path.parent in (ROOT / "daemon" / "memory" / "store", ROOT / "daemon" / "state" / "tables") or (
+            path == ROOT / "daemon" / "state" / "ledger.py"
         ):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assert "duckdb" not in _imports(path), f"{path} imports duckdb"
         uses = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "con"]
         assert not uses, f"{path} touches the DuckDB connection on line(s) {uses}"
-
-
-def test_predictors_read_the_memory_facade_and_import_no_transport() -> None:
-    for path in _files("daemon/predict"):
-        for mod in _imports(path):
-            top = mod.split(".")[0]
-            assert top not in TRANSPORTS and top != "duckdb", f"{path.name} imports {mod}"
-            assert top not in ("handlers", "schedules"), f"{path.name} imports {mod}"
-            if top == "daemon":
-                assert mod.startswith(
-                    ("daemon.memory", "daemon.predict", "daemon.config", "daemon.errors", "daemon.subjects")
-                ), f"{path.name} imports {mod}"
 
 
 def test_the_contract_models_import_no_transport() -> None:

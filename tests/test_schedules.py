@@ -19,7 +19,7 @@ from daemon.config import Settings
 from daemon.errors import ConfigError
 from daemon.events import tick_body, tick_id, tick_time
 from daemon.memory import Store
-from daemon.memory.ledger import Handled, Ledger
+from daemon.state.ledger import Handled, Ledger
 from daemon.subjects import tick_subject
 from schedules import SCHEDULES, Schedule, active
 from schedules.scheduler import TickScheduler, fire_times, latest_fire_time

@@ -42,7 +42,7 @@ Publish = Callable[[str, bytes, str], Awaitable[None]]  # (subject, body, Nats-M
 
 
 class Cursors(Protocol):
-    """Where the feeds' positions are kept (daemon/memory/ledger.py)."""
+    """Where the feeds' positions are kept (daemon/state/ledger.py)."""
 
     def cursor(self, name: str) -> int: ...
 

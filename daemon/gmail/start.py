@@ -12,7 +12,7 @@ from daemon.gmail.api import GmailApi
 from daemon.gmail.oauth import CredentialFile
 from daemon.gmail.pull import Publish, pull_loop
 from daemon.gmail.sync import GmailSync
-from daemon.memory.ledger import Ledger
+from daemon.state.ledger import Ledger
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from daemon.gmail.api import GmailApi, HistoryGone
 from daemon.gmail.message import email_body
-from daemon.memory.ledger import Ledger
+from daemon.state.ledger import Ledger
 from daemon.subjects import EMAIL
 
 log = logging.getLogger(__name__)

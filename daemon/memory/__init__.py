@@ -9,27 +9,13 @@ from daemon.memory.facade import MAX_QUERY_CHARS, Memory
 from daemon.memory.params import MemoryParams
 from daemon.memory.read.stages import RecallParams
 from daemon.memory.store import Store
-from daemon.memory.types import (
-    CATEGORIES,
-    TIERS,
-    Clock,
-    EmailMessage,
-    Hit,
-    MemorizeReport,
-    ResourceIn,
-    ThreadState,
-    WorkflowFix,
-    WorkflowRun,
-    WorkItem,
-    system_clock,
-)
+from daemon.memory.types import CATEGORIES, TIERS, Clock, Hit, MemorizeReport, ResourceIn, system_clock
 
 __all__ = [
     "CATEGORIES",
     "MAX_QUERY_CHARS",
     "TIERS",
     "Clock",
-    "EmailMessage",
     "Embedder",
     "Hit",
     "MemorizeReport",
@@ -38,10 +24,6 @@ __all__ = [
     "RecallParams",
     "ResourceIn",
     "Store",
-    "ThreadState",
-    "WorkItem",
-    "WorkflowFix",
-    "WorkflowRun",
     "make_embedder",
     "system_clock",
 ]

@@ -20,9 +20,7 @@ import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import forgetting as F
-from daemon.memory.emailthreads import EmailThreads
 from daemon.memory.embed import Embedder, embed_cached
-from daemon.memory.ledger import Ledger
 from daemon.memory.llm import LLMExtractor
 from daemon.memory.models import understanding_for
 from daemon.memory.params import MemoryParams
@@ -32,22 +30,17 @@ from daemon.memory.read.nearby import told_near
 from daemon.memory.read.pipeline import run_pipeline
 from daemon.memory.read.scope import ScopeIndex, follow
 from daemon.memory.store import ScopeSnapshot, Store
-from daemon.memory.suggestions import Suggestions
-from daemon.memory.types import (
-    Clock,
-    EmailMessage,
-    Hit,
-    MemorizeReport,
-    ResourceIn,
-    ThreadState,
-    system_clock,
-)
-from daemon.memory.workflowruns import WorkflowRuns
-from daemon.memory.workitems import WorkItems
+from daemon.memory.types import Clock, Hit, MemorizeReport, ResourceIn, system_clock
 from daemon.memory.write import correction as C
 from daemon.memory.write import updates as U
 from daemon.memory.write.pipeline import Progress, WritePath
 from daemon.memory.write.readersfirst import ReadersFirst
+from daemon.state.email_threads import EmailThreads
+from daemon.state.ledger import Ledger
+from daemon.state.suggestions import Suggestions
+from daemon.state.types import EmailMessage, ThreadState
+from daemon.state.work_items import WorkItems
+from daemon.state.workflow_runs import WorkflowRuns
 
 log = logging.getLogger(__name__)
 
@@ -97,11 +90,22 @@ class Memory(WritePath):
         self._write = threading.RLock()
         # a recall in progress goes before a writer's next plan or commit (readersfirst.py)
         self._readers = ReadersFirst()
+        # Trigger state (daemon/state/) is not memory, but it lives in the same DuckDB file and
+        # must share its one connection and lock: the facade, which opens the file, hands both
+        # over. Forgetting reaches it only through the hooks below; memory's pipelines never do.
         self.ledger = Ledger(store, self._lock)
         self.work_items = WorkItems(store, self._lock)  # pull request / issue state for predictors
         self.workflow_runs = WorkflowRuns(store, self._lock)  # CI runs per lane: where cases come from
+        self.email = EmailThreads(store, self._lock)  # who waits on whom in the person's e-mail
+        self.suggestions = Suggestions(store, self._lock)  # the outbox and the verdict counts
+        self._forget_hooks: tuple[F.ForgetHook, ...] = (
+            self.work_items,
+            self.email,
+            self.workflow_runs,
+            self.suggestions,
+        )
         self._closed = False
-        if store.ensure_vectors(embedder.name, embedder.dim) or store.count_items_without_vectors():
+        if store.ensure_vectors(embedder.name, embedder.dim) or store.index.count_items_without_vectors():
             self.reembed(progress)
 
     @classmethod
@@ -155,18 +159,18 @@ class Memory(WritePath):
 
     def reembed(self, progress: Progress | None = None) -> int:
         """Give every item without a vector one (after a model change); returns how many."""
-        total = self.store.count_items_without_vectors()
+        total = self.store.index.count_items_without_vectors()
         if not total:
             return 0
         log.info("re-embedding %d items with %s", total, self.embedder.name)
         done = 0
         while True:
-            todo = self.store.items_without_vectors(self.params.batch_size * 4)
+            todo = self.store.index.items_without_vectors(self.params.batch_size * 4)
             if not todo:
                 break
-            vecs, hashes, fresh = embed_cached(self.embedder, self.store, [t[2] for t in todo])
-            self.store.replace_vectors([t[0] for t in todo], [t[1] for t in todo], vecs)
-            self.store.cache_vectors([h for h, f in zip(hashes, fresh, strict=True) if f], vecs[fresh])
+            vecs, hashes, fresh = embed_cached(self.embedder, self.store.index, [t[2] for t in todo])
+            self.store.index.replace_vectors([t[0] for t in todo], [t[1] for t in todo], vecs)
+            self.store.index.cache_vectors([h for h, f in zip(hashes, fresh, strict=True) if f], vecs[fresh])
             done += len(todo)
             if progress:
                 progress(done, total)
@@ -201,7 +205,7 @@ class Memory(WritePath):
                     gen,
                 )
             else:
-                snap = self.store.snapshot(scope)
+                snap = self.store.index.snapshot(scope)
                 idx = ScopeIndex.build(snap, scope, self.embedder.dim, self.params.bm25, self.params.ivf)
                 self.index_builds += 1
                 log.info(
@@ -219,7 +223,7 @@ class Memory(WritePath):
         is off)."""
         if self.index_dir is None:
             return None, ""
-        at = self.store.index_file(scope)
+        at = self.store.index.index_file(scope)
         if at is None:
             return None, "none written yet"
         token, written = at
@@ -230,7 +234,7 @@ class Memory(WritePath):
             derived = IF.read(self.index_dir, stamp)
         except IF.Unusable as exc:
             return None, str(exc)
-        cols = self.store.scope_columns(scope)
+        cols = self.store.index.scope_columns(scope)
         if cols.ids != derived.ids:
             return None, f"its {len(derived.ids)} rows are not DuckDB's {len(cols.ids)}"
         snap = ScopeSnapshot.of(
@@ -265,7 +269,7 @@ class Memory(WritePath):
                     token = IF.new_token()
                     stamp = IF.Stamp(scope, token, idx.generation, self.embedder.name, self.embedder.dim)
                     folder = IF.write(self.index_dir, stamp, idx.export())
-                    self.store.record_index_file(scope, token, idx.generation)
+                    self.store.index.record_index_file(scope, token, idx.generation)
                     IF.remove_others(self.index_dir, scope, keep=token)
                 except Exception as exc:  # disk full, permissions: the index is only a cache
                     log.warning("could not persist the index of scope %s: %s", scope, exc)
@@ -477,10 +481,10 @@ class Memory(WritePath):
             # the nearest few inactive rows only: archived ones (faded, not retired) are skipped,
             # and a scope may hold thousands of them
             for row in rows[np.argsort(-sims, kind="stable")][: 10 * k].tolist():
-                item = self.store.item(scope, idx.ids[row])
+                item = self.store.items.item(scope, idx.ids[row])
                 if item is None or not item.get("superseded_by"):
                     continue  # archived (faded), not retired
-                by = self.store.item(scope, item["superseded_by"])
+                by = self.store.items.item(scope, item["superseded_by"])
                 until = item.get("valid_until")
                 out.append(
                     {
@@ -516,7 +520,9 @@ class Memory(WritePath):
         if not self._touches:
             return
         ids = list(self._touches)
-        self.store.touch(ids, [self._touches[i][0] for i in ids], [self._touches[i][1] for i in ids])
+        self.store.lifecycle.touch(
+            ids, [self._touches[i][0] for i in ids], [self._touches[i][1] for i in ids]
+        )
         self._touches.clear()
 
     # ---- forgetting ------------------------------------------------------------------------
@@ -572,6 +578,7 @@ class Memory(WritePath):
                 embedder=self.embedder.name,
                 clock=self.clock,
                 reextract=lambda kept: self._memorize(kept, None, again=True),
+                hooks=self._forget_hooks,
             )
             if not dry_run:
                 self._forget_index_copy(scope)
@@ -583,7 +590,7 @@ class Memory(WritePath):
         The next persist (after READY, at close) writes a copy without them."""
         if self.index_dir is None:
             return
-        self.store.forget_index_file(scope)
+        self.store.index.forget_index_file(scope)
         IF.remove_others(self.index_dir, scope, keep=None)
         self._persisted.pop(scope, None)
 
@@ -606,7 +613,7 @@ class Memory(WritePath):
     def known_resources(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
         """Which (scope, resource id) pairs are stored already, or were forgotten."""
         with self._lock:
-            return self.store.existing_resources(keys)
+            return self.store.resources.existing_resources(keys)
 
     def forgotten(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
         """Which (scope, resource id) pairs were forgotten: their tombstone keeps them from being
@@ -615,18 +622,22 @@ class Memory(WritePath):
         for scope, rid in keys:
             by_scope.setdefault(scope, []).append(rid)
         with self._lock:
-            return {(s, rid) for s, ids in by_scope.items() for rid in self.store.forgotten_among(s, ids)}
+            return {
+                (s, rid)
+                for s, ids in by_scope.items()
+                for rid in self.store.resources.forgotten_among(s, ids)
+            }
 
     def known_aliases(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
         """Which (scope, id) pairs a stored resource is also known by (its meta `aka`): the same
         event that arrived another way (a GitHub webhook delivery and a poll of it)."""
         with self._lock:
-            return self.store.aliased_resources(keys)
+            return self.store.resources.aliased_resources(keys)
 
     def get_item(self, scope: str, item_id: str) -> dict[str, Any] | None:
         with self._lock:
             self.flush_touches()
-            return self.store.item(scope, item_id)
+            return self.store.items.item(scope, item_id)
 
     def items(self, scope: str, limit: int = 200, state: str = "all") -> list[dict[str, Any]]:
         """A scope's items with their sources' ids, for the inspector (read-only); `state`
@@ -635,58 +646,57 @@ class Memory(WritePath):
             raise InvalidInput(f"state must be all, active or retired, not {state!r}")
         with self._lock:
             self.flush_touches()
-            return self.store.list_items(scope, limit, state)
+            return self.store.items.list_items(scope, limit, state)
 
     def resources(self, scope: str, ids: Sequence[str]) -> list[ResourceIn]:
         """The stored resources (turns, deliveries) with these ids, for the inspector (read-only)."""
         with self._lock:
-            return self.store.resources(scope, ids)
+            return self.store.resources.read(scope, ids)
 
     def profile_items(self, scope: str) -> list[dict[str, Any]]:
         """Core-tier preferences and profile facts of a scope (what the profile file shows)."""
         with self._lock:
-            return self.store.profile_items(scope)
+            return self.store.lifecycle.profile_items(scope)
 
     def ops(self, scope: str, after_seq: int = 0) -> list[dict[str, Any]]:
         """The memory-op log of a scope: created, merged, superseded, archived, ..."""
         with self._lock:
-            return self.store.ops(scope, after_seq)
+            return self.store.items.ops(scope, after_seq)
 
     def recent_ops(self, scope: str, limit: int = 100) -> list[dict[str, Any]]:
         """The newest memory ops of a scope, newest first (for the inspector)."""
         with self._lock:
-            return self.store.recent_ops(scope, limit)
+            return self.store.items.recent_ops(scope, limit)
 
     def get_category(self, scope: str, name: str) -> dict[str, Any] | None:
         with self._lock:
-            return self.store.category(scope, name)
+            return self.store.lifecycle.category(scope, name)
 
-    # ---- e-mail threads (daemon/memory/emailthreads.py) -----------------------------------
+    # ---- e-mail threads (daemon/state/email_threads.py) -----------------------------------
 
     def record_email(self, message: EmailMessage) -> ThreadState | None:
         """Add one stored message to its thread's state (idempotent); returns the thread's state,
         None when the message's resource is not stored (it was forgotten)."""
-        return EmailThreads(self.store, self._lock).record(message)
+        return self.email.record(message)
 
     def email_threads(self, scope: str) -> list[ThreadState]:
         """The scope's e-mail threads, most recent first: who waits on the person, on whom the
         person waits, what the person promised (the rules are on `ThreadState`)."""
         if not scope:
             raise ScopeRequired("email_threads needs a scope")
-        return EmailThreads(self.store, self._lock).of_scope(scope)
+        return self.email.of_scope(scope)
 
     def email_thread(self, scope: str, thread: str) -> ThreadState | None:
         """One thread's state, or None when no message of it was seen."""
-        return EmailThreads(self.store, self._lock).get(scope, thread)
+        return self.email.get(scope, thread)
 
     def email_messages(self, scope: str, thread: str) -> list[EmailMessage]:
         """What each message of a thread said about it, in Date order."""
-        with self._lock:
-            return self.store.email_messages(scope, thread)
+        return self.email.messages(scope, thread)
 
     def reply_hours(self, scope: str, sender: str, before: datetime) -> list[float]:
         """How many hours the person took to answer each earlier message of `sender` to them."""
-        return EmailThreads(self.store, self._lock).reply_hours(scope, sender, before)
+        return self.email.reply_hours(scope, sender, before)
 
     # ---- corrections (daemon/memory/write/correction.py) ----------------------------------------
 
@@ -706,7 +716,7 @@ class Memory(WritePath):
             with self._lock:
                 new_id = C.holder(self.store, scope, resource.id, item_id)
                 # the update model may have retired it already, in favour of the same statement
-                if not (self.store.item(scope, item_id) or {}).get("superseded_by"):
+                if not (self.store.items.item(scope, item_id) or {}).get("superseded_by"):
                     before = self.store.generation(scope)
                     C.supersede(self.store, scope, old, new_id, now)
                     after = self.store.generation(scope)
@@ -715,20 +725,12 @@ class Memory(WritePath):
         return new_id
 
     # ---- predict → act: what the predictors read and the suggestion outbox ----------------
-    # (the logic lives in daemon/predict/ and daemon/memory/suggestions.py; these delegate)
-
-    @property
-    def suggestions(self) -> Suggestions:
-        """The suggestion outbox and verdict counts, on this memory's connection and lock."""
-        outbox = self.__dict__.get("_suggestions")
-        if outbox is None:
-            outbox = self.__dict__["_suggestions"] = Suggestions(self.store, self._lock)
-        return outbox
+    # (the logic lives in daemon/predict/ and daemon/state/suggestions.py; these delegate)
 
     def due_items(self, scope: str, lo: datetime, hi: datetime) -> list[dict[str, Any]]:
         """Active items of `scope` due in [lo, hi): the events predictors remind of."""
         with self._lock:
-            return self.store.due_items(scope, lo, hi)
+            return self.store.items.due_items(scope, lo, hi)
 
     def reinforce_items(self, scope: str, item_ids: Sequence[str], at: datetime) -> int:
         """Count an access for each item (an accepted suggestion's evidence); returns how many exist."""
@@ -736,9 +738,9 @@ class Memory(WritePath):
             before = self.store.generation(scope)
             with self.store.transaction():
                 self._flush_touches_unlocked()
-                known = [i for i in item_ids if self.store.item(scope, i) is not None]
+                known = [i for i in item_ids if self.store.items.item(scope, i) is not None]
                 if known:
-                    self.store.touch(known, [1] * len(known), [at] * len(known))
+                    self.store.lifecycle.touch(known, [1] * len(known), [at] * len(known))
                     self.store.bump_generation([scope])
             if known:
                 after = self.store.generation(scope)
@@ -748,4 +750,4 @@ class Memory(WritePath):
     def user_turns(self, scope: str, since: datetime, until: datetime) -> list[dict[str, Any]]:
         """The person's own turns of `scope` in [since, until), oldest first (for patterns)."""
         with self._lock:
-            return self.store.user_turns(scope, since, until)
+            return self.store.resources.user_turns(scope, since, until)

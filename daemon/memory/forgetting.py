@@ -6,25 +6,33 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import Protocol
 
 import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import lifecycle as L
-from daemon.memory.emailthreads import forget_messages
 from daemon.memory.embed import content_hash
 from daemon.memory.read.bm25 import term_counts, tokenize
 from daemon.memory.read.scope import CONTEXT, ScopeIndex, follow
 from daemon.memory.store import Store
 from daemon.memory.types import CATEGORIES, TIERS, Clock, ResourceIn
-from daemon.memory.workflowruns import forget_runs
-from daemon.memory.workitems import forget_deliveries
 from daemon.memory.write.extract import context_line
 
 # The functions below work on the Memory's store and indexes; `Memory` takes its locks and
 # flushes buffered accesses first, so they run as the one writer and see current counts.
 
 log = logging.getLogger(__name__)
+
+
+class ForgetHook(Protocol):
+    """What else was learnt from a scope's resources (trigger state: daemon/state/), forgotten
+    with them: the memory does not know these tables, it calls their owners' hooks."""
+
+    def forget(self, scope: str, resource_ids: Sequence[str] | None) -> dict[str, int]:
+        """Drop what the forgotten resources taught (None: the whole scope was forgotten);
+        returns rows deleted per table. Called as the one writer, holding the memory's locks."""
+        ...
 
 
 def _quotes(line: str, turn: str) -> bool:
@@ -59,7 +67,7 @@ def consolidate_scope(
     The scope's in-memory index, if built, is patched in step (archived rows inactive, pinned
     rows evergreen; tiers are not in it) rather than rebuilt from DuckDB.
     """
-    rows = store.lifecycle_rows(scope)
+    rows = store.lifecycle.lifecycle_rows(scope)
     live = ~rows["archived"].astype(bool) if len(rows["id"]) else np.zeros(0, bool)
     ids = [str(x) for x in rows["id"][live]]
     report = {"active_before": len(ids), "promoted": 0, "demoted": 0, "archived": 0, "evergreen": 0}
@@ -97,10 +105,10 @@ def consolidate_scope(
         if tiers or archive or pinned:
             before = store.generation(scope)
             with store.transaction():
-                store.set_lifecycle(scope, tiers, archive, pinned, now)
-                store.log_ops(ops, now)
+                store.lifecycle.set_lifecycle(scope, tiers, archive, pinned, now)
+                store.items.log_ops(ops, now)
                 store.bump_generation([scope])
-                store.refresh_categories(scope, sorted({str(c) for c in cats}), now)
+                store.lifecycle.refresh_categories(scope, sorted({str(c) for c in cats}), now)
 
             def change(idx: ScopeIndex) -> None:
                 idx.deactivate(archive)
@@ -120,11 +128,11 @@ def restore(store: Store, indexes: dict[str, ScopeIndex], scope: str, item_id: s
     """
     before = store.generation(scope)
     with store.transaction():
-        item = store.item(scope, item_id)
-        was = store.restore(scope, item_id, now)
+        item = store.items.item(scope, item_id)
+        was = store.lifecycle.restore(scope, item_id, now)
         if was is not None:
             by = item.get("superseded_by") if item else None
-            store.log_ops([(scope, "restored", item_id, by)], now)
+            store.items.log_ops([(scope, "restored", item_id, by)], now)
             store.bump_generation([scope])
     if was is not None:
         follow(
@@ -156,6 +164,7 @@ def forget(
     embedder: str,
     clock: Clock,
     reextract: Callable[[list[ResourceIn]], object],
+    hooks: Sequence[ForgetHook] = (),
 ) -> dict[str, int]:
     """Delete what the target covers (see `Memory.forget`); returns rows deleted per table.
 
@@ -165,26 +174,26 @@ def forget(
     items: list[str] = []
     resources: list[str] = []
     if everything:
-        items = [t[0] for t in store.item_texts(scope)]
-        resources = [r[0] for r in store.resource_texts(scope)]
+        items = [t[0] for t in store.items.item_texts(scope)]
+        resources = [r[0] for r in store.resources.resource_texts(scope)]
     elif query is not None:
         terms = set(tokenize(query))
         if not terms:
             raise InvalidInput(f"forget: the query {query!r} has no searchable words")
-        items = [i for i, text, _ in store.item_texts(scope) if terms <= set(tokenize(text))]
-        resources = [r[0] for r in store.resource_texts(scope) if terms <= set(tokenize(r[3]))]
+        items = [i for i, text, _ in store.items.item_texts(scope) if terms <= set(tokenize(text))]
+        resources = [r[0] for r in store.resources.resource_texts(scope) if terms <= set(tokenize(r[3]))]
     else:
-        known = {t[0] for t in store.item_texts(scope)}
+        known = {t[0] for t in store.items.item_texts(scope)}
         missing = sorted(set(item_ids) - known)
         if missing:
             raise InvalidInput(f"forget: no item {', '.join(missing)} in scope {scope!r}")
         items = list(item_ids)
-    items, resources, orphans = store.forget_closure(scope, items, resources)
-    gone = store.resources(scope, resources)
+    items, resources, orphans = store.deletion.forget_closure(scope, items, resources)
+    gone = store.resources.read(scope, resources)
     quoted = [context_line(r) for r in gone]
     sessions = sorted({r.session for r in gone if r.session})
     contexts = []
-    for item_id, ctx in store.contexts_mentioning(scope, sessions, items):
+    for item_id, ctx in store.items.contexts_mentioning(scope, sessions, items):
         lines = ctx.split("\n")
         kept = [ln for ln in lines if not any(_quotes(ln, q) for q in quoted)]
         if len(kept) != len(lines):
@@ -198,32 +207,26 @@ def forget(
             "contexts_rewritten": len(contexts),
             "reextracted": len(orphans),
         }
-    hashes = [content_hash(embedder, t) for t in store.item_l0(scope, items)]
-    kept_sources = store.resources(scope, orphans)
-    counts = store.forget(scope, items, resources, hashes, contexts, clock())
+    hashes = [content_hash(embedder, t) for t in store.items.item_l0(scope, items)]
+    kept_sources = store.resources.read(scope, orphans)
+    counts = store.deletion.forget(scope, items, resources, hashes, contexts, clock())
     counts["contexts_rewritten"] = len(contexts)
     if everything:
-        counts["categories"] = store.drop_categories(scope)
-        # the pull request / issue state was learnt from the scope's deliveries: it goes too
-        counts["work_items"] = store.drop_work_items(scope)
-        # so were the e-mail threads (who waits on whom) from its e-mails
-        counts["email_threads"] = store.drop_email_threads(scope)
-        counts["workflow_runs"] = store.drop_workflow_runs(scope)
-        counts["suggestions"] = store.drop_suggestions(scope)
+        counts["categories"] = store.lifecycle.drop_categories(scope)
     else:
-        store.refresh_categories(scope, list(CATEGORIES), clock())
-        # a forgotten e-mail leaves its thread's state too (the thread is derived again without it)
-        counts["email_messages"] = forget_messages(store, scope, resources)
-        # so does a forgotten GitHub delivery its pull request's state, and its workflow run
-        counts["work_item_snapshots"] = forget_deliveries(store, scope, resources)
-        counts["workflow_runs"] = forget_runs(store, scope, resources)
+        store.lifecycle.refresh_categories(scope, list(CATEGORIES), clock())
+    # what was learnt from the forgotten resources goes with them: the pull request / issue
+    # state from GitHub deliveries, e-mail threads (who waits on whom), workflow runs, and for a
+    # whole scope its suggestions (each hook says what it dropped)
+    for hook in hooks:
+        counts.update(hook.forget(scope, None if everything else resources))
     indexes.pop(scope, None)
     if kept_sources:
         # Other resources of a forgotten item stay: extract them again, without the
         # forgotten part (their resource rows are written back unchanged). A handler's draft
         # that cites a forgotten resource (a case citing the failing run), now or before, goes.
         cited = {s for r in kept_sources for d in r.drafts for s in d.source_ids}
-        tombstoned = store.forgotten_among(scope, sorted(cited))
+        tombstoned = store.resources.forgotten_among(scope, sorted(cited))
         reextract(
             [
                 replace(r, drafts=tuple(d for d in r.drafts if not tombstoned & set(d.source_ids)))

@@ -9,9 +9,9 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from daemon.config import Settings
-from daemon.memory import Memory, WorkItem
-from daemon.memory.suggestions import Suggestion
-from daemon.memory.types import ThreadState
+from daemon.memory import Memory
+from daemon.state.suggestions import Suggestion
+from daemon.state.types import ThreadState, WorkItem
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SPEAKER = re.compile(r"^(user|assistant|system|tool):\s*")

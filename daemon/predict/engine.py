@@ -15,13 +15,14 @@ from datetime import datetime
 from typing import Any
 
 from daemon.config import Settings
-from daemon.memory import Memory, ResourceIn, WorkItem
-from daemon.memory.suggestions import WITHDRAWN, Suggestion
-from daemon.memory.types import ItemDraft, ThreadState
+from daemon.memory import Memory, ResourceIn
+from daemon.memory.types import ItemDraft
 from daemon.predict import PREDICTORS, predictor
 from daemon.predict.base import Ctx, Morning, NewItems, NewTurns, ThreadChanged, Trigger, WorkItemChanged
 from daemon.predict.predictors import patterns
 from daemon.predict.timing import allowed_at
+from daemon.state.suggestions import WITHDRAWN, Suggestion
+from daemon.state.types import ThreadState, WorkItem
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from daemon.memory.llm import LLMExtractor, LLMOutputError
-from daemon.memory.suggestions import Suggestion
+from daemon.state.suggestions import Suggestion
 
 MAX_TITLE = 120
 MAX_BODY = 600

@@ -21,11 +21,11 @@ from datetime import datetime, timedelta
 
 from daemon.config import Settings
 from daemon.memory import Clock, Memory
-from daemon.memory.suggestions import DELIVERED, EXPIRED, WITHDRAWN, Suggestion
 from daemon.predict import predictor, verdicts
 from daemon.predict.base import Ctx
 from daemon.predict.gate import gate
 from daemon.predict.timing import allowed_at, in_quiet
+from daemon.state.suggestions import DELIVERED, EXPIRED, WITHDRAWN, Suggestion
 from daemon.subjects import suggestion_subject
 
 log = logging.getLogger(__name__)

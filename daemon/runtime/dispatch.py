@@ -18,8 +18,8 @@ from typing import Any
 
 from daemon.errors import InvalidEvent, InvalidInput
 from daemon.events import decode, event_id_of
-from daemon.memory.ledger import Handled, Ledger
 from daemon.runtime.metrics import Metrics
+from daemon.state.ledger import Handled, Ledger
 from handlers import ROUTES, Route, route_for
 from handlers.deps import Deps
 

@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from daemon.memory.ledger import Ledger
 from daemon.runtime.metrics import Metrics
+from daemon.state.ledger import Ledger
 from daemon.subjects import op_subject
 
 log = logging.getLogger(__name__)

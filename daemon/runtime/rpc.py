@@ -34,10 +34,10 @@ from daemon.errors import InvalidInput, MemubotError
 from daemon.events import MAX_EVENT_BYTES, parse_ts
 from daemon.memory import MAX_QUERY_CHARS, Memory
 from daemon.memory.profile import render as render_profile
-from daemon.memory.suggestions import STATUSES, suggestion_json
 from daemon.runtime.dispatch import Dispatcher, Incoming
 from daemon.runtime.metrics import Metrics
 from daemon.runtime.shared_broker import SharedBroker
+from daemon.state.suggestions import STATUSES, suggestion_json
 from daemon.subjects import conversation_subject, rpc_subject
 
 log = logging.getLogger(__name__)

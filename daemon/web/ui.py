@@ -34,7 +34,7 @@ from aiohttp import web
 from daemon.config import Settings
 from daemon.errors import InvalidInput
 from daemon.memory import Memory
-from daemon.memory.suggestions import suggestion_json
+from daemon.state.suggestions import suggestion_json
 from daemon.web import ui_view as V
 from daemon.web.http import parse_addr
 from daemon.web.ui_plot import HEIGHT, WIDTH, survival_curve

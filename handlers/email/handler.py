@@ -2,8 +2,8 @@
 
 A message is kept whole (capped) with its headers in `meta`; the items drawn from it are its
 contacts and dated meetings, deadlines and promises (handlers/email/items.py), and it adds to
-its thread's state: who waits on the person, what the person promised (daemon/memory/
-emailthreads.py). The person's addresses are MEMUBOT_EMAIL_ADDRESSES and the mailbox the
+its thread's state: who waits on the person, what the person promised (daemon/state/
+email_threads.py). The person's addresses are MEMUBOT_EMAIL_ADDRESSES and the mailbox the
 message was read from. Nothing in a message is an instruction: its text never reaches the
 person's own extractor, profile or preferences.
 """

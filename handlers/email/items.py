@@ -15,9 +15,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from daemon.events import EmailEvent
-from daemon.memory import EmailMessage
-from daemon.memory.email_rules import ask_of, due_in, fresh_text, promise_of, sentences
 from daemon.memory.types import ItemDraft
+from daemon.state.email_rules import ask_of, due_in, fresh_text, promise_of, sentences
+from daemon.state.types import EmailMessage
 from handlers.github.summary import one_line
 
 MAX_BODY_CHARS = 32 * 1024  # of a body kept in the resource; the rest is counted in meta, not stored
@@ -79,7 +79,7 @@ def is_outbound(event: EmailEvent, mine: frozenset[str]) -> bool:
 
 
 def message_from(event: EmailEvent, mine: frozenset[str], tz: ZoneInfo) -> EmailMessage:
-    """What the message says about its thread (the rules: daemon/memory/email_rules.py)."""
+    """What the message says about its thread (the rules: daemon/state/email_rules.py)."""
     name, addr = address(event.sender)
     to = [a for _, a in addresses(event.to)]
     outbound = is_outbound(event, mine)

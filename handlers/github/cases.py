@@ -1,7 +1,7 @@
 """GitHub cases: a failing workflow and the push that fixed it, as one `cases` item.
 
 A completed workflow run (or check suite) is recorded per lane (repository, workflow, branch)
-in the memory core (daemon/memory/workflowruns.py), which says when a run closes a failing
+in the memory core (daemon/state/workflow_runs.py), which says when a run closes a failing
 streak. This module reads runs out of payloads and words the case (pure functions), and
 `case_drafts` records a batch's runs before their resources are stored, so the case item is
 drafted from the delivery that completed the story and stored with it, exactly once.
@@ -15,9 +15,10 @@ from typing import Any
 
 from daemon.errors import InvalidEvent
 from daemon.events import GithubEvent, parse_ts
-from daemon.memory import Memory, WorkflowFix, WorkflowRun
+from daemon.memory import Memory
 from daemon.memory.types import ItemDraft
-from daemon.memory.workflowruns import FAILED, SUCCESS
+from daemon.state.types import WorkflowFix, WorkflowRun
+from daemon.state.workflow_runs import FAILED, SUCCESS
 from handlers.github.summary import one_line
 
 RUN_EVENTS = ("workflow_run", "check_suite")

@@ -2,7 +2,7 @@
 
 A delivery is kept as a one-line summary with its facts in `meta` (handlers/github/summary.py);
 a delivery about a pull request or issue also updates that item's state (handlers/github/state.py,
-daemon/memory/workitems.py). Unknown events and actions get the resource alone: nothing about
+daemon/state/work_items.py). Unknown events and actions get the resource alone: nothing about
 GitHub's vocabulary is a reason to dead-letter a delivery.
 """
 
@@ -18,9 +18,10 @@ from typing import Any
 from daemon.events import GithubEvent
 from daemon.github.enrich import line_for
 from daemon.github.ids import PREFIX, resource_id
-from daemon.memory import ResourceIn, WorkItem
+from daemon.memory import ResourceIn
 from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
+from daemon.state.types import WorkItem
 from handlers.deps import Deps
 from handlers.github.cases import case_drafts
 from handlers.github.items import drafts_for

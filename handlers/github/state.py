@@ -7,7 +7,7 @@ from typing import Any
 
 from daemon.errors import InvalidEvent
 from daemon.events import GithubEvent, parse_ts
-from daemon.memory import WorkItem
+from daemon.state.types import WorkItem
 from handlers.github.summary import one_line, subject_of
 
 # issues that leave the repository are no longer open there

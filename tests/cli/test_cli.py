@@ -14,7 +14,7 @@ import pytest
 
 from daemon.cli.main import main
 from daemon.memory import Store
-from daemon.memory.ledger import Ledger
+from daemon.state.ledger import Ledger
 
 TURNS = [
     {
@@ -219,7 +219,7 @@ def test_import_streams_in_chunks(
     from daemon.memory import Store
 
     store = Store(db, read_only=True)
-    contexts = {i: c for i, _, c in store.item_texts("caro")}
+    contexts = {i: c for i, _, c in store.items.item_texts("caro")}
     store.close()
     assert sum("number 1" in c and "number 2" in c for c in contexts.values()) == 2
 

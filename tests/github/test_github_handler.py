@@ -14,6 +14,7 @@ from daemon.errors import InvalidEvent
 from daemon.events import GithubEvent, github_from_dict
 from daemon.memory import Memory
 from daemon.memory.store import Store
+from daemon.state.tables.work_items import WorkItemTable
 from handlers import github
 from handlers.deps import Deps
 from tests.conftest import FakeClock
@@ -119,7 +120,7 @@ def test_the_event_parser_names_the_bad_field() -> None:
 def test_the_work_item_table_is_a_migration(tmp_path: Path) -> None:
     store = Store(tmp_path / "m.duckdb")
     try:
-        assert store.schema_version() >= 4 and store.work_items("alice") == []
+        assert store.schema_version() >= 4 and WorkItemTable(store).work_items("alice") == []
     finally:
         store.close()
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from daemon.client import Client
 from daemon.config import load_settings
+from daemon.state.tables.email import EmailTable
 from tests.daemon_harness import daemon_env, running, wait_for
 from tests.gmail.test_gmail import credentials
 from tests.gmail_fake import serve_fake
@@ -47,7 +48,7 @@ async def test_a_pulled_notification_ends_as_stored_emails_and_thread_state(
 
     store = Store(settings.db_path, read_only=True)
     try:
-        threads = {t.thread: t for t in store.email_threads("alice")}
+        threads = {t.thread: t for t in EmailTable(store).email_threads("alice")}
         cursor = store.con.execute(
             "SELECT position FROM cursors WHERE name = 'gmail:alice@example.com'"
         ).fetchone()

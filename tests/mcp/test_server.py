@@ -218,7 +218,7 @@ async def test_without_a_daemon_every_tool_says_so(tmp_path: Path, nats_url: str
 
 async def test_feedback_reaches_the_daemon_once(tmp_path: Path, nats_url: str, embedder: Any) -> None:
     from daemon.memory import Memory, MemoryParams
-    from daemon.memory.suggestions import Suggestion
+    from daemon.state.suggestions import Suggestion
 
     settings = load_settings(env_for(tmp_path, nats_url))
     settings.state_dir.mkdir(parents=True, exist_ok=True)

@@ -48,13 +48,13 @@ def test_postings_match_the_items_after_updates(memory: Memory) -> None:
     memory.memorize([turn(f"q{i}", f"我在超市买了{i}个苹果和香蕉", session="s2") for i in range(3)])
     # 1. the postings table equals a re-tokenisation of every item's two fields
     expected: dict[tuple[str, str, int], int] = {}
-    for item_id, own, context in memory.store.item_texts("alice"):
+    for item_id, own, context in memory.store.items.item_texts("alice"):
         for field, text in ((0, own), (1, context)):
             for term, tf in term_counts(text)[0].items():
                 expected[(term, item_id, field)] = tf
-    stored = {(t, i, f): tf for t, i, f, tf in memory.store.item_postings("alice")}
+    stored = {(t, i, f): tf for t, i, f, tf in memory.store.index.item_postings("alice")}
     assert stored == expected
-    contexts = {i: c for i, _, c in memory.store.item_texts("alice")}
+    contexts = {i: c for i, _, c in memory.store.items.item_texts("alice")}
     assert any("pears and plums" in c and "apples" in c for c in contexts.values())
     # 2. the incrementally updated in-memory index scores like one rebuilt from DuckDB
     live = memory.scope_index("alice")

@@ -132,7 +132,7 @@ def test_export_of_a_patched_index_is_the_duckdb_snapshot(db_path: Path, embedde
         _fill(memory, TURNS[:6])
         fresh = memory.scope_index("alice")  # built now, patched by every write below
         got = fresh.export()  # as built: taken from the bulk arrays without a re-sort
-        snap = memory.store.snapshot("alice")
+        snap = memory.store.index.snapshot("alice")
         _same_field(got.own, snap.own)
         _same_field(got.context, snap.context)
         _same_field(got.sessions_index, snap.sessions_index)
@@ -143,7 +143,7 @@ def test_export_of_a_patched_index_is_the_duckdb_snapshot(db_path: Path, embedde
         patched = memory.scope_index("alice")
         assert patched.ids != sorted(patched.ids)  # appended rows are not in id order
         got = patched.export()
-        snap = memory.store.snapshot("alice")
+        snap = memory.store.index.snapshot("alice")
     assert got.ids == snap.ids and got.l0 == snap.l0 and got.source_ids == snap.source_ids
     assert np.array_equal(got.vectors, snap.vectors)
     _same_field(got.own, snap.own)
@@ -345,7 +345,7 @@ def test_forgetting_deletes_the_persisted_copy_at_once(
         deleted = memory.forget("alice", query="penicillin")
         assert deleted["items"] >= 1
         assert not _files_holding(index_dir, b"penicillin")  # gone before any close
-        assert memory.store.index_file("alice") is None
+        assert memory.store.index.index_file("alice") is None
         memory.scope_index("alice")  # the scope's index as it is after the forget
         assert memory.persist_indexes() == 1  # a fresh copy, without the forgotten words
         assert not _files_holding(index_dir, b"penicillin")
@@ -363,7 +363,7 @@ def test_a_dry_run_forget_keeps_the_persisted_copy(
         _fill(memory, TURNS)
         memory.warm()
         memory.persist_indexes()
-        token = memory.store.index_file("alice")
+        token = memory.store.index.index_file("alice")
         memory.forget("alice", query="penicillin", dry_run=True)
-        assert memory.store.index_file("alice") == token
+        assert memory.store.index.index_file("alice") == token
         assert _files_holding(index_dir, b"penicillin")

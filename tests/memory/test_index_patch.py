@@ -146,7 +146,7 @@ def test_a_rebuild_keeps_items_without_session_or_speaker_apart(rule_memory: Mem
             turn("n3", "The boiler was serviced in March.", session=None, at=T0 + timedelta(minutes=2)),
         ]
     )
-    snap = memory.store.snapshot("alice")
+    snap = memory.store.index.snapshot("alice")
     assert sorted(snap.sessions, key=str) == [None, None, "g1"]
     assert "--" not in snap.speakers  # a turn without a speaker is said by its role
     rebuilt = ScopeIndex.build(snap, "alice", memory.embedder.dim, memory.params.bm25, memory.params.ivf)

@@ -171,10 +171,10 @@ def test_forget_leaves_no_trace(memory: Memory, embedder: object) -> None:
     from daemon.memory.read.bm25 import term_counts
 
     expected = set()
-    for item_id, search, ctx in memory.store.item_texts("alice"):
+    for item_id, search, ctx in memory.store.items.item_texts("alice"):
         expected |= {(t, item_id, 0, c) for t, c in term_counts(search)[0].items()}
         expected |= {(t, item_id, 1, c) for t, c in term_counts(ctx)[0].items()}
-    assert set(memory.store.item_postings("alice")) == expected
+    assert set(memory.store.index.item_postings("alice")) == expected
 
 
 def test_forget_by_query_and_everything(memory: Memory) -> None:

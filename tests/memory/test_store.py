@@ -49,7 +49,7 @@ def test_reads_without_scope_are_errors(memory: Memory) -> None:
     with pytest.raises(ScopeRequired):
         memory.recall("anything", "")
     with pytest.raises(ScopeRequired):
-        memory.store.snapshot("")
+        memory.store.index.snapshot("")
     with pytest.raises(ScopeRequired):
         memory.memorize([turn("x", "I live in Berlin and work as a nurse.", scope="")])
 
@@ -152,10 +152,10 @@ def test_slot_families_are_the_slot_items_of_every_speaker(memory: Memory) -> No
         ]
     )
     store = memory.store
-    families = store.slot_families("alice", ["preferences", "profile", "entities"])
+    families = store.items.slot_families("alice", ["preferences", "profile", "entities"])
     assert families  # something to compare
     for (category, speaker), rows in families.items():
-        assert rows == store.slot_items("alice", category, speaker)
+        assert rows == store.items.slot_items("alice", category, speaker)
     for category in ("preferences", "profile", "entities"):
         for speaker in ("Alice", "Bob", ""):
-            assert families.get((category, speaker), []) == store.slot_items("alice", category, speaker)
+            assert families.get((category, speaker), []) == store.items.slot_items("alice", category, speaker)

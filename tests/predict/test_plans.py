@@ -10,11 +10,11 @@ import pytest
 
 from daemon.config import Settings
 from daemon.memory import Memory
-from daemon.memory.email_rules import asks
 from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import own_plan, why_not
+from daemon.state.email_rules import asks
 from tests.conftest import FakeClock
 from tests.predict.conftest import BERLIN, Bus, at, say
 

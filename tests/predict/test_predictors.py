@@ -7,12 +7,13 @@ from datetime import datetime
 import pytest
 
 from daemon.config import Settings
-from daemon.memory import Memory, WorkItem
+from daemon.memory import Memory
 from daemon.predict import PREDICTORS, engine
 from daemon.predict.base import Ctx, plain
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.predictors.conflict import end_of
 from daemon.predict.predictors.promise import is_done, is_promise
+from daemon.state.types import WorkItem
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, at, say
 

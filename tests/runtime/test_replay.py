@@ -13,6 +13,7 @@ import pytest
 from daemon.config import load_settings
 from daemon.errors import InvalidInput
 from daemon.runtime.replay import load_scenario, replay, scenario_settings, timeline
+from daemon.state.tables.work_items import WorkItemTable
 
 
 def scenario(tmp_path: Path, **over: Any) -> Path:
@@ -150,7 +151,7 @@ async def test_github_scenarios_replay_without_dead_letters(
     assert "github_login" not in summary["ignored_config"]  # it is MEMUBOT_GITHUB_LOGIN now
     store = Store(tmp_path / "s" / "memubot.duckdb", read_only=True)
     try:
-        [item] = store.work_items("alice")
+        [item] = WorkItemTable(store).work_items("alice")
         texts = [
             r[0] for r in store.con.execute("SELECT text FROM resources WHERE kind = 'github'").fetchall()
         ]

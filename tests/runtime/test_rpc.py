@@ -220,7 +220,7 @@ async def test_profile_returns_category_summaries_and_the_profile_block(rpc: NAT
 async def test_suggestions_lists_a_scopes_suggestions_newest_first(rpc: NATS, memory: Memory) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from daemon.memory.suggestions import DELIVERED, Suggestion
+    from daemon.state.suggestions import DELIVERED, Suggestion
 
     t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     made = [

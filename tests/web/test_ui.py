@@ -291,7 +291,7 @@ async def test_a_retired_item_says_what_retired_it_and_is_restored_by_a_post(
 async def test_the_suggestions_timeline_shows_what_became_of_each(memory: Memory, tmp_path: Path) -> None:
     from datetime import timedelta
 
-    from daemon.memory.suggestions import WITHDRAWN, Suggestion
+    from daemon.state.suggestions import WITHDRAWN, Suggestion
 
     t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     said = [

@@ -1,15 +1,19 @@
-"""The DuckDB store: schema, forward migrations and the `Store` that runs memubot's SQL.
+"""The DuckDB store: schema, forward migrations and the `Store` that runs the memory's SQL.
 
 One writer (the process that opened the file) owns the connection. Every row carries a scope and
 every read takes one: a missing scope raises ScopeRequired instead of meaning "all users".
 Bulk writes go through `INSERT ... SELECT unnest(?)` because DuckDB's executemany runs row by row
 (a few hundred rows a second here), which would make storage, not embedding, the slow step.
 
-`Store` is composed of one mixin per concern, so that each module stays readable:
-store_core (the connection, transactions, generations), store_resources, store_items
-(items, provenance, dedup updates, the op log), store_index (postings, vectors, the embedding
-cache, snapshots), store_lifecycle (tiers, archive, restore, categories) and store_forget
-(deletion), store_workitems, store_workflowruns and store_email (trigger state). The ledger's SQL lives in ledger.py. Nothing outside these modules runs SQL.
+`Store` is the database (store/core.py: the connection, transactions, generations) composed with
+one repository per concern, each a `Table` that takes the database: `resources`
+(store/resources.py), `index` (postings, vectors, the embedding cache, snapshots: store/index.py),
+`items` (items, provenance, dedup reads and updates, the op log: store/items.py), `lifecycle`
+(tiers, archive, restore, categories: store/lifecycle.py) and `deletion` (forgetting for real:
+store/forget.py). Trigger state (the ledger, the suggestion outbox, work items, workflow runs,
+e-mail threads) lives in the same file and shares this connection, but its repositories are
+daemon/state/tables/ and the state objects compose them; the schema of the whole file is here.
+Nothing outside these modules runs SQL.
 """
 
 from __future__ import annotations
@@ -21,16 +25,12 @@ from typing import Any
 import duckdb
 
 from daemon.errors import StoreError
-from daemon.memory.store.core import _utc
-from daemon.memory.store.email import StoreEmail
-from daemon.memory.store.forget import StoreForget
-from daemon.memory.store.index import FieldPostings, ScopeColumns, ScopeSnapshot, StoreIndex, group_postings
-from daemon.memory.store.items import ItemRow, StoreItems
-from daemon.memory.store.lifecycle import CATEGORY_TOP, StoreLifecycle
-from daemon.memory.store.resources import StoreResources
-from daemon.memory.store.suggestions import StoreSuggestions
-from daemon.memory.store.workflowruns import StoreWorkflowRuns
-from daemon.memory.store.workitems import StoreWorkItems
+from daemon.memory.store.core import Database, _utc
+from daemon.memory.store.forget import DeletionTable
+from daemon.memory.store.index import FieldPostings, IndexTable, ScopeColumns, ScopeSnapshot, group_postings
+from daemon.memory.store.items import ItemRow, ItemTable
+from daemon.memory.store.lifecycle import CATEGORY_TOP, LifecycleTable
+from daemon.memory.store.resources import ResourceTable
 
 # What `from daemon.memory.store import ...` has always offered (ledger.py takes _utc from here).
 __all__ = [
@@ -207,7 +207,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (
         4,
         [
-            # the state of the person's pull requests and issues (daemon/memory/workitems.py):
+            # the state of the person's pull requests and issues (daemon/state/work_items.py):
             # a snapshot from the newest delivery (payload updated_at), for the predictors
             """CREATE TABLE work_items (
                 scope TEXT NOT NULL,
@@ -229,7 +229,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (
         5,
         [
-            # e-mail threads (daemon/memory/emailthreads.py): what each message says about its
+            # e-mail threads (daemon/state/email_threads.py): what each message says about its
             # thread, and the thread state derived from all of them in Date order
             """CREATE TABLE email_messages (
                 scope TEXT NOT NULL,
@@ -272,7 +272,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (
         6,
         [
-            # the suggestion outbox (daemon/memory/suggestions.py): one row per suggestion a
+            # the suggestion outbox (daemon/state/suggestions.py): one row per suggestion a
             # predictor proposed, unique per (scope, dedup_key) so that nothing is said twice,
             # with when it may go out, when it stops making sense, and what became of it
             """CREATE TABLE suggestions (
@@ -317,7 +317,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "DROP INDEX resources_scope_session",
             "ALTER TABLE resources ADD COLUMN drafts JSON",
             "CREATE INDEX resources_scope_session ON resources (scope, session)",
-            # each delivery's snapshot of its pull request / issue (daemon/memory/workitems.py),
+            # each delivery's snapshot of its pull request / issue (daemon/state/work_items.py),
             # so that forgetting one delivery derives the work item again from the others
             "CREATE SEQUENCE work_item_snapshot_seq START 1",
             """CREATE TABLE work_item_snapshots (
@@ -345,7 +345,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 SELECT scope, last_event, repo, number, kind, state, title, updated_at, url, author,
                 requested, assignees, person_acted_at, TRUE FROM work_items WHERE last_event IS NOT NULL""",
             # completed workflow runs and check suites per lane (repository, workflow, branch):
-            # a success right after a failure is a case (daemon/memory/workflowruns.py);
+            # a success right after a failure is a case (daemon/state/workflow_runs.py);
             # `case_in` names the delivery whose resource carries the case this run fixed
             """CREATE TABLE workflow_runs (
                 scope TEXT NOT NULL,
@@ -370,18 +370,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
-class Store(
-    StoreForget,
-    StoreItems,
-    StoreIndex,
-    StoreLifecycle,
-    StoreResources,
-    StoreWorkItems,
-    StoreWorkflowRuns,
-    StoreEmail,
-    StoreSuggestions,
-):
-    """The one DuckDB connection and every statement memubot runs against it."""
+class Store(Database):
+    """The memory's DuckDB file: the connection, the schema, and the memory's repositories."""
 
     def __init__(self, path: str | Path, *, read_only: bool = False, memory_limit: str = "512MB") -> None:
         super().__init__(path, read_only=read_only, memory_limit=memory_limit)
@@ -389,6 +379,11 @@ class Store(
             self.migrate()
         else:
             self._check_version()
+        self.resources = ResourceTable(self)
+        self.index = IndexTable(self)
+        self.items = ItemTable(self, self.index)
+        self.lifecycle = LifecycleTable(self)
+        self.deletion = DeletionTable(self, self.index, self.items)
 
     # ---- schema ---------------------------------------------------------------------------
 

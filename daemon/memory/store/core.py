@@ -1,4 +1,5 @@
-"""The store's connection: one DuckDB handle, its transactions and the scopes' generations."""
+"""The database: one DuckDB handle, its transactions and the scopes' generations; and `Table`,
+the base of every repository that runs its statements on that handle."""
 
 from __future__ import annotations
 
@@ -31,11 +32,13 @@ def _offset_minutes(ts: datetime) -> int:
     return int(off.total_seconds() // 60) if off is not None else 0
 
 
-class StoreBase:
-    """The one DuckDB connection that every part of the store runs its statements on.
+class Database:
+    """The one DuckDB connection that every repository runs its statements on.
 
-    The store is composed of mixins (store_*.py), one per concern; they share this handle,
-    the transaction helper and the per-scope generation that tells the indexes to rebuild.
+    Repositories (`Table` subclasses: the memory's in this package, trigger state's in
+    daemon/state/tables/) are composed around it, not mixed into it: each takes the database and
+    shares its handle, its transactions and the per-scope generation that tells the indexes to
+    rebuild.
     """
 
     def __init__(self, path: str | Path, *, read_only: bool = False, memory_limit: str = "512MB") -> None:
@@ -91,3 +94,18 @@ class StoreBase:
             "SELECT generation FROM scope_state WHERE scope = ?", [_require(scope)]
         ).fetchone()
         return int(row[0]) if row else 0
+
+
+class Table:
+    """A repository: the statements of one group of tables, on the database's one connection.
+
+    It holds the database rather than the raw handle so that a repository's transaction and
+    generation bump are the database's own (one writer, one transaction at a time).
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        return self.db.con

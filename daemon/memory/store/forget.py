@@ -6,12 +6,22 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from daemon.memory.store.core import _require, _utc
-from daemon.memory.store.items import StoreItems
+from daemon.memory.store.core import Database, Table, _require, _utc
+from daemon.memory.store.index import IndexTable
+from daemon.memory.store.items import ItemTable
 
 
-class StoreForget(StoreItems):
-    """The privacy path: rows, postings, vectors and cached vectors go, tombstones stay."""
+class DeletionTable(Table):
+    """The privacy path: rows, postings, vectors and cached vectors go, tombstones stay.
+
+    Deletion reaches across the memory's tables (items, resources, postings, vectors, the op log
+    and the ledger's tombstones) in one transaction, so it takes the repositories it writes through.
+    """
+
+    def __init__(self, db: Database, index: IndexTable, items: ItemTable) -> None:
+        super().__init__(db)
+        self.index = index
+        self.items = items
 
     def forget_closure(
         self, scope: str, item_ids: Sequence[str], resource_ids: Sequence[str]
@@ -72,7 +82,7 @@ class StoreForget(StoreItems):
             ).fetchone()
             counts[table] = int(row[0]) if row and row[0] is not None else 0
 
-        with self.transaction():
+        with self.db.transaction():
             linked = self.con.execute(
                 "SELECT DISTINCT embed_hash FROM item_sources WHERE scope = ? AND embed_hash IS NOT NULL"
                 " AND (item_id IN (SELECT unnest(?)) OR resource_id IN (SELECT unnest(?)))",
@@ -87,7 +97,7 @@ class StoreForget(StoreItems):
                     "UPDATE items SET context_text = ?, ctx_len = ? WHERE scope = ? AND id = ?",
                     [text, length, scope, item_id],
                 )
-                self._add_postings(postings)
+                self.index.add_postings(postings)
             self.con.execute(
                 "UPDATE items SET superseded_by = NULL, valid_until = NULL WHERE scope = ?"
                 " AND superseded_by IN (SELECT unnest(?))",
@@ -126,8 +136,8 @@ class StoreForget(StoreItems):
                 " ON CONFLICT (event_id) DO NOTHING",
                 [scope, _utc(forgotten_at), tombs],
             )
-            self.log_ops([(scope, "forgotten", i, None) for i in items if i], forgotten_at)
+            self.items.log_ops([(scope, "forgotten", i, None) for i in items if i], forgotten_at)
             if cache_hashes:
                 delete("embed_cache", f"hash IN ({q})", [list(cache_hashes)])
-            self.bump_generation([scope])
+            self.db.bump_generation([scope])
         return counts

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from daemon.errors import StoreError
-from daemon.memory.store.core import StoreBase, _require
+from daemon.memory.store.core import Table, _require
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,10 +226,10 @@ def group_postings(
     return own, context, per_session
 
 
-class StoreIndex(StoreBase):
+class IndexTable(Table):
     """Postings and vectors, written beside items and read back as a scope's snapshot."""
 
-    def _add_postings(self, postings: Sequence[tuple[str, str, str, int, int]]) -> None:
+    def add_postings(self, postings: Sequence[tuple[str, str, str, int, int]]) -> None:
         """Append (scope, term, item_id, field, tf) rows."""
         if not postings:
             return
@@ -247,11 +247,11 @@ class StoreIndex(StoreBase):
         finally:
             self.con.unregister("_postings_in")
 
-    def _insert_vectors(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
-        if self.dim is None:
+    def insert_vectors(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
+        if self.db.dim is None:
             raise StoreError("vector tables are not set up: call ensure_vectors() first")
-        if vectors.shape != (len(ids), self.dim):
-            raise StoreError(f"vector shape {vectors.shape} does not match ({len(ids)}, {self.dim})")
+        if vectors.shape != (len(ids), self.db.dim):
+            raise StoreError(f"vector shape {vectors.shape} does not match ({len(ids)}, {self.db.dim})")
         self._write_vectors(
             "INSERT OR REPLACE INTO item_vectors SELECT k1, k2, vec::FLOAT[{dim}] FROM _vectors_in",
             [ids, scopes],
@@ -266,14 +266,14 @@ class StoreIndex(StoreBase):
         data["vec"] = rows
         self.con.register("_vectors_in", data)
         try:
-            self.con.execute(sql.format(dim=self.dim))
+            self.con.execute(sql.format(dim=self.db.dim))
         finally:
             self.con.unregister("_vectors_in")
 
     def replace_vectors(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
-        with self.transaction():
-            self._insert_vectors(ids, scopes, vectors)
-            self.bump_generation(set(scopes))
+        with self.db.transaction():
+            self.insert_vectors(ids, scopes, vectors)
+            self.db.bump_generation(set(scopes))
 
     def items_without_vectors(self, limit: int) -> list[tuple[str, str, str]]:
         """(id, scope, l0) of items that have no vector yet (after a model change)."""
@@ -314,7 +314,7 @@ class StoreIndex(StoreBase):
     def snapshot(self, scope: str) -> ScopeSnapshot:
         """Load one scope's items, vectors and postings: the source every index is built from."""
         scope = _require(scope)
-        generation = self.generation(scope)
+        generation = self.db.generation(scope)
         rel = self.con.execute(
             f"SELECT {_COLUMNS}, i.l0, v.vec,"
             " (SELECT list(s.resource_id ORDER BY s.resource_id) FROM item_sources s WHERE s.item_id = i.id)"
@@ -324,7 +324,7 @@ class StoreIndex(StoreBase):
         ).fetchnumpy()
         cols = _columns(rel)
         n = len(cols.ids)
-        dim = self.dim or 0
+        dim = self.db.dim or 0
         vectors = np.stack(list(rel["vec"])).astype(np.float32) if n else np.zeros((0, dim), np.float32)
         row_session, n_sessions = cols.row_sessions()
         own, context, per_session = self._scope_postings(scope, row_session, n_sessions)

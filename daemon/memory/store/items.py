@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from daemon.memory.store.core import _require, _utc
-from daemon.memory.store.index import StoreIndex
+from daemon.memory.store.core import Database, Table, _require, _utc
+from daemon.memory.store.index import IndexTable
 
 # what recall can find (the same test as the index build in store/index.py)
 _ACTIVE = "NOT archived AND superseded_by IS NULL AND valid_until IS NULL"
@@ -45,8 +45,12 @@ class ItemRow:
     source_hashes: dict[str, str] = field(default_factory=dict)  # resource id → embed-cache key
 
 
-class StoreItems(StoreIndex):
-    """Items with their provenance; writing one writes its vector and postings (StoreIndex)."""
+class ItemTable(Table):
+    """Items with their provenance; writing one writes its vector and postings (`index`)."""
+
+    def __init__(self, db: Database, index: IndexTable) -> None:
+        super().__init__(db)
+        self.index = index
 
     def insert_items(
         self,
@@ -99,8 +103,8 @@ class StoreItems(StoreIndex):
                 "INSERT OR IGNORE INTO item_sources SELECT unnest(?), unnest(?), unnest(?), unnest(?)",
                 [[x[i] for x in links] for i in range(4)],
             )
-        self._insert_vectors([i.id for i in items], [i.scope for i in items], vectors)
-        self._add_postings(postings)
+        self.index.insert_vectors([i.id for i in items], [i.scope for i in items], vectors)
+        self.index.add_postings(postings)
 
     def extend_context(
         self,
@@ -120,7 +124,7 @@ class StoreItems(StoreIndex):
             [text, added_len, _require(scope), item_id],
         ).fetchall()
         if updated:  # never postings for an item that is not there
-            self._add_postings(postings)
+            self.index.add_postings(postings)
 
     def item_texts(self, scope: str) -> list[tuple[str, str, str]]:
         """(id, search_text, context_text) of a scope's items."""
@@ -332,3 +336,23 @@ class StoreItems(StoreIndex):
             [_require(scope), after_seq, limit],
         ).fetchall()
         return [{"seq": r[0], "op": r[1], "item_id": r[2], "other_id": r[3], "at": r[4]} for r in rows]
+
+    # ---- what the predictors read of the items ---------------------------------------
+
+    def due_items(self, scope: str, lo: datetime, hi: datetime) -> list[dict[str, Any]]:
+        """Active (not superseded, not archived) items with a due time in [lo, hi), by due time."""
+        cur = self.con.execute(
+            "SELECT id, category, l0, l1, speaker, due_at, observed_at,"
+            " (SELECT list(resource_id ORDER BY resource_id) FROM item_sources s WHERE s.item_id = items.id)"
+            " FROM items WHERE scope = ? AND due_at >= ? AND due_at < ? AND superseded_by IS NULL"
+            " AND valid_until IS NULL AND NOT archived ORDER BY due_at, id",
+            [_require(scope), _utc(lo), _utc(hi)],
+        )
+        keys = ("id", "category", "l0", "l1", "speaker", "due_at", "observed_at", "source_ids")
+        out = []
+        for r in cur.fetchall():
+            d = dict(zip(keys, r, strict=True))
+            d["l1"] = json.loads(d["l1"]) if isinstance(d["l1"], str) else (d["l1"] or {})
+            d["source_ids"] = list(d["source_ids"] or [])
+            out.append(d)
+        return out

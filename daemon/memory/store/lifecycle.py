@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from daemon.memory.store.core import StoreBase, _require, _utc
+from daemon.memory.store.core import Table, _require, _utc
 
 CATEGORY_TOP = 20  # items cited by a category summary
 
 
-class StoreLifecycle(StoreBase):
+class LifecycleTable(Table):
     """What consolidation and recall reinforcement write, and the derived category summaries."""
 
     def touch(self, ids: Sequence[str], counts: Sequence[int], at: Sequence[datetime]) -> None:

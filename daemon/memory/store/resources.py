@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from daemon.memory.store.core import StoreBase, _offset_minutes, _require, _utc
+from daemon.memory.store.core import Table, _offset_minutes, _require, _utc
 from daemon.memory.types import ResourceIn
 from daemon.memory.write import drafts as draftcodec
 
 
-class StoreResources(StoreBase):
+class ResourceTable(Table):
     """Resources in, resources out: idempotent inserts, session neighbours, reads for re-extraction."""
 
     def existing_resources(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -108,7 +108,7 @@ class StoreResources(StoreBase):
         ).fetchone()
         return (row[0], row[1], item[0] if item else None)
 
-    def resources(self, scope: str, ids: Sequence[str]) -> list[ResourceIn]:
+    def read(self, scope: str, ids: Sequence[str]) -> list[ResourceIn]:
         """Stored resources as the memory core reads them (for extracting them again), with the
         drafts their handler made."""
         if not ids:
@@ -144,3 +144,13 @@ class StoreResources(StoreBase):
             sql += " AND id IN (SELECT unnest(?))"
             params.append(list(ids))
         return [(r[0], r[1], r[2], r[3]) for r in self.con.execute(sql + " ORDER BY id", params).fetchall()]
+
+    def user_turns(self, scope: str, since: datetime, until: datetime) -> list[dict[str, Any]]:
+        """The person's own conversation turns in [since, until): what patterns are found in."""
+        rows = self.con.execute(
+            "SELECT id, text, occurred_at, utc_offset_min, session FROM resources WHERE scope = ?"
+            " AND kind = 'turn' AND role = 'user' AND occurred_at >= ? AND occurred_at < ? ORDER BY occurred_at, id",
+            [_require(scope), _utc(since), _utc(until)],
+        ).fetchall()
+        keys = ("id", "text", "occurred_at", "utc_offset_min", "session")
+        return [dict(zip(keys, r, strict=True)) for r in rows]

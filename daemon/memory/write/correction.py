@@ -47,7 +47,7 @@ def correction_resource(scope: str, item: dict[str, Any], text: str, now: dateti
 
 def holder(store: Store, scope: str, resource_id: str, corrected: str) -> str:
     """The active item that holds the correction (made from it, or joined by it by dedup)."""
-    held = store.items_holding(scope, resource_id)
+    held = store.items.items_holding(scope, resource_id)
     ids = [item_id for item_id, active in held if active and item_id != corrected]
     if ids:
         return ids[0]
@@ -62,7 +62,7 @@ def holder(store: Store, scope: str, resource_id: str, corrected: str) -> str:
 def supersede(store: Store, scope: str, old: dict[str, Any], new_id: str, now: datetime) -> None:
     """Retire the corrected item in favour of the one that holds the correction."""
     with store.transaction():
-        store.supersede(scope, old["id"], new_id, now)
-        store.log_ops([(scope, "superseded", old["id"], new_id)], now)
+        store.items.supersede(scope, old["id"], new_id, now)
+        store.items.log_ops([(scope, "superseded", old["id"], new_id)], now)
         store.bump_generation([scope])
-        store.refresh_categories(scope, [old["category"]], now)
+        store.lifecycle.refresh_categories(scope, [old["category"]], now)

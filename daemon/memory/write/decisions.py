@@ -142,7 +142,7 @@ class BatchDecisions:
                             idx.categories,
                             idx.speakers,
                             idx.row_of,
-                            functools.partial(self.store.item_l1, scope),
+                            functools.partial(self.store.items.item_l1, scope),
                         )
                         slots_read = True
                     family = masks[(d.category, speaker)]
@@ -282,7 +282,7 @@ class BatchDecisions:
         in_batch = {c.item_id: c.draft.due_at for c in batch if c.item_id in pool}
 
         def due_times(ids: list[str]) -> dict[str, datetime | None]:
-            due: dict[str, datetime | None] = dict(self.store.due_times(idx.scope, ids))
+            due: dict[str, datetime | None] = dict(self.store.items.due_times(idx.scope, ids))
             due.update({i: in_batch[i] for i in ids if i in in_batch})
             return due
 

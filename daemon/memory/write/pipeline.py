@@ -178,7 +178,9 @@ class WritePath:
                 raise ScopeRequired(f"resource {r.id!r} has no scope")
             if r.occurred_at.tzinfo is None or r.occurred_at.utcoffset() is None:
                 raise InvalidInput(f"resource {r.id!r}: occurred_at has no time zone")
-        existing = set() if again else self.store.existing_resources([(r.scope, r.id) for r in batch])
+        existing = (
+            set() if again else self.store.resources.existing_resources([(r.scope, r.id) for r in batch])
+        )
         fresh: list[ResourceIn] = []
         for r in batch:
             key = (r.scope, r.id)
@@ -199,7 +201,9 @@ class WritePath:
                 if last is not None and (last.at, last.rid) < (r.occurred_at, r.id):
                     prev = last
                 else:
-                    speaker, text, item_id = self.store.previous_turn(r.scope, r.session, r.occurred_at, r.id)
+                    speaker, text, item_id = self.store.resources.previous_turn(
+                        r.scope, r.session, r.occurred_at, r.id
+                    )
                     prev = _Turn(speaker, text, None if last is not None else item_id)
             prevs.append(prev)
             if r.session and (last is None or (last.at, last.rid) < (r.occurred_at, r.id)):
@@ -211,7 +215,7 @@ class WritePath:
         raw = [(t, d, ruled) for t, (got, ruled) in enumerate(extracted) for d in got]
         texts = [d.l0 for _, d, _ in raw]  # an item is embedded by its one-line text
         hashes = [content_hash(self.embedder.name, t) for t in texts]
-        known = self.store.cached_vectors(sorted(set(hashes)))
+        known = self.store.index.cached_vectors(sorted(set(hashes)))
         return _Prepared(ordered, len(batch) - len(fresh), prevs, raw, texts, hashes, known, again, ctxs)
 
     def _link(self, p: _Prepared) -> None:
@@ -401,19 +405,19 @@ class WritePath:
         for scope in scopes:  # read once per index; the batches after keep the ranks in step
             idx = self._indexes.get(scope)
             if idx is not None and idx.generation == before[scope]:
-                idx.ensure_ranks(functools.partial(self.store.item_ranks, scope))
+                idx.ensure_ranks(functools.partial(self.store.lifecycle.item_ranks, scope))
         self._flush_touches_unlocked()
         patched: list[str] = []
         try:
             with self.store.transaction():
                 if not p.again:
-                    self.store.insert_resources(p.resources, stored_at=now)
-                self.store.cache_vectors(
+                    self.store.resources.insert_resources(p.resources, stored_at=now)
+                self.store.index.cache_vectors(
                     [h for h, f in zip(p.embed_hashes, p.fresh, strict=True) if f], p.embedded[p.fresh]
                 )
-                self.store.insert_items(rows, vectors, postings)
+                self.store.items.insert_items(rows, vectors, postings)
                 for (scope, target), a in plan.absorbed.items():
-                    self.store.absorb(
+                    self.store.items.absorb(
                         scope,
                         target,
                         source_ids=a.sources,
@@ -424,30 +428,32 @@ class WritePath:
                         at=now,
                     )
                 for scope, old, new, at in plan.superseded:
-                    self.store.supersede(scope, old, new, at)
+                    self.store.items.supersede(scope, old, new, at)
                 for scope, item_id, line, (tf, length) in grown:
-                    self.store.extend_context(
+                    self.store.items.extend_context(
                         scope,
                         item_id,
                         line,
                         length,
                         [(scope, t, item_id, LATER_CONTEXT, c) for t, c in tf.items()],
                     )
-                self.store.log_ops(plan.ops, now)
+                self.store.items.log_ops(plan.ops, now)
                 self.store.bump_generation(scopes)
                 for scope in sorted(scopes):
                     names = sorted(plan.categories.get(scope, set()))
                     idx = self._indexes.get(scope)
                     if idx is None or idx.generation != before.get(scope):
                         self._indexes.pop(scope, None)  # someone else wrote: rebuild on next read
-                        self.store.refresh_categories(scope, names, now)
+                        self.store.lifecycle.refresh_categories(scope, names, now)
                         continue
                     # the index follows the batch inside the transaction (and is dropped if the
                     # transaction fails): its category ranks give the summaries, so the scope is
                     # not ranked in DuckDB on every batch
                     patched.append(scope)
                     self._patch_index(idx, rows, vectors, own, context, plan, grown, now)
-                    self.store.write_categories(scope, idx.category_summaries(names, CATEGORY_TOP), now)
+                    self.store.lifecycle.write_categories(
+                        scope, idx.category_summaries(names, CATEGORY_TOP), now
+                    )
                     idx.generation = self.store.generation(scope)
         except BaseException:
             for scope in patched:

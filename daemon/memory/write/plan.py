@@ -126,7 +126,7 @@ class DedupPlan:
         else:
             key = (scope, target)
             if key not in self.absorbed:
-                imp, conf, mentions, l1 = store.item_states(scope, [target])[target]
+                imp, conf, mentions, l1 = store.items.item_states(scope, [target])[target]
                 self.absorbed[key] = Absorbed({}, imp, conf, mentions, l1)
             a = self.absorbed[key]
         a.sources.update(dict.fromkeys(d.source_ids, eh))

@@ -16,7 +16,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates.zh import number as zh_number
-from daemon.memory.suggestions import Suggestion
 from daemon.predict.base import (
     Ctx,
     NewItems,
@@ -34,6 +33,7 @@ from daemon.predict.plans import is_own_plan
 from daemon.predict.predictors.upcoming import when_text
 from daemon.predict.spans import day_span
 from daemon.predict.timing import day_start, is_timed
+from daemon.state.suggestions import Suggestion
 
 NAME = "conflict"
 DEFAULT_LENGTH = timedelta(hours=1)

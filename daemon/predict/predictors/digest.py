@@ -15,7 +15,6 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from daemon.memory.suggestions import Suggestion
 from daemon.predict.base import (
     Ctx,
     Morning,
@@ -31,6 +30,7 @@ from daemon.predict.plan_text import headline
 from daemon.predict.plans import is_own_plan
 from daemon.predict.predictors.github import ref, waits_for
 from daemon.predict.timing import day_start, is_timed, next_day_start
+from daemon.state.suggestions import Suggestion
 
 NAME = "digest"
 SOON = timedelta(hours=1, seconds=1)  # a suggestion due within the hour speaks for itself

@@ -15,8 +15,8 @@ import statistics
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from daemon.memory.suggestions import Suggestion
 from daemon.predict.base import Ctx, Recheck, ThreadChanged, Trigger, short
+from daemon.state.suggestions import Suggestion
 
 NAME = "email"
 NO_HISTORY = timedelta(hours=24)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from daemon.memory import WorkItem
-from daemon.memory.suggestions import Suggestion
 from daemon.predict.base import Ctx, Recheck, Trigger, WorkItemChanged, short
+from daemon.state.suggestions import Suggestion
+from daemon.state.types import WorkItem
 
 NAME = "github"
 

@@ -19,8 +19,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from daemon.memory.suggestions import Suggestion
 from daemon.predict.base import Ctx, NewTurns, Recheck, Trigger, is_cjk, short
+from daemon.state.suggestions import Suggestion
 
 NAME = "patterns"
 MIN_TIMES = 3

@@ -10,7 +10,6 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from daemon.memory.suggestions import Suggestion
 from daemon.predict.base import (
     Ctx,
     NewItems,
@@ -25,6 +24,7 @@ from daemon.predict.base import (
 )
 from daemon.predict.plan_text import headline
 from daemon.predict.timing import at_local, is_timed, next_day_start
+from daemon.state.suggestions import Suggestion
 
 NAME = "promise"
 

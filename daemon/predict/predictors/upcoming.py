@@ -19,7 +19,6 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from daemon.memory.suggestions import Suggestion
 from daemon.predict import enrich
 from daemon.predict.base import (
     Ctx,
@@ -46,6 +45,7 @@ from daemon.predict.timing import (
     last_allowed_before,
     next_day_start,
 )
+from daemon.state.suggestions import Suggestion
 
 NAME = "upcoming"
 SHORT_LEAD = timedelta(minutes=30)

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from daemon.memory.store import Store
-from daemon.memory.types import EmailMessage, ThreadState
+from daemon.state.tables.email import EmailTable
+from daemon.state.types import EmailMessage, ThreadState
 
 
 def derive(messages: Sequence[EmailMessage]) -> ThreadState:
@@ -57,25 +58,33 @@ def derive(messages: Sequence[EmailMessage]) -> ThreadState:
     )
 
 
-def forget_messages(store: Store, scope: str, resource_ids: Sequence[str]) -> int:
-    """Drop the messages of forgotten resources and re-derive their threads (a thread left with
-    none goes); returns how many messages went. The caller holds the memory's locks."""
-    dropped = store.drop_email_messages(scope, resource_ids)  # (message id, thread) pairs
-    for thread in sorted({t for _, t in dropped}):
-        rest = store.email_messages(scope, thread)
-        if rest:
-            store.put_email_thread(derive(rest))
-        else:
-            store.drop_email_thread(scope, thread)
-    return len(dropped)
-
-
 class EmailThreads:
     """Read and update the thread tables; shares the memory's lock (and its connection)."""
 
     def __init__(self, store: Store, lock: threading.RLock) -> None:
         self.store = store
+        self.table = EmailTable(store)
         self._lock = lock
+
+    def forget(self, scope: str, resource_ids: Sequence[str] | None) -> dict[str, int]:
+        """Forgetting hook: every thread of the scope goes (None), or the messages of forgotten
+        resources go and their threads are derived again from the rest (a thread left with none
+        goes). The caller holds the memory's locks."""
+        if resource_ids is None:
+            return {"email_threads": self.table.drop_email_threads(scope)}
+        dropped = self.table.drop_email_messages(scope, resource_ids)  # (message id, thread) pairs
+        for thread in sorted({t for _, t in dropped}):
+            rest = self.table.email_messages(scope, thread)
+            if rest:
+                self.table.put_email_thread(derive(rest))
+            else:
+                self.table.drop_email_thread(scope, thread)
+        return {"email_messages": len(dropped)}
+
+    def messages(self, scope: str, thread: str) -> list[EmailMessage]:
+        """What each message of a thread said about it, in Date order."""
+        with self._lock:
+            return self.table.email_messages(scope, thread)
 
     def record(self, message: EmailMessage) -> ThreadState | None:
         """Store one message (again: nothing changes) and re-derive its thread, in one transaction.
@@ -88,23 +97,23 @@ class EmailThreads:
         if message.sent_at.utcoffset() is None:
             raise ValueError(f"e-mail {message.id!r}: sent_at has no time zone")
         with self._lock, self.store.transaction():
-            if not self.store.resource_stored(message.scope, message.id):
+            if not self.table.resource_stored(message.scope, message.id):
                 return None
-            self.store.put_email_message(message)
-            state = derive(self.store.email_messages(message.scope, message.thread))
-            self.store.put_email_thread(state)
+            self.table.put_email_message(message)
+            state = derive(self.table.email_messages(message.scope, message.thread))
+            self.table.put_email_thread(state)
         return state
 
     def of_scope(self, scope: str) -> list[ThreadState]:
         """Every thread of `scope`, the most recent first."""
         with self._lock:
-            return self.store.email_threads(scope)
+            return self.table.email_threads(scope)
 
     def get(self, scope: str, thread: str) -> ThreadState | None:
         with self._lock:
-            return self.store.email_thread(scope, thread)
+            return self.table.email_thread(scope, thread)
 
     def reply_hours(self, scope: str, sender: str, before: datetime) -> list[float]:
         """The person's past reply delays (hours) to `sender`, oldest first."""
         with self._lock:
-            return self.store.reply_hours(scope, sender, before)
+            return self.table.reply_hours(scope, sender, before)

@@ -10,24 +10,21 @@ at most one case (`case_in` marks it), and a redelivery gets the decision made t
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 
 from daemon.memory.store import Store
-from daemon.memory.types import WorkflowFix, WorkflowRun
+from daemon.state.tables.workflow_runs import WorkflowRunTable
+from daemon.state.types import WorkflowFix, WorkflowRun
 
 FAILED = frozenset({"failure", "timed_out", "startup_failure"})
 SUCCESS = "success"
 MAX_STREAK = 20  # failing runs looked back over for "since when": enough for any story worth telling
 
 
-def forget_runs(store: Store, scope: str, deliveries: list[str]) -> int:
-    """Drop the runs forgotten deliveries reported (the caller holds the memory's locks)."""
-    return store.drop_workflow_runs(scope, deliveries)
-
-
-def _streak(store: Store, fixed: WorkflowRun) -> tuple[WorkflowRun, ...]:
+def _streak(table: WorkflowRunTable, fixed: WorkflowRun) -> tuple[WorkflowRun, ...]:
     """The failing runs right before `fixed`, oldest first (empty when the run before passed)."""
     out: list[WorkflowRun] = []
-    for run in store.runs_before(fixed, MAX_STREAK):
+    for run in table.runs_before(fixed, MAX_STREAK):
         if run.conclusion not in FAILED:
             break
         out.append(run)
@@ -39,7 +36,13 @@ class WorkflowRuns:
 
     def __init__(self, store: Store, lock: threading.RLock) -> None:
         self.store = store
+        self.table = WorkflowRunTable(store)
         self._lock = lock
+
+    def forget(self, scope: str, deliveries: Sequence[str] | None) -> dict[str, int]:
+        """Forgetting hook: drop the runs forgotten deliveries reported (None: every run of the
+        scope). The caller holds the memory's locks."""
+        return {"workflow_runs": self.table.drop_workflow_runs(scope, deliveries)}
 
     def record(self, run: WorkflowRun) -> WorkflowFix | None:
         """Keep one completed run, in one transaction; the case its delivery carries, if any.
@@ -51,30 +54,30 @@ class WorkflowRuns:
         if run.conclusion not in FAILED and run.conclusion != SUCCESS:
             raise ValueError(f"workflow run {run.run_key!r}: conclusion {run.conclusion!r} is no outcome")
         with self._lock, self.store.transaction():
-            if self.store.is_forgotten(run.scope, run.delivery):
+            if self.store.resources.is_forgotten(run.scope, run.delivery):
                 return None
-            if not self.store.put_workflow_run(run):
+            if not self.table.put_workflow_run(run):
                 # seen before: the case this delivery carries, as decided the first time
-                fixed = self.store.case_carried_by(run.scope, run.delivery)
+                fixed = self.table.case_carried_by(run.scope, run.delivery)
                 return self._fix(fixed, run.delivery) if fixed is not None else None
             if run.conclusion == SUCCESS:
-                before = self.store.neighbour_run(run, after=False)
+                before = self.table.neighbour_run(run, after=False)
                 if before is None or before[0].conclusion not in FAILED:
                     return None
                 fixed = run
             else:
-                after = self.store.neighbour_run(run, after=True)
+                after = self.table.neighbour_run(run, after=True)
                 if after is None or after[0].conclusion != SUCCESS or after[1] is not None:
                     return None
                 fixed = after[0]
-            self.store.mark_case(run.scope, fixed.run_key, run.delivery)
+            self.table.mark_case(run.scope, fixed.run_key, run.delivery)
             return self._fix(fixed, run.delivery)
 
     def _fix(self, fixed: WorkflowRun, carrier: str) -> WorkflowFix | None:
-        failed = _streak(self.store, fixed)
+        failed = _streak(self.table, fixed)
         if not failed:
             return None
-        push = self.store.push_of(fixed.scope, fixed.repo, fixed.head_sha)
+        push = self.table.push_of(fixed.scope, fixed.repo, fixed.head_sha)
         return WorkflowFix(
             failed=failed,
             fixed=fixed,

@@ -8,7 +8,7 @@ time the later arrival); when the person acted only ever moves forward. Applying
 update again changes nothing.
 
 Each delivery's snapshot is also kept (work_item_snapshots), so that forgetting a delivery
-derives the state again from the deliveries that remain (`forget_deliveries`), as e-mail
+derives the state again from the deliveries that remain (`WorkItems.forget`), as e-mail
 threads do; a delivery forgotten before it is redelivered is not brought back.
 """
 
@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from daemon.memory.store import Store
-from daemon.memory.types import WorkItem
+from daemon.state.tables.work_items import WorkItemTable
+from daemon.state.types import WorkItem
 
 STATES = ("open", "closed", "merged")
 KINDS = ("pr", "issue")
@@ -46,26 +47,28 @@ def derive(snapshots: Sequence[WorkItem]) -> WorkItem:
     return replace(state, knows_reviewers=True)
 
 
-def forget_deliveries(store: Store, scope: str, deliveries: Sequence[str]) -> int:
-    """Drop the snapshots of forgotten deliveries and derive their work items again from the
-    rest (an item left with none goes); returns how many snapshots went. The caller holds the
-    memory's locks."""
-    dropped = store.drop_work_item_snapshots(scope, deliveries)
-    for repo, number in sorted(set(dropped)):
-        rest = store.work_item_snapshots(scope, repo, number)
-        if rest:
-            store.put_work_item(derive(rest))
-        else:
-            store.drop_work_item(scope, repo, number)
-    return len(dropped)
-
-
 class WorkItems:
     """Read and update the work-item table; shares the memory's lock (and its connection)."""
 
     def __init__(self, store: Store, lock: threading.RLock) -> None:
         self.store = store
+        self.table = WorkItemTable(store)
         self._lock = lock
+
+    def forget(self, scope: str, deliveries: Sequence[str] | None) -> dict[str, int]:
+        """Forgetting hook: the scope's work items all go (None: the whole scope was forgotten),
+        or the snapshots of forgotten deliveries go and their work items are derived again from
+        the rest (an item left with none goes). The caller holds the memory's locks."""
+        if deliveries is None:
+            return {"work_items": self.table.drop_work_items(scope)}
+        dropped = self.table.drop_work_item_snapshots(scope, deliveries)
+        for repo, number in sorted(set(dropped)):
+            rest = self.table.work_item_snapshots(scope, repo, number)
+            if rest:
+                self.table.put_work_item(derive(rest))
+            else:
+                self.table.drop_work_item(scope, repo, number)
+        return {"work_item_snapshots": len(dropped)}
 
     def apply(self, update: WorkItem) -> WorkItem | None:
         """Merge one delivery's snapshot into the stored state, in one transaction; returns the state.
@@ -79,20 +82,20 @@ class WorkItems:
             )
         with self._lock, self.store.transaction():
             if update.last_event is not None:
-                if self.store.is_forgotten(update.scope, update.last_event):
+                if self.store.resources.is_forgotten(update.scope, update.last_event):
                     return None
-                self.store.put_work_item_snapshot(update)
-            state = merge(self.store.get_work_item(update.scope, update.repo, update.number), update)
-            self.store.put_work_item(state)
+                self.table.put_work_item_snapshot(update)
+            state = merge(self.table.get_work_item(update.scope, update.repo, update.number), update)
+            self.table.put_work_item(state)
         return state
 
     def get(self, scope: str, repo: str, number: int) -> WorkItem | None:
         with self._lock:
-            return self.store.get_work_item(scope, repo, number)
+            return self.table.get_work_item(scope, repo, number)
 
     def of_scope(self, scope: str, *, state: str | None = None) -> list[WorkItem]:
         with self._lock:
-            return self.store.work_items(scope, state)
+            return self.table.work_items(scope, state)
 
     def waiting_on(self, scope: str, login: str | None) -> list[WorkItem]:
         """Open items where a review is requested from `login`."""

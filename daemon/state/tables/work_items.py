@@ -1,4 +1,4 @@
-"""Work items: the SQL of the per-scope pull request / issue state (daemon/memory/workitems.py)."""
+"""Work items: the SQL of the per-scope pull request / issue state (daemon/state/work_items.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from daemon.memory.store.core import StoreBase, _require, _utc
-from daemon.memory.types import WorkItem
+from daemon.memory.store.core import Table, _require, _utc
+from daemon.state.types import WorkItem
 
 # the columns a work item and its snapshots share (what `_state` writes, in this order)
 _STATE = (
@@ -53,7 +53,7 @@ def _state(w: WorkItem) -> list[Any]:
     ]
 
 
-class StoreWorkItems(StoreBase):
+class WorkItemTable(Table):
     """One row per (scope, repo, number), replaced whole: the caller merges (workitems.merge)."""
 
     def drop_work_items(self, scope: str) -> int:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from daemon.memory.store import Store
-from daemon.memory.suggestion import (
+from daemon.state.suggestion import (
     DELIVERED,
     EXPIRED,
     PENDING,
@@ -25,6 +25,7 @@ from daemon.memory.suggestion import (
     suggestion_id,
     suggestion_json,
 )
+from daemon.state.tables.suggestions import SuggestionTable
 
 # The row and its statuses live in suggestion.py; callers import them from here too.
 __all__ = [
@@ -45,7 +46,16 @@ class Suggestions:
 
     def __init__(self, store: Store, lock: threading.RLock) -> None:
         self.store = store
+        self.table = SuggestionTable(store)
         self._lock = lock
+
+    def forget(self, scope: str, resource_ids: Sequence[str] | None) -> dict[str, int]:
+        """Forgetting hook: a scope forgotten whole takes its suggestions and verdict counts
+        along; forgetting some resources leaves the outbox alone (a pending suggestion whose
+        reason went is withdrawn by the delivery side). The caller holds the memory's locks."""
+        if resource_ids is None:
+            return {"suggestions": self.table.drop_suggestions(scope)}
+        return {}
 
     def propose(self, suggestions: Sequence[Suggestion], cursor: tuple[str, int] | None = None) -> list[str]:
         """Insert new suggestions (a known key that is still pending is refreshed, a spent one is
@@ -55,80 +65,80 @@ class Suggestions:
         changed = []
         with self._lock, self.store.transaction():
             for s in suggestions:
-                old = self.store.get_suggestion(s.id)
+                old = self.table.get_suggestion(s.id)
                 if old is None:
-                    self.store.insert_suggestion(s)
+                    self.table.insert_suggestion(s)
                     changed.append(s.id)
                 elif old.status == PENDING:
-                    self.store.refresh_suggestion(
+                    self.table.refresh_suggestion(
                         s, _union(old.evidence, s.evidence), _union(old.source_ids, s.source_ids)
                     )
                     changed.append(s.id)
             if cursor is not None:
-                self.store.set_position(*cursor)
+                self.table.set_position(*cursor)
         return changed
 
     def get(self, sid: str) -> Suggestion | None:
         with self._lock:
-            return self.store.get_suggestion(sid)
+            return self.table.get_suggestion(sid)
 
     def of_scope(self, scope: str, status: str | None = None) -> list[Suggestion]:
         with self._lock:
-            return self.store.scope_suggestions(scope, status)
+            return self.table.scope_suggestions(scope, status)
 
     def due(self, now: datetime, limit: int = 100) -> list[Suggestion]:
         """Pending suggestions whose time has come, oldest first."""
         with self._lock:
-            return self.store.due_suggestions(now, limit)
+            return self.table.due_suggestions(now, limit)
 
     def next_due(self) -> datetime | None:
         """When the earliest pending suggestion may go out (what the delivery timer waits for)."""
         with self._lock:
-            return self.store.next_deliver_at()
+            return self.table.next_deliver_at()
 
     def pending_about(self, scope: str, about: str) -> list[Suggestion]:
         with self._lock:
-            return self.store.pending_suggestions_about(scope, about)
+            return self.table.pending_suggestions_about(scope, about)
 
     def mark(self, sid: str, status: str, at: datetime, reason: str | None = None) -> None:
         """Close a suggestion: delivered (counts a delivery), withdrawn or expired."""
         if status not in STATUSES or status == PENDING:
             raise ValueError(f"cannot mark a suggestion {status!r}")
         with self._lock, self.store.transaction():
-            self.store.set_suggestion_status(sid, status, at, reason)
+            self.table.set_suggestion_status(sid, status, at, reason)
 
     def update(self, s: Suggestion) -> None:
         """Store a pending suggestion's new text, evidence or delivery time (before it goes out)."""
         with self._lock, self.store.transaction():
-            self.store.refresh_suggestion(s, s.evidence, s.source_ids, deliver_at=s.deliver_at)
+            self.table.refresh_suggestion(s, s.evidence, s.source_ids, deliver_at=s.deliver_at)
 
     def reschedule(self, sid: str, deliver_at: datetime, reason: str) -> bool:
         """Pending again at `deliver_at` (snoozed): False when there is no such suggestion."""
         with self._lock, self.store.transaction():
-            return self.store.reopen_suggestion(sid, deliver_at, reason)
+            return self.table.reopen_suggestion(sid, deliver_at, reason)
 
     def delivered_since(self, scope: str, since: datetime) -> list[datetime]:
         """When the scope's suggestions went out after `since` (exclusive), oldest first."""
         with self._lock:
-            return self.store.delivery_times(scope, since)
+            return self.table.delivery_times(scope, since)
 
     def covered(self, scope: str, abouts: Sequence[str], lo: datetime, hi: datetime) -> set[str]:
         """Which of `abouts` have their own suggestion (not a digest) going out in [lo, hi)."""
         with self._lock:
-            return self.store.covered(scope, abouts, lo, hi)
+            return self.table.covered(scope, abouts, lo, hi)
 
     def said_before(self, scope: str, abouts: Sequence[str], before: datetime) -> set[str]:
         """Which of `abouts` had their own suggestion delivered before `before`."""
         with self._lock:
-            return self.store.said_before(scope, abouts, before)
+            return self.table.said_before(scope, abouts, before)
 
     def count_verdict(self, scope: str, kind: str, verdict: str) -> dict[str, int]:
         with self._lock, self.store.transaction():
-            return self.store.bump_verdict(scope, kind, verdict)
+            return self.table.bump_verdict(scope, kind, verdict)
 
     def verdicts(self, scope: str, kind: str) -> dict[str, int]:
         with self._lock:
-            return self.store.verdict_counts(scope, kind)
+            return self.table.verdict_counts(scope, kind)
 
 
 def _union(a: Sequence[str], b: Sequence[str]) -> tuple[str, ...]:

@@ -1,12 +1,12 @@
-"""Workflow runs: the SQL of the per-lane completed runs that cases are found in (workflowruns.py)."""
+"""Workflow runs: the SQL of the per-lane completed runs that cases are found in (daemon/state/workflow_runs.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from daemon.memory.store.core import StoreBase, _require, _utc
-from daemon.memory.types import WorkflowRun
+from daemon.memory.store.core import Table, _require, _utc
+from daemon.state.types import WorkflowRun
 
 _COLUMNS = (
     "scope, run_key, delivery, repo, workflow, workflow_name, branch, started_at, conclusion,"
@@ -23,7 +23,7 @@ def _lane(run: WorkflowRun) -> list[Any]:
     return [_require(run.scope), run.repo, run.workflow, run.branch]
 
 
-class StoreWorkflowRuns(StoreBase):
+class WorkflowRunTable(Table):
     """One row per (scope, run key); `case_in` marks a run whose fix is a case already."""
 
     def put_workflow_run(self, run: WorkflowRun) -> bool:

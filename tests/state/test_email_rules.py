@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from daemon.memory.email_rules import ask_of, due_in, fresh_text, promise_of
-from daemon.memory.emailthreads import derive
-from daemon.memory.types import EmailMessage
+from daemon.state.email_rules import ask_of, due_in, fresh_text, promise_of
+from daemon.state.email_threads import derive
+from daemon.state.types import EmailMessage
 
 
 @pytest.mark.parametrize(

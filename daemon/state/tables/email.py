@@ -1,4 +1,4 @@
-"""E-mail threads: the SQL of the per-message rows and derived thread state (emailthreads.py)."""
+"""E-mail threads: the SQL of the per-message rows and derived thread state (daemon/state/email_threads.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from daemon.memory.store.core import StoreBase, _require, _utc
-from daemon.memory.types import EmailMessage, ThreadState
+from daemon.memory.store.core import Table, _require, _utc
+from daemon.state.types import EmailMessage, ThreadState
 
 _MESSAGE = (
     "scope, thread, id, sent_at, sender, sender_name, recipients, subject, outbound, to_person,"
@@ -61,7 +61,7 @@ def _thread(r: tuple[Any, ...]) -> ThreadState:
     )
 
 
-class StoreEmail(StoreBase):
+class EmailTable(Table):
     """Messages keyed by (scope, id), replaced whole; a thread row is derived from its messages."""
 
     def resource_stored(self, scope: str, resource_id: str) -> bool:

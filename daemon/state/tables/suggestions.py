@@ -1,4 +1,4 @@
-"""Suggestions: the SQL of the suggestion outbox and the verdict counts (daemon/memory/suggestions.py)."""
+"""Suggestions: the SQL of the suggestion outbox and the verdict counts (daemon/state/suggestions.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from daemon.memory.store.core import StoreBase, _require, _utc
-from daemon.memory.suggestion import Suggestion
+from daemon.memory.store.core import Table, _require, _utc
+from daemon.state.suggestion import Suggestion
 
 _COLUMNS = (
     "scope, kind, predictor, dedup_key, about, title, body, evidence, source_ids, confidence, urgent,"
@@ -40,7 +40,7 @@ def _row(r: tuple[Any, ...]) -> Suggestion:
     )
 
 
-class StoreSuggestions(StoreBase):
+class SuggestionTable(Table):
     """One row per suggestion id (= hash of scope and dedup key); verdict counts per scope and kind."""
 
     def insert_suggestion(self, s: Suggestion) -> None:
@@ -206,33 +206,3 @@ class StoreSuggestions(StoreBase):
         ).fetchall()
         self.con.execute("DELETE FROM suggestion_verdicts WHERE scope = ?", [scope])
         return len(rows)
-
-    # ---- what the predictors read of the items ---------------------------------------
-
-    def due_items(self, scope: str, lo: datetime, hi: datetime) -> list[dict[str, Any]]:
-        """Active (not superseded, not archived) items with a due time in [lo, hi), by due time."""
-        cur = self.con.execute(
-            "SELECT id, category, l0, l1, speaker, due_at, observed_at,"
-            " (SELECT list(resource_id ORDER BY resource_id) FROM item_sources s WHERE s.item_id = items.id)"
-            " FROM items WHERE scope = ? AND due_at >= ? AND due_at < ? AND superseded_by IS NULL"
-            " AND valid_until IS NULL AND NOT archived ORDER BY due_at, id",
-            [_require(scope), _utc(lo), _utc(hi)],
-        )
-        keys = ("id", "category", "l0", "l1", "speaker", "due_at", "observed_at", "source_ids")
-        out = []
-        for r in cur.fetchall():
-            d = dict(zip(keys, r, strict=True))
-            d["l1"] = json.loads(d["l1"]) if isinstance(d["l1"], str) else (d["l1"] or {})
-            d["source_ids"] = list(d["source_ids"] or [])
-            out.append(d)
-        return out
-
-    def user_turns(self, scope: str, since: datetime, until: datetime) -> list[dict[str, Any]]:
-        """The person's own conversation turns in [since, until): what patterns are found in."""
-        rows = self.con.execute(
-            "SELECT id, text, occurred_at, utc_offset_min, session FROM resources WHERE scope = ?"
-            " AND kind = 'turn' AND role = 'user' AND occurred_at >= ? AND occurred_at < ? ORDER BY occurred_at, id",
-            [_require(scope), _utc(since), _utc(until)],
-        ).fetchall()
-        keys = ("id", "text", "occurred_at", "utc_offset_min", "session")
-        return [dict(zip(keys, r, strict=True)) for r in rows]

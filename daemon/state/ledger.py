@@ -4,7 +4,7 @@ It lives in the memory's DuckDB file so that "handled" and "stored" commit to th
 and it shares the memory's lock because it shares its connection. The daemon's consumer asks
 `seen` before handling an event and calls `record` after its effects are committed; a crash
 between the two is harmless because every handler is idempotent on the event id by itself
-(a turn's resource id is its event id). Forgetting leaves a tombstone here (store.forget).
+(a turn's resource id is its event id). Forgetting leaves a tombstone here (store.deletion.forget).
 """
 
 from __future__ import annotations

@@ -140,9 +140,9 @@ def install() -> Trace:
     t.patch(api.Memory, "memorize", "mem.memorize")
     t.patch(api.Memory, "known_resources", "mem.known_resources")
     t.patch(api.Memory, "forgotten", "mem.forgotten")
-    t.patch(memorize.WritePath, "_plan", "mem.plan")
-    t.patch(memorize.WritePath, "_embed", "mem.embed_batch")
-    t.patch(memorize.WritePath, "_commit", "mem.commit")
+    t.patch(memorize.Writer, "_plan", "mem.plan")
+    t.patch(memorize.Writer, "_embed", "mem.embed_batch")
+    t.patch(memorize.Writer, "_commit", "mem.commit")
     asked: list[str] = [""]  # the engine thread does not know the turn: the last asker's
 
     def asking(*a: Any, **kw: Any) -> str:

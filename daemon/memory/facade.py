@@ -33,7 +33,7 @@ from daemon.memory.store import ScopeSnapshot, Store
 from daemon.memory.types import Clock, Hit, MemorizeReport, ResourceIn, system_clock
 from daemon.memory.write import correction as C
 from daemon.memory.write import updates as U
-from daemon.memory.write.pipeline import Progress, WritePath
+from daemon.memory.write.pipeline import Progress, Writer
 from daemon.memory.write.readersfirst import ReadersFirst
 from daemon.state.email_threads import EmailThreads
 from daemon.state.ledger import Ledger
@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 MAX_QUERY_CHARS = 2000
 
 
-class Memory(WritePath):
+class Memory:
     """Resource → Item → Category memory with hybrid recall; every call names its scope."""
 
     def __init__(
@@ -77,8 +77,6 @@ class Memory(WritePath):
         # on disk was written or loaded at
         self.index_dir = index_dir
         self._persisted: dict[str, int] = {}
-        self._alias: dict[str, str] = {}  # draft id → the item it joined, during one memorize
-        self._turn_item: dict[tuple[str, str], str | None] = {}  # (scope, turn) → its first item
         self.tz = ZoneInfo(self.params.timezone)
         self._touches: dict[str, tuple[int, datetime]] = {}
         # `_lock` guards the DuckDB connection and the indexes, which are not thread-safe, and
@@ -90,6 +88,7 @@ class Memory(WritePath):
         self._write = threading.RLock()
         # a recall in progress goes before a writer's next plan or commit (readersfirst.py)
         self._readers = ReadersFirst()
+        self.writer = Writer(self)  # the memorize pipeline (write/pipeline.py), one writer at a time
         # Trigger state (daemon/state/) is not memory, but it lives in the same DuckDB file and
         # must share its one connection and lock: the facade, which opens the file, hands both
         # over. Forgetting reaches it only through the hooks below; memory's pipelines never do.
@@ -155,7 +154,7 @@ class Memory(WritePath):
         touches the DuckDB connection.
         """
         with self._write:
-            return self._memorize(resources, progress)
+            return self.writer.memorize(resources, progress)
 
     def reembed(self, progress: Progress | None = None) -> int:
         """Give every item without a vector one (after a model change); returns how many."""
@@ -577,7 +576,7 @@ class Memory(WritePath):
                 dry_run=dry_run,
                 embedder=self.embedder.name,
                 clock=self.clock,
-                reextract=lambda kept: self._memorize(kept, None, again=True),
+                reextract=lambda kept: self.writer.memorize(kept, None, again=True),
                 hooks=self._forget_hooks,
             )
             if not dry_run:
@@ -712,7 +711,7 @@ class Memory(WritePath):
         now = self.clock()
         resource = C.correction_resource(scope, old, text, now)
         with self._write:
-            self._memorize([resource], None)
+            self.writer.memorize([resource], None)
             with self._lock:
                 new_id = C.holder(self.store, scope, resource.id, item_id)
                 # the update model may have retired it already, in favour of the same statement

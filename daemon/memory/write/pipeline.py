@@ -1,7 +1,7 @@
 """The write path: resources → item drafts → embedded, understood, deduplicated, committed.
 
-`WritePath` is the memorize pipeline of the Memory facade (daemon/memory/facade.py), kept apart from
-it: batches are planned (known ids dropped, drafts extracted with each turn's neighbours as
+`Writer` is the memorize pipeline, a part the Memory facade (daemon/memory/facade.py) is composed
+of: batches are planned (known ids dropped, drafts extracted with each turn's neighbours as
 context), embedded on a worker thread, read by the understanding models, linked to the session's
 earlier items and committed with their dedup / update decisions, one transaction per batch.
 """
@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -100,8 +100,9 @@ def _add(report: MemorizeReport, p: _Prepared) -> MemorizeReport:
     )
 
 
-class WritePath:
-    """The memorize pipeline; the Memory facade supplies the store, models, locks and indexes."""
+class WriteHost(Protocol):
+    """What the writer works with, owned by the Memory facade and read at every write (so that
+    a model or store swapped on the facade is the one the next write uses)."""
 
     store: Store
     embedder: Embedder
@@ -111,30 +112,36 @@ class WritePath:
     clock: Clock
     tz: ZoneInfo
     _indexes: dict[str, ScopeIndex]
-    _alias: dict[str, str]
-    _turn_item: dict[tuple[str, str], str | None]
     _lock: threading.RLock
-    _write: threading.RLock
     _readers: ReadersFirst
 
-    def scope_index(self, scope: str) -> ScopeIndex:
-        raise NotImplementedError
+    def scope_index(self, scope: str) -> ScopeIndex: ...
 
-    def _flush_touches_unlocked(self) -> None:
-        raise NotImplementedError
+    def _flush_touches_unlocked(self) -> None: ...
+
+
+class Writer:
+    """The memorize pipeline: one per Memory, run by one writer at a time (the facade's `_write`
+    lock); the facade's data lock is taken only to plan and to commit a batch."""
+
+    def __init__(self, host: WriteHost) -> None:
+        self.host = host
+        # scratch of one memorize call, reset at its start
+        self._alias: dict[str, str] = {}  # draft id → the item it joined
+        self._turn_item: dict[tuple[str, str], str | None] = {}  # (scope, turn) → its first item
 
     def _before_lock(self) -> None:
         """Before the writer takes the data lock: let the recalls in progress finish first."""
-        if not self._lock._is_owned():  # type: ignore[attr-defined]  # (a forget re-extracts under it)
-            self._readers.let_readers_finish()
+        if not self.host._lock._is_owned():  # type: ignore[attr-defined]  # (a forget re-extracts under it)
+            self.host._readers.let_readers_finish()
 
-    def _memorize(
+    def memorize(
         self, resources: Sequence[ResourceIn], progress: Progress | None, again: bool = False
     ) -> MemorizeReport:
         self._alias = {}
         self._turn_item = {}
         total = len(resources)
-        bs = max(1, self.params.batch_size)
+        bs = max(1, self.host.params.batch_size)
         batches = [list(resources[i : i + bs]) for i in range(0, total, bs)]
         seen: set[tuple[str, str]] = set()
         carry: dict[tuple[str, str], _Turn] = {}
@@ -146,14 +153,14 @@ class WritePath:
                 nxt: tuple[_Prepared, Future[None]] | None = None
                 if batch is not None:
                     self._before_lock()
-                    with self._lock:
+                    with self.host._lock:
                         plan = self._plan(batch, seen, carry, again)
                     nxt = (plan, pool.submit(self._embed, plan))
                 if inflight is not None:
                     plan_done, fut = inflight
                     fut.result()  # without the data lock: recalls run while the batch embeds
                     self._before_lock()
-                    with self._lock:
+                    with self.host._lock:
                         self._commit(plan_done)
                     report = _add(report, plan_done)
                     done += len(plan_done.resources) + plan_done.skipped
@@ -179,7 +186,7 @@ class WritePath:
             if r.occurred_at.tzinfo is None or r.occurred_at.utcoffset() is None:
                 raise InvalidInput(f"resource {r.id!r}: occurred_at has no time zone")
         existing = (
-            set() if again else self.store.resources.existing_resources([(r.scope, r.id) for r in batch])
+            set() if again else self.host.store.resources.existing_resources([(r.scope, r.id) for r in batch])
         )
         fresh: list[ResourceIn] = []
         for r in batch:
@@ -201,7 +208,7 @@ class WritePath:
                 if last is not None and (last.at, last.rid) < (r.occurred_at, r.id):
                     prev = last
                 else:
-                    speaker, text, item_id = self.store.resources.previous_turn(
+                    speaker, text, item_id = self.host.store.resources.previous_turn(
                         r.scope, r.session, r.occurred_at, r.id
                     )
                     prev = _Turn(speaker, text, None if last is not None else item_id)
@@ -210,12 +217,12 @@ class WritePath:
                 carry[key] = _Turn(r.speaker or r.role or "", r.text, None, r.occurred_at, r.id)
         # pass 2: extraction (rules, or the LLM in batches with the rules as fallback); the
         # rules' drafts are checked by the understanding models once they are embedded
-        ctxs = [TurnContext(prev_speaker=p.speaker, prev_text=p.text, tz=self.tz) for p in prevs]
+        ctxs = [TurnContext(prev_speaker=p.speaker, prev_text=p.text, tz=self.host.tz) for p in prevs]
         extracted = self._extract(ordered, ctxs)
         raw = [(t, d, ruled) for t, (got, ruled) in enumerate(extracted) for d in got]
         texts = [d.l0 for _, d, _ in raw]  # an item is embedded by its one-line text
-        hashes = [content_hash(self.embedder.name, t) for t in texts]
-        known = self.store.index.cached_vectors(sorted(set(hashes)))
+        hashes = [content_hash(self.host.embedder.name, t) for t in texts]
+        known = self.host.store.index.cached_vectors(sorted(set(hashes)))
         return _Prepared(ordered, len(batch) - len(fresh), prevs, raw, texts, hashes, known, again, ctxs)
 
     def _link(self, p: _Prepared) -> None:
@@ -257,7 +264,7 @@ class WritePath:
                 p.drafts.append((r.scope, item_id, d))
                 rows.append(j)
         p.hashes = [p.embed_hashes[j] for j in rows]
-        p.vectors = p.embedded[rows] if rows else np.zeros((0, self.embedder.dim), np.float32)
+        p.vectors = p.embedded[rows] if rows else np.zeros((0, self.host.embedder.dim), np.float32)
 
     def _extract(
         self, turns: list[ResourceIn], ctxs: list[TurnContext]
@@ -275,16 +282,16 @@ class WritePath:
             for r, c in zip(turns, ctxs, strict=True)
         ]
         out = [(got, r.trust != EXTERNAL and not r.drafts) for got, r in zip(rules, turns, strict=True)]
-        if self.llm is None:
+        if self.host.llm is None:
             return out
         # the noise filter has spoken: no drafts
         kept = [
             i for i, got in enumerate(rules) if got and turns[i].trust != EXTERNAL and not turns[i].drafts
         ]
-        size = max(1, self.llm.cfg.batch_size)
+        size = max(1, self.host.llm.cfg.batch_size)
         for start in range(0, len(kept), size):
             chunk = kept[start : start + size]
-            facts = self.llm.extract(
+            facts = self.host.llm.extract(
                 [
                     LLMTurn(
                         turns[i].speaker or turns[i].role or "",
@@ -313,8 +320,10 @@ class WritePath:
     def _embed(self, plan: _Prepared) -> None:
         """The slow step, on the worker thread: no DuckDB access here. Then the understanding
         models read the vectors: which rule drafts are facts, and under which category."""
-        plan.embedded, plan.fresh = embed_missing(self.embedder, plan.texts, plan.embed_hashes, plan.known)
-        u = self.understanding
+        plan.embedded, plan.fresh = embed_missing(
+            self.host.embedder, plan.texts, plan.embed_hashes, plan.known
+        )
+        u = self.host.understanding
         if u is None or not plan.raw:
             return
         ruled = [j for j, (_, _, by_rules) in enumerate(plan.raw) if by_rules]
@@ -338,7 +347,7 @@ class WritePath:
     def _commit(self, p: _Prepared) -> None:
         if not p.resources:
             return
-        now = self.clock()
+        now = self.host.clock()
         self._link(p)
         plan = self._dedup(p, now)
         rows: list[ItemRow] = []
@@ -386,7 +395,7 @@ class WritePath:
                 )
             )
             vec_rows.append(i)
-        vectors = p.vectors[vec_rows] if vec_rows else np.zeros((0, self.embedder.dim), np.float32)
+        vectors = p.vectors[vec_rows] if vec_rows else np.zeros((0, self.host.embedder.dim), np.float32)
         # A draft that joined another item (SKIP/MERGE) hands the turns after it to that item,
         # also when the next turn comes in a later batch (self._alias lives for one memorize).
         self._alias.update(plan.alias)
@@ -401,23 +410,23 @@ class WritePath:
             for scope, item_id, line in [*p.extensions, *plan.merged_context, *moved]
         ]
         scopes = {r.scope for r in p.resources}
-        before = {s: self.store.generation(s) for s in scopes if s in self._indexes}
+        before = {s: self.host.store.generation(s) for s in scopes if s in self.host._indexes}
         for scope in scopes:  # read once per index; the batches after keep the ranks in step
-            idx = self._indexes.get(scope)
+            idx = self.host._indexes.get(scope)
             if idx is not None and idx.generation == before[scope]:
-                idx.ensure_ranks(functools.partial(self.store.lifecycle.item_ranks, scope))
-        self._flush_touches_unlocked()
+                idx.ensure_ranks(functools.partial(self.host.store.lifecycle.item_ranks, scope))
+        self.host._flush_touches_unlocked()
         patched: list[str] = []
         try:
-            with self.store.transaction():
+            with self.host.store.transaction():
                 if not p.again:
-                    self.store.resources.insert_resources(p.resources, stored_at=now)
-                self.store.index.cache_vectors(
+                    self.host.store.resources.insert_resources(p.resources, stored_at=now)
+                self.host.store.index.cache_vectors(
                     [h for h, f in zip(p.embed_hashes, p.fresh, strict=True) if f], p.embedded[p.fresh]
                 )
-                self.store.items.insert_items(rows, vectors, postings)
+                self.host.store.items.insert_items(rows, vectors, postings)
                 for (scope, target), a in plan.absorbed.items():
-                    self.store.items.absorb(
+                    self.host.store.items.absorb(
                         scope,
                         target,
                         source_ids=a.sources,
@@ -428,36 +437,36 @@ class WritePath:
                         at=now,
                     )
                 for scope, old, new, at in plan.superseded:
-                    self.store.items.supersede(scope, old, new, at)
+                    self.host.store.items.supersede(scope, old, new, at)
                 for scope, item_id, line, (tf, length) in grown:
-                    self.store.items.extend_context(
+                    self.host.store.items.extend_context(
                         scope,
                         item_id,
                         line,
                         length,
                         [(scope, t, item_id, LATER_CONTEXT, c) for t, c in tf.items()],
                     )
-                self.store.items.log_ops(plan.ops, now)
-                self.store.bump_generation(scopes)
+                self.host.store.items.log_ops(plan.ops, now)
+                self.host.store.bump_generation(scopes)
                 for scope in sorted(scopes):
                     names = sorted(plan.categories.get(scope, set()))
-                    idx = self._indexes.get(scope)
+                    idx = self.host._indexes.get(scope)
                     if idx is None or idx.generation != before.get(scope):
-                        self._indexes.pop(scope, None)  # someone else wrote: rebuild on next read
-                        self.store.lifecycle.refresh_categories(scope, names, now)
+                        self.host._indexes.pop(scope, None)  # someone else wrote: rebuild on next read
+                        self.host.store.lifecycle.refresh_categories(scope, names, now)
                         continue
                     # the index follows the batch inside the transaction (and is dropped if the
                     # transaction fails): its category ranks give the summaries, so the scope is
                     # not ranked in DuckDB on every batch
                     patched.append(scope)
                     self._patch_index(idx, rows, vectors, own, context, plan, grown, now)
-                    self.store.lifecycle.write_categories(
+                    self.host.store.lifecycle.write_categories(
                         scope, idx.category_summaries(names, CATEGORY_TOP), now
                     )
-                    idx.generation = self.store.generation(scope)
+                    idx.generation = self.host.store.generation(scope)
         except BaseException:
             for scope in patched:
-                self._indexes.pop(scope, None)
+                self.host._indexes.pop(scope, None)
             raise
         p.report = plan.report
 
@@ -485,7 +494,7 @@ class WritePath:
             importance=[rows[i].importance for i in sel],
             occurred=[(rows[i].observed_at or rows[i].happened_at or now).timestamp() for i in sel],
             evergreen=[rows[i].evergreen for i in sel],
-            vectors=vectors[sel] if sel else np.zeros((0, self.embedder.dim), np.float32),
+            vectors=vectors[sel] if sel else np.zeros((0, self.host.embedder.dim), np.float32),
             own=[own[i] for i in sel],
             context=[context[i] for i in sel],
             created=[epoch_us(rows[i].created_at) for i in sel],
@@ -503,12 +512,12 @@ class WritePath:
     def _dedup(self, p: _Prepared, now: datetime) -> DedupPlan:
         """Stage 1 and 2 of dedup, and the update model, for every draft of a batch."""
         decide = BatchDecisions(
-            self.store,
-            self.scope_index,
-            self.params.dedup,
-            self.params.retire_by_model,
-            self.understanding,
-            self.llm,
-            self.params.retire_by_slot,
+            self.host.store,
+            self.host.scope_index,
+            self.host.params.dedup,
+            self.host.params.retire_by_model,
+            self.host.understanding,
+            self.host.llm,
+            self.host.params.retire_by_slot,
         )
         return decide.plan(p.drafts, p.vectors, p.hashes, now)

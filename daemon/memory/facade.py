@@ -30,7 +30,7 @@ from daemon.memory.read.nearby import told_near
 from daemon.memory.read.pipeline import run_pipeline
 from daemon.memory.read.scope import ScopeIndex, follow
 from daemon.memory.store import ScopeSnapshot, Store
-from daemon.memory.types import Clock, Hit, MemorizeReport, ResourceIn, system_clock
+from daemon.memory.types import Clock, Hit, ItemView, MemorizeReport, ResourceIn, system_clock
 from daemon.memory.write import correction as C
 from daemon.memory.write import updates as U
 from daemon.memory.write.pipeline import Progress, Writer
@@ -726,7 +726,18 @@ class Memory:
     # ---- predict → act: what the predictors read and the suggestion outbox ----------------
     # (the logic lives in daemon/predict/ and daemon/state/suggestions.py; these delegate)
 
-    def due_items(self, scope: str, lo: datetime, hi: datetime) -> list[dict[str, Any]]:
+    def item_views(self, scope: str, ids: Sequence[str]) -> list[ItemView]:
+        """The items of these ids that exist, in that order, typed for the predictors (without
+        access counts, so buffered accesses need not be flushed first)."""
+        with self._lock:
+            return self.store.items.views(scope, ids)
+
+    def item_view(self, scope: str, item_id: str) -> ItemView | None:
+        """One item typed for the predictors, None when there is no such item (forgotten)."""
+        found = self.item_views(scope, [item_id])
+        return found[0] if found else None
+
+    def due_items(self, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
         """Active items of `scope` due in [lo, hi): the events predictors remind of."""
         with self._lock:
             return self.store.items.due_items(scope, lo, hi)

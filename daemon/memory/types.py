@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -107,3 +107,24 @@ class MemorizeReport:
     merged: int = 0
     skipped: int = 0
     superseded: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ItemView:
+    """An item as the predictors read it: its words, what was understood of it (`l1`, parsed
+    once, by the store), when it is due, who said it, and whether it still holds."""
+
+    id: str
+    scope: str
+    category: str
+    l0: str
+    l1: Mapping[str, Any] = field(default_factory=dict)
+    speaker: str | None = None
+    due_at: datetime | None = None
+    observed_at: datetime | None = None  # when it was said
+    happened_at: datetime | None = None
+    context_text: str = ""  # the turns around it
+    source_ids: tuple[str, ...] = ()
+    superseded_by: str | None = None
+    valid_until: datetime | None = None
+    archived: bool = False

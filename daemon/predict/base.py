@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from daemon.config import Settings
 from daemon.memory import Memory
+from daemon.memory.types import ItemView
 from daemon.state.suggestions import Suggestion
 from daemon.state.types import ThreadState, WorkItem
 
@@ -28,10 +29,10 @@ class Ctx:
 
 @dataclass(frozen=True, slots=True)
 class NewItems:
-    """Items the memory just created in `scope` (rows as `Memory.get_item` returns them)."""
+    """Items the memory just created in `scope` (as `Memory.item_views` returns them)."""
 
     scope: str
-    items: Sequence[dict[str, Any]]
+    items: Sequence[ItemView]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,19 +95,11 @@ def is_cjk(text: str) -> bool:
     return bool(_CJK.search(text))
 
 
-def what(item: dict[str, Any]) -> str:
+def what(item: ItemView) -> str:
     """The sentence an item was said in, without the speaker prefix and the resolved-date note."""
-    l1 = item.get("l1") or {}
-    if isinstance(l1, str):
-        import json
-
-        try:
-            l1 = json.loads(l1)
-        except ValueError:
-            l1 = {}
-    text = l1.get("what") if isinstance(l1, dict) else None
+    text = item.l1.get("what")
     if not isinstance(text, str) or not text.strip():
-        text = _SPEAKER.sub("", str(item.get("l0", "")))
+        text = _SPEAKER.sub("", item.l0)
         text = re.sub(r"\s*\([^()]*\)\s*$", "", text)
     return text.strip()
 
@@ -114,11 +107,11 @@ def what(item: dict[str, Any]) -> str:
 _NOTE = re.compile(r"\(([^()]*)\)\s*$")
 
 
-def plain(item: dict[str, Any]) -> str:
+def plain(item: ItemView) -> str:
     """`what` without the date phrases the date rules resolved ("Next Monday at 10:00 I have the
     demo" → "I have the demo"): on the day itself "next Monday" would mislead."""
     text = what(item)
-    note = _NOTE.search(str(item.get("l0", "")))
+    note = _NOTE.search(item.l0)
     if not note:
         return text
     for part in note.group(1).split(";"):
@@ -136,18 +129,6 @@ def plain(item: dict[str, Any]) -> str:
     return (text[:1].upper() + text[1:]) if text else what(item)
 
 
-def l1_of(item: dict[str, Any]) -> dict[str, Any]:
-    l1 = item.get("l1") or {}
-    if isinstance(l1, str):
-        import json
-
-        try:
-            l1 = json.loads(l1)
-        except ValueError:
-            return {}
-    return l1 if isinstance(l1, dict) else {}
-
-
 _CANCEL = re.compile(
     r"\b(cancel+ed|cancel+ing|call(?:ed)? off|is off|won't happen|not happening|no longer (?:going|happening)|"
     r"not going (?:to|anymore))\b|取消|不去了|不开了|不办了|黄了",
@@ -155,29 +136,36 @@ _CANCEL = re.compile(
 )
 
 
-def cancels(item: dict[str, Any]) -> bool:
+def due_of(item: ItemView) -> datetime:
+    """The due time of an item the caller knows is due (a due item, an event that carries one)."""
+    if item.due_at is None:
+        raise ValueError(f"item {item.id} has no due time")
+    return item.due_at
+
+
+def cancels(item: ItemView) -> bool:
     """The statement calls an event off ("the demo is cancelled", "会议取消了"): it retires the
     event (the memory supersedes it) and is not itself something to remind of."""
     return bool(_CANCEL.search(what(item)))
 
 
-def said_by_person(item: dict[str, Any]) -> bool:
+def said_by_person(item: ItemView) -> bool:
     """The person's own statement (a user turn), not the assistant's summary of someone else's plan."""
-    role = l1_of(item).get("role")
+    role = item.l1.get("role")
     if isinstance(role, str):
         return role == "user"
-    return str(item.get("l0", "")).startswith("user:")
+    return item.l0.startswith("user:")
 
 
-def active(item: dict[str, Any] | None) -> str | None:
+def active(item: ItemView | None) -> str | None:
     """None when the item still holds; else why not."""
     if item is None:
         return "its memory was forgotten"
-    if item.get("superseded_by"):
-        return f"superseded by {item['superseded_by']}"
-    if item.get("valid_until") is not None:
+    if item.superseded_by:
+        return f"superseded by {item.superseded_by}"
+    if item.valid_until is not None:
         return "no longer valid"
-    if item.get("archived"):
+    if item.archived:
         return "archived"
     return None
 

@@ -87,7 +87,7 @@ def after_memory(memory: Memory, settings: Settings, now: datetime) -> list[str]
         suggestions: list[Suggestion] = []
         ctx = Ctx(memory, settings, now)
         for scope, ids in created.items():
-            items = [it for i in ids if (it := memory.get_item(scope, i)) is not None]
+            items = [it for i in ids if (it := memory.item_view(scope, i)) is not None]
             if items:
                 suggestions.extend(_run(NewItems(scope, items), ctx))
         proposed += memory.suggestions.propose(suggestions, cursor=(CURSOR, int(ops[-1]["seq"])))

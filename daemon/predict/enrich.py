@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from daemon.memory.types import ItemView
 from daemon.predict.base import Ctx, active, said_by_person, short, what
 
 # recall scores are fused ranks plus decay; below this a preference is only "the nearest one"
@@ -19,16 +19,16 @@ class Related:
     source_ids: tuple[str, ...]
 
 
-def related(ctx: Ctx, scope: str, item: dict[str, Any], limit: int = 2) -> list[Related]:
+def related(ctx: Ctx, scope: str, item: ItemView, limit: int = 2) -> list[Related]:
     """The person's preferences and profile facts most related to `item` and the conversation
     around it (its context text: the turn before and after), still valid now."""
-    query = str(item.get("context_text") or "") or what(item)
+    query = str(item.context_text or "") or what(item)
     hits = ctx.memory.recall(query, scope, k=8, ts=ctx.now, reinforce=False)
     out: list[Related] = []
     for h in hits:
-        if h.item_id == item.get("id") or h.category not in CATEGORIES or h.score < MIN_SCORE:
+        if h.item_id == item.id or h.category not in CATEGORIES or h.score < MIN_SCORE:
             continue
-        row = ctx.memory.get_item(scope, h.item_id)
+        row = ctx.memory.item_view(scope, h.item_id)
         # never a superseded preference: newest truth wins, also in what memubot says unasked
         if row is None or active(row) is not None or not said_by_person(row):
             continue

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any
 from zoneinfo import ZoneInfo
 
+from daemon.memory.types import ItemView
 from daemon.predict.base import what
 from daemon.predict.plan_text import focus
 
@@ -186,7 +186,7 @@ def own_plan(text: str) -> bool:
     return why_not(text) is None
 
 
-def is_own_plan(item: dict[str, Any], tz: ZoneInfo, now: datetime) -> bool:
+def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime) -> bool:
     """Whether an event item is the person's own plan: the sentence that names its day is judged."""
-    said = item.get("observed_at") or now
+    said = item.observed_at or now
     return own_plan(focus(what(item), said, tz))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any
 
 from daemon.memory.dates.zh import number as zh_number
+from daemon.memory.types import ItemView
 from daemon.predict.base import is_cjk, what
 
 _EN_DAY_SPAN = re.compile(
@@ -29,7 +29,7 @@ def _hour(raw: str) -> int | None:
     return int(n) if n is not None and n == int(n) and 0 <= n < 24 else None
 
 
-def day_span(item: dict[str, Any], day: datetime) -> tuple[datetime, datetime] | None:
+def day_span(item: ItemView, day: datetime) -> tuple[datetime, datetime] | None:
     """The hours an event without a time of day still takes: "9 to 5", "九点到五点", "the whole
     day" (the working day); None when its sentence names none (a birthday takes no hours)."""
     text = what(item)

@@ -164,16 +164,21 @@ def test_a_day_event_that_names_its_hours_clashes_and_one_without_hours_does_not
 
 
 def test_day_span_reads_hours_in_both_languages() -> None:
+    from daemon.memory.types import ItemView
     from daemon.predict.predictors.conflict import day_span
 
     day = at("2026-03-04 00:00")
-    item = {"l1": {"what": "周三公司年会彩排，上午九点到下午五点。"}, "l0": ""}
+    item = ItemView("i1", "alice", "events", "", {"what": "周三公司年会彩排，上午九点到下午五点。"})
     assert day_span(item, day) == (at("2026-03-04 09:00"), at("2026-03-04 17:00"))
-    assert day_span({"l1": {"what": "Team offsite the whole day on Wednesday."}, "l0": ""}, day) == (
+    assert day_span(
+        ItemView("i2", "alice", "events", "", {"what": "Team offsite the whole day on Wednesday."}), day
+    ) == (
         at("2026-03-04 09:00"),
         at("2026-03-04 18:00"),
     )
-    assert day_span({"l1": {"what": "Wednesday is Mum's birthday."}, "l0": ""}, day) is None
+    assert (
+        day_span(ItemView("i3", "alice", "events", "", {"what": "Wednesday is Mum's birthday."}), day) is None
+    )
 
 
 def test_the_labelled_sets_are_apart_and_in_both_languages() -> None:

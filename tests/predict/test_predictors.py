@@ -8,6 +8,7 @@ import pytest
 
 from daemon.config import Settings
 from daemon.memory import Memory
+from daemon.memory.types import ItemView
 from daemon.predict import PREDICTORS, engine
 from daemon.predict.base import Ctx, plain
 from daemon.predict.outbox import SuggestionOutbox
@@ -99,7 +100,7 @@ def test_conflict_is_said_once_when_the_second_event_becomes_known(
     ],
 )
 def test_an_event_lasts_until_its_named_end_else_an_hour(text: str, start: str, end: str) -> None:
-    assert end_of({"l1": {"what": text}, "l0": text}, at(start)) == at(end)
+    assert end_of(ItemView("i1", "alice", "events", text, {"what": text}), at(start)) == at(end)
 
 
 @pytest.mark.parametrize(
@@ -225,15 +226,21 @@ async def test_the_digest_says_only_what_no_other_message_says_and_is_never_empt
 
 
 def test_plain_drops_the_date_phrase_the_day_itself_makes_wrong() -> None:
-    item = {
-        "l0": "user: Next Monday at 10:00 I have the board demo. (Next Monday at 10:00: 9 March 2026 10:00)",
-        "l1": {"what": "Next Monday at 10:00 I have the board demo."},
-    }
+    item = ItemView(
+        "i1",
+        "alice",
+        "events",
+        "user: Next Monday at 10:00 I have the board demo. (Next Monday at 10:00: 9 March 2026 10:00)",
+        {"what": "Next Monday at 10:00 I have the board demo."},
+    )
     assert plain(item) == "I have the board demo."
-    zh = {
-        "l0": "user: 对了，下周三下午三点到四点我要去医院复查。 (下周三下午三点: 11 March 2026 15:00)",
-        "l1": {"what": "对了，下周三下午三点到四点我要去医院复查。"},
-    }
+    zh = ItemView(
+        "i2",
+        "alice",
+        "events",
+        "user: 对了，下周三下午三点到四点我要去医院复查。 (下周三下午三点: 11 March 2026 15:00)",
+        {"what": "对了，下周三下午三点到四点我要去医院复查。"},
+    )
     assert plain(zh) == "我要去医院复查。"
 
 

@@ -12,6 +12,35 @@ import numpy as np
 
 from daemon.memory.store.core import Database, Table, _require, _utc
 from daemon.memory.store.index import IndexTable
+from daemon.memory.types import ItemView
+
+# an ItemView's columns, in its fields' order
+_VIEW = (
+    "id, scope, category, l0, l1, speaker, due_at, observed_at, happened_at, context_text,"
+    " (SELECT list(resource_id ORDER BY resource_id) FROM item_sources s WHERE s.item_id = items.id),"
+    " superseded_by, valid_until, archived"
+)
+
+
+def _view(r: tuple[Any, ...]) -> ItemView:
+    l1 = json.loads(r[4]) if isinstance(r[4], str) else (r[4] or {})
+    return ItemView(
+        id=r[0],
+        scope=r[1],
+        category=r[2],
+        l0=r[3],
+        l1=l1 if isinstance(l1, dict) else {},
+        speaker=r[5],
+        due_at=r[6],
+        observed_at=r[7],
+        happened_at=r[8],
+        context_text=r[9] or "",
+        source_ids=tuple(r[10] or ()),
+        superseded_by=r[11],
+        valid_until=r[12],
+        archived=bool(r[13]),
+    )
+
 
 # what recall can find (the same test as the index build in store/index.py)
 _ACTIVE = "NOT archived AND superseded_by IS NULL AND valid_until IS NULL"
@@ -339,20 +368,20 @@ class ItemTable(Table):
 
     # ---- what the predictors read of the items ---------------------------------------
 
-    def due_items(self, scope: str, lo: datetime, hi: datetime) -> list[dict[str, Any]]:
+    def views(self, scope: str, ids: Sequence[str]) -> list[ItemView]:
+        """The items of these ids that exist, in the order asked, as the predictors read them."""
+        rows = self.con.execute(
+            f"SELECT {_VIEW} FROM items WHERE scope = ? AND id IN (SELECT unnest(?))",
+            [_require(scope), list(ids)],
+        ).fetchall()
+        found = {r[0]: _view(r) for r in rows}
+        return [found[i] for i in ids if i in found]
+
+    def due_items(self, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
         """Active (not superseded, not archived) items with a due time in [lo, hi), by due time."""
-        cur = self.con.execute(
-            "SELECT id, category, l0, l1, speaker, due_at, observed_at,"
-            " (SELECT list(resource_id ORDER BY resource_id) FROM item_sources s WHERE s.item_id = items.id)"
-            " FROM items WHERE scope = ? AND due_at >= ? AND due_at < ? AND superseded_by IS NULL"
-            " AND valid_until IS NULL AND NOT archived ORDER BY due_at, id",
+        rows = self.con.execute(
+            f"SELECT {_VIEW} FROM items WHERE scope = ? AND due_at >= ? AND due_at < ?"
+            " AND superseded_by IS NULL AND valid_until IS NULL AND NOT archived ORDER BY due_at, id",
             [_require(scope), _utc(lo), _utc(hi)],
-        )
-        keys = ("id", "category", "l0", "l1", "speaker", "due_at", "observed_at", "source_ids")
-        out = []
-        for r in cur.fetchall():
-            d = dict(zip(keys, r, strict=True))
-            d["l1"] = json.loads(d["l1"]) if isinstance(d["l1"], str) else (d["l1"] or {})
-            d["source_ids"] = list(d["source_ids"] or [])
-            out.append(d)
-        return out
+        ).fetchall()
+        return [_view(r) for r in rows]

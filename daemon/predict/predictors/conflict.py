@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates.zh import number as zh_number
+from daemon.memory.types import ItemView
 from daemon.predict.base import (
     Ctx,
     NewItems,
@@ -23,6 +23,7 @@ from daemon.predict.base import (
     Trigger,
     active,
     cancels,
+    due_of,
     is_cjk,
     plain,
     said_by_person,
@@ -43,7 +44,7 @@ _ZH_END = re.compile(
 )
 
 
-def end_of(item: dict[str, Any], start: datetime) -> datetime:
+def end_of(item: ItemView, start: datetime) -> datetime:
     """When the event ends: the end time its sentence names after the start, else an hour later."""
     text = what(item)
     m = _ZH_END.search(text) if is_cjk(text) else _EN_END.search(text)
@@ -60,23 +61,20 @@ def end_of(item: dict[str, Any], start: datetime) -> datetime:
     return start + DEFAULT_LENGTH
 
 
-def span(item: dict[str, Any], tz: ZoneInfo) -> tuple[datetime, datetime] | None:
+def span(item: ItemView, tz: ZoneInfo) -> tuple[datetime, datetime] | None:
     """When an event takes place, in the person's time zone, or None when it takes no hours."""
-    due = item["due_at"].astimezone(tz)
+    due = due_of(item).astimezone(tz)
     if is_timed(due, tz):
         return due, end_of(item, due)
     return day_span(item, due)
 
 
-def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[dict[str, Any]]:
+def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
     tz = ctx.settings.tz
     return [
         it
         for it in ctx.memory.due_items(scope, lo, hi)
-        if it["category"] == "events"
-        and said_by_person(it)
-        and not cancels(it)
-        and is_own_plan(it, tz, ctx.now)
+        if it.category == "events" and said_by_person(it) and not cancels(it) and is_own_plan(it, tz, ctx.now)
     ]
 
 
@@ -89,8 +87,8 @@ class Conflict:
         tz = ctx.settings.tz
         out: list[Suggestion] = []
         for new in trigger.items:
-            due = new.get("due_at")
-            if new.get("category") != "events" or due is None or due <= ctx.now or active(new) is not None:
+            due = new.due_at
+            if new.category != "events" or due is None or due <= ctx.now or active(new) is not None:
                 continue
             if not said_by_person(new) or cancels(new):
                 continue
@@ -105,7 +103,7 @@ class Conflict:
             for old in _plans(
                 ctx, trigger.scope, min(start - timedelta(hours=12), day_start(start, tz)), end
             ):
-                if old["id"] == new["id"]:
+                if old.id == new.id:
                     continue
                 other = span(old, tz)
                 if other is None or not (other[0] < end and start < other[1]):
@@ -115,10 +113,8 @@ class Conflict:
                 out.append(self._suggest(trigger.scope, old, new, max(start, other[0]), ctx))
         return out
 
-    def _suggest(
-        self, scope: str, a: dict[str, Any], b: dict[str, Any], clash: datetime, ctx: Ctx
-    ) -> Suggestion:
-        ids = sorted([a["id"], b["id"]])
+    def _suggest(self, scope: str, a: ItemView, b: ItemView, clash: datetime, ctx: Ctx) -> Suggestion:
+        ids = sorted([a.id, b.id])
         ta, tb = plain(a), plain(b)
         zh = is_cjk(ta + tb)
         tz = ctx.settings.tz
@@ -135,27 +131,24 @@ class Conflict:
             kind="conflict",
             predictor=NAME,
             dedup_key=f"conflict:{ids[0]}:{ids[1]}",
-            about=f"item:{b['id']}",
+            about=f"item:{b.id}",
             title=title,
             body=body,
             created_at=ctx.now,
             deliver_at=ctx.now,
             expires_at=first,
-            evidence=(a["id"], b["id"]),
-            source_ids=tuple(dict.fromkeys([*(a.get("source_ids") or ()), *(b.get("source_ids") or ())])),
+            evidence=(a.id, b.id),
+            source_ids=tuple(dict.fromkeys([*(a.source_ids or ()), *(b.source_ids or ())])),
             confidence=0.85,
-            data={"items": {a["id"]: a["due_at"].isoformat(), b["id"]: b["due_at"].isoformat()}},
+            data={"items": {a.id: due_of(a).isoformat(), b.id: due_of(b).isoformat()}},
         )
 
     def recheck(self, s: Suggestion, ctx: Ctx) -> Recheck:
         for item_id, due in s.data["items"].items():
-            item = ctx.memory.get_item(s.scope, item_id)
+            item = ctx.memory.item_view(s.scope, item_id)
             gone = active(item)
             if gone is not None or item is None:
                 return Recheck(None, f"one of the events changed: {gone}")
-            if (
-                item["due_at"] is None
-                or item["due_at"].timestamp() != datetime.fromisoformat(due).timestamp()
-            ):
+            if item.due_at is None or item.due_at.timestamp() != datetime.fromisoformat(due).timestamp():
                 return Recheck(None, "one of the events moved")
         return Recheck(replace(s))

@@ -15,12 +15,14 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+from daemon.memory.types import ItemView
 from daemon.predict.base import (
     Ctx,
     Morning,
     Recheck,
     Trigger,
     cancels,
+    due_of,
     is_cjk,
     said_by_person,
     short,
@@ -38,20 +40,21 @@ EVENING_BEFORE = timedelta(hours=6)  # a reminder since 18:00 the day before has
 REPEAT_AFTER = timedelta(days=3)  # what still waits is repeated once its last mention is this old
 
 
-def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
+def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
     tz = ctx.settings.tz
     events = [
         it
         for it in ctx.memory.due_items(scope, day_start(ctx.now, tz), next_day_start(ctx.now, tz))
-        if it["category"] == "events"
+        if it.category == "events"
         and said_by_person(it)
         and not cancels(it)
         and is_own_plan(it, tz, ctx.now)
-        and (it["due_at"] >= ctx.now or not is_timed(it["due_at"], tz))
+        and it.due_at is not None  # always, for a due item
+        and (it.due_at >= ctx.now or not is_timed(it.due_at, tz))
     ]
     login = ctx.settings.github_login
     waiting = [w for w in ctx.memory.work_items.of_scope(scope, state="open") if waits_for(w, login)]
-    abouts = [f"item:{e['id']}" for e in events] + [f"{w.kind}:{ref(w)}" for w in waiting]
+    abouts = [f"item:{e.id}" for e in events] + [f"{w.kind}:{ref(w)}" for w in waiting]
     today = day_start(ctx.now, tz)
     # an event with a reminder of its own — the evening before, earlier today or later today —
     # is that reminder's to say
@@ -59,18 +62,18 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[dict[str, Any]], list[Any]]:
     keys = [f"{w.kind}:{ref(w)}" for w in waiting]
     older = ctx.memory.suggestions.said_before(scope, keys, today)
     recent = ctx.memory.suggestions.covered(scope, keys, today - REPEAT_AFTER, ctx.now + SOON)
-    events = [e for e in events if f"item:{e['id']}" not in told]
+    events = [e for e in events if f"item:{e.id}" not in told]
     waiting = [w for w in waiting if f"{w.kind}:{ref(w)}" in older - recent]
     return events, waiting
 
 
-def _write(s: Suggestion, events: list[dict[str, Any]], waiting: list[Any], ctx: Ctx) -> Suggestion:
+def _write(s: Suggestion, events: list[ItemView], waiting: list[Any], ctx: Ctx) -> Suggestion:
     tz = ctx.settings.tz
     zh = any(is_cjk(what(e)) for e in events)
     lines = []
     for e in events:
-        t = e["due_at"].astimezone(tz)
-        thing = headline(what(e), e.get("observed_at") or ctx.now, tz)
+        t = due_of(e).astimezone(tz)
+        thing = headline(what(e), e.observed_at or ctx.now, tz)
         lines.append(f"• {t.strftime('%H:%M') + ' ' if is_timed(t, tz) else ''}{short(thing, 90)}")
     for w in waiting:
         why = waits_for(w, ctx.settings.github_login)
@@ -82,10 +85,10 @@ def _write(s: Suggestion, events: list[dict[str, Any]], waiting: list[Any], ctx:
         if waiting:
             parts.append(f"{len(waiting)} waiting on you")
         title = "Today: " + ", ".join(parts)
-    evidence = tuple(e["id"] for e in events)
+    evidence = tuple(e.id for e in events)
     sources = tuple(
         dict.fromkeys(
-            [*(x for e in events for x in e["source_ids"]), *(w.last_event for w in waiting if w.last_event)]
+            [*(x for e in events for x in e.source_ids), *(w.last_event for w in waiting if w.last_event)]
         )
     )
     return replace(s, title=title, body="\n".join(lines), evidence=evidence, source_ids=sources)

@@ -8,14 +8,15 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
 
+from daemon.memory.types import ItemView
 from daemon.predict.base import (
     Ctx,
     NewItems,
     Recheck,
     Trigger,
     active,
+    due_of,
     is_cjk,
     plain,
     said_by_person,
@@ -59,9 +60,9 @@ def is_done(text: str) -> bool:
     return bool(_DONE_ZH.search(text) if is_cjk(text) else _DONE_EN.search(text))
 
 
-def _plan(item: dict[str, Any], ctx: Ctx) -> tuple[datetime, datetime] | None:
+def _plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
     tz = ctx.settings.tz
-    due = item["due_at"].astimezone(tz)
+    due = due_of(item).astimezone(tz)
     if is_timed(due, tz):
         at, expires = due - timedelta(hours=ctx.settings.remind_lead_hours), due + timedelta(hours=12)
     else:
@@ -70,15 +71,15 @@ def _plan(item: dict[str, Any], ctx: Ctx) -> tuple[datetime, datetime] | None:
     return (at, expires) if at < expires else None
 
 
-def _check_in(item: dict[str, Any], text: str, zh: bool, scope: str, ctx: Ctx) -> Suggestion | None:
+def _check_in(item: ItemView, text: str, zh: bool, scope: str, ctx: Ctx) -> Suggestion | None:
     """The one check-in the morning after a promise's day, withdrawn if it was done by then."""
     tz = ctx.settings.tz
-    due = item["due_at"].astimezone(tz)
+    due = due_of(item).astimezone(tz)
     nxt = next_day_start(due, tz)
     at = at_local(nxt, ctx.settings.morning_at, tz)
     if at <= ctx.now:
         return None
-    thing = headline(text, item.get("observed_at") or ctx.now, tz)
+    thing = headline(text, item.observed_at or ctx.now, tz)
     if zh:
         day = f"周{'一二三四五六日'[due.weekday()]}"
         title = f"{day}说好的：{short(thing, 50)}——办好了吗？"
@@ -91,17 +92,17 @@ def _check_in(item: dict[str, Any], text: str, zh: bool, scope: str, ctx: Ctx) -
         scope=scope,
         kind="follow_up",
         predictor=NAME,
-        dedup_key=f"promise-check:{item['id']}",
-        about=f"item:{item['id']}",
+        dedup_key=f"promise-check:{item.id}",
+        about=f"item:{item.id}",
         title=title,
         body=body,
         created_at=ctx.now,
         deliver_at=at,
         expires_at=next_day_start(nxt, tz),
-        evidence=(item["id"],),
-        source_ids=tuple(item.get("source_ids") or ()),
+        evidence=(item.id,),
+        source_ids=tuple(item.source_ids or ()),
         confidence=0.6,
-        data={"item_id": item["id"], "said_at": (item.get("observed_at") or ctx.now).isoformat()},
+        data={"item_id": item.id, "said_at": (item.observed_at or ctx.now).isoformat()},
     )
 
 
@@ -114,7 +115,7 @@ class Promise:
         out = []
         for item in trigger.items:
             text = what(item)
-            if item.get("due_at") is None or not said_by_person(item) or not is_promise(text):
+            if item.due_at is None or not said_by_person(item) or not is_promise(text):
                 continue
             if active(item) is not None:
                 continue
@@ -130,8 +131,8 @@ class Promise:
                     scope=trigger.scope,
                     kind="follow_up",
                     predictor=NAME,
-                    dedup_key=f"promise:{item['id']}",
-                    about=f"item:{item['id']}",
+                    dedup_key=f"promise:{item.id}",
+                    about=f"item:{item.id}",
                     title=(
                         f"别忘了：{short(plain(item), 60)}"
                         if zh
@@ -141,25 +142,25 @@ class Promise:
                     created_at=ctx.now,
                     deliver_at=p[0],
                     expires_at=p[1],
-                    evidence=(item["id"],),
-                    source_ids=tuple(item.get("source_ids") or ()),
+                    evidence=(item.id,),
+                    source_ids=tuple(item.source_ids or ()),
                     confidence=0.7,
-                    data={"item_id": item["id"], "said_at": (item.get("observed_at") or ctx.now).isoformat()},
+                    data={"item_id": item.id, "said_at": (item.observed_at or ctx.now).isoformat()},
                 )
             )
         return out
 
     def recheck(self, s: Suggestion, ctx: Ctx) -> Recheck:
-        item = ctx.memory.get_item(s.scope, s.data["item_id"])
+        item = ctx.memory.item_view(s.scope, s.data["item_id"])
         gone = active(item)
         if gone is not None or item is None:
             return Recheck(None, f"the promise changed: {gone}")
         said = datetime.fromisoformat(s.data["said_at"])
         # kept: a later statement of the person, about the same thing, that says it is done
         for h in ctx.memory.recall(what(item), s.scope, k=6, ts=ctx.now, reinforce=False):
-            if h.item_id == item["id"] or h.occurred_at is None or h.occurred_at <= said:
+            if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= said:
                 continue
-            row = ctx.memory.get_item(s.scope, h.item_id)
+            row = ctx.memory.item_view(s.scope, h.item_id)
             if row is not None and said_by_person(row) and is_done(what(row)) and h.score >= 0.3:
                 return Recheck(None, f"kept: {short(what(row), 60)}")
         return Recheck(replace(s))

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
 
+from daemon.memory.types import ItemView
 from daemon.predict import enrich
 from daemon.predict.base import (
     Ctx,
@@ -27,8 +27,8 @@ from daemon.predict.base import (
     Trigger,
     active,
     cancels,
+    due_of,
     is_cjk,
-    l1_of,
     said_by_person,
     short,
     what,
@@ -71,10 +71,10 @@ def when_text(due: datetime, now: datetime, timed: bool, zh: bool) -> str:
     return f"{day} at {hhmm}" if timed else day
 
 
-def plan(item: dict[str, Any], ctx: Ctx) -> tuple[datetime, datetime] | None:
+def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
     """(remind at, expires at) for an event item, or None when no reminder makes sense."""
     tz = ctx.settings.tz
-    due = item["due_at"].astimezone(tz)
+    due = due_of(item).astimezone(tz)
     hours = None if is_timed(due, tz) else day_span(item, due)
     if hours is not None:
         due = hours[0]  # "Thursday is the offsite, 9 to 5": it starts at nine, remind before that
@@ -115,8 +115,8 @@ def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
     return evening if evening >= ctx.now + MIN_NOTICE else None
 
 
-def reminder(item: dict[str, Any], scope: str, ctx: Ctx) -> Suggestion | None:
-    if item.get("category") != "events" or item.get("due_at") is None or not said_by_person(item):
+def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
+    if item.category != "events" or item.due_at is None or not said_by_person(item):
         return None
     if active(item) is not None or promise.is_promise(what(item)) or cancels(item):
         return None  # a promise gets a follow-up instead (promise.py); a cancellation nothing
@@ -130,17 +130,17 @@ def reminder(item: dict[str, Any], scope: str, ctx: Ctx) -> Suggestion | None:
         scope=scope,
         kind="reminder",
         predictor=NAME,
-        dedup_key=f"reminder:{item['id']}",
-        about=f"item:{item['id']}",
+        dedup_key=f"reminder:{item.id}",
+        about=f"item:{item.id}",
         title="",  # written at delivery, when "today" is known
         body="",
         created_at=ctx.now,
         deliver_at=at,
         expires_at=expires,
-        evidence=(item["id"],),
-        source_ids=tuple(item.get("source_ids") or ()),
+        evidence=(item.id,),
+        source_ids=tuple(item.source_ids or ()),
         confidence=0.8,
-        data={"item_id": item["id"], "due_at": item["due_at"].isoformat()},
+        data={"item_id": item.id, "due_at": due_of(item).isoformat()},
     )
 
 
@@ -154,19 +154,19 @@ class Upcoming:
         return [s for s in out if s is not None]
 
     def recheck(self, s: Suggestion, ctx: Ctx) -> Recheck:
-        item = ctx.memory.get_item(s.scope, s.data["item_id"])
+        item = ctx.memory.item_view(s.scope, s.data["item_id"])
         gone = active(item)
         if gone is not None or item is None:
             return Recheck(None, f"the event changed: {gone}")
-        due = item["due_at"]
+        due = item.due_at
         if due is None or due.timestamp() != datetime.fromisoformat(s.data["due_at"]).timestamp():
             return Recheck(None, "the event moved")
         tz = ctx.settings.tz
         text = what(item)
         zh = is_cjk(text)
         when = when_text(due.astimezone(tz), ctx.now.astimezone(tz), is_timed(due, tz), zh)
-        thing = headline(text, item.get("observed_at") or ctx.now, tz)
-        where = l1_of(item).get("where")
+        thing = headline(text, item.observed_at or ctx.now, tz)
+        where = item.l1.get("where")
         place = where if isinstance(where, str) and where and where not in thing else ""
         if _TIMEISH.search(place):
             place = ""  # "九点到十点": the word after 到 is an end time, not a place

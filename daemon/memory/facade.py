@@ -30,7 +30,7 @@ from daemon.memory.read.nearby import told_near
 from daemon.memory.read.pipeline import run_pipeline
 from daemon.memory.read.scope import ScopeIndex, follow
 from daemon.memory.store import ScopeSnapshot, Store
-from daemon.memory.types import Clock, Hit, ItemView, MemorizeReport, ResourceIn, system_clock
+from daemon.memory.types import Clock, Hit, ItemView, MemorizeReport, ResourceIn, TurnView, system_clock
 from daemon.memory.write import correction as C
 from daemon.memory.write import updates as U
 from daemon.memory.write.pipeline import Progress, Writer
@@ -757,7 +757,7 @@ class Memory:
                 follow(self._indexes, scope, before, after, lambda idx: idx.touch(known, at.timestamp()))
         return len(known)
 
-    def user_turns(self, scope: str, since: datetime, until: datetime) -> list[dict[str, Any]]:
+    def user_turns(self, scope: str, since: datetime, until: datetime) -> list[TurnView]:
         """The person's own turns of `scope` in [since, until), oldest first (for patterns)."""
         with self._lock:
             return self.store.resources.user_turns(scope, since, until)

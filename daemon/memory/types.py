@@ -128,3 +128,13 @@ class ItemView:
     superseded_by: str | None = None
     valid_until: datetime | None = None
     archived: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TurnView:
+    """One of the person's conversation turns, as the predictors read it (patterns of requests)."""
+
+    id: str
+    text: str
+    at: datetime  # when it was said
+    session: str | None = None

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from daemon.config import Settings
 from daemon.memory import Memory
-from daemon.memory.types import ItemView
+from daemon.memory.types import ItemView, TurnView
 from daemon.state.suggestions import Suggestion
 from daemon.state.types import ThreadState, WorkItem
 
@@ -54,10 +54,10 @@ class Morning:
 
 @dataclass(frozen=True, slots=True)
 class NewTurns:
-    """The person's turns that just arrived in `scope` (id, text, ts, session each)."""
+    """The person's turns that just arrived in `scope`."""
 
     scope: str
-    turns: Sequence[dict[str, Any]]
+    turns: Sequence[TurnView]
 
 
 @dataclass(frozen=True, slots=True)

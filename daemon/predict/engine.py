@@ -12,11 +12,10 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from daemon.config import Settings
 from daemon.memory import Memory, ResourceIn
-from daemon.memory.types import ItemDraft
+from daemon.memory.types import ItemDraft, TurnView
 from daemon.predict import PREDICTORS, predictor
 from daemon.predict.base import Ctx, Morning, NewItems, NewTurns, ThreadChanged, Trigger, WorkItemChanged
 from daemon.predict.predictors import patterns
@@ -141,7 +140,7 @@ def morning(memory: Memory, settings: Settings, at: datetime) -> list[str]:
 
 
 def after_turns(
-    memory: Memory, settings: Settings, now: datetime, scope: str, turns: Sequence[dict[str, Any]]
+    memory: Memory, settings: Settings, now: datetime, scope: str, turns: Sequence[TurnView]
 ) -> list[str]:
     """Predict from the person's turns themselves (patterns of requests); a pattern found is also
     remembered, once, as a `patterns` item."""

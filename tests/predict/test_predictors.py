@@ -8,7 +8,7 @@ import pytest
 
 from daemon.config import Settings
 from daemon.memory import Memory
-from daemon.memory.types import ItemView
+from daemon.memory.types import ItemView, TurnView
 from daemon.predict import PREDICTORS, engine
 from daemon.predict.base import Ctx, plain
 from daemon.predict.outbox import SuggestionOutbox
@@ -363,7 +363,7 @@ def test_a_request_made_three_mondays_at_eleven_is_prefetched_the_next_monday(
     for rid, when, text in asks:
         pclock.now = at(when)
         say(pmemory, rid, text, pclock.now)
-        turn = {"id": rid, "text": text, "ts": pclock.now, "session": "s1"}
+        turn = TurnView(rid, text, pclock.now, "s1")
         found.append(engine.after_turns(pmemory, settings, pclock.now, "alice", [turn]))
     assert found[:3] == [[], [], []]  # twice on Mondays is not yet a habit
     [sid] = found[3]
@@ -378,7 +378,7 @@ def test_a_request_made_three_mondays_at_eleven_is_prefetched_the_next_monday(
     # found again the next Monday: the same pattern, no second item
     pclock.now = at("2026-03-23 11:10")
     say(pmemory, "p4", "Can you summarize the standup notes?", pclock.now)
-    turn = {"id": "p4", "text": "Can you summarize the standup notes?", "ts": pclock.now, "session": "s1"}
+    turn = TurnView("p4", "Can you summarize the standup notes?", pclock.now, "s1")
     assert engine.after_turns(pmemory, settings, pclock.now, "alice", [turn])
     assert len([i for i in pmemory.items("alice") if i["category"] == "patterns"]) == 1
 

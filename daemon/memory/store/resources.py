@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from daemon.memory.store.core import Table, _offset_minutes, _require, _utc
-from daemon.memory.types import ResourceIn
+from daemon.memory.types import ResourceIn, TurnView
 from daemon.memory.write import drafts as draftcodec
 
 
@@ -145,12 +145,11 @@ class ResourceTable(Table):
             params.append(list(ids))
         return [(r[0], r[1], r[2], r[3]) for r in self.con.execute(sql + " ORDER BY id", params).fetchall()]
 
-    def user_turns(self, scope: str, since: datetime, until: datetime) -> list[dict[str, Any]]:
+    def user_turns(self, scope: str, since: datetime, until: datetime) -> list[TurnView]:
         """The person's own conversation turns in [since, until): what patterns are found in."""
         rows = self.con.execute(
-            "SELECT id, text, occurred_at, utc_offset_min, session FROM resources WHERE scope = ?"
+            "SELECT id, text, occurred_at, session FROM resources WHERE scope = ?"
             " AND kind = 'turn' AND role = 'user' AND occurred_at >= ? AND occurred_at < ? ORDER BY occurred_at, id",
             [_require(scope), _utc(since), _utc(until)],
         ).fetchall()
-        keys = ("id", "text", "occurred_at", "utc_offset_min", "session")
-        return [dict(zip(keys, r, strict=True)) for r in rows]
+        return [TurnView(r[0], r[1], r[2], r[3]) for r in rows]

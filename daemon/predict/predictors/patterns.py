@@ -19,6 +19,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from daemon.memory.types import TurnView
 from daemon.predict.base import Ctx, NewTurns, Recheck, Trigger, is_cjk, short
 from daemon.state.suggestions import Suggestion
 
@@ -70,20 +71,20 @@ class Patterns:
         tz = ctx.settings.tz
         out: list[Suggestion] = []
         for turn in trigger.turns:
-            text = str(turn["text"])
+            text = turn.text
             if not is_request(text):
                 continue
-            now = turn["ts"].astimezone(tz)
+            now = turn.at.astimezone(tz)
             mine = terms(text)
             days = {now.date(): now}
             seen_ids: set[str] = set()
             for past in ctx.memory.user_turns(trigger.scope, now - WINDOW, now - timedelta(hours=12)):
-                t = past["occurred_at"].astimezone(tz)
+                t = past.at.astimezone(tz)
                 if t.weekday() != now.weekday() or abs(minute_of_day(t) - minute_of_day(now)) > NEAR_MINUTES:
                     continue
-                if similar(mine, terms(str(past["text"]))):
+                if similar(mine, terms(past.text)):
                     days.setdefault(t.date(), t)
-                    seen_ids.add(str(past["id"]))
+                    seen_ids.add(past.id)
             if len(days) < MIN_TIMES:
                 continue
             minute = int(statistics.median(minute_of_day(t) for t in days.values()))
@@ -107,7 +108,7 @@ class Patterns:
                     created_at=ctx.now,
                     deliver_at=at - AHEAD,
                     expires_at=at + timedelta(hours=1),
-                    source_ids=(str(turn["id"]),),
+                    source_ids=(turn.id,),
                     confidence=0.6 + min(0.3, 0.05 * (len(days) - MIN_TIMES)),
                     data={
                         "request": text,
@@ -115,7 +116,7 @@ class Patterns:
                         "key": key,
                         "weekday": now.weekday(),
                         "minute": minute,
-                        "turns": sorted(str(t) for t in {turn["id"], *seen_ids}),
+                        "turns": sorted({turn.id, *seen_ids}),
                     },
                 )
             )
@@ -130,9 +131,9 @@ class Patterns:
         return Recheck(replace(s, body=body, evidence=tuple(h.item_id for h in hits), source_ids=sources))
 
 
-def turn_rows(turns: Any) -> list[dict[str, Any]]:
+def turn_rows(turns: Any) -> list[TurnView]:
     """Conversation turns as the trigger carries them (the person's only)."""
-    return [{"id": t.id, "text": t.text, "ts": t.ts, "session": t.session} for t in turns if t.role == "user"]
+    return [TurnView(t.id, t.text, t.ts, t.session) for t in turns if t.role == "user"]
 
 
 _WEEKDAYS_EN = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays")

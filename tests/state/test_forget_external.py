@@ -22,7 +22,7 @@ from handlers import email, github
 from handlers.deps import Deps
 from tests.conftest import FakeClock
 from tests.github_fixtures import FIXTURES
-from tests.test_email_handler import ALICE, ASK, BOB, mail
+from tests.handlers.test_email_handler import ALICE, ASK, BOB, mail
 
 REPO = "Codertocat/Hello-World"
 

@@ -43,6 +43,7 @@ from daemon.runtime.faststream_consumer import FastStreamConsumer
 from daemon.runtime.metrics import Metrics
 from daemon.runtime.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.runtime.ops_outbox import OpsOutbox
+from daemon.runtime.publisher import Publisher
 from daemon.runtime.rpc import RpcServer
 from daemon.runtime.streams import ensure_streams
 from daemon.subjects import CONVERSATIONS
@@ -124,8 +125,11 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         js = nc.jetstream()
         await ensure_streams(js)
 
-        async def publish(subject: str, body: bytes, msg_id: str) -> None:
-            await js.publish(subject, body, headers={"Nats-Msg-Id": msg_id})
+        # every send goes through FastStream on this connection (runtime/publisher.py)
+        publisher = Publisher(nc)
+        await publisher.start()
+        stack.push_async_callback(publisher.stop)
+        publish = publisher.publish
 
         outbox = OpsOutbox(memory.ledger, publish, metrics)
 
@@ -143,11 +147,8 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         timer = DeliveryTimer(suggestions, memory.clock)
         await asyncio.to_thread(engine.start_cursor, memory)
 
-        async def context(subject: str, body: bytes) -> None:
-            await nc.publish(subject, body)
-
         claims = Claims()
-        outlet = Outlet(context=context, wake=timer.wake, claim=claims.claim)
+        outlet = Outlet(context=publisher.send, wake=timer.wake, claim=claims.claim)
         poller = None
         if settings.github_poll_off() is None:
             poller = GithubPoller(

@@ -6,7 +6,8 @@ context, memory ops) and the RPC verbs (daemon.runtime.rpc.VERBS); the payloads 
 validate them (daemon/contract/). FastStream builds the document from a NatsBroker that
 declares them and is never connected. (At run time the RPC verbs are FastStream subscribers
 too, daemon/runtime/rpc.py, but their handlers take the raw message: the request models' schemas are
-declared here; the consumer and the publishers still speak nats-py directly.)
+declared here. The publishers send through FastStream too, daemon/runtime/publisher.py; the
+default consumer still speaks nats-py directly.)
 FastStream 0.7 writes no `reply` for request/reply operations and no channel `parameters`;
 both are added here.
 """

@@ -40,6 +40,7 @@ from daemon.runtime.connection import connect
 from daemon.runtime.consumer import Consumer
 from daemon.runtime.dispatch import Dispatcher
 from daemon.runtime.faststream_consumer import FastStreamConsumer
+from daemon.runtime.index_keeper import IndexKeeper
 from daemon.runtime.metrics import Metrics
 from daemon.runtime.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.runtime.ops_outbox import OpsOutbox
@@ -269,6 +270,10 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         # an index built from DuckDB at start is written beside the file now, after READY, so
         # that the next start loads it even if this run ends in a crash before any write
         await asyncio.to_thread(memory.persist_indexes)
+        # … and again whenever the memory has been quiet, so that a crash after writes still
+        # finds a current copy unless it comes within a minute of the last write
+        keeper = asyncio.create_task(IndexKeeper(memory).run(), name="memubot-index-keeper")
+        stack.callback(keeper.cancel)
         with contextlib.suppress(asyncio.CancelledError):
             await stop.wait()
         log.info("memubot stopping: draining")

@@ -250,6 +250,12 @@ class Memory:
         self._persisted[scope] = gen
         return idx, ""
 
+    def index_generations(self) -> dict[str, int]:
+        """The generation each in-memory scope index is at: when two readings some time apart are
+        equal, nothing was written in between (runtime/index_keeper.py persists then)."""
+        with self._lock:
+            return {scope: idx.generation for scope, idx in self._indexes.items()}
+
     def persist_indexes(self) -> int:
         """Write the persisted copy of every in-memory index that is current and not yet on
         disk at its generation; returns how many were written. Never raises: a copy that cannot

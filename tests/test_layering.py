@@ -111,7 +111,15 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "daemon.web.http",
     ),
     "daemon.web": (*CORE, "daemon.config", "daemon.memory", "daemon.runtime", "daemon.state"),
-    "daemon.mcp": (*CORE, "daemon", "daemon.client", "daemon.config", "daemon.events", "daemon.subjects"),
+    "daemon.mcp": (
+        *CORE,
+        "daemon",
+        "daemon.bounded_json",
+        "daemon.client",
+        "daemon.config",
+        "daemon.events",
+        "daemon.subjects",
+    ),
     "daemon.cli": ("*",),
     "daemon.app": ("*",),
     "daemon.__main__": ("daemon.cli",),
@@ -139,7 +147,10 @@ def _room(module: str) -> str:
 
 
 def _within(module: str, prefixes: tuple[str, ...]) -> bool:
-    return "*" in prefixes or any(module == p or module.startswith(p + ".") for p in prefixes)
+    # "daemon" names the package's own __init__ (its version), not everything under it
+    return "*" in prefixes or any(
+        module == p or (p != "daemon" and module.startswith(p + ".")) for p in prefixes
+    )
 
 
 def test_every_room_imports_only_the_rooms_its_row_allows() -> None:
@@ -169,6 +180,8 @@ def test_the_room_table_catches_a_memory_module_importing_the_runtime(tmp_path: 
     graph = _import_graph(_modules(tmp_path, ("daemon",)))
     assert graph["daemon.memory.recall"] == {"daemon.runtime.rpc"}
     assert not _within("daemon.runtime.rpc", ROOMS[_room("daemon.memory.recall")])
+    # a row naming the package itself ("daemon": its version) allows only that, not daemon.*
+    assert _within("daemon", ("daemon",)) and not _within("daemon.runtime.rpc", ("daemon",))
 
 
 def test_memory_state_and_predict_import_no_transport() -> None:

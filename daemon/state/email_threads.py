@@ -97,7 +97,7 @@ class EmailThreads:
         if message.sent_at.utcoffset() is None:
             raise ValueError(f"e-mail {message.id!r}: sent_at has no time zone")
         with self._lock, self.store.transaction():
-            if not self.table.resource_stored(message.scope, message.id):
+            if not self.store.resources.is_stored(message.scope, message.id):
                 return None
             self.table.put_email_message(message)
             state = derive(self.table.email_messages(message.scope, message.thread))

@@ -15,6 +15,13 @@ from daemon.memory.write import drafts as draftcodec
 class ResourceTable(Table):
     """Resources in, resources out: idempotent inserts, session neighbours, reads for re-extraction."""
 
+    def is_stored(self, scope: str, resource_id: str) -> bool:
+        """Whether the resource is stored now (a forgotten one is not, whatever its tombstone)."""
+        row = self.con.execute(
+            "SELECT count(*) FROM resources WHERE scope = ? AND id = ?", [_require(scope), resource_id]
+        ).fetchone()
+        return bool(row and row[0])
+
     def existing_resources(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
         """Which (scope, id) pairs are already stored, or were forgotten (their tombstone stays)."""
         if not keys:

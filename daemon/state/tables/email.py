@@ -64,12 +64,6 @@ def _thread(r: tuple[Any, ...]) -> ThreadState:
 class EmailTable(Table):
     """Messages keyed by (scope, id), replaced whole; a thread row is derived from its messages."""
 
-    def resource_stored(self, scope: str, resource_id: str) -> bool:
-        row = self.con.execute(
-            "SELECT count(*) FROM resources WHERE scope = ? AND id = ?", [_require(scope), resource_id]
-        ).fetchone()
-        return bool(row and row[0])
-
     def put_email_message(self, m: EmailMessage) -> None:
         self.con.execute(
             f"INSERT OR REPLACE INTO email_messages ({_MESSAGE}) VALUES ({', '.join('?' * 14)})",

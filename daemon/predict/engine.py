@@ -86,7 +86,7 @@ def after_memory(memory: Memory, settings: Settings, now: datetime) -> list[str]
         suggestions: list[Suggestion] = []
         ctx = Ctx(memory, settings, now)
         for scope, ids in created.items():
-            items = [it for i in ids if (it := memory.item_view(scope, i)) is not None]
+            items = memory.item_views(scope, ids)  # one read for the batch; forgotten ones drop out
             if items:
                 suggestions.extend(_run(NewItems(scope, items), ctx))
         proposed += memory.suggestions.propose(suggestions, cursor=(CURSOR, int(ops[-1]["seq"])))

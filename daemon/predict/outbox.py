@@ -109,7 +109,7 @@ class SuggestionOutbox:
         """The LLM gate (gate.py): reworded, withdrawn as its explicit "say nothing", or as it was."""
         assert self.memory.llm is not None
         s = d.suggestion
-        evidence = [i.l0 for e in s.evidence if (i := self.memory.item_view(s.scope, e)) is not None]
+        evidence = [i.l0 for i in self.memory.item_views(s.scope, s.evidence)]
         answer = gate(self.memory.llm, s, evidence)
         if answer is None:
             return d  # the model failed: the rule-based decision stands

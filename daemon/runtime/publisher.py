@@ -16,10 +16,13 @@ from __future__ import annotations
 from nats.aio.client import Client as NATS
 
 from daemon.runtime.shared_broker import SharedBroker
-from daemon.subjects import IN_SUBJECTS, OUT_SUBJECTS
+from daemon.runtime.streams import stream_configs
 
 PUBLISH_TIMEOUT_S = 5.0
-STREAMS = {IN_SUBJECTS.removesuffix(">"): "MEMUBOT_IN", OUT_SUBJECTS.removesuffix(">"): "MEMUBOT_OUT"}
+# subject prefix ("memubot.in.") -> stream, from the streams memubot declares (runtime/streams.py)
+STREAMS = {
+    subject.removesuffix(">"): c.name for c in stream_configs() for subject in c.subjects or () if c.name
+}
 
 
 def stream_of(subject: str) -> str:

@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from daemon.runtime.broker import start_embedded, stop  # noqa: E402
+from daemon.runtime.connection import settle  # noqa: E402
 from daemon.runtime.publisher import Publisher  # noqa: E402
 from daemon.runtime.streams import ensure_streams  # noqa: E402
 from daemon.subjects import context_subject, suggestion_subject  # noqa: E402
@@ -81,7 +82,7 @@ async def run(messages: int, rounds: int) -> dict[str, dict[str, list[float]]]:
 
             live_subject = context_subject("s1")
             await listener.subscribe(live_subject, cb=on)
-            await listener.flush()
+            await settle(listener)  # the SUB is live before the first send
             durable_subject = suggestion_subject("alice")
             samples: dict[str, dict[str, list[float]]] = {
                 "durable": {"nats-py": [], "faststream": []},

@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 from daemon.config import load_settings  # noqa: E402
 from daemon.memory import Memory, MemoryParams, make_embedder  # noqa: E402
 from daemon.runtime.broker import start_embedded, stop  # noqa: E402
+from daemon.runtime.connection import settle  # noqa: E402
 from daemon.runtime.dispatch import Dispatcher  # noqa: E402
 from daemon.runtime.rpc import KEYS, VERBS, RpcServer, error_reply  # noqa: E402
 from daemon.subjects import rpc_subject  # noqa: E402
@@ -75,9 +76,7 @@ class NatsPyResponders:
         for verb in VERBS:
             self.subs.append(await self.nc.subscribe(rpc_subject(verb), queue="memubot", cb=self._cb(verb)))
         self.subs.append(await self.nc.subscribe(rpc_subject(">"), queue="memubot-unknown", cb=self._unknown))
-        # two round trips, as RpcServer.start does: nats-py can send the first PING ahead of the SUBs
-        await self.nc.flush()
-        await self.nc.flush()
+        await settle(self.nc)  # as RpcServer.start does
 
     def _cb(self, verb: str) -> Callable[[Msg], Awaitable[None]]:
         method = getattr(self.server, f"rpc_{verb}")

@@ -34,6 +34,7 @@ from daemon.errors import InvalidInput, MemubotError
 from daemon.events import MAX_EVENT_BYTES, parse_ts
 from daemon.memory import MAX_QUERY_CHARS, Memory
 from daemon.memory.profile import render as render_profile
+from daemon.runtime.connection import settle
 from daemon.runtime.dispatch import Dispatcher, Incoming
 from daemon.runtime.metrics import Metrics
 from daemon.runtime.shared_broker import SharedBroker
@@ -163,13 +164,8 @@ class RpcServer:
 
     async def start(self) -> None:
         await self.broker.start()
-        # Round trips, so that the server has the subscriptions before anyone is told we are
-        # ready. Two: nats-py (2.16) writes a flush's PING straight to the socket, ahead of the
-        # SUBs still queued for its flusher task, so the first PONG can come back before the
-        # server has seen them (a request then got "no responders" in 5 of 14 runs of a test
-        # script under load); the first round trip lets the SUBs out, the second follows them.
-        await self.nc.flush()
-        await self.nc.flush()
+        # the server has the subscriptions before anyone is told we are ready
+        await settle(self.nc)
         log.info("answering requests on %s", ", ".join(rpc_subject(v) for v in VERBS))
 
     async def _on_unknown(self, msg: NatsMessage) -> None:

@@ -8,6 +8,7 @@ import nats
 import pytest
 from nats.js import JetStreamContext
 
+from daemon.runtime.connection import settle
 from daemon.runtime.publisher import Publisher, stream_of
 from daemon.subjects import context_subject, op_subject, suggestion_subject
 
@@ -40,15 +41,19 @@ async def test_a_live_send_reaches_whoever_listens_now(nats_url: str) -> None:
         await got.put(msg.data)
 
     subject = context_subject("s1")
-    await listener.subscribe(subject, cb=on)
-    await listener.flush()
-    pub = Publisher(nc)
-    await pub.start()
-    await pub.send(subject, b'{"context": []}')
-    assert await asyncio.wait_for(got.get(), 10) == b'{"context": []}'
-    await pub.stop()
-    await listener.close()
-    await nc.close()
+    try:
+        await listener.subscribe(subject, cb=on)
+        # one flush is not enough: its PING can reach the server ahead of the SUB (settle says
+        # why), and a send from the other connection in that moment reaches nobody (CI, 1 in ~50)
+        await settle(listener)
+        pub = Publisher(nc)
+        await pub.start()
+        await pub.send(subject, b'{"context": []}')
+        assert await asyncio.wait_for(got.get(), 10) == b'{"context": []}'
+        await pub.stop()
+    finally:
+        await listener.close()
+        await nc.close()
 
 
 def test_every_subject_memubot_publishes_durably_has_its_stream() -> None:

@@ -532,3 +532,48 @@ def test_a_past_incident_with_a_clock_time_is_not_dated_to_the_telling_day(text:
 )
 def test_past_clock_times_that_keep_a_day(text: str, expected: list[tuple[date, str | None, str]]) -> None:
     assert found(text, AUG26) == expected
+
+
+# --- a past word in one clause does not date the others ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the past is the booking's (a call, a sign-up, a payment); the appointment is ahead
+        ("Called the garage, the MOT is set for the 21st", [(date(2024, 3, 21), None, "future")]),
+        ("Spoke to Dr Lee's office, my scan is on the 2nd at 9.40", [(date(2024, 4, 2), "09:40", "future")]),
+        ("下午跟健身房聊完了，周五晚上七点上体验课，钱也交了", [(date(2024, 3, 15), "19:00", "future")]),
+        ("问过了，11号上午十点复诊，挂号已经挂好了", [(date(2024, 4, 11), "10:00", "future")]),
+        # a bare date clause, or a past clause with a time of its own, keeps the sentence's past
+        ("On Monday, went to the bank with Mia", [(date(2024, 3, 11), None, "past")]),
+        (
+            "停电是周一早上八点开始的，十点半才来电了",
+            [(date(2024, 3, 11), "08:00", "past"), (date(2024, 3, 13), "10:30", "past")],
+        ),
+    ],
+)
+def test_a_past_clause_does_not_put_another_clauses_appointment_in_the_past(
+    text: str, expected: list[tuple[date, str | None, str]]
+) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the fitting is at 5.30 on Friday", [(date(2024, 3, 15), "17:30", "future")]),
+        ("we land at 6.05 tomorrow", [(date(2024, 3, 14), "18:05", "future")]),
+    ],
+)
+def test_a_time_with_a_dot_after_a_preposition(
+    text: str, expected: list[tuple[date, str | None, str]]
+) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["the parcel was 5.30 to send", "version 4.15 is out", "it's 3.20 a litre now"]
+)
+def test_a_decimal_number_is_no_time(text: str) -> None:
+    assert found(text) == []

@@ -209,6 +209,41 @@ _PROPER_ED = re.compile(r"(?<=[\w,]\s)[A-Z][a-z]+ed\b")
 ZH_STATE = re.compile(r"^\s*(?![我你他她咱大])[\u4e00-\u9fff]{1,6}?(?:都)?(?:已经|早就|已)")
 
 
+# the characters of Chinese dates and times (and what stands around them in a clause): a clause
+# with two other characters names something beside its date
+_ZH_DATE_CHARS = re.compile(
+    r"[周星期礼拜一二三四五六七日天早中晚上下午夜凌晨傍点半刻分号月年今明后前两零〇十百整钟这个下每第\d\s:：]"
+)
+
+
+# English words of dates and times, and the little words around them
+_EN_DATE_WORDS = frozenset(
+    """the a an on at for by in of this next coming tomorrow tonight today morning afternoon evening night
+    noon midday am pm monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur
+    thurs fri sat sun january february march april may june july august september october november
+    december jan feb mar apr jun jul aug sep sept oct nov dec week weekend month is are it's and or
+    then so just""".split()
+)
+
+
+# a clause that names a day or a time of its own (digits, a weekday or month, 点 / 号 / 周X / 星期)
+_TIMED = re.compile(
+    r"\d|[一二三四五六七八九十两]+[点号]|周[一二三四五六日天末]|星期|礼拜|[一二三四五六七八九十]月"
+    r"|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*day\b|\b(?:yesterday|today|tomorrow|tonight|noon|midnight)\b"
+)
+
+
+def _plain_event(part: str) -> bool:
+    """A clause that names something beside its date (two words or characters of its own) and
+    has no tense cue of its own."""
+    if tense(part) != "":
+        return False
+    if part.isascii():
+        words = [w for w in EN_WORD.findall(part) if w not in _EN_DATE_WORDS and not w[0].isdigit()]
+        return len(words) >= 2
+    return len(re.findall(r"[\u4e00-\u9fff]", _ZH_DATE_CHARS.sub("", part))) >= 2
+
+
 def _arranged(part: str) -> bool:
     """An arrangement: a present progressive and an "on/this <weekday>" in the same clause
     ("recovering from Saturday" is no arrangement)."""
@@ -284,4 +319,21 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
                 part = low[lo:hi]
                 own = tense(part) or ("future" if _arranged(part) else "")
                 info.parts.append(Part(offset + lo, offset + hi, own))
+    if not info.parts and info.tense == "past":
+        # A past word in one clause does not date the others: in "rang the vet, the booster is
+        # booked for the 3rd at 4.15" or "3号下午两点半洗牙，…，终于约上了" / "周日早上六点半集合，
+        # …，名我已经报上了" the past belongs to the phone call or the booking, and the
+        # appointment's own clause says nothing of the past. A comma clause that names something
+        # beside its date and has no cue of its own is not put in the past by its neighbours; a
+        # bare date clause ("on Saturday, went hiking", "周六，去爬山了") still takes the sentence's.
+        # A timeline is the exception: "事故下午两点二十开始，三点十分才恢复了" — when the past
+        # clause names a time of its own, the clauses before it are earlier steps of the same story.
+        cuts = [0, *(m.end() for m in ZH_COMMA.finditer(low)), len(low)]
+        spans = list(pairwise(cuts))
+        past_dated = any(tense(low[lo:hi]) == "past" and _TIMED.search(low[lo:hi]) for lo, hi in spans)
+        if len(cuts) > 2 and not past_dated:
+            info.parts = [
+                Part(offset + lo, offset + hi, "future" if _plain_event(low[lo:hi]) else "")
+                for lo, hi in spans
+            ]
     return info

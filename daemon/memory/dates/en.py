@@ -187,9 +187,9 @@ _EN_DIGIT_FIRST = re.compile(
     re.VERBOSE,
 )
 _EN_IN_YEAR = re.compile(r"in\s+(?P<yy>(?:19|20)[0-9]{2})\b(?![-/:]?[0-9])")
-# "on the 5th", "by the 20th", "pushed back to the 28th"; not "the 3rd floor"
+# "on the 5th", "by the 20th", "pushed back to the 28th", "booked for the 3rd"; not "the 3rd floor"
 _EN_NTH = re.compile(
-    r"(?P<prep>on|by|until|till|before|to|from)\s+the\s+(?P<nth>[0-9]{1,2})(?:st|nd|rd|th)\b"
+    r"(?P<prep>on|by|until|till|before|to|from|for)\s+the\s+(?P<nth>[0-9]{1,2})(?:st|nd|rd|th)\b"
     r"(?!\s+(?:time|floor|place|grade|century|row|round|attempt|try|level|edition|anniversary|birthday"
     r"|percentile|generation|person|day|week|month|year|in\s+line)\b)"
 )
@@ -222,6 +222,7 @@ def evening_clock(ctx: Ctx, pos: int, clk: Clock) -> Clock:
 
 
 _EN_PREP_BEFORE = re.compile(r"(?<!\w)(?:at|around|about|by|from|until|till|@)\s*\Z")
+_EN_THE_BEFORE = re.compile(r"(?<!\w)the\s+\Z")
 
 
 def _word_start(low: str, pos: int) -> bool:
@@ -425,7 +426,9 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             if s and text[s - 1] in ":.":
                 continue
             prep = _EN_PREP_BEFORE.search(text, max(0, s - 8), s)
-            if (m["ap"] or not m["mc"] or prep) and (clk := en_clock(m, None)):
+            # "the 6:15 ferry", "the 7:40": a clock time named as a thing's time, not a score
+            named = m["mc"] and _EN_THE_BEFORE.search(text, max(0, s - 4), s)
+            if (m["ap"] or not m["mc"] or prep or named) and (clk := en_clock(m, None)):
                 # "at 6:15" may be morning or evening; "at 14:20" or "at 08:05" is as said
                 vague = not m["ap"] and not m["h"].startswith("0") and int(m["h"]) <= 12
                 if vague and (evening := evening_clock(ctx, s, clk)) != clk:

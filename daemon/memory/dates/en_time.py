@@ -37,6 +37,7 @@ CORE = rf"""(?:
     (?P<noon>noon|midday)
   | (?P<h>\d{{1,2}})(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?
   | (?P<hc>\d{{1,2}}):(?P<mc>[0-5]\d)\b(?!:\d)
+  | (?P<hd>\d{{1,2}})\.(?P<md>[0-5]\d)\b(?![.,]?\d)
   | (?P<ho>\d{{1,2}})\s*o['’]?clock\b
   | {_WORD_TIME}
   | (?P<hb>\d{{1,2}})\b(?![:.]\d|\s*(?:%|percent|°|degrees))
@@ -95,6 +96,10 @@ def en_clock(m: re.Match[str], period: str | None) -> Clock | None:
         return clock(int(m["h"]), int(m["m"] or 0), None, m["ap"], False)
     if g.get("hc"):
         return clock(int(m["hc"]), int(m["mc"]), period, None, m["hc"].startswith("0"))
+    if g.get("hd"):  # "at 4.15" (British and European): a decimal number without its preposition
+        if not g.get("prep"):
+            return None
+        return clock(int(m["hd"]), int(m["md"]), period, None, m["hd"].startswith("0"))
     if g.get("rq") or g.get("rqd"):
         minute, hour = _minutes(m["rq"] or m["rqd"]), _hour(m["rh"] or m["rhd"])
         if minute is None or minute >= 60:

@@ -58,6 +58,8 @@ def decide(memory: Memory, settings: Settings, s: Suggestion, now: datetime) -> 
     if check.suggestion is None:
         return Decision("withdraw", s, check.reason or "its reason no longer holds")
     fresh = check.suggestion
+    if fresh.deliver_at > now:  # the re-check moved it (the person said when they would get to it)
+        return Decision("defer", fresh, check.reason or "moved", fresh.deliver_at)
     counts = memory.suggestions.verdicts(s.scope, s.kind)
     bar = verdicts.bar(counts["accepted"], counts["dismissed"])
     if fresh.confidence < bar:

@@ -190,6 +190,60 @@ async def test_a_review_request_is_mentioned_after_the_delay_and_withdrawn_once_
     assert bus.sent == [] and all(st != "pending" for _, st in kinds(pmemory))
 
 
+def test_being_assigned_to_ones_own_pull_request_is_no_follow_up(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    pclock.now = at("2026-03-03 09:00")
+    own = WorkItem(
+        scope="alice",
+        repo="octocat/linter",
+        number=9,
+        kind="pr",
+        state="open",
+        title="Faster globbing",
+        updated_at=pclock.now,
+        author="octocat",
+        assignees=("octocat",),
+    )
+    theirs = WorkItem(
+        scope="alice",
+        repo="octocat/linter",
+        number=10,
+        kind="issue",
+        state="open",
+        title="Crash on empty config",
+        updated_at=pclock.now,
+        author="someone",
+        assignees=("octocat",),
+    )
+    changes = [(pmemory.work_items.apply(own), "gh-1"), (pmemory.work_items.apply(theirs), "gh-2")]
+    engine.after_github(pmemory, settings, pclock.now, changes)
+    assert [s.title for s in pmemory.suggestions.of_scope("alice")] == [
+        "Assigned to you: octocat/linter#10 “Crash on empty config”"
+    ]
+
+
+async def test_a_review_waits_for_the_time_the_person_said_in_chat(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # said before the request arrives: not before then
+    pclock.now = at("2026-03-03 08:40")
+    say(pmemory, "c1", "Codertocat wants eyes on #2, I'll get to it after lunch", pclock.now)
+    pclock.now = at("2026-03-03 09:00")
+    engine.after_github(pmemory, settings, pclock.now, [(pmemory.work_items.apply(review()), "gh-1")])
+    [s] = pmemory.suggestions.of_scope("alice")
+    assert s.deliver_at == at("2026-03-03 14:00")
+    # said again later, after it was queued: the re-check at 14:00 moves it to the new time
+    pclock.now = at("2026-03-03 13:50")
+    say(pmemory, "c2", "#2 has to wait, I'll look at it tomorrow", pclock.now)
+    pclock.now = at("2026-03-03 14:00")
+    assert await outbox.deliver_due() == 0
+    [s] = pmemory.suggestions.of_scope("alice")
+    assert s.status == "pending" and s.deliver_at == at("2026-03-04 10:00")
+    pclock.now = at("2026-03-04 10:00")
+    assert await outbox.deliver_due() == 1 and "#2" in bus.titles[0]
+
+
 async def test_the_digest_says_only_what_no_other_message_says_and_is_never_empty(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, pclock: FakeClock
 ) -> None:

@@ -1,18 +1,24 @@
 """follow-up (GitHub): a review requested from the person, an issue assigned to them.
 
 Mentioned once it has stayed open for `followup_delay_minutes` (GitHub already notified; memubot
-nudges about what is still waiting, and says nothing about a request withdrawn a minute later).
-Withdrawn when it is resolved: reviewed or otherwise acted on by the person, the request
-removed, the person unassigned, the pull request or issue closed or merged. A new request after
-the person acted is a new follow-up (the dedup key names when they last acted).
+nudges about what is still waiting, and says nothing about a request withdrawn a minute later),
+or, when the person said in the conversation when they would get to it ("I'll look at #418 after
+lunch", "#233 我四点的会开完再看"), once that time has passed with it still waiting
+(`said_when`); a later word moves it again. Withdrawn when it is resolved: reviewed or otherwise
+acted on by the person, the request removed, the person unassigned, the pull request or issue
+closed or merged. A new request after the person acted is a new follow-up (the dedup key names
+when they last acted). A pull request of the person's own waits on its reviewers, not on them:
+being assigned to it says nothing they need to do.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from daemon.predict import said_when
 from daemon.predict.base import Ctx, Recheck, Trigger, WorkItemChanged, short
+from daemon.predict.timing import hm
 from daemon.state.suggestions import Suggestion
 from daemon.state.types import WorkItem
 
@@ -25,9 +31,17 @@ def waits_for(w: WorkItem, login: str | None) -> str | None:
         return None
     if w.kind == "pr" and w.waiting_on(login):
         return "review"
-    if login.lower() in (a.lower() for a in w.assignees):
+    own = w.kind == "pr" and (w.author or "").lower() == login.lower()
+    if not own and login.lower() in (a.lower() for a in w.assignees):
         return "assigned"
     return None
+
+
+def fair_from(w: WorkItem, ctx: Ctx) -> datetime | None:
+    """When the person's own word on `w` makes a follow-up fair (`said_when`), if they gave one."""
+    s = ctx.settings
+    turns = ctx.memory.user_turns(w.scope, ctx.now - said_when.LOOKBACK, ctx.now + timedelta(seconds=1))
+    return said_when.said_about(turns, w.repo, w.number, s.tz, hm(s.morning_at))
 
 
 def ref(w: WorkItem) -> str:
@@ -45,6 +59,10 @@ class GithubFollowUp:
         if why is None:
             return []
         acted = w.person_acted_at.isoformat() if w.person_acted_at else "never"
+        at = ctx.now + timedelta(minutes=ctx.settings.followup_delay_minutes)
+        fair = fair_from(w, ctx)
+        if fair is not None:
+            at = max(at, fair)
         if why == "review":
             title = f"Review requested: {ref(w)} “{short(w.title, 70)}”"
             body = f"{w.author or 'Someone'} asked you to review {ref(w)}: {w.title}" + (
@@ -63,8 +81,8 @@ class GithubFollowUp:
                 title=title,
                 body=body,
                 created_at=ctx.now,
-                deliver_at=ctx.now + timedelta(minutes=ctx.settings.followup_delay_minutes),
-                expires_at=ctx.now + timedelta(days=14),
+                deliver_at=at,
+                expires_at=at + timedelta(days=14),
                 source_ids=(trigger.event_id,),
                 confidence=0.8,
                 data={"repo": w.repo, "number": w.number, "why": why, "acted": acted},
@@ -82,4 +100,8 @@ class GithubFollowUp:
         acted = w.person_acted_at.isoformat() if w.person_acted_at else "never"
         if acted != s.data["acted"]:
             return Recheck(None, "you acted on it since")
+        fair = fair_from(w, ctx)
+        if fair is not None and fair > ctx.now and fair > s.deliver_at:
+            # they said since when they would get to it: not before then
+            return Recheck(replace(s, deliver_at=fair), "you said when you would get to it")
         return Recheck(replace(s))

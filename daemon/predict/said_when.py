@@ -1,0 +1,85 @@
+"""said_when: when the person said they would get to a work item, read from their own words.
+
+"I'll look at #418 after lunch", "#233 我下午四点的周会开完再看", "will review the pagination PR
+(#418) before Thursday": GitHub does not know this, the conversation does. A follow-up about the
+item should not come before the time the person gave themselves, and should come once it has
+passed with the item still waiting (issue 21). Reading the time:
+
+- a day or a time the date resolver finds ahead of the moment it was said ("at 4", "tomorrow
+  morning", 下午四点): the person gets an hour from then to do it;
+- a deadline ("before Thursday", "by Friday", 周四之前): the morning of that day, still in time;
+- a part of the day the resolver does not date ("after lunch", 午饭后, "end of day"): its usual
+  hour today, and an hour from then.
+
+Only the person's most recent turn that names the item counts: a newer word moves the time again.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from daemon.memory.dates import resolve_dates
+from daemon.memory.types import TurnView
+
+# how long the person has, after the time they named, before a nudge is fair
+GRACE = timedelta(hours=1)
+# how far back the conversation is read for what the person said about an item
+LOOKBACK = timedelta(days=3)
+
+_DEADLINE_BEFORE = re.compile(r"(?:before|by|until|till|no later than)\s*$", re.IGNORECASE)
+_DEADLINE_AFTER_ZH = re.compile(r"^\s*(?:之前|以前|前)")
+# parts of a day the resolver leaves undated, at their usual hour
+_DAY_PARTS = (
+    (
+        re.compile(r"\b(?:after|post)[- ]lunch\b|\bonce i'?ve (?:had|eaten) lunch\b", re.IGNORECASE),
+        time(13, 0),
+    ),
+    (re.compile(r"\b(?:end of (?:the )?day|eod|close of play|later today)\b", re.IGNORECASE), time(17, 0)),
+    (re.compile(r"午饭后|吃完午饭|吃完饭|午休后|中午之后|午饭之后"), time(13, 0)),
+    (re.compile(r"下班前|今天之内|今天下班"), time(17, 0)),
+)
+
+
+def names(text: str, repo: str, number: int) -> bool:
+    """Whether `text` names the pull request or issue `repo#number` ("#418", "orders-api#418",
+    "PR 418", "pull request 418", "issue 418")."""
+    n = str(number)
+    short = re.escape(repo.rsplit("/", 1)[-1])
+    return bool(
+        re.search(rf"(?<![\w#])(?:{short})?#{n}(?!\d)", text, re.IGNORECASE)
+        or re.search(rf"\b(?:pr|pull request|issue|ticket)\s*#?\s*{n}(?!\d)", text, re.IGNORECASE)
+    )
+
+
+def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datetime | None:
+    """When a follow-up becomes fair, from the time the person gave themselves in `text` (said at
+    `said`); None when the text names no time ahead."""
+    local = said.astimezone(tz)
+    for m in resolve_dates(text, said, tz):
+        if m.direction == "past":
+            continue
+        if _DEADLINE_BEFORE.search(text[: m.start]) or _DEADLINE_AFTER_ZH.match(text[m.end :]):
+            # still in time on the morning of the deadline's day
+            day = m.value.astimezone(tz).date()
+            return datetime.combine(day, morning, tz) if day > local.date() else None
+        if m.has_time:
+            return m.value.astimezone(tz) + GRACE
+        if m.value.astimezone(tz).date() > local.date():
+            # a day without a time ("tomorrow", "on Friday"): its morning is when it is fair to ask
+            return datetime.combine(m.value.astimezone(tz).date(), morning, tz) + GRACE
+    for rx, at in _DAY_PARTS:
+        if rx.search(text):
+            when = datetime.combine(local.date(), at, tz)
+            return when + GRACE if when > local else None
+    return None
+
+
+def said_about(turns: list[TurnView], repo: str, number: int, tz: ZoneInfo, morning: time) -> datetime | None:
+    """From the person's turns (oldest first), the time their latest word on `repo#number` makes a
+    follow-up fair, or None when they gave none."""
+    for turn in reversed(turns):
+        if names(turn.text, repo, number):
+            return promised_at(turn.text, turn.at, tz, morning)
+    return None

@@ -1,0 +1,56 @@
+"""When the person said they would get to a work item, read from their own words (predict/said_when.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from daemon.memory.types import TurnView
+from daemon.predict.said_when import names, promised_at, said_about
+
+TZ = ZoneInfo("Europe/Madrid")
+MORNING = time(9, 0)
+# Tuesday 12 May 2026, 10:05 in Madrid
+SAID = datetime(2026, 5, 12, 10, 5, tzinfo=TZ)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ok I'll go through #77 once I've had lunch", datetime(2026, 5, 12, 14, 0, tzinfo=TZ)),
+        ("will do #77 at 3pm", datetime(2026, 5, 12, 16, 0, tzinfo=TZ)),
+        ("#77 can wait till tomorrow", datetime(2026, 5, 13, 9, 0, tzinfo=TZ)),  # a deadline: its morning
+        ("#77 tomorrow, promise", datetime(2026, 5, 13, 10, 0, tzinfo=TZ)),
+        ("I'll get #77 reviewed before Friday", datetime(2026, 5, 15, 9, 0, tzinfo=TZ)),
+        ("#77 我周四之前看完", datetime(2026, 5, 14, 9, 0, tzinfo=TZ)),
+        ("#77 等我下午三点开完会再说", datetime(2026, 5, 12, 16, 0, tzinfo=TZ)),
+        ("#77 吃完午饭就看", datetime(2026, 5, 12, 14, 0, tzinfo=TZ)),
+    ],
+)
+def test_the_time_the_person_gave_themselves(text: str, expected: datetime) -> None:
+    assert promised_at(text, SAID, TZ, MORNING) == expected
+
+
+@pytest.mark.parametrize("text", ["#77 looks scary", "I reviewed #77 yesterday", "#77 我看过了"])
+def test_no_time_ahead_no_promise(text: str) -> None:
+    assert promised_at(text, SAID, TZ, MORNING) is None
+
+
+def test_an_item_is_named_by_number_not_by_a_longer_number() -> None:
+    assert names("can you look at #77?", "acme/api", 77)
+    assert names("api#77 first", "acme/api", 77)
+    assert names("PR 77 is next", "acme/api", 77)
+    assert not names("#770 and #177 only", "acme/api", 77)
+    assert not names("issue 7", "acme/api", 77)
+
+
+def test_the_latest_word_on_the_item_counts() -> None:
+    turns = [
+        TurnView("t1", "I'll look at #77 at 11", datetime(2026, 5, 12, 9, 0, tzinfo=TZ)),
+        TurnView("t2", "lunch soon, anything on?", datetime(2026, 5, 12, 9, 30, tzinfo=TZ)),
+        TurnView("t3", "pushing #77 to after lunch, the deploy ate my morning", SAID),
+    ]
+    assert said_about(turns, "acme/api", 77, TZ, MORNING) == datetime(2026, 5, 12, 14, 0, tzinfo=TZ)
+    assert said_about(turns[1:2], "acme/api", 77, TZ, MORNING) is None

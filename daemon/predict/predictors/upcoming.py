@@ -19,7 +19,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from daemon.memory.types import ItemView
-from daemon.predict import enrich
+from daemon.predict import enrich, plan_news
 from daemon.predict.base import (
     Ctx,
     NewItems,
@@ -76,11 +76,18 @@ def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
     tz = ctx.settings.tz
     due = due_of(item).astimezone(tz)
     hours = None if is_timed(due, tz) else day_span(item, due)
-    if hours is not None:
-        due = hours[0]  # "Thursday is the offsite, 9 to 5": it starts at nine, remind before that
+    # "Thursday is the offsite, 9 to 5": it starts at nine, remind before that
+    return schedule(hours[0], ctx, spanned=True) if hours is not None else schedule(due, ctx)
+
+
+def schedule(due: datetime, ctx: Ctx, spanned: bool = False) -> tuple[datetime, datetime] | None:
+    """(remind at, expires at) for an event at `due` (at midnight: a day without a time, unless
+    `spanned`, the first hour of a day's span), or None when no reminder makes sense."""
+    tz = ctx.settings.tz
+    due = due.astimezone(tz)
     if due <= ctx.now:
         return None
-    if hours is None and not is_timed(due, tz):
+    if not spanned and not is_timed(due, tz):
         morning = at_local(due, ctx.settings.morning_at, tz)
         expires = next_day_start(due, tz)
         at = max(morning, ctx.now + MIN_NOTICE)
@@ -159,10 +166,28 @@ class Upcoming:
         if gone is not None or item is None:
             return Recheck(None, f"the event changed: {gone}")
         due = item.due_at
-        if due is None or due.timestamp() != datetime.fromisoformat(s.data["due_at"]).timestamp():
+        moved_by = s.data.get("moved_by")
+        if due is None or (
+            not moved_by and due.timestamp() != datetime.fromisoformat(s.data["due_at"]).timestamp()
+        ):
             return Recheck(None, "the event moved")
         tz = ctx.settings.tz
         text = what(item)
+        # someone else's e-mail may have called it off or moved it since (one plan, two sources)
+        said = item.observed_at or item.happened_at or ctx.now
+        n = plan_news.news(ctx.memory, s.scope, text, said, due, ctx.now, tz)
+        if n is not None and n.moved_to is None:
+            return Recheck(None, f"called off in an e-mail from {n.sender}")
+        if n is not None and n.moved_to is not None:
+            due = n.moved_to
+            if s.data["due_at"] != due.isoformat():
+                times = schedule(due, ctx)
+                if times is None:
+                    return Recheck(None, f"moved by {n.sender} to {due.isoformat()}: too soon for a reminder")
+                data = {**s.data, "due_at": due.isoformat(), "moved_by": n.mail_id}
+                s = replace(s, deliver_at=times[0], expires_at=times[1], data=data)
+                if times[0] > ctx.now:
+                    return Recheck(s, f"moved in an e-mail from {n.sender}")
         zh = is_cjk(text)
         when = when_text(due.astimezone(tz), ctx.now.astimezone(tz), is_timed(due, tz), zh)
         thing = headline(text, item.observed_at or ctx.now, tz)

@@ -1,0 +1,104 @@
+"""plan_news: a plan told in chat, called off or moved by someone else's e-mail (one plan, two sources).
+
+"yoga w hannah wednesday 6:30" in the conversation, then Hannah writes "I have to bail on
+tomorrow": the reminder for Wednesday is wrong. "周四晚上七点跟大学室友在小院子聚", then a friend
+writes "周四去不了了，改到周六中午十二点吧，还是小院子": the reminder moves to Saturday. The memory
+keeps both (the e-mail is the friend's statement, which never retires the person's own), so the
+reminder asks at delivery. An e-mail is news of the plan when all of these hold:
+
+- it came after the plan was told, and from someone else (the person's own mail is not news to them);
+- it says a plan changed (moved, cancelled, can't make it, instead, 改到, 去不了, bail, 鸽);
+- it names the plan's day (a date that resolves to the day of the plan), and
+- it is tied to the plan by more than the day: the sender's name is in the plan ("w hannah"),
+  or a word of the plan is in the mail ("小院子", "yoga").
+
+It moves the plan when it names another day or time ahead that is not a question or a vague
+"next week" (a proposal is no new plan); otherwise it calls the plan off.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from daemon.memory import Memory
+from daemon.memory.dates import resolve_dates
+from daemon.memory.models.features import activity_terms, plan_change_cue
+
+# colloquial ways to call something off that the memory's change cues leave to context
+_OFF = re.compile(
+    r"\b(?:bail(?:ed|ing)?|flak(?:e|ed|ing)|skip(?:ping)? it)\b|鸽|放鸽子|来不成", re.IGNORECASE
+)
+_QUESTION_TAIL = re.compile(r"^[^.!。！\n]*[?？]")
+MAX_MAIL_CHARS = 2000  # the news is in the first lines; a long quote below is old news
+
+
+@dataclass(frozen=True, slots=True)
+class PlanNews:
+    """What an e-mail did to a plan: `moved_to` the new time, or None when it called it off."""
+
+    mail_id: str
+    sender: str
+    moved_to: datetime | None
+
+
+def _sender_names(name: str, address: str) -> set[str]:
+    words = re.findall(r"[a-z]{3,}", f"{name} {address.split('@')[0]}".lower())
+    cjk = {name} if re.search(r"[\u4e00-\u9fff]", name) else set()
+    return set(words) | cjk
+
+
+def _tied(plan_text: str, mail: str, sender: str, address: str) -> bool:
+    low = plan_text.lower()
+    if any(re.search(rf"(?<![a-z]){re.escape(n)}(?![a-z])", low) for n in _sender_names(sender, address)):
+        return True
+    return bool(activity_terms(plan_text) & activity_terms(mail))
+
+
+def read_mail(
+    text: str, sent: datetime, plan_text: str, due: datetime, tz: ZoneInfo, mail_id: str, sender: str
+) -> PlanNews | None:
+    """What the mail `mail_id` (sent at `sent` by `sender`, whose words are `text`) does to the
+    plan told as `plan_text`, due at `due`: None when it is no news of it."""
+    text = text[:MAX_MAIL_CHARS]
+    if not (plan_change_cue(text) or _OFF.search(text)):
+        return None
+    mentions = resolve_dates(text, sent, tz)
+    day = due.astimezone(tz).date()
+    if not any(m.value.astimezone(tz).date() == day for m in mentions):
+        return None
+    moved = None
+    for m in mentions:
+        when = m.value.astimezone(tz)
+        if when.date() == day or m.direction == "past" or m.granularity not in ("day", "time"):
+            continue
+        if _QUESTION_TAIL.match(text[m.end :]):
+            continue  # "next Tuesday instead?": a proposal, not the new plan
+        local_due = due.astimezone(tz)
+        moved = when if m.has_time else when.replace(hour=local_due.hour, minute=local_due.minute)
+        break
+    return PlanNews(mail_id, sender, moved)
+
+
+def news(
+    memory: Memory, scope: str, plan_text: str, said: datetime, due: datetime, now: datetime, tz: ZoneInfo
+) -> PlanNews | None:
+    """The newest e-mail from someone else, received after the plan was told (`said`) and by
+    `now`, that calls the plan off or moves it; None when there is none."""
+    found: list[tuple[datetime, PlanNews]] = []
+    for thread in memory.email_threads(scope):
+        if thread.last_message_at <= said:
+            continue
+        for msg in memory.email_messages(scope, thread.thread):
+            if msg.outbound or not (said < msg.sent_at <= now):
+                continue
+            stored = memory.resources(scope, [msg.id])
+            if not stored:
+                continue
+            res = stored[0]
+            got = read_mail(res.text, msg.sent_at, plan_text, due, tz, msg.id, msg.sender_name or msg.sender)
+            if got is not None and _tied(plan_text, res.text, msg.sender_name, msg.sender):
+                found.append((msg.sent_at, got))
+    return max(found, key=lambda f: f[0])[1] if found else None

@@ -1,0 +1,57 @@
+"""A plan told in chat, called off or moved by someone else's e-mail (predict/plan_news.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from daemon.predict.plan_news import _tied, read_mail
+
+TZ = ZoneInfo("Europe/Lisbon")
+# the plan: Friday 6 March 2026 at 20:00; the mails come on Wednesday 4 March
+DUE = datetime(2026, 3, 6, 20, 0, tzinfo=TZ)
+SENT = datetime(2026, 3, 4, 18, 30, tzinfo=TZ)
+PLAN = "pub quiz with Tomasz at the Crown on friday at 8"
+
+
+def read(text: str) -> datetime | None | str:
+    got = read_mail(text, SENT, PLAN, DUE, TZ, "m1", "Tomasz")
+    return "no news" if got is None else got.moved_to
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Mate I can't make Friday after all, work trip. Sorry!", None),
+        ("friday's off for me, my sister is in town", None),
+        # asked, not settled: Friday is off, Saturday is not a plan until someone says yes
+        ("Can't do Friday, can we move it to Saturday at 7pm? Same place.", None),
+        ("Can't do Friday. Moved it to Saturday at 7pm, same place.", datetime(2026, 3, 7, 19, 0, tzinfo=TZ)),
+        ("Friday won't work, moving it to Saturday instead", datetime(2026, 3, 7, 20, 0, tzinfo=TZ)),
+        ("周五去不了了，改到周日下午三点吧", datetime(2026, 3, 8, 15, 0, tzinfo=TZ)),
+        # a proposal is no new plan: the Friday one is off, nothing is set yet
+        ("have to bail on friday, maybe next week instead?", None),
+    ],
+)
+def test_a_mail_that_calls_off_or_moves_the_plans_day(text: str, expected: datetime | None) -> None:
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See you Friday! I'll bring the team sheet.",  # no change
+        "I can't make Thursday's standup, sorry",  # another day
+        "The invoice is no longer due, cancelled it",  # no day of the plan
+    ],
+)
+def test_a_mail_that_is_no_news_of_the_plan(text: str) -> None:
+    assert read(text) == "no news"
+
+
+def test_the_mail_is_tied_to_the_plan_by_its_sender_or_its_words() -> None:
+    assert _tied(PLAN, "can't make friday", "Tomasz Nowak", "tnowak@example.com")
+    assert _tied(PLAN, "the quiz at the crown is cancelled friday", "The Crown", "events@crown.example")
+    assert not _tied(PLAN, "can't make friday", "Priya", "priya@example.com")

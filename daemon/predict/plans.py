@@ -15,7 +15,8 @@ and `bench/check/plans_asks.jsonl` (kept apart) by `bench/train_plans.py`:
 - **done already** in the clause that names the day ("I already went to the bank this morning";
   not "周六的火车，票已经买好了", where 已经 belongs to the ticket, a clause of its own);
 - **the world's schedule** ("the library closes early on Saturdays", "新手机下周四发布") and
-  habits ("I usually run on Saturdays"), and an empty calendar ("no meetings tomorrow").
+  habits ("I usually run on Saturdays"), and an empty calendar ("no meetings tomorrow");
+- **the day's routine** (getting up, the commute, a working day: "work tomorrow", 明天还得早起挤地铁).
 
 Everything else with a date ahead is a plan: precision of the reminder matters, but a forgotten
 appointment costs more than one reminder too many, so the rules only say no on a cue.
@@ -68,7 +69,7 @@ _THIRD_EN = re.compile(
     r"Need|Remind|Tomorrow|Today|Tonight|Next|This|Our|My|The|Call|Meeting|Flight|Moving|Picking|Heading|"
     r"Catching|Cooking|Team|Final|Piano|Gym|Yoga|Haircut|Doctor|Vet|Standup|Sprint|Demo|Wedding|Book|"
     r"Concert|Parent|Performance|Allergy|Blood|Mechanic|Flying|Drop)\b)[A-Z][a-z]+(?:'s|’s)?\s+"
-    r"(?:has|had|will|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
+    r"(?:has|had|got|will|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
     r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|"
     r"(?:is|'s|’s)\s+(?:\w+ing|off|away|out|on (?:leave|holiday|vacation)|in hospital))\b)",
     re.IGNORECASE,
@@ -120,6 +121,23 @@ _HABIT_EN = re.compile(
     re.IGNORECASE,
 )
 _HABIT_ZH = re.compile(r"一般|每周|每天|每个|通常|总是|平时|经常|往往")
+# the day's routine obligations: getting up, the commute, a working day. Said with a day ahead
+# they are the day's shape, not an appointment to remind of ("work tomorrow", 明天还得六点半起来挤地铁)
+_ROUTINE_EN = re.compile(
+    r"\b(?:(?:get|getting|wake|waking) up|alarm|commute|(?:back )?(?:to|at) work|work tomorrow|workday|work day"
+    r"|school run|another (?:day|week) at)\b",
+    re.IGNORECASE,
+)
+_ROUTINE_ZH = re.compile(r"起床|起来|早起|挤地铁|挤公交|通勤|上班|打卡|搬砖|调休")
+# ... unless the early start is for something ("up at 5 for the airport", 五点起床赶飞机)
+_FOR_SOMETHING_EN = re.compile(
+    r"\b(?:flight|plane|airport|train|ferry|bus to|coach|interview|exam|appointment|doctor|dentist|hospital"
+    r"|meeting|trip|race|match)\b",
+    re.IGNORECASE,
+)
+_FOR_SOMETHING_ZH = re.compile(
+    r"飞机|航班|机场|火车|高铁|动车|车站|面试|考试|医院|看病|体检|开会|会议|出差|比赛|集合"
+)
 _NOTHING_EN = re.compile(
     r"\b(nothing (?:planned|on)|no (?:meetings?|plans?|calls?)|don'?t have anything|"
     r"free day|quiet day|nothing on my)\b",
@@ -133,6 +151,10 @@ _OPENER_EN = re.compile(
     r"^(?:(?:also|and|oh|btw|by the way|plus|so|but|anyway|ha|haha|lol|fyi)\b[,\s]*)+", re.IGNORECASE
 )
 _OPENER_ZH = re.compile(r"^(?:对了|另外|还有|而且|然后|哈哈|话说)+[，,\s]*")
+
+
+_NOT_EN = re.compile(r"\b(?:not|no need|don'?t|doesn'?t|won'?t|can'?t|never)\b|n['’]t\b", re.IGNORECASE)
+_NOT_ZH = re.compile(r"不|没|别|无需|不用")
 
 
 def _zh(text: str) -> bool:
@@ -161,10 +183,18 @@ def why_not(text: str) -> str | None:
         return "nothing"
     if (_HABIT_ZH if zh else _HABIT_EN).search(t):
         return "habit"
+    if (_ROUTINE_ZH if zh else _ROUTINE_EN).search(t) and not (
+        _FOR_SOMETHING_ZH if zh else _FOR_SOMETHING_EN
+    ).search(t):
+        return "routine"
     parts = [_OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p) for p in clauses(t)]
     first = parts[0] if parts else t
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
-    if third.search(first) and not any(me.search(_without_subject(p, zh)) for p in parts):
+    # the speaker takes part when a clause of theirs says so ("I'm driving her"); a clause that
+    # says they do not ("我就不请假了", "I'm not going") leaves it someone else's
+    if third.search(first) and not any(
+        me.search(_without_subject(p, zh)) and not (_NOT_ZH if zh else _NOT_EN).search(p) for p in parts
+    ):
         return "other"
     # a clause that reads as done; "已经" in a clause of its own belongs to that clause's thing
     done = _DONE_ZH if zh else _DONE_EN

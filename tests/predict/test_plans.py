@@ -33,10 +33,28 @@ ROOT = Path(__file__).resolve().parents[2]
         ("Already dropped the forms off at the council this morning.", "done"),
         ("The bakery closes early this Saturday for a wedding.", "world"),
         ("Do I have anything on Friday?", "question"),
+        # written after the blind scenarios of 2026-12-03, in other words than theirs
+        ("omar's got his driving test friday at 10, fingers crossed for him", "other"),
+        ("我爸下周三复查，我姐陪他去，我不用回去了", "other"),
+        ("后天还得七点起床打卡，好烦", "routine"),
+        ("下周一又要早起通勤了", "vent"),
     ],
 )
 def test_what_is_not_the_persons_plan_says_why(text: str, why: str) -> None:
     assert why_not(text) == why
+
+
+# Sentences written after the code that its cue lists do not reach: the rules' price, kept in
+# view (each test fails once the sentence is read right: then move it to the list above).
+KNOWN_PLAN_MISSES = {
+    "back at the desk monday 8am, weekend went way too fast": "routine: 'back at the desk' is no cue",
+}
+
+
+@pytest.mark.parametrize("text", sorted(KNOWN_PLAN_MISSES))
+def test_known_misses_of_the_plan_rules(text: str) -> None:
+    assert why_not(text) is None, "read right now: move it to test_what_is_not_the_persons_plan_says_why"
+    pytest.xfail(KNOWN_PLAN_MISSES[text])
 
 
 @pytest.mark.parametrize(
@@ -46,6 +64,7 @@ def test_what_is_not_the_persons_plan_says_why(text: str, why: str) -> None:
         "I'm driving my dad to his cardiology appointment on Tuesday at 2.",
         "周六早上六点四十的火车，票已经买好了。",
         "下周二下午三点我跟房东去看房。",
+        "明天四点半起床去机场，早班机",
     ],
 )
 def test_own_plans_stay_plans_even_with_a_feeling_or_a_relative_in_them(text: str) -> None:

@@ -13,7 +13,7 @@ from daemon.predict import PREDICTORS, engine
 from daemon.predict.base import Ctx, plain
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.predictors.conflict import end_of
-from daemon.predict.predictors.promise import is_done, is_promise
+from daemon.predict.predictors.promise import is_done, is_promise, tells_done
 from daemon.state.types import WorkItem
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, at, say
@@ -113,10 +113,28 @@ def test_an_event_lasts_until_its_named_end_else_an_hour(text: str, start: str, 
         ("报告已经发给李经理了。", False, True),
         ("我已经把报告发给李经理了。", False, True),
         ("I love jazz.", False, False),
+        # told as told, and 答应 / 说好 with the subject left out (written after the blind scenarios)
+        ("told my landlord I'd pay the rest of the deposit on friday", True, False),
+        ("promised the twins id pick up their bikes from the shop tomorrow", True, False),
+        ("答应王老师周四前把报名表交上去", True, False),
+        ("跟物业说好了明天把门禁卡还回去", True, False),
+        ("报名表今天交上去了", False, True),
     ],
 )
 def test_promise_and_kept_cues(text: str, promise: bool, done: bool) -> None:
     assert is_promise(text) is promise and is_done(text) is done
+
+
+@pytest.mark.parametrize(
+    ("text", "done"),
+    [
+        ("took the bikes over to the twins after lunch", True),  # any past tense tells it happened
+        ("门禁卡还给物业了", True),
+        ("still need to sort the bikes out", False),
+    ],
+)
+def test_a_later_statement_tells_a_promise_kept(text: str, done: bool) -> None:
+    assert tells_done(text) is done
 
 
 async def test_a_promise_is_followed_up_on_its_day_and_checked_once_the_morning_after_unless_kept(

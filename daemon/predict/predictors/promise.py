@@ -9,6 +9,8 @@ import re
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from daemon.memory.dates.cues import tense
+from daemon.memory.models.features import activity_terms
 from daemon.memory.types import ItemView
 from daemon.predict.base import (
     Ctx,
@@ -31,15 +33,17 @@ NAME = "promise"
 
 _EN = re.compile(
     r"\b(i'll|i will|i’ll|i am going to|i'm going to|i’m going to|i promise(?: to)?|i need to|i have to|"
-    r"i must|i should|let me)\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
+    r"i must|i should|let me|"
+    # a promise told as told: "told Marco I'd send…", "promised Jen I'd drop…", "said I would call"
+    r"(?:promised|told|said|agreed)(?:\s+[\w()]+){0,4}?\s+(?:i'?d|i’d|i would|to))\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
     r"share|deliver|submit|get back|return|pay|book|prepare|fix|update|check|follow up|ping|mail|transfer|"
     r"wire|sign|renew|file|post|ship|order|buy|cancel|print|upload|apply|register|confirm|hand in|drop off|"
     r"sort out|draft|test|deploy|merge|publish|clean|repair|text|message|invoice|refund|"
-    r"top up|settle)\b",
+    r"top up|settle|drop|bring|take back|give back|lend|pick up|fetch)\b",
     re.IGNORECASE,
 )
 _ZH = re.compile(
-    r"我(?:会|要|得|来|一定|负责|答应)?.{0,8}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还|转账|"
+    r"(?:我(?:会|要|得|来|一定|负责|答应)?|答应|说好了?|保证|承诺).{0,16}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还|转账|"
     r"打钱|付|缴|签|续|退)"
 )
 _DONE_EN = re.compile(
@@ -56,8 +60,20 @@ def is_promise(text: str) -> bool:
     return bool(cue) and not is_done(text)
 
 
+# the promised act with 了 after it, in its clause: "书今天寄出去了", "模板发给小林了"
+_DONE_ACT_ZH = re.compile(r"(?:发|给|交|回复|回|寄|还|转|付|缴|签|续|退)[^，。,.!！?？;；]{0,6}了")
+
+
 def is_done(text: str) -> bool:
-    return bool(_DONE_ZH.search(text) if is_cjk(text) else _DONE_EN.search(text))
+    if is_cjk(text):
+        return bool(_DONE_ZH.search(text) or _DONE_ACT_ZH.search(text))
+    return bool(_DONE_EN.search(text))
+
+
+def tells_done(text: str) -> bool:
+    """A later statement of the person that reports the thing as happened: the words of a done
+    act, or any past tense ("dropped the drill back at Jen's", "模板发给小林了")."""
+    return is_done(text) or tense(text.lower()) == "past"
 
 
 def _plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
@@ -161,6 +177,12 @@ class Promise:
             if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= said:
                 continue
             row = ctx.memory.item_view(s.scope, h.item_id)
-            if row is not None and said_by_person(row) and is_done(what(row)) and h.score >= 0.3:
+            # about the same thing: near in recall, or sharing the promise's words ("空调", "房东";
+            # a recall score alone moves with the scope's size and age)
+            near = (
+                h.score >= 0.3
+                or len(activity_terms(what(item)) & activity_terms(what(row) if row else "")) >= 2
+            )
+            if row is not None and said_by_person(row) and tells_done(what(row)) and near:
                 return Recheck(None, f"kept: {short(what(row), 60)}")
         return Recheck(replace(s))

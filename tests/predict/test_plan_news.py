@@ -16,7 +16,7 @@ SENT = datetime(2026, 3, 4, 18, 30, tzinfo=TZ)
 PLAN = "pub quiz with Tomasz at the Crown on friday at 8"
 
 
-def read(text: str) -> datetime | None | str:
+def read(text: str) -> datetime | str | None:
     got = read_mail(text, SENT, PLAN, DUE, TZ, "m1", "Tomasz")
     return "no news" if got is None else got.moved_to
 

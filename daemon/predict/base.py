@@ -149,6 +149,12 @@ def cancels(item: ItemView) -> bool:
     return bool(_CANCEL.search(what(item)))
 
 
+# The categories a dated plan can be filed under: the category model reads "knee scope is Tuesday,
+# check in 6am" as a case as often as an event; the date ahead and the plan rules (plans.py) are
+# the stronger evidence. Preferences, patterns, profile and entities are no happenings.
+HAPPENINGS = frozenset(("events", "cases"))
+
+
 def said_by_person(item: ItemView) -> bool:
     """The person's own statement (a user turn), not the assistant's summary of someone else's plan."""
     role = item.l1.get("role")

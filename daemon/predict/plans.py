@@ -28,6 +28,7 @@ import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from daemon.memory.dates.cues import tense
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
 from daemon.predict.plan_text import focus
@@ -51,7 +52,7 @@ _VENT_EN = re.compile(
 _VENT_ZH = re.compile(
     r"唉|哎|头疼|头大|受不了|累死|烦死|烦人|要命|不想(?:面对|上班|去)|好不想|焦虑|紧张|怎么还不|好漫长|废了|"
     r"谁排的|崩溃|心累|又是周|又要|又得|想哭|郁闷|真烦|讨厌|特别累|好累|太累|又熬|熬到|熬夜|加班到|"
-    r"不好了|撑不住|扛不住"
+    r"不好了|撑不住|扛不住|又是|窒息|会谢|绝了|人生好难|好难|顶不住"
 )
 
 # the speaker's circle: a sentence about one of them is their appointment unless the speaker is in it
@@ -71,7 +72,9 @@ _THIRD_EN = re.compile(
     r"Concert|Parent|Performance|Allergy|Blood|Mechanic|Flying|Drop)\b)[A-Z][a-z]+(?:'s|’s)?\s+"
     r"(?:has|had|got|will|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
     r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|"
-    r"(?:is|'s|’s)\s+(?:\w+ing|off|away|out|on (?:leave|holiday|vacation)|in hospital))\b)",
+    r"(?:is|'s|’s)\s+(?:\w+ing|off|away|out|on (?:leave|holiday|vacation)|in hospital))\b"
+    # "gemma's viewing a flat": the 's is "is", glued to the name
+    r"|[A-Z][a-z]+(?:'s|’s)\s+\w+ing\b)",
     re.IGNORECASE,
 )
 _SELF_EN = re.compile(
@@ -84,7 +87,9 @@ _PEOPLE_ZH = (
 )
 _THIRD_ZH = re.compile(
     rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?(?:{_PEOPLE_ZH})|(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
-    rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH}))"
+    rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH})"
+    # a surname and a title: 王老师, 张医生, 刘总, 李阿姨
+    r"|[\u4e00-\u9fff](?:老师|医生|大夫|总|经理|阿姨|叔叔|主任|教授))"
 )
 # the speaker as a person in the sentence: 我 not followed by a relation (我妈 is the mother)
 _SELF_ZH = re.compile(
@@ -116,7 +121,7 @@ _WORLD_EN = re.compile(
 _WORLD_ZH = re.compile(r"开门|关门|闭馆|上线|发布|免费|停课|一班|预报|开售|上映|营业")
 _HABIT_EN = re.compile(
     r"\b(usually|every (?:day|week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"always|tend to|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
+    r"always|tend to|(?:on )?(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
     r"each week|typically|normally)\b",
     re.IGNORECASE,
 )
@@ -150,7 +155,10 @@ _NOTHING_ZH = re.compile(r"没有(?:会|安排|事)|没会|什么安排都没|�
 _OPENER_EN = re.compile(
     r"^(?:(?:also|and|oh|btw|by the way|plus|so|but|anyway|ha|haha|lol|fyi)\b[,\s]*)+", re.IGNORECASE
 )
-_OPENER_ZH = re.compile(r"^(?:对了|另外|还有|而且|然后|哈哈|话说)+[，,\s]*")
+_OPENER_ZH = re.compile(
+    # ... and where news came from ("家长群里说", "新闻上讲"): not the people in it
+    r"^(?:(?:对了|另外|还有|而且|然后|哈哈|话说)+|[\u4e00-\u9fff]{1,6}?[里上](?:说|通知|讲)(?:了)?)[，,:：\s]*"
+)
 
 
 _NOT_EN = re.compile(r"\b(?:not|no need|don'?t|doesn'?t|won'?t|can'?t|never)\b|n['’]t\b", re.IGNORECASE)
@@ -192,15 +200,21 @@ def why_not(text: str) -> str | None:
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
     # the speaker takes part when a clause of theirs says so ("I'm driving her"); a clause that
     # says they do not ("我就不请假了", "I'm not going") leaves it someone else's
+    # (nor does a clause of what they did already: "让我帮他过了一遍简历")
     if third.search(first) and not any(
-        me.search(_without_subject(p, zh)) and not (_NOT_ZH if zh else _NOT_EN).search(p) for p in parts
+        me.search(_without_subject(p, zh))
+        and not (_NOT_ZH if zh else _NOT_EN).search(p)
+        and tense(p.lower()) != "past"
+        for p in parts
     ):
         return "other"
     # a clause that reads as done; "已经" in a clause of its own belongs to that clause's thing
     done = _DONE_ZH if zh else _DONE_EN
     if done.search(first) or (len(parts) == 1 and done.search(t)):
         return "done"
-    if (_WORLD_ZH if zh else _WORLD_EN).search(first) and not (_SELF_ZH if zh else _SELF_EN).search(t):
+    said_first = clauses(t)[0] if clauses(t) else t  # with its source ("天气预报说…")
+    world = _WORLD_ZH if zh else _WORLD_EN
+    if (world.search(first) or world.search(said_first)) and not (_SELF_ZH if zh else _SELF_EN).search(t):
         return "world"
     return None
 

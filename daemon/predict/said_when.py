@@ -42,6 +42,22 @@ _DAY_PARTS = (
 )
 
 
+_ANY_REF = re.compile(r"(?<![\w&#])[\w.-]*#\d{1,6}(?!\d)")
+
+
+def names_a_work_item(text: str) -> bool:
+    """Whether `text` names a pull request or issue by number ("#512", "api#77"): with GitHub
+    connected, what the person says about it moves that item's follow-up, it is no plan or
+    promise of its own (one follow-up for one thing, from the source that knows when it is done)."""
+    return bool(_ANY_REF.search(text))
+
+
+def github_follows(text: str, github_login: str | None) -> bool:
+    """Whether GitHub's follow-up, not a reminder, promise or clash of its own, speaks for a
+    statement: GitHub is connected and the statement names a pull request or issue."""
+    return bool(github_login) and names_a_work_item(text)
+
+
 def names(text: str, repo: str, number: int) -> bool:
     """Whether `text` names the pull request or issue `repo#number` ("#418", "orders-api#418",
     "PR 418", "pull request 418", "issue 418")."""

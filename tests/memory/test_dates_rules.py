@@ -577,3 +577,20 @@ def test_a_time_with_a_dot_after_a_preposition(
 )
 def test_a_decimal_number_is_no_time(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize("text", ["standups on a Monday are the worst", "any Friday works for me"])
+def test_a_kind_of_day_is_no_day(text: str) -> None:
+    assert found(text) == []
+
+
+def test_a_sentence_with_only_a_time_goes_on_with_the_day_before() -> None:
+    # Wed 13 March: Thursday is the 14th
+    assert found("The MRI is Thursday. Arrive at 7:45 and bring the referral.") == [
+        (date(2024, 3, 14), "07:45", "future")
+    ]
+    # not across a sentence with a day of its own, nor over one in between
+    assert found("The MRI is Thursday. Lunch with Ana tomorrow at 1pm.") == [
+        (date(2024, 3, 14), None, "future"),
+        (date(2024, 3, 14), "13:00", "future"),
+    ]

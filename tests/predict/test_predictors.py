@@ -262,6 +262,19 @@ async def test_a_review_waits_for_the_time_the_person_said_in_chat(
     assert await outbox.deliver_due() == 1 and "#2" in bus.titles[0]
 
 
+def test_what_the_person_says_about_a_pull_request_is_its_follow_ups_not_a_plan(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-03 17:30")
+    say(pmemory, "c1", "too fried for #61 today, I'll review it tomorrow at 10", pclock.now)
+    say(pmemory, "c2", "I'll send the venue deposit tomorrow at 10", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    # the deposit is a promise of its own; #61 waits for its review request's follow-up
+    assert not any("#61" in s.title or "#61" in s.body for s in pmemory.suggestions.of_scope("alice"))
+    assert any("deposit" in s.body for s in pmemory.suggestions.of_scope("alice"))
+
+
 async def test_the_digest_says_only_what_no_other_message_says_and_is_never_empty(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, pclock: FakeClock
 ) -> None:

@@ -174,14 +174,22 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     for hit in kept:
         by_sentence.setdefault(ctx.sentence(hit.start)[0], []).append(hit)
     dropped: set[int] = set()
-    for group in by_sentence.values():
+    before: list[Hit] = []  # the bare days of the sentence before, still without a time
+    prev = -2
+    for i, group in sorted(by_sentence.items()):
         times = [h for h in group if h.kind == "time"]
         bare = [h for h in group if _bare_day(h)]
+        only_times = len(times) == len(group)
+        if times and only_times and i == prev + 1 and len(before) == 1:
+            # "knee scope is Tuesday. Check in 6am at the Mater": a sentence that gives only a
+            # time goes on with the day of the one before
+            bare = before
         if times and len(bare) == 1:
             bare[0].clock = times[0].said
             dropped.add(id(times[0]))
             for later in times[1:]:
                 later.day, later.clock = bare[0].day, later.said
+        before, prev = ([h for h in bare if h.clock is None] if not times else []), i
     return [h for h in kept if id(h) not in dropped]
 
 

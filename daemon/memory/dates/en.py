@@ -123,7 +123,8 @@ _EN_WD_NTH_AFTER = re.compile(r",?\s+(?:the\s+)?(?P<nth>[0-9]{1,2})(?:st|nd|rd|t
 # A weekday inside a name or a habit is no date: "Sunday school", "Good Friday", "every Monday",
 # "Friday Night Lights" (two more capitalised words).
 _EN_WD_COMPOUND_BEFORE = re.compile(
-    r"\b(?:good|black|cyber|easter|palm|ash|holy|maundy|fat|bloody|girl|man|every|each|other)\s+\Z"
+    # ... and "on a Friday", "any Monday": a kind of day, not a day
+    r"\b(?:good|black|cyber|easter|palm|ash|holy|maundy|fat|bloody|girl|man|every|each|other|a|any)\s+\Z"
 )
 _EN_WD_COMPOUND_AFTER = re.compile(r"\s+(?:school|best|times|league|roast)\b")
 _TITLE_AFTER = re.compile(r"\s+[A-Z][a-z]+\s+[A-Z][a-z]+")

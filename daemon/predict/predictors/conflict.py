@@ -16,7 +16,9 @@ from zoneinfo import ZoneInfo
 
 from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.types import ItemView
+from daemon.predict import said_when
 from daemon.predict.base import (
+    HAPPENINGS,
     Ctx,
     NewItems,
     Recheck,
@@ -74,7 +76,11 @@ def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
     return [
         it
         for it in ctx.memory.due_items(scope, lo, hi)
-        if it.category == "events" and said_by_person(it) and not cancels(it) and is_own_plan(it, tz, ctx.now)
+        if it.category in HAPPENINGS
+        and said_by_person(it)
+        and not cancels(it)
+        and is_own_plan(it, tz, ctx.now)
+        and not said_when.github_follows(what(it), ctx.settings.github_login)
     ]
 
 
@@ -88,12 +94,14 @@ class Conflict:
         out: list[Suggestion] = []
         for new in trigger.items:
             due = new.due_at
-            if new.category != "events" or due is None or due <= ctx.now or active(new) is not None:
+            if new.category not in HAPPENINGS or due is None or due <= ctx.now or active(new) is not None:
                 continue
             if not said_by_person(new) or cancels(new):
                 continue
             if not is_own_plan(new, tz, ctx.now):
                 continue  # someone else's appointment, a complaint or a wish clashes with nothing
+            if said_when.github_follows(what(new), ctx.settings.github_login):
+                continue  # "#61 tomorrow at 10": a time the person gave a review, not an appointment
             # in the person's time zone: "九点到十点" ends at ten there, not at ten UTC
             took = span(new, tz)
             if took is None:

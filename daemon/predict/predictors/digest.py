@@ -17,6 +17,7 @@ from typing import Any
 
 from daemon.memory.types import ItemView
 from daemon.predict.base import (
+    HAPPENINGS,
     Ctx,
     Morning,
     Recheck,
@@ -30,6 +31,7 @@ from daemon.predict.base import (
 )
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import is_own_plan
+from daemon.predict.predictors import promise
 from daemon.predict.predictors.github import ref, waits_for
 from daemon.predict.timing import day_start, is_timed, next_day_start
 from daemon.state.suggestions import Suggestion
@@ -45,9 +47,10 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
     events = [
         it
         for it in ctx.memory.due_items(scope, day_start(ctx.now, tz), next_day_start(ctx.now, tz))
-        if it.category == "events"
+        if it.category in HAPPENINGS
         and said_by_person(it)
         and not cancels(it)
+        and not promise.is_promise(what(it))  # the promise's own follow-up knows when it is kept
         and is_own_plan(it, tz, ctx.now)
         and it.due_at is not None  # always, for a due item
         and (it.due_at >= ctx.now or not is_timed(it.due_at, tz))

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from daemon.memory.dates.cues import tense
 from daemon.memory.models.features import activity_terms
 from daemon.memory.types import ItemView
+from daemon.predict import said_when
 from daemon.predict.base import (
     Ctx,
     NewItems,
@@ -133,6 +134,8 @@ class Promise:
             text = what(item)
             if item.due_at is None or not said_by_person(item) or not is_promise(text):
                 continue
+            if said_when.github_follows(text, ctx.settings.github_login):
+                continue  # "I'll check #1187 tonight": the pull request's follow-up (github.py)
             if active(item) is not None:
                 continue
             p = _plan(item, ctx)

@@ -19,8 +19,9 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from daemon.memory.types import ItemView
-from daemon.predict import enrich, plan_news
+from daemon.predict import enrich, plan_news, said_when
 from daemon.predict.base import (
+    HAPPENINGS,
     Ctx,
     NewItems,
     Recheck,
@@ -123,12 +124,14 @@ def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
 
 
 def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
-    if item.category != "events" or item.due_at is None or not said_by_person(item):
+    if item.category not in HAPPENINGS or item.due_at is None or not said_by_person(item):
         return None
     if active(item) is not None or promise.is_promise(what(item)) or cancels(item):
         return None  # a promise gets a follow-up instead (promise.py); a cancellation nothing
     if not is_own_plan(item, ctx.settings.tz, ctx.now):
         return None  # venting, someone else's appointment, a wish, done already (plans.py)
+    if said_when.github_follows(what(item), ctx.settings.github_login):
+        return None  # "#512 明天上午看": the pull request's follow-up waits for then (github.py)
     p = plan(item, ctx)
     if p is None:
         return None

@@ -100,8 +100,9 @@ def run_bench(argv: list[str], log_path: Path, timeout: float) -> dict[str, Any]
         t.join(5)
     took = time.perf_counter() - t0
     meta = {"argv": argv, "wall_s": round(took, 1), "load_before": before, "load_after": load1()}
-    if proc.returncode != 0:
-        return {"error": f"exit status {proc.returncode} (log: {rel(log_path)})", **meta}
+    if proc.returncode != 0:  # with the exception the bench died of, from its log
+        cause = cause_of(log_path.read_text(encoding="utf-8", errors="replace"))
+        return {"error": f"exit status {proc.returncode}: {cause} (log: {rel(log_path)})", **meta}
     try:
         doc = json.loads(out[out.index("{") :])
     except ValueError:
@@ -219,12 +220,18 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     return res
 
 
+def cause_of(text: str) -> str:
+    """The last exception line of a traceback in `text` ("" if none)."""
+    found = re.findall(r"^[\w.]*(?:Error|Exception): .*$", text, flags=re.M)
+    return found[-1].strip()[:300] if found else ""
+
+
 def short(msg: str) -> str:
     """An error's first line, and the exception line of a traceback quoted in it."""
     lines = [ln.strip() for ln in str(msg).splitlines() if ln.strip()]
-    cause = [ln for ln in lines[1:] if re.match(r"^[\w.]*(Error|Exception): ", ln)]
+    cause = cause_of("\n".join(lines[1:]))
     head = re.sub(r"; log: \S+", "", lines[0])[:300] if lines else ""  # a temporary dir's log
-    return head + (f" ({cause[-1][:300]})" if cause else "")
+    return head + (f" ({cause})" if cause else "")
 
 
 def errors(e: dict[str, Any]) -> list[str]:

@@ -474,9 +474,18 @@ def main() -> int:
         result["recall_check"] = recall_check(db, args.recall_check, args.queries, args.seed)
         print(json.dumps(result, indent=1))
         return 0
-    result["in_process"] = in_process(db, args.repeat, args.profile)
+    # a step that fails (e.g. DuckDB out of memory on a big file) is reported, and the next runs
+    try:
+        result["in_process"] = in_process(db, args.repeat, args.profile)
+    except Exception as exc:
+        log(f"in process: failed: {exc!r}")
+        result["in_process"] = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
     if args.daemon:
-        result["daemon"] = asyncio.run(in_daemon(db, args.repeat, args.catch_up, args.keep_state))
+        try:
+            result["daemon"] = asyncio.run(in_daemon(db, args.repeat, args.catch_up, args.keep_state))
+        except Exception as exc:
+            log(f"daemon: failed: {exc!r}")
+            result["daemon"] = [{"error": f"{type(exc).__name__}: {exc}"[-3000:]}]
     result["load_end"] = harness.loadavg()
     result["cpus"] = os.cpu_count()
     print(json.dumps(result, indent=1))

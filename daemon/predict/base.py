@@ -149,10 +149,11 @@ def cancels(item: ItemView) -> bool:
     return bool(_CANCEL.search(what(item)))
 
 
-# The categories a dated plan can be filed under: the category model reads "knee scope is Tuesday,
-# check in 6am" as a case as often as an event; the date ahead and the plan rules (plans.py) are
-# the stronger evidence. Preferences, patterns, profile and entities are no happenings.
-HAPPENINGS = frozenset(("events", "cases"))
+# The categories a dated plan can be filed under: the category model files "knee scope is
+# Tuesday, check in 6am" as a case and "公证预约好了，2号下午三点一刻，徐汇区公证处" as an entity as
+# often as an event; the date ahead and the plan rules (plans.py: habits, the world's schedule,
+# someone else's) are the stronger evidence. Only the patterns memubot derives itself are routines.
+HAPPENINGS = frozenset(("events", "cases", "entities", "profile", "preferences"))
 
 
 def said_by_person(item: ItemView) -> bool:

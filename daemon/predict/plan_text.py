@@ -19,7 +19,7 @@ from daemon.memory.dates import resolve_dates
 
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _CLAUSE_ZH = re.compile(r"[^，,；;：:]+")
-_CLAUSE_EN = re.compile(r"[^,;:]+")
+_CLAUSE_EN = re.compile(r"(?:[^,;:]|(?<=\d):(?=\d))+")  # "8:30 retro" is one clause
 _LEAD_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|btw|by the way|also|and|just|reminder|remind me|note|fyi)\b[,:]?\s*)*"
     r"(?:(?:i|we)\s+(?:have|'ve got|’ve got|have got|got|need to|have to|must|am|are|will|'ll|’ll)\s+|"

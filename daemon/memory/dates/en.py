@@ -427,8 +427,13 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             if s and text[s - 1] in ":.":
                 continue
             prep = _EN_PREP_BEFORE.search(text, max(0, s - 8), s)
-            # "the 6:15 ferry", "the 7:40": a clock time named as a thing's time, not a score
-            named = m["mc"] and _EN_THE_BEFORE.search(text, max(0, s - 4), s)
+            # "the 6:15 ferry", "8:30 retro tomorrow": a clock time that names a thing's time
+            # (after "the", or opening a sentence), not a score
+            named = m["mc"] and (
+                _EN_THE_BEFORE.search(text, max(0, s - 4), s) or ctx.sentence(s)[0] != ctx.sentence(s - 1)[0]
+                if s
+                else True
+            )
             if (m["ap"] or not m["mc"] or prep or named) and (clk := en_clock(m, None)):
                 # "at 6:15" may be morning or evening; "at 14:20" or "at 08:05" is as said
                 vague = not m["ap"] and not m["h"].startswith("0") and int(m["h"]) <= 12

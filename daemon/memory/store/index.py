@@ -14,6 +14,7 @@ from daemon.memory.store.core import Table, _require
 # rows a snapshot reads with their vectors at a time (about 75 MB of vectors in DuckDB at once)
 VECTOR_CHUNK = 50_000
 
+
 @dataclass(frozen=True, slots=True)
 class FieldPostings:
     """One BM25 field of a scope in bulk: term i owns docs[starts[i]:starts[i+1]], sorted by doc."""

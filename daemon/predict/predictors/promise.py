@@ -62,7 +62,8 @@ def is_promise(text: str) -> bool:
 
 
 # the promised act with 了 after it, in its clause: "书今天寄出去了", "模板发给小林了"
-_DONE_ACT_ZH = re.compile(r"(?:发|给|交|回复|回|寄|还|转|付|缴|签|续|退)[^，。,.!！?？;；]{0,6}了")
+# (not 还, 给 or 回 alone: "还答应了…" is "also promised", "给他…" is "for him")
+_DONE_ACT_ZH = re.compile(r"(?:发(?!烧|现|生|呆|火)|交|回复|寄|转|付|缴|签|续|退)[^，。,.!！?？;；]{0,6}了")
 
 
 def is_done(text: str) -> bool:

@@ -72,9 +72,16 @@ def is_done(text: str) -> bool:
     return bool(_DONE_EN.search(text))
 
 
+# words that commit to something: a statement with one is a promise, not a report of one kept
+_COMMITS = re.compile(r"答应|说好|保证|承诺|\b(?:promised?|i'll|i’ll|i will|going to|gonna)\b", re.IGNORECASE)
+
+
 def tells_done(text: str) -> bool:
     """A later statement of the person that reports the thing as happened: the words of a done
-    act, or any past tense ("dropped the drill back at Jen's", "模板发给小林了")."""
+    act, or any past tense ("dropped the drill back at Jen's", "模板发给小林了") in a statement
+    that commits to nothing itself ("还答应了老王周六帮他搬家" is another promise)."""
+    if _COMMITS.search(text):
+        return False
     return is_done(text) or tense(text.lower()) == "past"
 
 

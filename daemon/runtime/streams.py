@@ -12,10 +12,10 @@ import logging
 from dataclasses import dataclass
 
 from nats.js import JetStreamContext
-from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
+from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig, SubjectTransform
 from nats.js.errors import NotFoundError
 
-from daemon.subjects import IN_SUBJECTS, OUT_SUBJECTS
+from daemon.subjects import IN_SUBJECTS, OUT_SUBJECTS, partition_transform
 
 log = logging.getLogger(__name__)
 
@@ -33,14 +33,24 @@ class StreamLimits:
     duplicate_window_s: float = 2 * 3600.0  # publisher retries (e.g. after a reconnect) are dropped
 
 
-def stream_configs(limits: StreamLimits | None = None) -> list[StreamConfig]:
+def stream_configs(
+    limits: StreamLimits | None = None, partitions: int = 0, replicas: int = 1
+) -> list[StreamConfig]:
+    """The two streams; with `partitions`, MEMUBOT_IN maps each scoped subject to its partition
+    as it stores it (`memubot.in.scoped.<scope>.…` → `memubot.in.part.<p>.<scope>.…`, see
+    docs/cluster.md), and `replicas` copies of each stream are kept on a cluster's nodes."""
     lim = limits or StreamLimits()
+    transform = None
+    if partitions:
+        src, dest = partition_transform(partitions)
+        transform = SubjectTransform(src=src, dest=dest)
     common = {
         "retention": RetentionPolicy.LIMITS,
         "storage": StorageType.FILE,
         # a full stream refuses new messages: the publisher sees an error, nothing is dropped silently
         "discard": DiscardPolicy.NEW,
         "duplicate_window": lim.duplicate_window_s,
+        "num_replicas": replicas,
     }
     return [
         StreamConfig(
@@ -49,6 +59,7 @@ def stream_configs(limits: StreamLimits | None = None) -> list[StreamConfig]:
             subjects=[IN_SUBJECTS],
             max_age=lim.in_max_age_days * DAY_S,
             max_bytes=lim.in_max_bytes,
+            subject_transform=transform,
             **common,  # type: ignore[arg-type]
         ),
         StreamConfig(
@@ -62,10 +73,12 @@ def stream_configs(limits: StreamLimits | None = None) -> list[StreamConfig]:
     ]
 
 
-async def ensure_streams(js: JetStreamContext, limits: StreamLimits | None = None) -> list[str]:
+async def ensure_streams(
+    js: JetStreamContext, limits: StreamLimits | None = None, partitions: int = 0, replicas: int = 1
+) -> list[str]:
     """Create the streams, or bring an existing one to this configuration; returns their names."""
     names = []
-    for config in stream_configs(limits):
+    for config in stream_configs(limits, partitions, replicas):
         assert config.name is not None
         try:
             await js.stream_info(config.name)

@@ -120,7 +120,3 @@ def partition_of(scope: str, partitions: int) -> int:
 def rpc_partition_subject(partition: int | str, verb: str) -> str:
     """The verb as answered by the instance that owns `partition` (a router forwards there)."""
     return f"memubot.rpc.part.{partition}.{verb}"
-
-
-def is_rpc_partition_subject(subject: str) -> bool:
-    return subject.split(".")[:3] == ["memubot", "rpc", "part"]

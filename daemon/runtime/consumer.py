@@ -31,11 +31,14 @@ from nats.js.errors import NotFoundError
 
 from daemon.runtime.dispatch import ACK, Incoming, Verdict
 from daemon.runtime.metrics import Metrics
+from daemon.runtime.streams import patiently
 from daemon.subjects import IN_SUBJECTS
 
 log = logging.getLogger(__name__)
 
 IN_STREAM = "MEMUBOT_IN"
+# a question about the consumer waits this long for a cluster that is electing its leader
+PATIENCE_S = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +121,10 @@ class Consumer:
     async def declare(self) -> None:
         """Create the durable consumer, or bring an existing one to this configuration."""
         # create, or bring an existing durable to this configuration (pull_subscribe would not)
-        await self.js.add_consumer(IN_STREAM, self.durable_config())
+        await patiently(
+            lambda: self.js.add_consumer(IN_STREAM, self.durable_config()),
+            f"declaring consumer {self.params.durable}",
+        )
 
     def durable_config(self) -> ConsumerConfig:
         """The durable consumer on the server, as `declare()` creates it."""
@@ -273,15 +279,23 @@ class Consumer:
 
     async def pending(self) -> tuple[int, int]:
         """(published but not yet delivered, delivered but not yet acked) according to the server."""
-        info = await self.js.consumer_info(IN_STREAM, self.params.durable)
+        info = await patiently(
+            lambda: self.js.consumer_info(IN_STREAM, self.params.durable),
+            f"asking for consumer {self.params.durable}",
+            PATIENCE_S,
+        )
         return int(info.num_pending or 0), int(info.num_ack_pending or 0)
 
     async def flush(self, timeout: float) -> int:
         """Wait until every event published before this call is acked; returns the stream position."""
-        target = await self.last_seq()
         deadline = time.monotonic() + timeout
+        target = await patiently(self.last_seq, "reading the stream position", max(0.1, timeout))
         while True:
-            info = await self.js.consumer_info(IN_STREAM, self.params.durable)
+            info = await patiently(
+                lambda: self.js.consumer_info(IN_STREAM, self.params.durable),
+                f"asking for consumer {self.params.durable}",
+                max(0.1, deadline - time.monotonic()),
+            )
             floor = int(info.ack_floor.stream_seq or 0) if info.ack_floor else 0
             if floor >= target:
                 return target

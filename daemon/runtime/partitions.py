@@ -253,7 +253,8 @@ class Partitioned:
         return all(c.healthy(max_batch_s) for c in self.all)
 
     async def pending(self) -> tuple[int, int]:
-        counts = [await c.pending() for c in self.all]
+        # at once: while the cluster elects a leader each question may wait its patience
+        counts = await asyncio.gather(*(c.pending() for c in self.all))
         return sum(a for a, _ in counts), sum(b for _, b in counts)
 
     async def flush(self, timeout: float) -> int:

@@ -41,7 +41,7 @@ from daemon.runtime.metrics import Metrics
 from daemon.runtime.partitions import Plan
 from daemon.runtime.shared_broker import SharedBroker
 from daemon.state.suggestions import STATUSES, suggestion_json
-from daemon.subjects import conversation_subject, is_rpc_partition_subject, rpc_partition_subject, rpc_subject
+from daemon.subjects import conversation_subject, rpc_partition_subject, rpc_subject
 
 log = logging.getLogger(__name__)
 
@@ -169,9 +169,14 @@ class RpcServer:
         # replies itself (no_reply): FastStream would answer a known verb a second time, empty.
         # On a router of its own, so that it comes after the verbs in `broker.subscribers`
         # (FastStream's in-memory test broker hands a request to the first match).
+        # In a cluster it takes one token only: a partition's verb (`memubot.rpc.part.<p>.<verb>`)
+        # is its owner's alone, and with no owner running the router hears "no responders" at once.
         fallback = NatsRouter()
         unknown = fallback.subscriber(
-            rpc_subject(">"), queue="memubot-unknown", decoder=_as_message, no_reply=True
+            rpc_subject(">" if plan is None else "*"),
+            queue="memubot-unknown",
+            decoder=_as_message,
+            no_reply=True,
         )
         unknown(self._on_unknown)
         self.broker.include_router(fallback)
@@ -184,12 +189,9 @@ class RpcServer:
         log.info("answering requests on %s", ", ".join(rpc_subject(v) for v in VERBS))
 
     async def _on_unknown(self, msg: NatsMessage) -> None:
-        subject = msg.raw_message.subject
-        verb = subject.removeprefix(rpc_subject(""))
+        verb = msg.raw_message.subject.removeprefix(rpc_subject(""))
         if verb in KEYS:
             return
-        if self.plan is not None and is_rpc_partition_subject(subject):
-            return  # a partition's verb: its owner answers (another instance, maybe)
         shown = verb if len(verb) <= 64 else verb[:64] + "…"
         log.info("rpc: unknown verb %r", shown)
         # one metrics label for every unknown verb: a caller must not grow the label set

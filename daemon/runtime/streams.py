@@ -8,18 +8,45 @@ dropped by the server; the idempotency ledger covers everything older.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
+import nats.errors
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig, SubjectTransform
-from nats.js.errors import NotFoundError
+from nats.js.errors import NotFoundError, ServiceUnavailableError
 
 from daemon.subjects import IN_SUBJECTS, OUT_SUBJECTS, partition_transform
 
 log = logging.getLogger(__name__)
 
 DAY_S = 86400.0
+# A JetStream cluster answers its API only once it has a meta leader, and a stream's or a
+# consumer's change waits for its replicas: just after the nodes start, or while one is being
+# replaced, a call times out or is refused as unavailable. It is tried again for this long.
+JS_API_PATIENCE_S = 60.0
+
+T = TypeVar("T")
+
+
+async def patiently(call: Callable[[], Awaitable[T]], what: str, patience: float = JS_API_PATIENCE_S) -> T:
+    """`call()`, tried again while JetStream times out or says it is unavailable (a cluster
+    electing a leader); the last failure is raised after `patience` seconds."""
+    deadline = time.monotonic() + patience
+    delay = 0.25
+    while True:
+        try:
+            return await call()
+        except (nats.errors.TimeoutError, ServiceUnavailableError, TimeoutError) as exc:
+            if time.monotonic() + delay > deadline:
+                raise
+            log.info("%s: %s; trying again in %.2fs", what, exc or type(exc).__name__, delay)
+            await asyncio.sleep(delay)
+            delay = min(2.0, delay * 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,13 +106,20 @@ async def ensure_streams(
     """Create the streams, or bring an existing one to this configuration; returns their names."""
     names = []
     for config in stream_configs(limits, partitions, replicas):
-        assert config.name is not None
-        try:
-            await js.stream_info(config.name)
-        except NotFoundError:
-            await js.add_stream(config)
-            log.info("created stream %s (%s)", config.name, ", ".join(config.subjects or []))
-        else:
-            await js.update_stream(config)
-        names.append(config.name)
+        name = config.name
+        assert name is not None
+
+        async def ensure(config: StreamConfig = config, name: str = name) -> None:
+            try:
+                await js.stream_info(name)
+            except NotFoundError:
+                # another instance may create it at the same moment: the same configuration
+                # twice is no error for the server
+                await js.add_stream(config)
+                log.info("created stream %s (%s)", name, ", ".join(config.subjects or []))
+            else:
+                await js.update_stream(config)
+
+        await patiently(ensure, f"declaring stream {name}")
+        names.append(name)
     return names

@@ -109,7 +109,8 @@ class ScopedDispatch:
             return await self.dispatcher.dispatch(plain)
         verdicts: list[Verdict | None] = [None] * len(plain)
         for i, reason in refused.items():
-            verdicts[i] = await self.dispatcher.refuse(plain[i], reason)
+            # recorded under the subject it came on: a replay must not store it on this instance
+            verdicts[i] = await self.dispatcher.refuse(batch[i], reason)
         rest = [i for i in range(len(plain)) if i not in refused]
         for i, verdict in zip(rest, await self.dispatcher.dispatch([plain[i] for i in rest]), strict=True):
             verdicts[i] = verdict

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import time
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -44,7 +45,15 @@ from daemon.runtime.index_keeper import IndexKeeper
 from daemon.runtime.metrics import Metrics
 from daemon.runtime.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.runtime.ops_outbox import OpsOutbox
-from daemon.runtime.partitions import Forwarder, Partitioned, Plan, ScopedDispatch, owner_filter, scope_finder
+from daemon.runtime.partitions import (
+    Forwarder,
+    Leases,
+    Partitioned,
+    Plan,
+    ScopedDispatch,
+    owner_filter,
+    scope_finder,
+)
 from daemon.runtime.publisher import Publisher
 from daemon.runtime.rpc import RpcServer
 from daemon.runtime.streams import ensure_streams
@@ -176,7 +185,14 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
             forwarder = Forwarder(
                 dispatcher, publish, scope_finder(settings.github_webhook_scope, settings.email_scope)
             )
-            consumer = Partitioned(js, plan, dispatcher, forwarder, after_batch=pump)
+            # the partitions' leases: a second instance configured to own one waits here
+            leases = Leases(
+                js, plan, f"{socket.gethostname()}:{settings.state_dir}", settings.stream_replicas
+            )
+            notifier.status(f"waiting for the leases of partitions {plan.owned}")
+            await leases.acquire()
+            stack.push_async_callback(leases.release)  # after the consumers have stopped
+            consumer = Partitioned(js, plan, dispatcher, forwarder, after_batch=pump, leases=leases)
             log.info("partitions %s of %d are this instance's", plan.owned, plan.partitions)
         elif settings.consumer == "faststream":
             consumer = FastStreamConsumer(nc, js, ScopedDispatch(dispatcher), after_batch=pump)

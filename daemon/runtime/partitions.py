@@ -18,6 +18,7 @@ instance, so it becomes a dead letter instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -25,11 +26,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from nats.js import JetStreamContext
+from nats.js.errors import KeyDeletedError, KeyNotFoundError, KeyWrongLastSequenceError
 
 from daemon import bounded_json
 from daemon.runtime.consumer import Backlog, Consumer, ConsumerParams
 from daemon.runtime.dispatch import ACK, Dispatcher, Incoming, Verdict
 from daemon.runtime.metrics import Metrics
+from daemon.runtime.streams import patiently
 from daemon.subjects import (
     CONVERSATIONS,
     EMAIL,
@@ -206,8 +209,10 @@ class Partitioned:
         forwarder: Forwarder,
         after_batch: Callable[[], Awaitable[None]] | None = None,
         params: ConsumerParams | None = None,
+        leases: Leases | None = None,
     ) -> None:
         base = params or ConsumerParams()
+        self.leases = leases
         scoped = ScopedDispatch(dispatcher)
         self.parts = [
             Consumer(
@@ -251,7 +256,8 @@ class Partitioned:
             await c.start()
 
     def healthy(self, max_batch_s: float) -> bool:
-        return all(c.healthy(max_batch_s) for c in self.all)
+        leased = self.leases is None or self.leases.healthy()
+        return leased and all(c.healthy(max_batch_s) for c in self.all)
 
     async def pending(self) -> tuple[int, int]:
         # at once: while the cluster elects a leader each question may wait its patience
@@ -281,3 +287,107 @@ def owner_filter(plan: Plan, handle: Callable[[Any], Awaitable[None]]) -> Callab
             await handle(msg)
 
     return on_message
+
+
+LEASE_BUCKET = "memubot_partitions"
+LEASE_TTL_S = 30.0
+
+
+class Leases:
+    """One lease per owned partition, in a JetStream key-value bucket: an instance reads a
+    partition only while it holds the partition's key, so that a second instance configured to
+    own it waits instead of splitting its scopes between two files (docs/cluster.md).
+
+    A key is the holder's name (its host and state directory: the same instance restarted after a
+    crash takes its own lease back at once) and lives `ttl` seconds after its last renewal, so a
+    dead holder's partitions are free within `ttl`. A lease found taken by another holder while
+    renewing (this instance could not renew for longer than `ttl`) makes the instance unhealthy:
+    under systemd the watchdog restarts it, and the restart waits for the lease like any other.
+    """
+
+    def __init__(
+        self,
+        js: JetStreamContext,
+        plan: Plan,
+        holder: str,
+        replicas: int = 1,
+        ttl: float = LEASE_TTL_S,
+        bucket: str = LEASE_BUCKET,
+    ) -> None:
+        self.js = js
+        self.plan = plan
+        self.holder = holder.encode()
+        self.replicas = replicas
+        self.ttl = ttl
+        self.bucket = bucket
+        self.revisions: dict[int, int] = {}
+        self.lost: set[int] = set()
+        self._kv: Any = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def acquire(self) -> None:
+        """Take every owned partition's lease, waiting for the ones another instance holds."""
+        self._kv = await patiently(
+            lambda: self.js.create_key_value(
+                bucket=self.bucket, history=1, ttl=self.ttl, replicas=self.replicas
+            ),
+            "declaring the partition leases",
+        )
+        for part in self.plan.owned:
+            self.revisions[part] = await self._take(part)
+        log.info("holding the leases of partitions %s as %s", self.plan.owned, self.holder.decode())
+        self._task = asyncio.create_task(self._renew(), name="memubot-leases")
+
+    async def _take(self, part: int) -> int:
+        key, warned = f"p{part}", False
+        while True:
+            try:
+                return int(await patiently(lambda: self._kv.create(key, self.holder), f"taking lease {key}"))
+            except KeyWrongLastSequenceError:
+                pass
+            try:
+                entry = await self._kv.get(key)
+            except (KeyNotFoundError, KeyDeletedError):  # expired or released in between: try again
+                continue
+            if entry.value == self.holder:  # ours, from before a crash
+                return int(await self._kv.update(key, self.holder, last=entry.revision))
+            if not warned:
+                log.warning(
+                    "partition %d is held by %s: waiting until it is free (two instances must not"
+                    " own one partition)",
+                    part,
+                    (entry.value or b"").decode(errors="replace"),
+                )
+                warned = True
+            await asyncio.sleep(self.ttl / 10)
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(self.ttl / 3)
+            for part, revision in list(self.revisions.items()):
+                if part in self.lost:
+                    continue
+                try:
+                    self.revisions[part] = int(await self._kv.update(f"p{part}", self.holder, last=revision))
+                except KeyWrongLastSequenceError:
+                    self.lost.add(part)
+                    log.error("lost the lease of partition %d (not renewed within %.0fs)", part, self.ttl)
+                except Exception as exc:  # a cluster electing a leader: the next round tries again
+                    log.warning("renewing the lease of partition %d: %s", part, exc or type(exc).__name__)
+
+    def healthy(self) -> bool:
+        return not self.lost
+
+    async def release(self) -> None:
+        """Give the leases back (after the consumers stopped): the next owner need not wait."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for part, revision in self.revisions.items():
+            if part in self.lost:
+                continue
+            try:
+                await self._kv.delete(f"p{part}", last=revision)
+            except Exception as exc:  # it expires on its own
+                log.warning("releasing the lease of partition %d: %s", part, exc or type(exc).__name__)

@@ -18,7 +18,7 @@ from typing import TypeVar
 import nats.errors
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig, SubjectTransform
-from nats.js.errors import NotFoundError, ServiceUnavailableError
+from nats.js.errors import NoStreamResponseError, NotFoundError, ServiceUnavailableError
 
 from daemon.subjects import IN_SUBJECTS, OUT_SUBJECTS, partition_transform
 
@@ -34,14 +34,21 @@ T = TypeVar("T")
 
 
 async def patiently(call: Callable[[], Awaitable[T]], what: str, patience: float = JS_API_PATIENCE_S) -> T:
-    """`call()`, tried again while JetStream times out or says it is unavailable (a cluster
-    electing a leader); the last failure is raised after `patience` seconds."""
+    """`call()`, tried again while JetStream times out, says it is unavailable or has no stream
+    to answer yet (a cluster electing a leader, a stream just created); the last failure is
+    raised after `patience` seconds."""
     deadline = time.monotonic() + patience
     delay = 0.25
     while True:
         try:
             return await call()
-        except (nats.errors.TimeoutError, ServiceUnavailableError, TimeoutError) as exc:
+        except (
+            nats.errors.TimeoutError,
+            nats.errors.NoRespondersError,
+            NoStreamResponseError,
+            ServiceUnavailableError,
+            TimeoutError,
+        ) as exc:
             if time.monotonic() + delay > deadline:
                 raise
             log.info("%s: %s; trying again in %.2fs", what, exc or type(exc).__name__, delay)

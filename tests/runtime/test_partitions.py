@@ -3,11 +3,13 @@ unscoped one is, what an instance owns (the cluster itself: tests/test_cluster.p
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
+from nats.js import JetStreamContext
 
-from daemon.runtime.partitions import Plan, scope_finder
+from daemon.runtime.partitions import Leases, Plan, scope_finder
 from daemon.subjects import (
     EMAIL,
     FEEDBACK,
@@ -62,3 +64,28 @@ def test_a_plan_owns_the_scopes_of_its_partitions() -> None:
         assert plan.owns(scope) == (partition_of(scope, 4) in (0, 2))
         assert plan.partition(scope) == partition_of(scope, 4)
     assert partition_of("alice", 1) == 0
+
+
+async def test_a_partition_has_one_leaseholder_and_a_restart_takes_its_own_back(js: JetStreamContext) -> None:
+    """A second instance owning the same partition waits for the lease (instead of splitting the
+    partition's scopes between two files); the holder restarted after a crash (the same name, the
+    lease not released) takes it back at once; a release frees it for the waiting one."""
+    plan = Plan(4, (1, 3))
+    first = Leases(js, plan, "host:/state/a", ttl=5.0, bucket="test_leases")
+    await first.acquire()
+    kv = await js.key_value("test_leases")
+    assert (await kv.get("p1")).value == b"host:/state/a"
+    second = Leases(js, Plan(4, (3,)), "host:/state/b", ttl=5.0, bucket="test_leases")
+    waiting = asyncio.create_task(second.acquire())
+    with pytest.raises(TimeoutError):  # still waiting after a while (it never takes a held lease)
+        await asyncio.wait_for(asyncio.shield(waiting), 2.0)
+    # the first instance "crashes" (no release) and comes back under its own name
+    assert first._task is not None
+    first._task.cancel()
+    again = Leases(js, plan, "host:/state/a", ttl=5.0, bucket="test_leases")
+    await asyncio.wait_for(again.acquire(), 5.0)
+    assert not waiting.done() and again.healthy()
+    await again.release()
+    await asyncio.wait_for(waiting, 10.0)
+    assert (await kv.get("p3")).value == b"host:/state/b"
+    await second.release()

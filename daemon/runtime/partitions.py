@@ -8,6 +8,8 @@ partition over resumes at the same ack floor), into its one DuckDB file. Events 
 without a scope (agents that predate the scoped subjects, the GitHub webhook and poller, Gmail)
 are read by one durable shared by every instance, `memubot-forward`, which puts each one back on
 the bus under the scope it belongs to, or handles it here when it names none (docs/cluster.md).
+An instance holds a lease per owned partition (`Leases`) while it reads it, so that two
+instances configured to own one partition do not both read it.
 
 Whatever reads a scoped subject (a partition, or the one-node consumer of `memubot.in.>`) hands
 the dispatcher the subject without the scope, after checking that the scope of the body is the

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import time
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -38,16 +39,25 @@ from daemon.predict.outlet import Outlet
 from daemon.runtime.broker import broker
 from daemon.runtime.connection import connect
 from daemon.runtime.consumer import Consumer
-from daemon.runtime.dispatch import Dispatcher
+from daemon.runtime.dispatch import Dispatcher, Incoming
 from daemon.runtime.faststream_consumer import FastStreamConsumer
 from daemon.runtime.index_keeper import IndexKeeper
 from daemon.runtime.metrics import Metrics
 from daemon.runtime.notify import Notifier, watchdog_interval, watchdog_loop
 from daemon.runtime.ops_outbox import OpsOutbox
+from daemon.runtime.partitions import (
+    Forwarder,
+    Leases,
+    Partitioned,
+    Plan,
+    ScopedDispatch,
+    owner_filter,
+    scope_finder,
+)
 from daemon.runtime.publisher import Publisher
 from daemon.runtime.rpc import RpcServer
 from daemon.runtime.streams import ensure_streams
-from daemon.subjects import CONVERSATIONS
+from daemon.subjects import CONVERSATIONS, SCOPED_CONVERSATIONS
 from daemon.web.http import bind, make_app, serve_http
 from daemon.web.ui import add_ui
 from handlers.deps import Deps
@@ -124,7 +134,9 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         bus = await stack.enter_async_context(broker(settings.nats_url, settings.state_dir))
         nc, link = await stack.enter_async_context(connect(bus.url))
         js = nc.jetstream()
-        await ensure_streams(js)
+        # scopes over a cluster (docs/cluster.md): which partitions this instance owns
+        plan = Plan(settings.partitions, settings.own_partitions) if settings.partitions else None
+        await ensure_streams(js, partitions=settings.partitions, replicas=settings.stream_replicas)
 
         # every send goes through FastStream on this connection (runtime/publisher.py)
         publisher = Publisher(nc)
@@ -132,7 +144,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         stack.push_async_callback(publisher.stop)
         publish = publisher.publish
 
-        outbox = OpsOutbox(memory.ledger, publish, metrics)
+        outbox = OpsOutbox(memory.ledger, publish, metrics, instance=plan.name if plan else "")
 
         async def pump() -> None:
             try:
@@ -163,11 +175,29 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
             log.info("GitHub polling every %g min as %s", settings.github_poll_minutes, settings.github_login)
         deps = Deps(memory, settings, memory.clock, outlet, gmail=gmail, github=enricher, github_poll=poller)
         dispatcher = Dispatcher(deps, metrics)
-        consumer = (
-            FastStreamConsumer(nc, js, dispatcher, after_batch=pump)
-            if settings.consumer == "faststream"
-            else Consumer(js, dispatcher, after_batch=pump)
-        )
+        consumer: Consumer | Partitioned
+        if plan is not None:
+            # one durable per owned partition, and the forwarder of the subjects without a scope
+            if settings.consumer != "nats-py":
+                log.warning(
+                    "MEMUBOT_CONSUMER=%s: a partitioned instance consumes with nats-py", settings.consumer
+                )
+            forwarder = Forwarder(
+                dispatcher, publish, scope_finder(settings.github_webhook_scope, settings.email_scope)
+            )
+            # the partitions' leases: a second instance configured to own one waits here
+            leases = Leases(
+                js, plan, f"{socket.gethostname()}:{settings.state_dir}", settings.stream_replicas
+            )
+            notifier.status(f"waiting for the leases of partitions {plan.owned}")
+            await leases.acquire()
+            stack.push_async_callback(leases.release)  # after the consumers have stopped
+            consumer = Partitioned(js, plan, dispatcher, forwarder, after_batch=pump, leases=leases)
+            log.info("partitions %s of %d are this instance's", plan.owned, plan.partitions)
+        elif settings.consumer == "faststream":
+            consumer = FastStreamConsumer(nc, js, ScopedDispatch(dispatcher), after_batch=pump)
+        else:
+            consumer = Consumer(js, ScopedDispatch(dispatcher), after_batch=pump)
         await outbox.start_cursor()
         # whatever a previous run committed but did not publish goes out in the background
         backlog = asyncio.create_task(pump(), name="memubot-ops-backlog")
@@ -175,14 +205,17 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         await consumer.start()
         # a live turn's context goes out as the turn arrives, not after the batch before it
         live = LiveContext(deps, claims)
-        live_sub = await nc.subscribe(CONVERSATIONS, cb=live.on_message)
+        # turns with the scope in the subject too; in a cluster, only those of owned partitions
+        on_turn = live.on_message if plan is None else owner_filter(plan, live.on_message)
         stack.push_async_callback(live.close)
-        stack.push_async_callback(live_sub.unsubscribe)
+        for subject in (CONVERSATIONS, SCOPED_CONVERSATIONS):
+            live_sub = await nc.subscribe(subject, cb=on_turn)
+            stack.push_async_callback(live_sub.unsubscribe)
 
         async def redeclare() -> None:
             # a broker that came back without its data (a new external server) gets the
             # streams and the durable consumer again; with its data this changes nothing
-            await ensure_streams(js)
+            await ensure_streams(js, partitions=settings.partitions, replicas=settings.stream_replicas)
             await consumer.declare()
 
         link.after_reconnect.append(redeclare)
@@ -201,12 +234,20 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
             after_write=pump,
             metrics=metrics,
             backlog=backlog_json,
+            plan=plan,
         )
         await rpc.start()
         stack.push_async_callback(rpc.stop)
 
         async def publish_tick(subject: str, body: dict[str, str]) -> None:
-            await publish(subject, json.dumps(body).encode(), body["id"])
+            data = json.dumps(body).encode()
+            if plan is None:
+                await publish(subject, data, body["id"])
+                return
+            # in a cluster every instance runs its schedules over its own scopes: the tick is
+            # handled here, once (the ledger), not put on the bus where one instance would take it
+            await dispatcher.dispatch([Incoming(subject, data)])
+            await pump()
 
         timer.start()
         stack.push_async_callback(timer.stop)

@@ -145,6 +145,11 @@ class Settings:
     suggestions_per_hour: int = 4  # per scope; more wait for the next free slot
     stop_timeout: float = 30.0  # seconds SIGTERM waits for in-flight events before giving up
     consumer: str = "nats-py"  # the loop that consumes memubot.in.>: nats-py, or faststream (candidate)
+    # scopes over a cluster (docs/cluster.md): N partitions of the scopes (0: one node, as ever),
+    # and which of them this instance owns (empty: all)
+    partitions: int = 0
+    own_partitions: tuple[int, ...] = ()
+    stream_replicas: int = 1  # copies of each stream a JetStream cluster keeps (1..5)
     # systemd's notification socket and watchdog period (set by systemd, read here only)
     notify_socket: str | None = None
     watchdog_usec: int | None = None
@@ -231,6 +236,9 @@ _ENV = [
     ("MEMUBOT_HEARTBEAT_HOURS", "heartbeat_hours", "heartbeat_hours"),
     ("MEMUBOT_STOP_TIMEOUT", "stop_timeout", "stop_timeout"),
     ("MEMUBOT_CONSUMER", "consumer", "consumer"),
+    ("MEMUBOT_PARTITIONS", "partitions", "partitions"),
+    ("MEMUBOT_OWN_PARTITIONS", "own_partitions", "own_partitions"),
+    ("MEMUBOT_STREAM_REPLICAS", "stream_replicas", "stream_replicas"),
     ("MEMUBOT_QUIET_HOURS", "quiet_hours", "quiet_hours"),
     ("MEMUBOT_REMIND_LEAD_HOURS", "remind_lead_hours", "remind_lead_hours"),
     ("MEMUBOT_FOLLOWUP_DELAY_MINUTES", "followup_delay_minutes", "followup_delay_minutes"),
@@ -349,6 +357,46 @@ def email_addresses(value: Any, var: str = "MEMUBOT_EMAIL_ADDRESSES") -> tuple[s
     return found
 
 
+MAX_PARTITIONS = 1024
+
+
+def _partitions(value: Any) -> int:
+    """MEMUBOT_PARTITIONS: 0 (one node: no partitions) or the number of partitions, at most 1024."""
+    try:
+        n = int(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"MEMUBOT_PARTITIONS must be a whole number, got {value!r}") from exc
+    if isinstance(value, float | bool) or not 0 <= n <= MAX_PARTITIONS:
+        raise ConfigError(f"MEMUBOT_PARTITIONS must be 0 (off) or 1..{MAX_PARTITIONS}, got {value!r}")
+    return n
+
+
+def own_partitions(value: Any, partitions: int) -> tuple[int, ...]:
+    """MEMUBOT_OWN_PARTITIONS: `0,2,5` or `0-3` (TOML: a list of numbers); every one < partitions;
+    empty: all of them."""
+    var = "MEMUBOT_OWN_PARTITIONS"
+    parts: list[Any] = value.split(",") if isinstance(value, str) else list(value or [])
+    found: set[int] = set()
+    for part in parts:
+        text = str(part).strip()
+        if not text:
+            continue
+        low, sep, high = text.partition("-")
+        try:
+            first, last = int(low), int(high if sep else low)
+        except ValueError:
+            raise ConfigError(f"{var} must be partition numbers like 0,2,5 or 0-3, got {value!r}") from None
+        if first > last or first < 0:
+            raise ConfigError(f"{var}: bad range {text!r}")
+        found.update(range(first, last + 1))
+    if found and not partitions:
+        raise ConfigError(f"{var} is set but MEMUBOT_PARTITIONS is not: how many partitions are there?")
+    beyond = sorted(p for p in found if p >= partitions)
+    if beyond:
+        raise ConfigError(f"{var}: partition {beyond[0]} does not exist (MEMUBOT_PARTITIONS={partitions})")
+    return tuple(sorted(found)) if found else tuple(range(partitions))
+
+
 def _scope_setting(value: str, var: str) -> str:
     """A scope names a bus subject token: the same rule as an event's `scope` field."""
     try:
@@ -462,6 +510,12 @@ def load_settings(
         )
     if "quiet_hours" in values:
         values["quiet_hours"] = quiet_hours(values["quiet_hours"])
+    values["partitions"] = _partitions(values.get("partitions", 0))
+    values["own_partitions"] = own_partitions(values.get("own_partitions", ()), values["partitions"])
+    replicas = values.get("stream_replicas", 1)
+    if isinstance(replicas, bool) or str(replicas).strip() not in {"1", "2", "3", "4", "5"}:
+        raise ConfigError(f"MEMUBOT_STREAM_REPLICAS must be 1 to 5, got {replicas!r}")
+    values["stream_replicas"] = int(str(replicas).strip())
     for name, var in (("morning_at", "MEMUBOT_MORNING_AT"), ("consolidate_at", "MEMUBOT_CONSOLIDATE_AT")):
         if name in values:
             values[name] = _clock_time(str(values[name]), var)

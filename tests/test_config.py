@@ -152,3 +152,40 @@ def test_github_polling_setting(tmp_path: Path) -> None:
     )
     assert load_settings({**env, "MEMUBOT_PROFILE_SCOPE": "alice"}).github_poll_off() is None
     assert load_settings({"HOME": str(tmp_path)}).github_poll_off() is not None  # off by default
+
+
+def test_partitions_default_to_one_node_and_own_partitions_parse(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    one = load_settings(env)
+    assert (one.partitions, one.own_partitions, one.stream_replicas) == (0, (), 1)
+    all_of = load_settings({**env, "MEMUBOT_PARTITIONS": "4"})
+    assert all_of.own_partitions == (0, 1, 2, 3)  # one instance owning every partition
+    some = load_settings(
+        {
+            **env,
+            "MEMUBOT_PARTITIONS": "8",
+            "MEMUBOT_OWN_PARTITIONS": "5, 0-2,2",
+            "MEMUBOT_STREAM_REPLICAS": "3",
+        }
+    )
+    assert (some.own_partitions, some.stream_replicas) == ((0, 1, 2, 5), 3)
+    toml = tmp_path / "m.toml"
+    toml.write_text("partitions = 4\nown_partitions = [3, 1]\n", encoding="utf-8")
+    assert load_settings(env, config_file=toml).own_partitions == (1, 3)
+
+
+@pytest.mark.parametrize(
+    ("env", "match"),
+    [
+        ({"MEMUBOT_PARTITIONS": "-1"}, "MEMUBOT_PARTITIONS must be 0"),
+        ({"MEMUBOT_PARTITIONS": "two"}, "MEMUBOT_PARTITIONS must be a whole number"),
+        ({"MEMUBOT_OWN_PARTITIONS": "1"}, "MEMUBOT_PARTITIONS is not"),
+        ({"MEMUBOT_PARTITIONS": "4", "MEMUBOT_OWN_PARTITIONS": "2,4"}, "partition 4 does not exist"),
+        ({"MEMUBOT_PARTITIONS": "4", "MEMUBOT_OWN_PARTITIONS": "3-1"}, "bad range"),
+        ({"MEMUBOT_PARTITIONS": "4", "MEMUBOT_OWN_PARTITIONS": "x"}, "partition numbers"),
+        ({"MEMUBOT_STREAM_REPLICAS": "7"}, "MEMUBOT_STREAM_REPLICAS must be 1 to 5"),
+    ],
+)
+def test_partition_settings_errors_name_the_setting(tmp_path: Path, env: dict[str, str], match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        load_settings({"HOME": str(tmp_path), **env})

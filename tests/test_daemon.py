@@ -17,6 +17,7 @@ import pytest
 from daemon.app import runtime_file, serve
 from daemon.client import Client, RpcError
 from daemon.config import Settings, load_settings
+from daemon.subjects import scoped_subject
 from tests.daemon_harness import daemon_env, running, wait_for
 
 
@@ -88,6 +89,28 @@ async def test_malformed_events_are_dead_lettered_and_the_daemon_keeps_going(dae
     assert (await c.stats("alice"))["resources"] == 1
     with pytest.raises(RpcError, match="not_found"):
         await c.request("deadletters", {"action": "replay", "id": 999})
+
+
+async def test_a_one_node_daemon_takes_the_scoped_subjects_too(daemon: Running) -> None:
+    """Issue 25's scoped subjects on one node (no partitions): stored as the same turn on the old
+    subject would be, once however it comes; a body of another scope is a dead letter."""
+    c = daemon.client
+    await c.publish_turn("I keep bees on the roof of the office.", scope="alice", id="sc1", scoped=True)
+    # the same turn again on the old subject, past the server's duplicate window (no Nats-Msg-Id)
+    again = turn(1, "I keep bees on the roof of the office.") | {"id": "sc1"}
+    await c.js.publish("memubot.in.conversation.main", json.dumps(again).encode())
+    await c.publish(
+        scoped_subject("alice", "memubot.in.conversation.main"), turn(2, "My bike is a blue Brompton.")
+    )
+    await c.publish(scoped_subject("bob", "memubot.in.conversation.main"), turn(3, "Not Bob's turn at all."))
+    await c.flush()
+    stats = await c.stats("alice")
+    assert stats["resources"] == 2 and stats["daemon"]["dead_letters"] == 1
+    [dead] = (await c.request("deadletters", {"action": "list"}))["dead_letters"]
+    assert "the subject names scope 'bob' and the body scope 'alice'" in dead["reason"]
+    assert dead["subject"] == "memubot.in.scoped.bob.conversation.main"
+    hits = await c.recall("where are the bees?", scope="alice", k=3)
+    assert hits and hits[0]["source_ids"] == ["sc1"]
 
 
 async def test_rpc_errors_are_replies_never_silence(daemon: Running) -> None:

@@ -20,7 +20,14 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from daemon.errors import MemubotError
 from daemon.runtime.probe import probe
-from daemon.subjects import FEEDBACK, context_subject, conversation_subject, rpc_subject, suggestion_subject
+from daemon.subjects import (
+    FEEDBACK,
+    context_subject,
+    conversation_subject,
+    rpc_subject,
+    scoped_subject,
+    suggestion_subject,
+)
 
 
 class RpcError(MemubotError):
@@ -50,8 +57,10 @@ class Client:
         it takes (a daemon restarted by systemd comes back on the same port)."""
         if not await probe(url, timeout=2.0):
             raise RpcError("unavailable", f"no NATS server answers at {url}")
+        # a cluster's servers may be given as a comma-separated list (docs/cluster.md)
+        servers = [u.strip() for u in url.split(",") if u.strip()]
         nc = await nats.connect(
-            url, name=name, connect_timeout=5, max_reconnect_attempts=-1, reconnect_time_wait=1
+            servers, name=name, connect_timeout=5, max_reconnect_attempts=-1, reconnect_time_wait=1
         )
         return cls(nc, timeout)
 
@@ -78,8 +87,12 @@ class Client:
         agent: str = "main",
         ts: datetime | str | None = None,
         meta: dict[str, Any] | None = None,
+        scoped: bool = False,
     ) -> str:
-        """Publish one conversation turn; returns its event id (generated when not given)."""
+        """Publish one conversation turn; returns its event id (generated when not given).
+
+        `scoped`: on `memubot.in.scoped.<scope>.conversation.<agent>`, which a cluster stores in
+        the scope's partition directly (docs/cluster.md); a one-node daemon takes either."""
         event_id = id or f"{agent}-{uuid.uuid4()}"
         body: dict[str, Any] = {
             "id": event_id,
@@ -92,7 +105,8 @@ class Client:
             "ts": ts.isoformat() if isinstance(ts, datetime) else (ts or _now()),
             "meta": meta or {},
         }
-        await self.publish(conversation_subject(agent), body)
+        subject = conversation_subject(agent)
+        await self.publish(scoped_subject(scope, subject) if scoped else subject, body)
         return event_id
 
     async def publish(self, subject: str, body: dict[str, Any]) -> bool:

@@ -18,7 +18,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Union
 
 from faststream.nats import NatsBroker
 from faststream.specification import AsyncAPI
@@ -30,7 +30,15 @@ from daemon.contract import outbound, requests
 from daemon.contract.requests import ErrorReply
 from daemon.events import MODELS
 from daemon.runtime.rpc import VERBS
-from daemon.subjects import context_subject, op_subject, rpc_subject, suggestion_subject
+from daemon.subjects import (
+    IN_SUBJECTS,
+    context_subject,
+    op_subject,
+    rpc_partition_subject,
+    rpc_subject,
+    scoped_subject,
+    suggestion_subject,
+)
 from handlers import ROUTES
 
 # the token a prefix route leaves open, by route kind (a new prefix route must name its token here)
@@ -41,7 +49,23 @@ PARAMETERS = {
     "scope": "whose memory the suggestion comes from",
     "session": "the turn's session; characters a subject token may not hold are '_'",
     "op": "what the memory did: created, merged, superseded, archived, forgotten, ...",
+    "subject": "the rest of the event's subject without a scope: `conversation.<agent>`, `feedback`, "
+    "`github`, `email`, `gmail`, `tick.<schedule>`",
+    "partition": "a partition of the scopes (0 to MEMUBOT_PARTITIONS - 1)",
+    "verb": "an RPC verb, as on `memubot.rpc.<verb>`",
 }
+SCOPED_NOTE = (
+    "Any event of `memubot.in.<subject>` with its scope in the subject (the same body, whose `scope`, "
+    "if it has one, must be the subject's: else it is a dead letter). On one node it is handled as "
+    "the unscoped event; with MEMUBOT_PARTITIONS=N the stream MEMUBOT_IN stores it as "
+    "`memubot.in.part.<p>.<scope>.<subject>`, p = partition(N, scope), and the instance that owns "
+    "partition p stores it (docs/cluster.md)."
+)
+PART_NOTE = (
+    "A verb answered by the instance that owns the partition (MEMUBOT_OWN_PARTITIONS), with the "
+    "request and reply of `memubot.rpc.<verb>`; any instance's `memubot.rpc.<verb>` forwards here "
+    "when the request's scope is in a partition it does not own (docs/cluster.md)."
+)
 IN_NOTE = {
     "conversation": "Main Agent → memubot, on JetStream (stream MEMUBOT_IN, `Nats-Msg-Id` = the turn id).",
     "tick": "memubot's scheduler → memubot (stream MEMUBOT_IN; the id names the fire time).",
@@ -58,7 +82,7 @@ DESCRIPTION = (
 )
 
 
-def _handler(model: type[BaseModel], returns: type[BaseModel] | None = None) -> Callable[..., Awaitable[Any]]:
+def _handler(model: Any, returns: type[BaseModel] | None = None) -> Callable[..., Awaitable[Any]]:
     """A stub with the payload's type: FastStream reads the schema from the annotation."""
 
     async def handle(body: Any) -> Any:  # never called: the broker is never started
@@ -101,6 +125,12 @@ def contract_broker() -> NatsBroker:
     )
     for title, subject, model, how in outgoing:
         broker.publisher(subject, title=title, description=f"{model.__doc__}\n\n{how}", schema=model)
+    events = tuple(MODELS[route.parse] for route in ROUTES)
+    broker.subscriber(
+        scoped_subject("{scope}", IN_SUBJECTS.removesuffix(">") + "{subject}"),
+        title="scoped",
+        description=SCOPED_NOTE,
+    )(_handler(Union[events]))  # noqa: UP007 - a union of the event models, built at run time
     for verb in VERBS:
         request, _ = requests.VERBS[verb]
         broker.subscriber(
@@ -108,6 +138,9 @@ def contract_broker() -> NatsBroker:
             title=f"rpc.{verb}",
             description=f"{request.__doc__ or verb}\n\nRequest/reply (core NATS, queue group `memubot`).",
         )(_handler(request))
+    broker.subscriber(
+        rpc_partition_subject("{partition}", "{verb}"), title="rpc.part", description=PART_NOTE
+    )(_handler(dict[str, Any]))
     return broker
 
 

@@ -81,6 +81,12 @@ async def broker(url: str, state_dir: Path, limits: BrokerLimits | None = None) 
         log.info("using the NATS server at %s", url)
         yield Broker(url)
         return
+    if "," in url:
+        # a cluster's servers (docs/cluster.md): never replaced by an embedded single node; the
+        # connection tries them and reports none answering
+        log.warning("no NATS server answers at %s: not starting an embedded one for a cluster", url)
+        yield Broker(url)
+        return
     log.info("no NATS server answers at %s: starting the embedded one", url)
     supervisor = Supervisor(await _start_on_configured_port(url, state_dir, limits), state_dir, limits)
     supervisor.start()

@@ -64,9 +64,14 @@ class Link:
     # nats-py callbacks
 
     def choose_server(self, servers: list[Server], info: dict[str, Any]) -> tuple[Server | None, float]:
-        """nats-py's reconnect hook: the (only) server, after a backoff that grows per failure."""
-        self.failures = max((s.reconnects for s in servers), default=0)
-        return (servers[0] if servers else None), reconnect_delay(self.failures)
+        """nats-py's reconnect hook: the server tried least often (the only one, or one of a
+        cluster's: a dead node is passed over for one that answers), after a backoff that grows
+        per failure."""
+        if not servers:
+            return None, reconnect_delay(self.failures)
+        best = min(servers, key=lambda s: s.reconnects)  # the first of the least tried
+        self.failures = best.reconnects
+        return best, reconnect_delay(self.failures)
 
     async def on_error(self, exc: Exception) -> None:
         if self.down_since is None:
@@ -136,12 +141,17 @@ async def _run_hook(hook: Callable[[], Awaitable[None]]) -> None:
         log.exception("after reconnecting: %s failed", getattr(hook, "__name__", hook))
 
 
+def servers(url: str) -> list[str]:
+    """The servers of a URL: one, or a cluster's as a comma-separated list (docs/cluster.md)."""
+    return [u.strip() for u in url.split(",") if u.strip()]
+
+
 @contextlib.asynccontextmanager
 async def connect(url: str) -> AsyncIterator[tuple[NATS, Link]]:
     """A NATS connection that reconnects for ever once up, and is closed cleanly on exit."""
     link = Link(url)
     link.nc = await nats.connect(
-        url,
+        servers(url),
         name=f"memubot-{__version__}",
         connect_timeout=5,
         max_reconnect_attempts=-1,

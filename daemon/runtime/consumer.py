@@ -18,22 +18,27 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import NotFoundError
 
-from daemon.runtime.dispatch import ACK, Dispatcher, Incoming
+from daemon.runtime.dispatch import ACK, Incoming, Verdict
 from daemon.runtime.metrics import Metrics
+from daemon.runtime.streams import patiently
 from daemon.subjects import IN_SUBJECTS
 
 log = logging.getLogger(__name__)
 
 IN_STREAM = "MEMUBOT_IN"
+# a question about the consumer waits this long for a cluster that is electing its leader
+PATIENCE_S = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +57,21 @@ class ConsumerParams:
     # longest retry delay (300 s), during which a lone failing event is rightly left alone.
     stall_after_s: float = 600.0
     backlog_every_s: float = 5.0  # how often the server is asked how far behind the consumer is
+    # what the durable reads from MEMUBOT_IN: everything, or one partition, or the subjects
+    # without a scope in a cluster (docs/cluster.md)
+    filter_subjects: tuple[str, ...] = (IN_SUBJECTS,)
+
+
+class Handles(Protocol):
+    """What the consumer hands its batches to: the dispatcher, or a stage before it."""
+
+    @property
+    def metrics(self) -> Metrics: ...
+
+    @property
+    def handled(self) -> int: ...
+
+    async def dispatch(self, batch: Sequence[Incoming]) -> list[Verdict]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +98,7 @@ class Consumer:
     def __init__(
         self,
         js: JetStreamContext,
-        dispatcher: Dispatcher,
+        dispatcher: Handles,
         params: ConsumerParams | None = None,
         after_batch: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
@@ -101,7 +121,10 @@ class Consumer:
     async def declare(self) -> None:
         """Create the durable consumer, or bring an existing one to this configuration."""
         # create, or bring an existing durable to this configuration (pull_subscribe would not)
-        await self.js.add_consumer(IN_STREAM, self.durable_config())
+        await patiently(
+            lambda: self.js.add_consumer(IN_STREAM, self.durable_config()),
+            f"declaring consumer {self.params.durable}",
+        )
 
     def durable_config(self) -> ConsumerConfig:
         """The durable consumer on the server, as `declare()` creates it."""
@@ -116,16 +139,18 @@ class Consumer:
             max_deliver=-1,
             ack_wait=p.ack_wait_s,
             max_ack_pending=max(1000, 4 * p.batch),
-            filter_subject=IN_SUBJECTS,
+            filter_subject=p.filter_subjects[0] if len(p.filter_subjects) == 1 else None,
+            filter_subjects=list(p.filter_subjects) if len(p.filter_subjects) > 1 else None,
         )
 
     async def start(self) -> None:
         p = self.params
         await self.declare()
-        self._sub = await self.js.pull_subscribe(IN_SUBJECTS, durable=p.durable, stream=IN_STREAM)
-        self._task = asyncio.create_task(self._run(), name="memubot-consumer")
-        self._watch = asyncio.create_task(self._watch_backlog(), name="memubot-backlog")
-        log.info("consuming %s from %s as durable %r", IN_SUBJECTS, IN_STREAM, p.durable)
+        # bind to the durable just declared (with its one filter, or several)
+        self._sub = await self.js.pull_subscribe_bind(durable=p.durable, stream=IN_STREAM)
+        self._task = asyncio.create_task(self._run(), name=f"{p.durable}-consumer")
+        self._watch = asyncio.create_task(self._watch_backlog(), name=f"{p.durable}-backlog")
+        log.info("consuming %s from %s as durable %r", ", ".join(p.filter_subjects), IN_STREAM, p.durable)
 
     async def _run(self) -> None:
         assert self._sub is not None
@@ -208,7 +233,13 @@ class Consumer:
             # everything up to the ack floor is handled: the next event on the stream is the
             # oldest one that is not (`next` steps over a sequence number the stream dropped)
             with contextlib.suppress(Exception):
-                oldest = await self.js.get_msg(IN_STREAM, seq=floor + 1, subject=IN_SUBJECTS, next=True)
+                filters = self.params.filter_subjects
+                oldest = await self.js.get_msg(
+                    IN_STREAM,
+                    seq=floor + 1,
+                    subject=filters[0] if len(filters) == 1 else IN_SUBJECTS,
+                    next=True,
+                )
                 if oldest.time is not None:
                     oldest_age = max(0.0, (datetime.now(UTC) - oldest.time).total_seconds())
         since = now - self.last_progress_at
@@ -248,15 +279,23 @@ class Consumer:
 
     async def pending(self) -> tuple[int, int]:
         """(published but not yet delivered, delivered but not yet acked) according to the server."""
-        info = await self.js.consumer_info(IN_STREAM, self.params.durable)
+        info = await patiently(
+            lambda: self.js.consumer_info(IN_STREAM, self.params.durable),
+            f"asking for consumer {self.params.durable}",
+            PATIENCE_S,
+        )
         return int(info.num_pending or 0), int(info.num_ack_pending or 0)
 
     async def flush(self, timeout: float) -> int:
         """Wait until every event published before this call is acked; returns the stream position."""
-        target = int((await self.js.stream_info(IN_STREAM)).state.last_seq or 0)
         deadline = time.monotonic() + timeout
+        target = await patiently(self.last_seq, "reading the stream position", max(0.1, timeout))
         while True:
-            info = await self.js.consumer_info(IN_STREAM, self.params.durable)
+            info = await patiently(
+                lambda: self.js.consumer_info(IN_STREAM, self.params.durable),
+                f"asking for consumer {self.params.durable}",
+                max(0.1, deadline - time.monotonic()),
+            )
             floor = int(info.ack_floor.stream_seq or 0) if info.ack_floor else 0
             if floor >= target:
                 return target
@@ -266,6 +305,16 @@ class Consumer:
                     f"(acked through {floor}; {info.num_ack_pending} in flight or waiting for a retry)"
                 )
             await asyncio.sleep(0.05)
+
+    async def last_seq(self) -> int:
+        """The stream position of the last event this consumer's filter takes (0: none yet)."""
+        if self.params.filter_subjects == (IN_SUBJECTS,):
+            return int((await self.js.stream_info(IN_STREAM)).state.last_seq or 0)
+        last = 0
+        for subject in self.params.filter_subjects:
+            with contextlib.suppress(NotFoundError):
+                last = max(last, int((await self.js.get_last_msg(IN_STREAM, subject)).seq or 0))
+        return last
 
     async def stop(self, timeout: float) -> None:
         """Stop fetching and let the batch in hand finish and ack (up to `timeout` seconds)."""

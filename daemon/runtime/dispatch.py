@@ -253,6 +253,12 @@ class Dispatcher:
         log.warning("%s %s: dead letter #%d: %s", msg.subject, event_id or "(no valid id)", dead_id, reason)
         return Verdict(ACK, "dead_letter", event_id, reason, dead_id)
 
+    async def refuse(self, msg: Incoming, reason: str) -> Verdict:
+        """A dead letter for an event refused before its handler (e.g. a scope that is not its
+        subject's: docs/cluster.md)."""
+        route = route_for(msg.subject, self.routes)
+        return await self._dead(msg, route.kind if route else "unknown", reason, event_id_of(msg.data))
+
     async def replay_dead_letter(self, dead_id: int) -> Verdict:
         """Handle a dead letter again, now; it is marked replayed unless it fails again."""
         row = await asyncio.to_thread(self.ledger.get_dead_letter, dead_id)

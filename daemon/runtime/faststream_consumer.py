@@ -33,8 +33,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
-from daemon.runtime.consumer import IN_STREAM, Consumer, ConsumerParams
-from daemon.runtime.dispatch import Dispatcher
+from daemon.runtime.consumer import IN_STREAM, Consumer, ConsumerParams, Handles
 from daemon.runtime.shared_broker import SharedBroker
 from daemon.subjects import IN_SUBJECTS
 
@@ -105,7 +104,7 @@ class FastStreamConsumer(Consumer):
         self,
         nc: NATS,
         js: JetStreamContext,
-        dispatcher: Dispatcher,
+        dispatcher: Handles,
         params: ConsumerParams | None = None,
         after_batch: Callable[[], Awaitable[None]] | None = None,
     ) -> None:

@@ -45,7 +45,11 @@ def op_body(op: dict[str, Any]) -> bytes:
 class OpsOutbox:
     """Publishes the memory-op log after the cursor; one pump at a time."""
 
-    def __init__(self, ledger: Ledger, publish: Publish, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self, ledger: Ledger, publish: Publish, metrics: Metrics | None = None, instance: str = ""
+    ) -> None:
+        # in a cluster each instance's log counts from 1: its name keeps the ids of two apart
+        self.id_prefix = f"{instance}:" if instance else ""
         self.ledger = ledger
         self.publish = publish
         self.metrics = metrics
@@ -77,7 +81,9 @@ class OpsOutbox:
                     break
                 for op in ops:
                     try:
-                        await self.publish(op_subject(op["op"]), op_body(op), f"memory-op:{op['seq']}")
+                        await self.publish(
+                            op_subject(op["op"]), op_body(op), f"memory-op:{self.id_prefix}{op['seq']}"
+                        )
                     except Exception:
                         if self.metrics:
                             self.metrics.published("memory", "error")

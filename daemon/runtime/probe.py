@@ -18,7 +18,11 @@ def host_port(url: str) -> tuple[str, int]:
 
 
 async def probe(url: str, timeout: float = 1.0) -> bool:
-    """Whether a NATS server answers at `url` (it greets every client with an INFO line)."""
+    """Whether a NATS server answers at `url` (it greets every client with an INFO line); of a
+    comma-separated list (a cluster's servers), whether any does."""
+    urls = [u.strip() for u in url.split(",") if u.strip()]
+    if len(urls) > 1:
+        return any(await asyncio.gather(*(probe(u, timeout) for u in urls)))
     writer: asyncio.StreamWriter | None = None
     try:
         host, port = host_port(url)

@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date, datetime
 from typing import Any
 
+import nats.errors
 from faststream.nats import NatsMessage, NatsRouter
 from faststream.nats.subscriber.usecases.core_subscriber import CoreSubscriber
 from nats.aio.client import Client as NATS
@@ -37,9 +38,10 @@ from daemon.memory.profile import render as render_profile
 from daemon.runtime.connection import settle
 from daemon.runtime.dispatch import Dispatcher, Incoming
 from daemon.runtime.metrics import Metrics
+from daemon.runtime.partitions import Plan
 from daemon.runtime.shared_broker import SharedBroker
 from daemon.state.suggestions import STATUSES, suggestion_json
-from daemon.subjects import conversation_subject, rpc_subject
+from daemon.subjects import conversation_subject, rpc_partition_subject, rpc_subject
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,8 @@ KEYS: dict[str, frozenset[str]] = {verb: requests.keys(verb) for verb in request
 VERBS = tuple(KEYS)
 MAX_REQUEST_BYTES = 4 * MAX_EVENT_BYTES
 MAX_MEMORIZE_TURNS = requests.MAX_MEMORIZE_TURNS
+# how long a request forwarded to the owner of its scope's partition may take (docs/cluster.md)
+FORWARD_TIMEOUT_S = 60.0
 
 
 class NotFound(MemubotError):
@@ -130,8 +134,10 @@ class RpcServer:
         after_write: Callable[[], Awaitable[Any]],
         metrics: Metrics | None = None,
         backlog: Callable[[], dict[str, Any] | None] | None = None,
+        plan: Plan | None = None,
     ) -> None:
         self.nc = nc
+        self.plan = plan
         self.dispatcher = dispatcher
         self.memory = dispatcher.deps.memory
         self._flush = flush
@@ -146,6 +152,15 @@ class RpcServer:
             sub = self.broker.subscriber(rpc_subject(verb), queue="memubot", decoder=_as_message)
             sub(self._handler(verb))
             self._subs.append(sub)
+        # In a cluster, each owned partition's verbs too: a router (this daemon's verbs on another
+        # instance) forwards a request there when the scope is in a partition it does not own.
+        for part in plan.owned if plan is not None else ():
+            for verb in VERBS:
+                sub = self.broker.subscriber(
+                    rpc_partition_subject(part, verb), queue="memubot", decoder=_as_message
+                )
+                sub(self._handler(verb, route=False))
+                self._subs.append(sub)
         # Every other subject under memubot.rpc. gets its invalid_request here: without this
         # subscription the server answers "no responders" and the caller learns nothing. Known
         # verbs reach this subscription too and are left to their own (one reply each). Its own
@@ -154,9 +169,14 @@ class RpcServer:
         # replies itself (no_reply): FastStream would answer a known verb a second time, empty.
         # On a router of its own, so that it comes after the verbs in `broker.subscribers`
         # (FastStream's in-memory test broker hands a request to the first match).
+        # In a cluster it takes one token only: a partition's verb (`memubot.rpc.part.<p>.<verb>`)
+        # is its owner's alone, and with no owner running the router hears "no responders" at once.
         fallback = NatsRouter()
         unknown = fallback.subscriber(
-            rpc_subject(">"), queue="memubot-unknown", decoder=_as_message, no_reply=True
+            rpc_subject(">" if plan is None else "*"),
+            queue="memubot-unknown",
+            decoder=_as_message,
+            no_reply=True,
         )
         unknown(self._on_unknown)
         self.broker.include_router(fallback)
@@ -197,11 +217,11 @@ class RpcServer:
         except Exception as exc:  # a shutdown goes on whatever the framework says
             log.warning("rpc: stopping the FastStream broker: %s", exc or type(exc).__name__)
 
-    def _handler(self, verb: str) -> Callable[[NatsMessage], Awaitable[bytes]]:
+    def _handler(self, verb: str, route: bool = True) -> Callable[[NatsMessage], Awaitable[bytes]]:
         method: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] = getattr(self, f"rpc_{verb}")
 
         async def on_request(msg: NatsMessage) -> bytes:
-            reply = await self.answer(verb, method, msg.body)
+            reply = await self.answer(verb, method, msg.body, route=route)
             limit = self.nc.max_payload
             if len(reply) > limit:
                 # the bus would refuse it and the caller would hear nothing: say why instead
@@ -213,11 +233,56 @@ class RpcServer:
                 )
             return reply
 
-        on_request.__name__ = f"rpc_{verb}"
+        on_request.__name__ = f"rpc_{verb}" if route else f"rpc_part_{verb}"
         return on_request
 
+    def _elsewhere(self, verb: str, req: dict[str, Any]) -> int | None:
+        """The partition whose owner answers this request, when it is not this instance; None:
+        answered here (no cluster, a partition of ours, or no scope: docs/cluster.md)."""
+        plan = self.plan
+        if plan is None:
+            return None
+        if verb == "memorize":
+            turns = req.get("turns", [req])
+            scopes = {
+                t["scope"]
+                for t in (turns if isinstance(turns, list) else [])
+                if isinstance(t, dict) and isinstance(t.get("scope"), str) and t["scope"]
+            }
+        else:
+            scope = req.get("scope")
+            scopes = {scope} if isinstance(scope, str) and scope else set()
+        parts = {plan.partition(s) for s in scopes}
+        foreign = parts - set(plan.owned)
+        if not foreign:
+            return None
+        if len(parts) > 1:
+            raise InvalidInput(
+                f"in a cluster one {verb} request holds the scopes of one instance: these are in "
+                f"partitions {sorted(parts)}, not all owned by one instance; send one request per scope"
+            )
+        return foreign.pop()
+
+    async def _forward(self, part: int, verb: str, data: bytes) -> bytes:
+        subject = rpc_partition_subject(part, verb)
+        try:
+            msg = await self.nc.request(subject, data, timeout=FORWARD_TIMEOUT_S)
+        except nats.errors.NoRespondersError:
+            return error_reply("unavailable", f"no memubot instance owns partition {part} ({subject})")
+        except nats.errors.TimeoutError:
+            return error_reply(
+                "unavailable",
+                f"no memubot instance answered {subject} within {FORWARD_TIMEOUT_S:.0f}s "
+                f"(is the owner of partition {part} running?)",
+            )
+        return bytes(msg.data)
+
     async def answer(
-        self, verb: str, method: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]], data: bytes
+        self,
+        verb: str,
+        method: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+        data: bytes,
+        route: bool = True,
     ) -> bytes:
         t0 = time.perf_counter()
         outcome = "ok"
@@ -228,7 +293,13 @@ class RpcServer:
                 raise InvalidInput(f"request must be a JSON object, got {type(req).__name__}")
             if verb != "memorize" or "turns" in req:
                 _known_keys(verb, req)
-            reply = encode({"ok": True, "result": await method(req)})
+            part = self._elsewhere(verb, req) if route else None
+            if part is not None:
+                # the owner answers, with the same reply it would give the caller directly
+                reply = await self._forward(part, verb, data)
+                outcome = "forwarded"
+            else:
+                reply = encode({"ok": True, "result": await method(req)})
         except NotFound as exc:
             outcome, reply = "not_found", error_reply("not_found", str(exc))
         except (InvalidInput, MemubotError) as exc:
@@ -371,6 +442,8 @@ class RpcServer:
         backlog = self._backlog() if self._backlog is not None else None
         if backlog is not None:
             stats["daemon"]["backlog"] = backlog
+        if self.plan is not None:  # whose answer this is: the instance that owns these partitions
+            stats["daemon"]["partitions"] = {"count": self.plan.partitions, "owned": list(self.plan.owned)}
         return stats
 
     async def rpc_profile(self, req: dict[str, Any]) -> dict[str, Any]:

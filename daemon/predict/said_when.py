@@ -39,6 +39,10 @@ _DAY_PARTS = (
     (re.compile(r"\b(?:end of (?:the )?day|eod|close of play|later today)\b", re.IGNORECASE), time(17, 0)),
     (re.compile(r"午饭后|吃完午饭|吃完饭|午休后|中午之后|午饭之后"), time(13, 0)),
     (re.compile(r"下班前|今天之内|今天下班"), time(17, 0)),
+    # a bare part of the day (下午看, 晚上弄), at the hours the date resolver gives its parts
+    (re.compile(r"上午(?![\d一二三四五六七八九十两])"), time(9, 0)),
+    (re.compile(r"下午(?![\d一二三四五六七八九十两])"), time(15, 0)),
+    (re.compile(r"晚上(?![\d一二三四五六七八九十两])"), time(20, 0)),
 )
 
 

@@ -594,3 +594,10 @@ def test_a_sentence_with_only_a_time_goes_on_with_the_day_before() -> None:
         (date(2024, 3, 14), None, "future"),
         (date(2024, 3, 14), "13:00", "future"),
     ]
+
+
+def test_the_24_hour_clock_with_an_h() -> None:
+    # Wed 13 March: Friday is the 15th, Thursday the 14th
+    assert found("bus 5h40 friday from the coach station") == [(date(2024, 3, 15), "05:40", "future")]
+    assert found("dinner thursday at 20h") == [(date(2024, 3, 14), "20:00", "future")]
+    assert found("a 12h shift on friday") == [(date(2024, 3, 15), None, "future")]  # a length, not a time

@@ -27,6 +27,7 @@ SAID = datetime(2026, 5, 12, 10, 5, tzinfo=TZ)
         ("#77 我周四之前看完", datetime(2026, 5, 14, 9, 0, tzinfo=TZ)),
         ("#77 等我下午三点开完会再说", datetime(2026, 5, 12, 16, 0, tzinfo=TZ)),
         ("#77 吃完午饭就看", datetime(2026, 5, 12, 14, 0, tzinfo=TZ)),
+        ("#77 太长了，下午再看", datetime(2026, 5, 12, 16, 0, tzinfo=TZ)),
     ],
 )
 def test_the_time_the_person_gave_themselves(text: str, expected: datetime) -> None:

@@ -436,7 +436,8 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             )
             if (m["ap"] or not m["mc"] or prep or named) and (clk := en_clock(m, None)):
                 # "at 6:15" may be morning or evening; "at 14:20" or "at 08:05" is as said
-                vague = not m["ap"] and not m["h"].startswith("0") and int(m["h"]) <= 12
+                # ("17h30", "6h12" are the 24-hour clock's)
+                vague = not m["ap"] and not m["mh"] and not m["h"].startswith("0") and int(m["h"]) <= 12
                 if vague and (evening := evening_clock(ctx, s, clk)) != clk:
                     clk, vague = evening, False
                 hits.append(time_hit(ctx, prep.start() if prep else s, m.end(), clk, "en", vague))

@@ -38,6 +38,7 @@ CORE = rf"""(?:
   | (?P<h>\d{{1,2}})(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?
   | (?P<hc>\d{{1,2}}):(?P<mc>[0-5]\d)\b(?!:\d)
   | (?P<hd>\d{{1,2}})\.(?P<md>[0-5]\d)\b(?![.,]?\d)
+  | (?P<hf>\d{{1,2}})h(?P<mf>[0-5]\d)?\b
   | (?P<ho>\d{{1,2}})\s*o['’]?clock\b
   | {_WORD_TIME}
   | (?P<hb>\d{{1,2}})\b(?![:.]\d|\s*(?:%|percent|°|degrees))
@@ -51,6 +52,7 @@ TIME_ALONE = re.compile(
     r"""(?P<h>[0-9]{1,2})(?:
         (?:[:.](?P<m>[0-5][0-9]))?\s*(?P<ap>[ap])\.?m\b\.?
       | :(?P<mc>[0-5][0-9])\b(?!:[0-9])
+      | h(?P<mh>[0-5][0-9])\b
       | \s*o['’]?clock\b)""",
     re.VERBOSE,
 )
@@ -100,6 +102,10 @@ def en_clock(m: re.Match[str], period: str | None) -> Clock | None:
         if not g.get("prep"):
             return None
         return clock(int(m["hd"]), int(m["md"]), period, None, m["hd"].startswith("0"))
+    if g.get("hf"):  # "17h30", "6h12" (French and more): "14h" alone only after a preposition
+        if not (g.get("mf") or g.get("prep")) or int(m["hf"]) > 23:
+            return None
+        return clock(int(m["hf"]), int(m["mf"] or 0), period, None, True)
     if g.get("rq") or g.get("rqd"):
         minute, hour = _minutes(m["rq"] or m["rqd"]), _hour(m["rh"] or m["rhd"])
         if minute is None or minute >= 60:
@@ -116,9 +122,10 @@ def en_clock(m: re.Match[str], period: str | None) -> Clock | None:
         if minute is None:
             return None
         return clock(_hour(m["wh"]), minute, None if m["wap"] else period, m["wap"], False)
-    if "hc" not in g:  # TIME_ALONE: "10:30" or "3 o'clock"
+    if "hc" not in g:  # TIME_ALONE: "10:30", "17h30" or "3 o'clock"
         raw = m["h"]
-        return clock(int(raw), int(m["mc"] or 0), period, None, raw.startswith("0"))
+        said_minute: str = m["mc"] or g.get("mh") or "0"
+        return clock(int(raw), int(said_minute), period, None, raw.startswith("0") or bool(g.get("mh")))
     raw = m["ho"] or m["hb"]
     if m["hb"] and not m["prep"]:
         return None

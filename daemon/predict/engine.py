@@ -18,9 +18,9 @@ from daemon.memory import Memory, ResourceIn
 from daemon.memory.types import ItemDraft, TurnView
 from daemon.predict import PREDICTORS, predictor
 from daemon.predict.base import Ctx, Morning, NewItems, NewTurns, ThreadChanged, Trigger, WorkItemChanged
-from daemon.predict.predictors import patterns
+from daemon.predict.predictors import patterns, upcoming
 from daemon.predict.timing import allowed_at
-from daemon.state.suggestions import WITHDRAWN, Suggestion
+from daemon.state.suggestions import PENDING, WITHDRAWN, Suggestion
 from daemon.state.types import ThreadState, WorkItem
 
 log = logging.getLogger(__name__)
@@ -95,12 +95,25 @@ def after_memory(memory: Memory, settings: Settings, now: datetime) -> list[str]
 def _recheck_about(ctx: Ctx, scope: str, abouts: Sequence[str]) -> None:
     """Re-check now what is pending about these things; withdraw what no longer holds."""
     for about in abouts:
-        for s in ctx.memory.suggestions.pending_about(scope, about):
-            p = predictor(s.predictor)
-            verdict = p.recheck(s, ctx) if p is not None else None
-            if verdict is not None and verdict.suggestion is None:
-                ctx.memory.suggestions.mark(s.id, WITHDRAWN, ctx.now, verdict.reason)
-                log.info("suggestion %s withdrawn: %s", s.dedup_key, verdict.reason)
+        _recheck(ctx, ctx.memory.suggestions.pending_about(scope, about))
+
+
+def _recheck(ctx: Ctx, pending: Sequence[Suggestion]) -> None:
+    """Re-check these pending suggestions now: withdraw what no longer holds, and move what the
+    re-check moved to another time (a plan an e-mail moved earlier is reminded of in time)."""
+    for s in pending:
+        p = predictor(s.predictor)
+        verdict = p.recheck(s, ctx) if p is not None else None
+        if verdict is None:
+            continue
+        if verdict.suggestion is None:
+            ctx.memory.suggestions.mark(s.id, WITHDRAWN, ctx.now, verdict.reason)
+            log.info("suggestion %s withdrawn: %s", s.dedup_key, verdict.reason)
+        elif verdict.suggestion.deliver_at != s.deliver_at and verdict.suggestion.deliver_at > ctx.now:
+            ctx.memory.suggestions.update(verdict.suggestion)
+            log.info(
+                "suggestion %s moved to %s: %s", s.dedup_key, verdict.suggestion.deliver_at, verdict.reason
+            )
 
 
 def after_github(
@@ -127,6 +140,12 @@ def after_email(
         # whatever was pending about the thread is checked again now: a reply withdraws at once
         _recheck_about(ctx, state.scope, (f"thread:{state.thread}",))
         suggestions.extend(_run(ThreadChanged(state.scope, state, event_id), ctx))
+    # a mail may call off or move a plan told in chat (predict/plan_news.py): its pending
+    # reminders are read again now, not only when they come up
+    for scope in {state.scope for state, _ in changes}:
+        _recheck(
+            ctx, [s for s in memory.suggestions.of_scope(scope, PENDING) if s.predictor == upcoming.NAME]
+        )
     return memory.suggestions.propose(suggestions)
 
 

@@ -70,13 +70,17 @@ def read_mail(
     if not any(m.value.astimezone(tz).date() == day for m in mentions):
         return None
     moved = None
+    local_due = due.astimezone(tz)
     for m in mentions:
         when = m.value.astimezone(tz)
-        if when.date() == day or m.direction == "past" or m.granularity not in ("day", "time"):
+        if m.direction == "past" or m.granularity not in ("day", "time"):
             continue
+        if when.date() == day and not (
+            m.has_time and (when.hour, when.minute) != (local_due.hour, local_due.minute)
+        ):
+            continue  # the plan's own day (and time): the old plan, not the new one
         if _QUESTION_TAIL.match(text[m.end :]):
             continue  # "next Tuesday instead?": a proposal, not the new plan
-        local_due = due.astimezone(tz)
         moved = when if m.has_time else when.replace(hour=local_due.hour, minute=local_due.minute)
         break
     return PlanNews(mail_id, sender, moved)

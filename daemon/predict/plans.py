@@ -195,7 +195,8 @@ def why_not(text: str) -> str | None:
         _FOR_SOMETHING_ZH if zh else _FOR_SOMETHING_EN
     ).search(t):
         return "routine"
-    parts = [_OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p) for p in clauses(t)]
+    said = clauses(t)  # with their sources ("天气预报说…")
+    parts = [_OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p) for p in said]
     first = parts[0] if parts else t
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
     # the speaker takes part when a clause of theirs says so ("I'm driving her"); a clause that
@@ -212,9 +213,10 @@ def why_not(text: str) -> str | None:
     done = _DONE_ZH if zh else _DONE_EN
     if done.search(first) or (len(parts) == 1 and done.search(t)):
         return "done"
-    said_first = clauses(t)[0] if clauses(t) else t  # with its source ("天气预报说…")
     world = _WORLD_ZH if zh else _WORLD_EN
-    if (world.search(first) or world.search(said_first)) and not (_SELF_ZH if zh else _SELF_EN).search(t):
+    if (world.search(first) or world.search(said[0] if said else t)) and not (
+        _SELF_ZH if zh else _SELF_EN
+    ).search(t):
         return "world"
     return None
 

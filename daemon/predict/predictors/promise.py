@@ -183,17 +183,16 @@ class Promise:
         if gone is not None or item is None:
             return Recheck(None, f"the promise changed: {gone}")
         said = datetime.fromisoformat(s.data["said_at"])
+        words = activity_terms(what(item))
         # kept: a later statement of the person, about the same thing, that says it is done
         for h in ctx.memory.recall(what(item), s.scope, k=6, ts=ctx.now, reinforce=False):
             if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= said:
                 continue
             row = ctx.memory.item_view(s.scope, h.item_id)
+            if row is None or not said_by_person(row) or not tells_done(what(row)):
+                continue
             # about the same thing: near in recall, or sharing the promise's words ("空调", "房东";
             # a recall score alone moves with the scope's size and age)
-            near = (
-                h.score >= 0.3
-                or len(activity_terms(what(item)) & activity_terms(what(row) if row else "")) >= 2
-            )
-            if row is not None and said_by_person(row) and tells_done(what(row)) and near:
+            if h.score >= 0.3 or len(words & activity_terms(what(row))) >= 2:
                 return Recheck(None, f"kept: {short(what(row), 60)}")
         return Recheck(replace(s))

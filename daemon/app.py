@@ -38,7 +38,7 @@ from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.outlet import Outlet
 from daemon.runtime.broker import broker
 from daemon.runtime.connection import connect
-from daemon.runtime.consumer import Consumer
+from daemon.runtime.consumer import Consumer, ConsumerParams, Handles
 from daemon.runtime.dispatch import Dispatcher, Incoming
 from daemon.runtime.faststream_consumer import FastStreamConsumer
 from daemon.runtime.index_keeper import IndexKeeper
@@ -176,12 +176,15 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         deps = Deps(memory, settings, memory.clock, outlet, gmail=gmail, github=enricher, github_poll=poller)
         dispatcher = Dispatcher(deps, metrics)
         consumer: Consumer | Partitioned
+
+        def make_consumer(handles: Handles, params: ConsumerParams) -> Consumer:
+            # MEMUBOT_CONSUMER: FastStream's pull subscriber (the default), or memubot's nats-py loop
+            if settings.consumer == "faststream":
+                return FastStreamConsumer(nc, js, handles, params, after_batch=pump)
+            return Consumer(js, handles, params, after_batch=pump)
+
         if plan is not None:
             # one durable per owned partition, and the forwarder of the subjects without a scope
-            if settings.consumer != "nats-py":
-                log.warning(
-                    "MEMUBOT_CONSUMER=%s: a partitioned instance consumes with nats-py", settings.consumer
-                )
             forwarder = Forwarder(
                 dispatcher, publish, scope_finder(settings.github_webhook_scope, settings.email_scope)
             )
@@ -192,12 +195,10 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
             notifier.status(f"waiting for the leases of partitions {plan.owned}")
             await leases.acquire()
             stack.push_async_callback(leases.release)  # after the consumers have stopped
-            consumer = Partitioned(js, plan, dispatcher, forwarder, after_batch=pump, leases=leases)
+            consumer = Partitioned(js, plan, dispatcher, forwarder, leases=leases, make=make_consumer)
             log.info("partitions %s of %d are this instance's", plan.owned, plan.partitions)
-        elif settings.consumer == "faststream":
-            consumer = FastStreamConsumer(nc, js, ScopedDispatch(dispatcher), after_batch=pump)
         else:
-            consumer = Consumer(js, ScopedDispatch(dispatcher), after_batch=pump)
+            consumer = make_consumer(ScopedDispatch(dispatcher), ConsumerParams())
         await outbox.start_cursor()
         # whatever a previous run committed but did not publish goes out in the background
         backlog = asyncio.create_task(pump(), name="memubot-ops-backlog")

@@ -144,7 +144,9 @@ class Settings:
     followup_delay_minutes: float = 60.0  # a GitHub request is mentioned if still open after this
     suggestions_per_hour: int = 4  # per scope; more wait for the next free slot
     stop_timeout: float = 30.0  # seconds SIGTERM waits for in-flight events before giving up
-    consumer: str = "nats-py"  # the loop that consumes memubot.in.>: nats-py, or faststream (candidate)
+    consumer: str = (
+        "faststream"  # the loop that consumes memubot.in.>: faststream, or nats-py (the older loop)
+    )
     # scopes over a cluster (docs/cluster.md): N partitions of the scopes (0: one node, as ever),
     # and which of them this instance owns (empty: all)
     partitions: int = 0
@@ -244,7 +246,7 @@ _ENV = [
     ("MEMUBOT_FOLLOWUP_DELAY_MINUTES", "followup_delay_minutes", "followup_delay_minutes"),
     ("MEMUBOT_SUGGESTIONS_PER_HOUR", "suggestions_per_hour", "suggestions_per_hour"),
 ]
-CONSUMERS = ("nats-py", "faststream")  # MEMUBOT_CONSUMER: daemon/runtime/consumer.py, faststream_consumer.py
+CONSUMERS = ("faststream", "nats-py")  # MEMUBOT_CONSUMER: daemon/runtime/faststream_consumer.py, consumer.py
 
 # [tables] of the TOML file that tune the memory core: section → (MemoryParams field, class)
 _TABLES: dict[str, tuple[str, type[Any]]] = {
@@ -504,7 +506,7 @@ def load_settings(
         values["suggestions_per_hour"] = max(
             1, int(_positive(values["suggestions_per_hour"], "MEMUBOT_SUGGESTIONS_PER_HOUR"))
         )
-    if values.get("consumer", "nats-py") not in CONSUMERS:
+    if values.get("consumer", "faststream") not in CONSUMERS:
         raise ConfigError(
             f"MEMUBOT_CONSUMER must be one of {', '.join(CONSUMERS)}, got {values['consumer']!r}"
         )

@@ -14,9 +14,10 @@ from daemon.app import runtime_file, serve
 from daemon.client import runtime_info
 from daemon.config import Settings
 
-# Which consumer the spawned daemons of the delivery and fault tests run (MEMUBOT_CONSUMER):
-# `MEMUBOT_TEST_CONSUMER=faststream pytest tests/test_reliability.py` runs them on the candidate.
-CONSUMER = os.environ.get("MEMUBOT_TEST_CONSUMER", "nats-py")
+# Which consumer the spawned daemons of the delivery, fault and cluster tests run
+# (MEMUBOT_CONSUMER): the default, FastStream's; `MEMUBOT_TEST_CONSUMER=nats-py pytest
+# tests/test_reliability.py` runs them on memubot's own nats-py loop.
+CONSUMER = os.environ.get("MEMUBOT_TEST_CONSUMER", "faststream")
 
 
 async def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> None:

@@ -29,6 +29,7 @@ from daemon.subjects import (
     rpc_partition_subject,
     scoped_subject,
 )
+from tests.daemon_harness import CONSUMER
 from tests.nats_cluster import Cluster, nats_cluster
 from tests.test_faults import Memubot, _quiet
 
@@ -83,7 +84,7 @@ class Instance(Memubot):
             MEMUBOT_PARTITIONS=str(PARTITIONS),
             MEMUBOT_OWN_PARTITIONS=self.own,
             MEMUBOT_STREAM_REPLICAS="3",
-            MEMUBOT_CONSUMER="nats-py",
+            MEMUBOT_CONSUMER=CONSUMER,
             **extra,
         )
 

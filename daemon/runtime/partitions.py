@@ -31,7 +31,7 @@ from nats.js import JetStreamContext
 from nats.js.errors import KeyDeletedError, KeyNotFoundError, KeyWrongLastSequenceError
 
 from daemon import bounded_json
-from daemon.runtime.consumer import Backlog, Consumer, ConsumerParams
+from daemon.runtime.consumer import Backlog, Consumer, ConsumerParams, Handles
 from daemon.runtime.dispatch import ACK, Dispatcher, Incoming, Verdict
 from daemon.runtime.metrics import Metrics
 from daemon.runtime.streams import patiently
@@ -55,6 +55,8 @@ FORWARD_DURABLE = "memubot-forward"
 # carries except the scoped and partitioned subjects)
 UNSCOPED_SUBJECTS = (CONVERSATIONS, FEEDBACK, GITHUB, EMAIL, GMAIL, TICK_PREFIX + ">")
 FORWARDED_SUFFIX = "@scoped"  # the Nats-Msg-Id of a forwarded event: its id plus this
+# builds one durable's consumer (nats-py's loop, or FastStream's: MEMUBOT_CONSUMER)
+MakeConsumer = Callable[[Handles, ConsumerParams], Consumer]
 
 
 def partition_durable(partition: int) -> str:
@@ -212,24 +214,22 @@ class Partitioned:
         after_batch: Callable[[], Awaitable[None]] | None = None,
         params: ConsumerParams | None = None,
         leases: Leases | None = None,
+        make: MakeConsumer | None = None,
     ) -> None:
         base = params or ConsumerParams()
         self.leases = leases
         scoped = ScopedDispatch(dispatcher)
+
+        def nats_py(handles: Handles, p: ConsumerParams) -> Consumer:
+            return Consumer(js, handles, p, after_batch)
+
+        make = make or nats_py
         self.parts = [
-            Consumer(
-                js,
-                scoped,
-                replace(base, durable=partition_durable(p), filter_subjects=(partition_filter(p),)),
-                after_batch,
-            )
+            make(scoped, replace(base, durable=partition_durable(p), filter_subjects=(partition_filter(p),)))
             for p in plan.owned
         ]
-        self.forward = Consumer(
-            js,
-            forwarder,
-            replace(base, durable=FORWARD_DURABLE, filter_subjects=UNSCOPED_SUBJECTS),
-            after_batch,
+        self.forward = make(
+            forwarder, replace(base, durable=FORWARD_DURABLE, filter_subjects=UNSCOPED_SUBJECTS)
         )
         self.all = [self.forward, *self.parts]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -179,3 +180,56 @@ async def test_the_batch_in_hand_is_marked_in_progress(nats_url: str, memory: Me
     assert time.monotonic() - t0 > 3.0
     # without the in-progress marks the server would have sent it again after 1.5 s
     assert info.num_redelivered == 0 and dispatcher.sizes == [1]
+
+
+async def test_what_a_fetch_brings_during_the_stop_goes_back_at_once(
+    nats_url: str, memory: Memory, tmp_path: Path
+) -> None:
+    nc, js = await connect(nats_url)
+    dispatcher = recording(memory, tmp_path)
+    # a long fetch, so that the stop surely begins while one waits on the server; an ack wait
+    # longer than the flush below, so that only a message given back is handled in time
+    params = ConsumerParams(fetch_timeout_s=3.0, ack_wait_s=300.0)
+    consumer = FastStreamConsumer(nc, js, dispatcher, params)
+    await consumer.start()
+    try:
+        await js.publish(conversation_subject("main"), turn("w1", "My umbrella is yellow."))
+        await consumer.flush(60.0)
+        await asyncio.sleep(0.3)  # the loop is waiting in its next fetch
+        stopping = asyncio.create_task(consumer.stop(10.0))
+        await asyncio.sleep(0.1)
+        await js.publish(conversation_subject("main"), turn("w2", "My scooter is grey."))
+        await stopping
+        assert consumer.returned == 1 and memory.ledger.seen(["w2"]) == set()
+        again = FastStreamConsumer(nc, js, dispatcher, params)
+        await again.start()
+        await again.flush(60.0)  # left in flight, it would come back only after 300 s
+        await again.stop(10.0)
+    finally:
+        await nc.close()
+    assert memory.ledger.seen(["w1", "w2"]) == {"w1", "w2"}
+
+
+async def test_a_durable_that_is_gone_is_asked_for_again_at_a_pace_and_then_consumed(
+    nats_url: str, memory: Memory, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    nc, js = await connect(nats_url)
+    dispatcher = recording(memory, tmp_path)
+    consumer = FastStreamConsumer(nc, js, dispatcher, ConsumerParams())
+    await consumer.start()
+    try:
+        await asyncio.sleep(0.5)
+        await js.delete_consumer(IN_STREAM, "memubot")  # e.g. a broker that lost its data
+        with caplog.at_level(logging.WARNING, logger="daemon.runtime.faststream_consumer"):
+            await asyncio.sleep(3.0)
+        failed = [r for r in caplog.records if "fetching from MEMUBOT_IN failed" in r.getMessage()]
+        # FastStream's loop alone asks again at once: thousands of failed fetches in 3 s
+        assert 1 <= len(failed) <= 6, len(failed)
+        assert consumer.running and consumer.fetching
+        await consumer.declare()  # what the daemon does after a reconnect
+        await js.publish(conversation_subject("main"), turn("g1", "My kayak is orange."))
+        await consumer.flush(60.0)
+    finally:
+        await consumer.stop(10.0)
+        await nc.close()
+    assert memory.ledger.seen(["g1"]) == {"g1"}

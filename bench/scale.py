@@ -27,6 +27,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+# one BLAS thread, as the daemon runs (daemon/__init__.py), for the recall and its brute-force
+# baseline alike; numpy reads it when first imported
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -31,7 +31,6 @@ from faststream.nats import JStream, NatsMessage, PullSub
 from faststream.nats.subscriber.usecases.stream_pull_subscriber import PullStreamSubscriber
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.errors import TimeoutError as NatsTimeout
 from nats.js import JetStreamContext
 
 from daemon.runtime.consumer import IN_STREAM, Consumer, ConsumerParams, Handles
@@ -148,25 +147,27 @@ class FastStreamConsumer(Consumer):
         )
 
     def _watch_fetches(self) -> None:
-        """Wrap the pull subscription's `fetch`, which FastStream's loop calls: a fetch that
-        returned (or timed out with nothing to bring) is a sign of life for health, and one that
-        failed waits before the loop asks again. FastStream's loop retries at once, and a missing
-        durable or stream fails at once: it would spin (3 CPU-seconds in 5 s, measured)."""
+        """Wrap the pull subscription's `fetch`, which FastStream's loop calls. A fetch that
+        returned, or timed out with nothing to bring, is a sign of life for health. A fetch that
+        failed is logged and waited on here and returns nothing: FastStream's loop would fetch
+        again at once after the errors it expects (a missing durable fails at once: 3
+        CPU-seconds in 5 s, measured) and end with a traceback on any other, such as the
+        built-in TimeoutError nats-py raises when its deadline runs out between two requests."""
         sub = self.subscriber.subscription
         assert sub is not None, "the broker has started the subscriber"
         fetch = sub.fetch
 
         async def fetch_or_wait(*args: Any, **kwargs: Any) -> list[Msg]:
             try:
-                msgs = await fetch(*args, **kwargs)
-            except (NatsTimeout, TimeoutError):
-                self.last_batch_at = time.monotonic()  # nothing to fetch yet
-                raise
-            except Exception as exc:  # a broken connection or a durable that is gone
+                msgs: list[Msg] = await fetch(*args, **kwargs)
+            except TimeoutError:  # nats-py's (a subclass) or the built-in one: nothing yet
+                self.last_batch_at = time.monotonic()
+                return []
+            except Exception as exc:  # a broken connection, a durable or stream that is gone
                 if not self._stopping.is_set():
                     log.warning("fetching from %s failed: %s", IN_STREAM, exc)
                     await asyncio.sleep(FETCH_RETRY_S)
-                raise
+                return []
             self.last_batch_at = time.monotonic()
             return msgs
 

@@ -159,3 +159,24 @@ def test_slot_families_are_the_slot_items_of_every_speaker(memory: Memory) -> No
     for category in ("preferences", "profile", "entities"):
         for speaker in ("Alice", "Bob", ""):
             assert families.get((category, speaker), []) == store.items.slot_items("alice", category, speaker)
+
+
+def test_the_generation_a_recall_reads_is_the_committed_one(tmp_path: Path) -> None:
+    path = tmp_path / "gen.duckdb"
+    store = Store(path)
+    try:
+        assert store.generation("a") == 0  # asked once, then kept
+        with store.transaction():
+            store.bump_generation(["a", "b"])
+            assert store.generation("a") == 1  # this connection sees its own write
+        assert (store.generation("a"), store.generation("b")) == (1, 1)
+        with pytest.raises(RuntimeError), store.transaction():
+            store.bump_generation(["a"])
+            assert store.generation("a") == 2
+            raise RuntimeError("the write failed")
+        assert store.generation("a") == 1  # rolled back: not the 2 read inside it
+        # what the file holds, asked without the cache
+        [(on_disk,)] = store.con.execute("SELECT generation FROM scope_state WHERE scope = 'a'").fetchall()
+        assert on_disk == 1
+    finally:
+        store.close()

@@ -233,3 +233,40 @@ async def test_a_durable_that_is_gone_is_asked_for_again_at_a_pace_and_then_cons
         await consumer.stop(10.0)
         await nc.close()
     assert memory.ledger.seen(["g1"]) == {"g1"}
+
+
+async def test_fetches_that_fail_in_any_way_leave_the_fetch_loop_running(
+    nats_url: str, memory: Memory, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    nc, js = await connect(nats_url)
+    dispatcher = recording(memory, tmp_path)
+    consumer = FastStreamConsumer(nc, js, dispatcher, ConsumerParams())
+    await consumer.start()
+    sub = consumer.subscriber.subscription
+    assert sub is not None
+    fetch_n = sub._fetch_n
+    failures = [TimeoutError(), RuntimeError("nats: unexpected reply"), TimeoutError()]
+
+    async def failing(*args: Any, **kwargs: Any) -> Any:
+        # the built-in TimeoutError: nats-py raises it when its deadline runs out between two
+        # of its requests; FastStream's loop expects only nats-py's own
+        if failures:
+            await asyncio.sleep(0.05)
+            raise failures.pop(0)
+        return await fetch_n(*args, **kwargs)
+
+    try:
+        [loop] = consumer.subscriber.tasks
+        with caplog.at_level(logging.INFO):
+            sub._fetch_n = failing  # type: ignore[method-assign]
+            await js.publish(conversation_subject("main"), turn("f1", "My tent is green."))
+            await consumer.flush(60.0)
+        assert not failures  # every failure was met
+        assert consumer.subscriber.tasks == [loop] and not loop.done()  # never ended nor restarted
+        assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+        warned = [r for r in caplog.records if "fetching from MEMUBOT_IN failed" in r.getMessage()]
+        assert len(warned) == 1 and "unexpected reply" in warned[0].getMessage()
+    finally:
+        await consumer.stop(10.0)
+        await nc.close()
+    assert memory.ledger.seen(["f1"]) == {"f1"}

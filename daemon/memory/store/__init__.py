@@ -453,6 +453,7 @@ class Store(Database):
                 self.con.execute("DROP TABLE IF EXISTS item_vectors")
                 self.con.execute("DROP TABLE IF EXISTS embed_cache")
                 self.con.execute("UPDATE scope_state SET generation = generation + 1")
+                self.forget_generations()
             self.con.execute(
                 f"CREATE TABLE IF NOT EXISTS item_vectors (item_id TEXT PRIMARY KEY, "
                 f"scope TEXT NOT NULL, vec FLOAT[{dim}] NOT NULL)"

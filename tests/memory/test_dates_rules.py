@@ -601,3 +601,40 @@ def test_the_24_hour_clock_with_an_h() -> None:
     assert found("bus 5h40 friday from the coach station") == [(date(2024, 3, 15), "05:40", "future")]
     assert found("dinner thursday at 20h") == [(date(2024, 3, 14), "20:00", "future")]
     assert found("a 12h shift on friday") == [(date(2024, 3, 15), None, "future")]  # a length, not a time
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Parents' evening is Tuesday 5.15, don't let me forget", (date(2024, 3, 19), "17:15")),
+        ("book club moved to thurs, 6.45 at Maria's", (date(2024, 3, 14), "18:45")),
+        ("Dentist friday 9.20 in the morning", (date(2024, 3, 15), "09:20")),
+    ],
+)
+def test_a_dotted_time_right_after_a_day_is_its_time(text: str, expected: tuple[date, str]) -> None:
+    [(day, hhmm, _)] = found(text)
+    assert (day, hhmm) == expected
+
+
+@pytest.mark.parametrize("text", ["Prices went up 2.50 last year", "the ratio was 1.25 on the test"])
+def test_a_dotted_number_away_from_a_day_is_no_time(text: str) -> None:
+    assert all(hhmm is None for _, hhmm, _ in found(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("swim squad sat 8.15, bring goggles", (date(2024, 3, 16), "08:15")),
+        ("mum's flight lands sun at 6:40am", (date(2024, 3, 17), "06:40")),
+        ("trivia night at the Crown, fri 8.30", (date(2024, 3, 15), "20:30")),
+        ("Games night at Priya's thu 7pm, bring snacks", (date(2024, 3, 14), "19:00")),
+    ],
+)
+def test_a_short_weekday_with_a_clock_time_is_a_day(text: str, expected: tuple[date, str]) -> None:
+    [(day, hhmm, _)] = found(text)
+    assert (day, hhmm) == expected
+
+
+@pytest.mark.parametrize("text", ["they wed in spring, around 3", "the sun was out all afternoon"])
+def test_a_short_weekday_word_without_a_time_stays_a_word(text: str) -> None:
+    assert found(text) == []

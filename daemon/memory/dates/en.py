@@ -117,6 +117,8 @@ _EN_WEEKDAY = re.compile(
 )
 _SHORT = frozenset("mon tue wed thu fri sat sun".split())  # also words: "sat", "sun", "wed"
 _SHORT_BEFORE = re.compile(r"(?<!\w)(?:on|next|last|this|coming|by|until|till|before|due)\s+\Z")
+# ... or a clock time right after it: "wed, 7.30", "sat 10am", "sun at 9:15" (not "they wed in 2019")
+_SHORT_AFTER = re.compile(r"\s*,?\s*(?:at\s+|@\s*)?\d{1,2}(?:[:.h][0-5]\d|\s*[ap]\.?m\b)")
 _EN_WD_REL_BEFORE = re.compile(r"(?<!\w)(this\s+coming|this\s+past|last|this|next|coming|past)\s+\Z")
 _EN_WD_WEEK_AFTER = re.compile(r"\s+(?:of\s+)?(last|this|next)\s+week\b")
 _EN_WD_NTH_AFTER = re.compile(r",?\s+(?:the\s+)?(?P<nth>[0-9]{1,2})(?:st|nd|rd|th)\b")
@@ -209,7 +211,8 @@ _EN_COMPLETION = re.compile(
 # "the reservation is for eight thirty on Saturday").
 _EN_EVENING_CUE = re.compile(
     r"\b(?:dinner|supper|drinks|reservation|table\s+for|date\s+night|movie|film|cinema|concert|gig"
-    r"|theat(?:re|er)|pub|bar|karaoke|nightclub|party)\b"
+    r"|theat(?:re|er)|pub|bar|karaoke|nightclub|party"
+    r"|(?:quiz|trivia|games?|poker|bingo|open\s+mic|comedy|club)\s+night)\b"
 )
 
 
@@ -252,7 +255,8 @@ def _weekday_words(low: str) -> Iterator[tuple[int, int, int]]:
     if any(w in low for w in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")):
         for m in _EN_WEEKDAY.finditer(low):
             s = m.start()
-            if _word_start(low, s) and (m[0] not in _SHORT or _SHORT_BEFORE.search(low, max(0, s - 8), s)):
+            short_ok = _SHORT_BEFORE.search(low, max(0, s - 8), s) or _SHORT_AFTER.match(low, m.end())
+            if _word_start(low, s) and (m[0] not in _SHORT or short_ok):
                 found.append((s, m.end(), ("mo", "tu", "we", "th", "fr", "sa", "su").index(m[0][:2])))
     if "dy" in low or "day" in low:
         for m in _TYPO_TOKEN.finditer(low):
@@ -513,12 +517,12 @@ def attach(ctx: Ctx, hit: Hit) -> None:
     pos = hit.end
     if hit.period is None and (p := PERIOD_AFTER.match(text, pos)):
         hit.period, pos = PERIOD_WORD[p["p"]], p.end()
-    if (t := TIME_AFTER.match(text, pos)) and (clk := en_clock(t, hit.period)):
+    if (t := TIME_AFTER.match(text, pos)) and (clk := en_clock(t, hit.period, after_day=True)):
         hit.clock, pos = _evening_if_vague(ctx, hit, t, clk), t.end()
         if hit.period is None and (p := PERIOD_TAIL.match(text, pos)):
             # "tomorrow at 7 in the evening": the period decides am/pm after the fact
             period = PERIOD_WORD[p["p"] or p["n"]]
-            if not (t["ap"] or t["wap"]) and (clk := en_clock(t, period)):
+            if not (t["ap"] or t["wap"]) and (clk := en_clock(t, period, after_day=True)):
                 hit.period, hit.clock, pos = period, clk, p.end()
     hit.end = pos
     if (

@@ -89,8 +89,10 @@ def _hour(word: str) -> int:
     return int(word) if word.isdigit() else _HOURS[word]
 
 
-def en_clock(m: re.Match[str], period: str | None) -> Clock | None:
-    """Clock of a match of the time patterns above; a bare hour needs a preposition ("at 10")."""
+def en_clock(m: re.Match[str], period: str | None, after_day: bool = False) -> Clock | None:
+    """Clock of a match of the time patterns above; a bare hour needs a preposition ("at 10").
+    `after_day`: the match follows a day just said ("Wed, 7.30"), which makes a dotted number a
+    time without its preposition."""
     g = m.groupdict()
     if g.get("noon"):
         return (0, 12, 0)
@@ -98,8 +100,8 @@ def en_clock(m: re.Match[str], period: str | None) -> Clock | None:
         return clock(int(m["h"]), int(m["m"] or 0), None, m["ap"], False)
     if g.get("hc"):
         return clock(int(m["hc"]), int(m["mc"]), period, None, m["hc"].startswith("0"))
-    if g.get("hd"):  # "at 4.15" (British and European): a decimal number without its preposition
-        if not g.get("prep"):
+    if g.get("hd"):  # "at 4.15", "Wed, 7.30" (British and European); else a decimal number
+        if not (g.get("prep") or after_day):
             return None
         return clock(int(m["hd"]), int(m["md"]), period, None, m["hd"].startswith("0"))
     if g.get("hf"):  # "17h30", "6h12" (French and more): "14h" alone only after a preposition

@@ -69,12 +69,14 @@ _THIRD_EN = re.compile(
     r"March|April|May|June|July|August|September|October|November|December|Dinner|Lunch|Breakfast|Got|"
     r"Need|Remind|Tomorrow|Today|Tonight|Next|This|Our|My|The|Call|Meeting|Flight|Moving|Picking|Heading|"
     r"Catching|Cooking|Team|Final|Piano|Gym|Yoga|Haircut|Doctor|Vet|Standup|Sprint|Demo|Wedding|Book|"
-    r"Concert|Parent|Performance|Allergy|Blood|Mechanic|Flying|Drop)\b)[A-Z][a-z]+(?:'s|’s)?\s+"
+    r"Concert|Parent|Performance|Allergy|Blood|Mechanic|Flying|Drop)\b)[A-Z][^\W\d_]+(?:'s|’s)?"
+    # a name told who it is: "Léa (flatmate) has…"
+    r"(?:\s*\([^()]{1,30}\))?\s+"
     r"(?:has|had|got|will|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
     r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|"
     r"(?:is|'s|’s)\s+(?:\w+ing|off|away|out|on (?:leave|holiday|vacation)|in hospital))\b"
     # "gemma's viewing a flat": the 's is "is", glued to the name
-    r"|[A-Z][a-z]+(?:'s|’s)\s+\w+ing\b)",
+    r"|[A-Z][^\W\d_]+(?:'s|’s)\s+\w+ing\b)",
     re.IGNORECASE,
 )
 _SELF_EN = re.compile(

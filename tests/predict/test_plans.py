@@ -38,6 +38,9 @@ ROOT = Path(__file__).resolve().parents[2]
         ("我爸下周三复查，我姐陪他去，我不用回去了", "other"),
         ("后天还得七点起床打卡，好烦", "routine"),
         ("下周一又要早起通勤了", "vent"),
+        # names beyond ASCII, and a name told who it is (written after the change of 2026-12-03)
+        ("Søren has his viva on Thursday at 11, poor guy", "other"),
+        ("Inès (my sister-in-law) has a scan tomorrow at 9.40", "other"),
     ],
 )
 def test_what_is_not_the_persons_plan_says_why(text: str, why: str) -> None:

@@ -226,7 +226,7 @@ def main() -> int:
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
     ap.add_argument(
         "--clock-after",
-        type=datetime.fromisoformat,
+        type=lambda s: (d := datetime.fromisoformat(s)).replace(tzinfo=d.tzinfo or UTC),
         help="with --compare: timestamps at or after this are a run's wall clock (files written by"
         " bench/writes.py or scale.py) and compare as equal",
     )

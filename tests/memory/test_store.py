@@ -164,19 +164,25 @@ def test_slot_families_are_the_slot_items_of_every_speaker(memory: Memory) -> No
 def test_the_generation_a_recall_reads_is_the_committed_one(tmp_path: Path) -> None:
     path = tmp_path / "gen.duckdb"
     store = Store(path)
+    other = Store(path)  # a second connection of this process to the same file
     try:
-        assert store.generation("a") == 0  # asked once, then kept
+        assert store.generation("a") == 0 and other.generation("a") == 0  # asked once, then kept
         with store.transaction():
             store.bump_generation(["a", "b"])
             assert store.generation("a") == 1  # this connection sees its own write
+            assert other.generation("a") == 0  # not committed yet: the other still reads 0
         assert (store.generation("a"), store.generation("b")) == (1, 1)
+        assert other.generation("a") == 1  # the commit dropped what the other had kept
         with pytest.raises(RuntimeError), store.transaction():
             store.bump_generation(["a"])
             assert store.generation("a") == 2
             raise RuntimeError("the write failed")
-        assert store.generation("a") == 1  # rolled back: not the 2 read inside it
-        # what the file holds, asked without the cache
+        assert store.generation("a") == 1 and other.generation("a") == 1  # rolled back
+        other.bump_generation(["a"])  # outside a transaction: committed at once
+        assert store.generation("a") == 2
+        # what the file holds, asked without what is kept
         [(on_disk,)] = store.con.execute("SELECT generation FROM scope_state WHERE scope = 'a'").fetchall()
-        assert on_disk == 1
+        assert on_disk == 2
     finally:
+        other.close()
         store.close()

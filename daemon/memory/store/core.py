@@ -4,6 +4,7 @@ the base of every repository that runs its statements on that handle."""
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -25,6 +26,34 @@ def _require(scope: str | None) -> str:
 
 def _utc(ts: datetime | None) -> datetime | None:
     return ts.astimezone(UTC) if ts is not None else None
+
+
+class Generations:
+    """The committed generation of each scope of one DuckDB file, known to this process.
+
+    A recall asks for its scope's generation to know its index is current, and a DuckDB point
+    query costs about 1.5 ms at 100k items (an eighth of a recall). Only one process can open a
+    file for writing (DuckDB's lock), and every connection of this process to the file shares one
+    `Generations`, so a value kept here is exact as long as a connection drops the scopes it bumps
+    when it commits (and on a rollback). A value is read and kept, and a commit made and its
+    scopes dropped, under one lock: a read cannot keep what a commit has just made stale.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.known: dict[str, int] = {}
+
+
+# by resolved file: the connections of this process to one file share its generations
+_GENERATIONS: dict[str, Generations] = {}
+_GENERATIONS_LOCK = threading.Lock()
+
+
+def _generations_of(path: str) -> Generations:
+    if path == ":memory:":  # each in-memory connection is a database of its own
+        return Generations()
+    with _GENERATIONS_LOCK:
+        return _GENERATIONS.setdefault(str(Path(path).resolve()), Generations())
 
 
 def _offset_minutes(ts: datetime) -> int:
@@ -63,27 +92,37 @@ class Database:
         self.con.execute(f"SET memory_limit = '{memory_limit}'")
         self.dim: int | None = None
         self.read_only = read_only
-        # Each scope's generation as committed. A recall asks for it to know its index is
-        # current, and a DuckDB point query costs about 1.5 ms at 100k items (an eighth of a
-        # recall). Only this connection writes the file (DuckDB's lock), so the cache is exact
-        # once every bump drops its scopes and a transaction that fails drops all; a read-only
-        # connection shares the file with a writer and asks every time.
-        self._generations: dict[str, int] = {}
+        # the committed generations (a read-only connection shares the file with a writer
+        # elsewhere and asks every time); the scopes this connection's open transaction bumped
+        self._generations = _generations_of(self.path)
+        self._bumped: set[str] | None = None  # None: no transaction open
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         self.con.execute("BEGIN TRANSACTION")
+        self._bumped = set()
         try:
             yield
         except BaseException:
-            self._generations.clear()  # a generation read inside it may not be committed
             self.con.execute("ROLLBACK")
+            self._forget(self._bumped)
             raise
+        finally_bumped = self._bumped
         try:
-            self.con.execute("COMMIT")
-        except BaseException:
-            self._generations.clear()
-            raise
+            with self._generations.lock:
+                try:
+                    self.con.execute("COMMIT")
+                finally:
+                    for scope in finally_bumped:
+                        self._generations.known.pop(scope, None)
+        finally:
+            self._bumped = None
+
+    def _forget(self, scopes: Iterable[str]) -> None:
+        with self._generations.lock:
+            for scope in scopes:
+                self._generations.known.pop(scope, None)
+        self._bumped = None
 
     def checkpoint(self) -> None:
         self.con.execute("CHECKPOINT")
@@ -93,30 +132,41 @@ class Database:
 
     def bump_generation(self, scopes: Iterable[str]) -> None:
         scopes = sorted(set(scopes))
-        if scopes:
-            self.con.execute(
-                "INSERT INTO scope_state SELECT unnest(?), 1"
-                " ON CONFLICT (scope) DO UPDATE SET generation = scope_state.generation + 1",
-                [scopes],
-            )
+        if not scopes:
+            return
+        statement = (
+            "INSERT INTO scope_state SELECT unnest(?), 1"
+            " ON CONFLICT (scope) DO UPDATE SET generation = scope_state.generation + 1"
+        )
+        if self._bumped is not None:  # dropped from what is known when the transaction ends
+            self.con.execute(statement, [scopes])
+            self._bumped.update(scopes)
+            return
+        with self._generations.lock:  # committed at once
+            self.con.execute(statement, [scopes])
             for scope in scopes:
-                self._generations.pop(scope, None)
+                self._generations.known.pop(scope, None)
 
     def forget_generations(self) -> None:
-        """Drop the cached generations (after a statement that bumps them outside `bump_generation`)."""
-        self._generations.clear()
+        """Drop every known generation (after a statement that bumps them outside `bump_generation`)."""
+        with self._generations.lock:
+            self._generations.known.clear()
 
     def generation(self, scope: str) -> int:
-        cached = self._generations.get(scope)
-        if cached is not None:
-            return cached
-        row = self.con.execute(
-            "SELECT generation FROM scope_state WHERE scope = ?", [_require(scope)]
-        ).fetchone()
-        gen = int(row[0]) if row else 0
-        if not self.read_only:
-            self._generations[scope] = gen
-        return gen
+        known = self._generations.known.get(scope)
+        if known is not None and self._bumped is None:
+            return known
+        query = "SELECT generation FROM scope_state WHERE scope = ?"
+        if self.read_only or self._bumped is not None:
+            # another process writes the file; or an open transaction of ours may hold a bump
+            # not committed yet: asked, not kept
+            row = self.con.execute(query, [_require(scope)]).fetchone()
+            return int(row[0]) if row else 0
+        with self._generations.lock:
+            row = self.con.execute(query, [_require(scope)]).fetchone()
+            gen = int(row[0]) if row else 0
+            self._generations.known[scope] = gen
+            return gen
 
 
 class Table:

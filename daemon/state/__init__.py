@@ -7,3 +7,8 @@ in the memory's DuckDB file and runs on the memory's connection under the memory
 "handled" and "stored" commit together; the Memory facade hands both over, and forgetting
 reaches these tables only through each owner's `forget` hook. The SQL is in tables/.
 """
+
+# The memory package first: its facade imports the modules here, and each of them imports the
+# memory's store. Imported the other way round (a script that starts at daemon.state or
+# daemon.runtime), the facade would meet a module here half-initialised.
+import daemon.memory  # noqa: F401

@@ -28,7 +28,6 @@ import nats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import daemon.memory  # noqa: E402,F401  (the runtime modules import the memory core first)
 from daemon.runtime.broker import start_embedded, stop  # noqa: E402
 from daemon.runtime.consumer import IN_STREAM, Consumer, ConsumerParams  # noqa: E402
 from daemon.runtime.dispatch import ACK, Incoming, Verdict  # noqa: E402

@@ -8,7 +8,7 @@ in the memory's DuckDB file and runs on the memory's connection under the memory
 reaches these tables only through each owner's `forget` hook. The SQL is in tables/.
 """
 
-# The memory package first: its facade imports the modules here, and each of them imports the
-# memory's store. Imported the other way round (a script that starts at daemon.state or
-# daemon.runtime), the facade would meet a module here half-initialised.
-import daemon.memory  # noqa: F401
+# The memory's store, and with it the memory package, first: the package's facade imports the
+# modules here, and each of them imports the store. Imported the other way round (a script that
+# starts at daemon.state or daemon.runtime), the facade would meet a module here half-initialised.
+import daemon.memory.store  # noqa: F401

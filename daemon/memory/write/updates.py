@@ -150,7 +150,14 @@ def same_subject(
     # married", "our rabbit Clover" / "Clover has the run of the house"
     if introduced(old_text) & names(new_text) or introduced(new_text) & names(old_text):
         return True
-    return plan_change_cue(new_text) and bool(activity_terms(new_text) & activity_terms(old_text))
+    # only a plan or a routine is news whoever goes along ("book club is on Sundays now, works
+    # better for the parents"): "my husband moved his accounts to Chase" names someone else, and
+    # says nothing of the bank I use
+    return (
+        old.category in ("events", "patterns")
+        and plan_change_cue(new_text)
+        and bool(activity_terms(new_text) & activity_terms(old_text))
+    )
 
 
 def evidence(

@@ -16,6 +16,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
+from daemon.memory.models.features import activity_terms
+from daemon.memory.read.bm25 import tokenize
 
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _CLAUSE_ZH = re.compile(r"[^，,；;：:]+")
@@ -116,3 +118,24 @@ def _drop_marks(s: str, zh: bool) -> str:
 
 def _cap(s: str, zh: bool) -> str:
     return s if zh or not s else s[:1].upper() + s[1:]
+
+
+# what only says when, beyond the calendar words `activity_terms` leaves out: chat spellings
+# and roundings of a time ("tmrw", "noonish", "half seven", "明早"), and the words of a mood
+# around a day ("Saturday week, finally", "又周一了啊"), in the form `tokenize` gives them
+_WHEN_WORDS = frozenset(
+    t
+    for w in (
+        "tmrw tmr tmw tomoz 2moro nite tonite noonish ish half quarter past sharp latest early late day days"
+        " asap soon later again finally already yay ugh argh phew lol hooray ok okay yes nope"
+        " 明早 今早 一早 大早 明晨 终于 又 啊 呀 哎"
+    ).split()
+    for t in tokenize(w)
+)
+
+
+def names_a_thing(thing: str) -> bool:
+    """Whether a plan's headline names something to do or go to, not only when: "tuesday.
+    raining sideways" leaves "Tuesday", "next tue week" leaves "Week", "the 5:50" leaves "5:50";
+    nothing there to remind anyone of."""
+    return bool(activity_terms(thing) - _WHEN_WORDS)

@@ -119,9 +119,15 @@ EN_TABLE = [
     ("we moved here in 2019", "in 2019", local(2019, 1, 1), False, "past", "year"),
     ("the rent is due on the 20th", "on the 20th", local(2024, 3, 20), False, "future", "day"),
     ("I paid it on the 5th", "on the 5th", local(2024, 3, 5), False, "past", "day"),
+    # a weekday and "week" (British): that day a week later; "-ish" rounds a time
+    ("haircut thursday week", "thursday week", local(2024, 3, 21), False, "future", "day"),
+    ("drinks next fri week?", "next fri week", local(2024, 3, 29), False, "future", "day"),
+    ("lunch with Oona friday noonish", "friday noonish", local(2024, 3, 15, 12), True, "future", "time"),
 ]
 
 ZH_TABLE = [
+    # 过来 is a direction (coming over), 过两天 a wait: neither is a past
+    ("我表哥周六从西安开车过来", "周六", local(2024, 3, 16), False, "future", "day"),
     ("今天", "今天", local(2024, 3, 13), False, "present", "day"),
     ("今晚", "今晚", local(2024, 3, 13, 20), True, "future", "time"),
     ("今晚八点", "今晚八点", local(2024, 3, 13, 20), True, "future", "time"),

@@ -12,7 +12,7 @@ from daemon.config import Settings
 from daemon.memory import Memory
 from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
-from daemon.predict.plan_text import headline
+from daemon.predict.plan_text import headline, names_a_thing
 from daemon.predict.plans import own_plan, why_not
 from daemon.state.email_rules import asks
 from tests.conftest import FakeClock
@@ -124,6 +124,24 @@ async def test_a_reminder_is_written_for_the_reminder_with_the_quote_as_evidence
     [(_, body, _)] = bus.sent
     assert body["title"] == "Reminder: today at 15:00 — The insurance renewal call"
     assert "Same dial-in" in body["body"]  # the quote is evidence, in the body
+
+
+def test_a_plan_names_something_to_do_not_only_when() -> None:
+    assert not names_a_thing("Week") and not names_a_thing("Friday tmrw") and not names_a_thing("6:45")
+    assert not names_a_thing("明早") and not names_a_thing("Noonish")
+    assert names_a_thing("Dentist at the Leith clinic") and names_a_thing("去机场接人")
+
+
+async def test_a_day_named_with_nothing_on_it_brings_no_reminder(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    """Written after the headline check (issue 21): a day and the weather, a day and a mood."""
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:00")
+    say(pmemory, "d1", "thursday. grey again, kettle on.", pclock.now)
+    say(pmemory, "d2", "Saturday week, finally.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert pmemory.suggestions.of_scope("alice") == []
 
 
 async def test_talk_about_days_and_other_peoples_appointments_brings_no_reminder(

@@ -121,6 +121,8 @@ _SHORT_BEFORE = re.compile(r"(?<!\w)(?:on|next|last|this|coming|by|until|till|be
 _SHORT_AFTER = re.compile(r"\s*,?\s*(?:at\s+|@\s*)?\d{1,2}(?:[:.h][0-5]\d|\s*[ap]\.?m\b)")
 _EN_WD_REL_BEFORE = re.compile(r"(?<!\w)(this\s+coming|this\s+past|last|this|next|coming|past)\s+\Z")
 _EN_WD_WEEK_AFTER = re.compile(r"\s+(?:of\s+)?(last|this|next)\s+week\b")
+# "Tuesday week", "next tue week" (British): that weekday, a week later (not "weekend", "week's")
+_EN_WD_PLUS_WEEK = re.compile(r"\s+week\b(?!['’]s|-)")
 _EN_WD_NTH_AFTER = re.compile(r",?\s+(?:the\s+)?(?P<nth>[0-9]{1,2})(?:st|nd|rd|th)\b")
 # A weekday inside a name or a habit is no date: "Sunday school", "Good Friday", "every Monday",
 # "Friday Night Lights" (two more capitalised words).
@@ -362,6 +364,9 @@ def _weekday_hits(ctx: Ctx) -> list[Hit]:
         ):
             day = bare_weekday(ctx, wd, s, _deadline(ctx, s), _names_an_event(low, s, e))
             hits.append(Hit(s, e, day, kind="weekday"))
+        if (plus := _EN_WD_PLUS_WEEK.match(low, e)) and hits and hits[-1].end == e:
+            hits[-1].day += timedelta(days=7)  # "Tuesday week": a week after that Tuesday
+            hits[-1].end = plus.end()
     return hits
 
 

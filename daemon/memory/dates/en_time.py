@@ -34,7 +34,7 @@ _WORD_TIME = rf"""
   | (?P<wh>{_HOURW})\b(?:\s+(?P<wm>{_MINW})\b)?(?:\s*(?P<wap>[ap])\.?m\b\.?)?
 """
 CORE = rf"""(?:
-    (?P<noon>noon|midday)
+    (?P<noon>noon|midday)(?:ish)?
   | (?P<h>\d{{1,2}})(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?
   | (?P<hc>\d{{1,2}}):(?P<mc>[0-5]\d)\b(?!:\d)
   | (?P<hd>\d{{1,2}})\.(?P<md>[0-5]\d)\b(?![.,]?\d)

@@ -32,6 +32,13 @@ _OFF = re.compile(
     r"\b(?:bail(?:ed|ing)?|flak(?:e|ed|ing)|skip(?:ping)? it)\b|鸽|放鸽子|来不成", re.IGNORECASE
 )
 _QUESTION_TAIL = re.compile(r"^[^.!。！\n]*[?？]")
+# a part of the day without a clock ("tonight", 今晚): "pottery tonight" names the plan's
+# evening, it does not move a 6:30 class to 20:00
+_PART_OF_DAY = re.compile(
+    r"^(?:(?:this|tomorrow|tmrw)\s+)?(?:tonight|morning|afternoon|evening|night)$"
+    r"|^(?:今|明|今天|明天)?(?:晚|晚上|早|早上|上午|下午|中午)$",
+    re.IGNORECASE,
+)
 MAX_MAIL_CHARS = 2000  # the news is in the first lines; a long quote below is old news
 
 
@@ -76,9 +83,11 @@ def read_mail(
         if m.direction == "past" or m.granularity not in ("day", "time"):
             continue
         if when.date() == day and not (
-            m.has_time and (when.hour, when.minute) != (local_due.hour, local_due.minute)
+            m.has_time
+            and (when.hour, when.minute) != (local_due.hour, local_due.minute)
+            and not _PART_OF_DAY.match(m.text.strip())
         ):
-            continue  # the plan's own day (and time): the old plan, not the new one
+            continue  # the plan's own day (and time, or its part of the day): the old plan, not the new one
         if _QUESTION_TAIL.match(text[m.end :]):
             continue  # "next Tuesday instead?": a proposal, not the new plan
         moved = when if m.has_time else when.replace(hour=local_due.hour, minute=local_due.minute)

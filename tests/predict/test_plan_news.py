@@ -57,3 +57,19 @@ def test_the_mail_is_tied_to_the_plan_by_its_sender_or_its_words() -> None:
     assert _tied(PLAN, "can't make friday", "Tomasz Nowak", "tnowak@example.com")
     assert _tied(PLAN, "the quiz at the crown is cancelled friday", "The Crown", "events@crown.example")
     assert not _tied(PLAN, "can't make friday", "Priya", "priya@example.com")
+
+
+def test_a_part_of_the_day_names_the_plans_evening_and_moves_nothing() -> None:
+    """Written after the clock check (issue 21): "tonight" is the plan's evening (20:00 by
+    convention), not a new time for a 18:30 session; a clock time is."""
+    due = datetime(2026, 3, 6, 18, 30, tzinfo=TZ)
+    sent = datetime(2026, 3, 6, 9, 0, tzinfo=TZ)
+    plan = "climbing wall friday 6:30pm with Ana"
+
+    def moved(text: str) -> datetime | str | None:
+        got = read_mail(text, sent, plan, due, TZ, "m2", "Ana")
+        return "no news" if got is None else got.moved_to
+
+    assert moved("Bad news: the wall is closed tonight, burst pipe. All sessions cancelled.") is None
+    assert moved("今晚攀岩馆停水，课取消了") is None
+    assert moved("Tonight's session moved to 8pm, same wall") == datetime(2026, 3, 6, 20, 0, tzinfo=TZ)

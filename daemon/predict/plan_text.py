@@ -83,6 +83,18 @@ def focus(text: str, at: datetime, tz: ZoneInfo) -> str:
     return text[lo:hi].strip()
 
 
+def dated_sentences(text: str, at: datetime, tz: ZoneInfo) -> list[str]:
+    """The sentences of `text` that name a date ahead on the day of its first one, in order
+    ("Mum lands Thursday at 5:40. I have to leave at 4:30 to get her": both)."""
+    text = " ".join(text.split())
+    found = [m for m in resolve_dates(text, at, tz) if m.direction == "future"]
+    if not found:
+        return [focus(text, at, tz)]
+    day = found[0].value.date()
+    spans = [_span_sentence(text, m.start) for m in found if m.value.date() == day]
+    return [text[lo:hi].strip() for lo, hi in dict.fromkeys(spans)]
+
+
 def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     """The thing a plan is about, in a few words (see the module docstring)."""
     text = " ".join(text.split())

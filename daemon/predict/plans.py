@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo
 from daemon.memory.dates.cues import tense
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
-from daemon.predict.plan_text import focus, headline, names_a_thing
+from daemon.predict.plan_text import dated_sentences, headline, names_a_thing
 
 _SPLIT = re.compile(r"[,，;；。.!！?？:：\n]+|\s+(?:but|and then|so)\s+|但是|不过|可是")
 
@@ -237,5 +237,9 @@ def own_plan(text: str) -> bool:
 def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime) -> bool:
     """Whether an event item is the person's own plan: the sentence that names its day is judged."""
     said = item.observed_at or now
-    # and it names what is on: a day with nothing named ("tuesday. raining sideways") is talk
-    return own_plan(focus(what(item), said, tz)) and names_a_thing(headline(what(item), said, tz))
+    # any sentence of that day may make it the person's: "我妈周四五点四十落地。我得四点半出门去接"
+    # (their part is the second sentence); and it names what is on: a day with nothing named
+    # ("tuesday. raining sideways") is talk
+    return any(own_plan(s) for s in dated_sentences(what(item), said, tz)) and names_a_thing(
+        headline(what(item), said, tz)
+    )

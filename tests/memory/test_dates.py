@@ -353,6 +353,21 @@ def test_chinese_words_that_merely_contain_a_date_word(text: str, spans: list[st
     assert [m.text for m in resolve_dates(text, WED, SH)] == spans
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # written after the rule (issue 21): a sentence of only a time goes on with the day of
+        # the sentence before that gave its own time, at the reading nearest that time
+        ("Gran's train gets in Sunday at 6:50am. I'll leave at 6:05 to meet it.", local(2024, 3, 17, 6, 5)),
+        ("周五早上七点二十的高铁。六点半得出门。", local(2024, 3, 15, 6, 30)),
+        ("Band practice Thursday at 7pm. Doors close at 10:30.", local(2024, 3, 14, 22, 30)),
+    ],
+)
+def test_a_time_after_a_timed_day_falls_on_that_day_near_its_time(text: str, expected: datetime) -> None:
+    found = resolve_dates(text, WED, SH)
+    assert [m.value for m in found][-1] == expected, found
+
+
 def test_spans_and_order_in_a_mixed_sentence() -> None:
     text = "I went there Yesterday, and we meet Next MONDAY at 10am; 明天下午三点和Bob开会。"
     found = resolve_dates(text, WED, SH)

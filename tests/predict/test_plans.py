@@ -144,6 +144,25 @@ async def test_a_day_named_with_nothing_on_it_brings_no_reminder(
     assert pmemory.suggestions.of_scope("alice") == []
 
 
+async def test_the_persons_part_in_the_next_sentence_makes_it_their_plan(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    """Written after the change (issue 21): someone else's arrival, then what the person does
+    for it, on the same day, in a sentence of its own."""
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:00")
+    say(
+        pmemory,
+        "p1",
+        "My brother flies into Dublin on Saturday, landing at 7:10am. I'll be at arrivals by 6:45 to pick him up.",
+        pclock.now,
+    )
+    say(pmemory, "p2", "我姐周五下午三点拔牙。她说不用陪。", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [s] = pmemory.suggestions.of_scope("alice")
+    assert s.kind == "reminder" and s.data["due_at"].startswith("2026-03-07")
+
+
 async def test_talk_about_days_and_other_peoples_appointments_brings_no_reminder(
     pmemory: Memory, settings: Settings, pclock: FakeClock
 ) -> None:

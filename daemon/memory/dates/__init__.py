@@ -175,6 +175,7 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
         by_sentence.setdefault(ctx.sentence(hit.start)[0], []).append(hit)
     dropped: set[int] = set()
     before: list[Hit] = []  # the bare days of the sentence before, still without a time
+    timed: list[Hit] = []  # ... and the days it gave a time of day
     prev = -2
     for i, group in sorted(by_sentence.items()):
         times = [h for h in group if h.kind == "time"]
@@ -184,13 +185,36 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             # "knee scope is Tuesday. Check in 6am at the Mater": a sentence that gives only a
             # time goes on with the day of the one before
             bare = before
+        elif times and only_times and i == prev + 1 and not before and len(timed) == 1:
+            # "Mum lands Thursday at 5:40. I have to leave at 4:30 to get her": the same day, and
+            # of a time said without am/pm the reading nearest the one before (04:30, not 16:30)
+            _same_day_as(timed[0], times)
+            before, timed, prev = [], [], i
+            continue
         if times and len(bare) == 1:
             bare[0].clock = times[0].said
             dropped.add(id(times[0]))
             for later in times[1:]:
                 later.day, later.clock = bare[0].day, later.said
-        before, prev = ([h for h in bare if h.clock is None] if not times else []), i
+        before = [h for h in bare if h.clock is None] if not times else []
+        timed = [h for h in group if h.kind != "time" and h.granularity == "day" and h.clock is not None]
+        prev = i
     return [h for h in kept if id(h) not in dropped]
+
+
+def _same_day_as(anchor: Hit, times: list[Hit]) -> None:
+    """Put lone times on the day of `anchor` (a day said with its time), each at the reading of
+    it nearest the anchor's time when it was said without am/pm."""
+    assert anchor.clock is not None
+    offset, hour, minute = anchor.clock
+    at = hour * 60 + minute
+    for t in times:
+        if t.said is None:
+            continue
+        _, h, m = t.said
+        options = [(h % 12) * 60 + m, (h % 12 + 12) * 60 + m] if t.ambiguous and h % 12 else [h * 60 + m]
+        best = min(options, key=lambda c: abs(c - at))
+        t.day, t.clock = anchor.day + timedelta(days=offset), (0, best // 60, best % 60)
 
 
 # Two times joined into a range: "from 2pm to 4pm tomorrow", "9am–11am next Tuesday", "between 2pm

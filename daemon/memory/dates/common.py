@@ -135,6 +135,7 @@ class Hit:
     # "fixed" for everything said with its own calendar anchor ("tomorrow", "next Monday", "May 20").
     kind: str = "fixed"
     said: Clock | None = None  # a lone time's clock as read next to a date (1-6 → pm)
+    ambiguous: bool = False  # a lone time said without am/pm or a part of the day ("at 4:30", 四点半)
 
 
 @dataclass(slots=True)
@@ -281,7 +282,18 @@ def time_hit(ctx: Ctx, start: int, end: int, clk: Clock, lang: str, ambiguous: b
         said -= 1440
     day = days(ctx.today, said // 1440)
     when = (0, said % 1440 // 60, minute)
-    return Hit(start, end, day, "time", clock=when, takes_time=False, lang=lang, kind="time", said=clk)
+    return Hit(
+        start,
+        end,
+        day,
+        "time",
+        clock=when,
+        takes_time=False,
+        lang=lang,
+        kind="time",
+        said=clk,
+        ambiguous=ambiguous,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -42,13 +42,30 @@ _PART_OF_DAY = re.compile(
 MAX_MAIL_CHARS = 2000  # the news is in the first lines; a long quote below is old news
 
 
+# a plan called off in so many words, beside a move ("instead", "moved") that may only be a new
+# place: "book club is at Lena's tomorrow instead … same time, 7pm" calls nothing off
+_CANCEL = re.compile(
+    r"\b(?:cancel+\w*|call(?:ed|ing)? off|(?:is|are|'s|’s) off|can['’]?t make|cannot make|won['’]?t make"
+    r"|no longer|not happening|rain check)\b|取消|去不了|来不了|不去了|泡汤|改天",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+
+
 @dataclass(frozen=True, slots=True)
 class PlanNews:
-    """What an e-mail did to a plan: `moved_to` the new time, or None when it called it off."""
+    """What an e-mail did to a plan: `moved_to` the new time, or None when it called it off;
+    `update`, the mail's sentence of a change that keeps the day and time (a new place)."""
 
     mail_id: str
     sender: str
     moved_to: datetime | None
+    update: str = ""
+
+
+def changes_when(n: PlanNews | None) -> bool:
+    """The news calls the plan off or moves it to another time (not only a new place)."""
+    return n is not None and not n.update
 
 
 def _sender_names(name: str, address: str) -> set[str]:
@@ -78,10 +95,16 @@ def read_mail(
         return None
     moved = None
     local_due = due.astimezone(tz)
+    restated = False  # the mail says the plan's own day and time again ("same time, 7pm")
     for m in mentions:
         when = m.value.astimezone(tz)
         if m.direction == "past" or m.granularity not in ("day", "time"):
             continue
+        restated |= (
+            when.date() == day
+            and m.has_time
+            and (when.hour, when.minute) == (local_due.hour, local_due.minute)
+        )
         if when.date() == day and not (
             m.has_time
             and (when.hour, when.minute) != (local_due.hour, local_due.minute)
@@ -92,6 +115,11 @@ def read_mail(
             continue  # "next Tuesday instead?": a proposal, not the new plan
         moved = when if m.has_time else when.replace(hour=local_due.hour, minute=local_due.minute)
         break
+    if moved is None and restated and not (_CANCEL.search(text) or _OFF.search(text)):
+        # the same day and time, something else changed (the place): the plan stands, with news
+        body = text.split("\n\n", 1)[-1]  # the stored mail opens with a header line
+        said = next((x.group(0).strip() for x in _SENTENCE.finditer(body) if plan_change_cue(x.group(0))), "")
+        return PlanNews(mail_id, sender, local_due, update=said or body.strip())
     return PlanNews(mail_id, sender, moved)
 
 

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from daemon.predict.plan_news import _tied, read_mail
+from daemon.predict.plan_news import _tied, changes_when, read_mail
 
 TZ = ZoneInfo("Europe/Lisbon")
 # the plan: Friday 6 March 2026 at 20:00; the mails come on Wednesday 4 March
@@ -73,3 +73,16 @@ def test_a_part_of_the_day_names_the_plans_evening_and_moves_nothing() -> None:
     assert moved("Bad news: the wall is closed tonight, burst pipe. All sessions cancelled.") is None
     assert moved("今晚攀岩馆停水，课取消了") is None
     assert moved("Tonight's session moved to 8pm, same wall") == datetime(2026, 3, 6, 20, 0, tzinfo=TZ)
+
+
+def test_a_new_place_at_the_same_time_keeps_the_plan_with_the_news() -> None:
+    """Written after the change (issue 21): a venue change restates the day and the time and
+    calls nothing off; the reminder stands and carries the mail's sentence."""
+    mail = "E-mail from Tomasz: 'friday'\n\nChange of plan: quiz is at the Anchor instead on friday. Same time, 8pm."
+    got = read_mail(mail, SENT, PLAN, DUE, TZ, "m3", "Tomasz")
+    assert got is not None and got.moved_to == DUE and "Anchor" in got.update
+    assert not changes_when(got)
+    off = read_mail(
+        "Friday's quiz is cancelled, the Anchor is shut. Same time next week?", SENT, PLAN, DUE, TZ, "m4", "T"
+    )
+    assert off is not None and off.moved_to is None and changes_when(off)

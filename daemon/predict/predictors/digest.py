@@ -56,8 +56,9 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
         and it.due_at is not None  # always, for a due item
         and (it.due_at >= ctx.now or not is_timed(it.due_at, tz))
         # not a plan someone's e-mail called off or moved to another day (its reminder says that)
-        and plan_news.news(ctx.memory, scope, what(it), it.observed_at or ctx.now, it.due_at, ctx.now, tz)
-        is None
+        and not plan_news.changes_when(
+            plan_news.news(ctx.memory, scope, what(it), it.observed_at or ctx.now, it.due_at, ctx.now, tz)
+        )
     ]
     login = ctx.settings.github_login
     waiting = [w for w in ctx.memory.work_items.of_scope(scope, state="open") if waits_for(w, login)]

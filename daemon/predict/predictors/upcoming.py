@@ -181,7 +181,7 @@ class Upcoming:
         n = plan_news.news(ctx.memory, s.scope, text, said, due, ctx.now, tz)
         if n is not None and n.moved_to is None:
             return Recheck(None, f"called off in an e-mail from {n.sender}")
-        if n is not None and n.moved_to is not None:
+        if n is not None and n.moved_to is not None and not n.update:
             due = n.moved_to
             if s.data["due_at"] != due.isoformat():
                 times = schedule(due, ctx)
@@ -199,18 +199,25 @@ class Upcoming:
         if _TIMEISH.search(place):
             place = ""  # "九点到十点": the word after 到 is an end time, not a place
         rel = enrich.related(ctx, s.scope, item)
+        update = n.update if n is not None else ""  # a new place, by e-mail: the plan stands
         if zh:
-            title = f"提醒：{when} — {short(thing, 40)}" + (f"（{place}）" if place else "")
+            title = f"提醒：{when} — {short(thing, 40)}" + (f"（{place}）" if place and not update else "")
             body = (
                 f"{when}：{thing}" + (f"，地点：{place}" if place else "") + f"\n你说过：“{short(text, 200)}”"
             )
+            if update and n is not None:
+                body += f"\n{n.sender} 来信更新：“{short(update, 200)}”"
             if rel:
                 body += "\n相关：" + "；".join(r.text for r in rel)
         else:
-            title = f"Reminder: {when} — {short(thing, 60)}" + (f", at {place}" if place else "")
+            title = f"Reminder: {when} — {short(thing, 60)}" + (
+                f", at {place}" if place and not update else ""
+            )
             body = (
                 f"{thing}, {when}" + (f", at {place}" if place else "") + f".\nYou said: “{short(text, 200)}”"
             )
+            if update and n is not None:
+                body += f"\nUpdate from {n.sender}: “{short(update, 200)}”"
             if rel:
                 body += "\nWorth remembering: " + " · ".join(f"you said “{r.text}”" for r in rel)
         evidence = tuple(dict.fromkeys([*s.evidence, *(r.item_id for r in rel)]))

@@ -39,7 +39,11 @@ _QUESTION = re.compile(
     # an auxiliary first asks ("Can you…"), its negation does not ("Can't wait for Friday")
     r"[?？]\s*$|^(?:is|are|does|do|did|can|could|will|what|when|where|which|who|how)\b(?!['’]t)"
     r"|[吗呢么]\s*[。.]?\s*$"
-    r"|几点|什么时候|哪天|多少",
+    r"|几点|什么时候|哪天|多少"
+    # a request to the assistant asks for something, it plans nothing ("推荐个周末能去的地方",
+    # "suggest somewhere for Saturday"); "remind me…" is a plan, and not in it
+    r"|^(?:please\s+)?(?:recommend|suggest|find me|give me|any (?:ideas|tips|recs|suggestions))\b"
+    r"|^(?:请|麻烦)?(?:推荐|求推荐|帮我(?:找|推荐|查|想)|给我(?:推荐|找)|有没有(?:推荐|什么))",
     re.IGNORECASE,
 )
 

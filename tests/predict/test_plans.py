@@ -41,6 +41,9 @@ ROOT = Path(__file__).resolve().parents[2]
         # names beyond ASCII, and a name told who it is (written after the change of 2026-12-03)
         ("Søren has his viva on Thursday at 11, poor guy", "other"),
         ("Inès (my sister-in-law) has a scan tomorrow at 9.40", "other"),
+        # a request to the assistant (written after the change, issue 21)
+        ("recommend a brunch place for sunday that takes bookings", "question"),
+        ("求推荐一个周六晚上适合两个人吃饭的馆子", "question"),
     ],
 )
 def test_what_is_not_the_persons_plan_says_why(text: str, why: str) -> None:

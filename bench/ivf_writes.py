@@ -32,7 +32,7 @@ best 8 candidates (same speaker, >= 0.80) have the cosines of the exact best 8 (
 copies have equal vectors), `b_strict` when they are the same rows. Times are medians per batch,
 the method and the baseline (product + masks + `_above`/`_nearest`) alternated batch by batch.
 
-The runs of 3 Dec 2025 (2 shared cores, load 1-3.5): `--db` copies of
+The runs of 3 Dec 2026 (2 shared cores, load 1-3.5): `--db` copies of
 bench/out/cost-final/fill-30000-grown{100000,300000}.duckdb `--gen 100000 --gen 300000`, and
 `--sets restated new --nlist-div 100 --control-div 0 --nprobe 4 16 64 256 1024 --pca-dims` on the
 two files and --gen 300000. (a) is found whole with ~300 rows per draft; the exact best 8 of (b)

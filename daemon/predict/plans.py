@@ -4,7 +4,8 @@ A sentence with a date ahead is not always an appointment of the speaker's. Thes
 not, and each has a rule (English and Chinese), measured on `bench/data/plans_asks.jsonl` (tuned)
 and `bench/check/plans_asks.jsonl` (kept apart) by `bench/train_plans.py`:
 
-- **a question** ("Is the pharmacy open on Sunday?", "周六的集市几点开始？"): it asks, it plans nothing;
+- **a question** ("Is the pharmacy open on Sunday?", "周六的集市几点开始？") or a request to the
+  assistant ("recommend a place for Saturday", "推荐个周末能去的地方"): it asks, it plans nothing;
 - **venting** about a day or a load ("Monday again tomorrow, ugh", "加班到半夜，累死了"): a complaint,
   not an errand; the same words with a plan in them ("ugh, dentist at 3 tomorrow") lose too,
   which is the price of never quoting a complaint back as a reminder;
@@ -239,7 +240,8 @@ def own_plan(text: str) -> bool:
 
 
 def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime) -> bool:
-    """Whether an event item is the person's own plan: the sentence that names its day is judged."""
+    """Whether an event item is the person's own plan: each sentence that names its day is
+    judged, one of them suffices, and its headline must name something to do."""
     said = item.observed_at or now
     # any sentence of that day may make it the person's: "我妈周四五点四十落地。我得四点半出门去接"
     # (their part is the second sentence); and it names what is on: a day with nothing named

@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo
 from daemon.memory import Memory
 from daemon.memory.dates import resolve_dates
 from daemon.memory.models.features import activity_terms, plan_change_cue
+from daemon.predict.plan_text import sentences
 
 # colloquial ways to call something off that the memory's change cues leave to context
 _OFF = re.compile(
@@ -49,7 +50,6 @@ _CANCEL = re.compile(
     r"|no longer|not happening|rain check)\b|取消|去不了|来不了|不去了|泡汤|改天",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +118,7 @@ def read_mail(
     if moved is None and restated and not (_CANCEL.search(text) or _OFF.search(text)):
         # the same day and time, something else changed (the place): the plan stands, with news
         body = text.split("\n\n", 1)[-1]  # the stored mail opens with a header line
-        said = next((x.group(0).strip() for x in _SENTENCE.finditer(body) if plan_change_cue(x.group(0))), "")
+        said = next((x for x in sentences(body) if plan_change_cue(x)), "")
         return PlanNews(mail_id, sender, local_due, update=said or body.strip())
     return PlanNews(mail_id, sender, moved)
 

@@ -49,6 +49,11 @@ _ARTICLE = re.compile(r"^(?:a|an)\s+", re.IGNORECASE)
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, stripped."""
+    return [m.group(0).strip() for m in _SENTENCE.finditer(text)]
+
+
 def _span_sentence(text: str, pos: int) -> tuple[int, int]:
     for m in _SENTENCE.finditer(text):
         if m.start() <= pos < m.end():

@@ -98,13 +98,16 @@ def write_readme(text: str) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("scenarios", nargs="*", type=Path)
+    ap.add_argument(
+        "scenarios", nargs="*", type=Path, help="scenario files or folders of them (default: shared + own)"
+    )
     ap.add_argument("--readme", action="store_true", help="write the table into docs/predict.md")
     ap.add_argument("--json", action="store_true", help="print every result as a JSON line")
     a = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
     score = scorer().score
-    paths = [(p, "given") for p in a.scenarios] or [
+    given = [f for p in a.scenarios for f in (sorted(p.glob("*.json")) if p.is_dir() else [p])]
+    paths = [(p, "given") for p in given] or [
         *((p, "shared") for p in sorted((SHARED / "proactive").glob("*.json"))),
         *((p, "own") for p in sorted(OWN.glob("*.json"))),
     ]

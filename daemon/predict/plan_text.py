@@ -126,7 +126,8 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
 
 def _drop_marks(s: str, zh: bool) -> str:
     if zh:
-        return s.replace("\x00", "")
+        # "周五之前" is the date's own deadline: "by Friday", like "by" in English
+        return re.sub(r"\x00(?:之前|以前|前)?", "", s)
     # "\x00 to \x00" is one span of time; "on \x00", "at \x00" lose their preposition with the date
     s = re.sub(r"\x00\s*(?:to|until|till|-|–)\s*\x00", "\x00", s, flags=re.IGNORECASE)
     s = re.sub(r"\b(?:on|at|by|for|from|until|till|this|next)\s+\x00", " ", s, flags=re.IGNORECASE)

@@ -638,3 +638,15 @@ def test_a_short_weekday_with_a_clock_time_is_a_day(text: str, expected: tuple[d
 @pytest.mark.parametrize("text", ["they wed in spring, around 3", "the sun was out all afternoon"])
 def test_a_short_weekday_word_without_a_time_stays_a_word(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # 了 of 对了 ("oh, and…") and 为了 ("for the sake of") tells nothing done: the day is ahead
+        ("对了周日记得给阿姨打电话", date(2024, 3, 17)),
+        ("为了周五的答辩，这几天都在改PPT", date(2024, 3, 15)),
+    ],
+)
+def test_a_le_that_is_no_done_act_leaves_the_day_ahead(text: str, day: date) -> None:
+    assert [d for d, _, _ in found(text)] == [day]

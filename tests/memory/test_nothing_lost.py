@@ -18,6 +18,7 @@ from daemon.memory.models.features import (
     activity_terms,
     keeps_the_older,
     main_clause,
+    plan_change_cue,
     record_change,
     subjects,
 )
@@ -261,3 +262,20 @@ def test_statements_about_distinct_attributes_are_all_kept_and_found(
         for n, t in enumerate(texts):
             hits = m.recall(t, "alice", k=3, ts=T0 + timedelta(days=30), reinforce=False)
             assert any(f"t{n}" in h.source_ids for h in hits), (t, [h.text for h in hits])
+
+
+@pytest.mark.parametrize(
+    ("text", "moves"),
+    [
+        ("体检提前到下周二了", True),
+        ("航班提前了四十分钟", True),
+        ("周会提前", True),
+        # 提前 before another verb is "ahead of time": paying early moves no plan (a mortgage
+        # question had retired a promise to pay a friend back on Thursday)
+        ("想把年终奖拿来提前还一部分房贷", False),
+        ("最好提前订酒店", False),
+        ("这次提前交了作业", False),
+    ],
+)
+def test_ahead_of_time_is_no_moved_plan(text: str, moves: bool) -> None:
+    assert plan_change_cue(text) is moves

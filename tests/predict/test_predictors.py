@@ -13,7 +13,7 @@ from daemon.predict import PREDICTORS, engine
 from daemon.predict.base import Ctx, plain
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.predictors.conflict import end_of
-from daemon.predict.predictors.promise import is_done, is_promise, tells_done
+from daemon.predict.predictors.promise import is_done, is_promise, promised_act, tells_done
 from daemon.state.types import WorkItem
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, at, say
@@ -139,7 +139,7 @@ def test_a_later_statement_tells_a_promise_kept(text: str, done: bool) -> None:
     assert tells_done(text) is done
 
 
-async def test_a_promise_is_followed_up_on_its_day_and_checked_once_the_morning_after_unless_kept(
+async def test_a_promise_is_checked_once_the_morning_after_its_day_unless_kept(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
@@ -147,28 +147,39 @@ async def test_a_promise_is_followed_up_on_its_day_and_checked_once_the_morning_
     say(pmemory, "k1", "I'll send the signed contract to Mark tomorrow.", pclock.now)
     say(pmemory, "o1", "I'll send the budget spreadsheet to Priya tomorrow.", pclock.now, scope="bob")
     engine.after_memory(pmemory, settings, pclock.now)
-    # on its day, and the morning after it
-    assert (
-        kinds(pmemory) == [("follow_up", "pending")] * 2
-        and kinds(pmemory, "bob") == [("follow_up", "pending")] * 2
-    )
+    # one check-in each, the morning after the promised day; nothing on the day itself
+    assert kinds(pmemory) == [("follow_up", "pending")] and kinds(pmemory, "bob") == [
+        ("follow_up", "pending")
+    ]
     pclock.now = at("2026-06-02 08:15")
     say(pmemory, "k2", "Done, I sent the signed contract to Mark this morning.", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now = at("2026-06-02 09:00")
-    assert await outbox.deliver_due() == 1
-    [(subject, body, _)] = bus.sent
-    assert subject.endswith(".bob") and "Priya" in body["title"] and "tomorrow" not in body["title"]
+    pclock.now = at("2026-06-02 18:00")
+    assert await outbox.deliver_due() == 0 and not bus.sent
     # Wednesday: Bob said nothing more, so one check-in; Alice said it was done, so none
     pclock.now = at("2026-06-03 09:00")
     assert await outbox.deliver_due() == 1
-    subject, body, _ = bus.sent[-1]
+    [(subject, body, _)] = bus.sent
     assert subject.endswith(".bob") and body["title"] == (
         "You said you would send the budget spreadsheet to Priya on Tuesday — did it happen?"
     )
-    assert kinds(pmemory) == [("follow_up", "withdrawn")] * 2
+    assert kinds(pmemory) == [("follow_up", "withdrawn")]
     # then silence: nothing else is pending for either of them
-    assert [st for _, st in kinds(pmemory, "bob")] == ["delivered", "delivered"]
+    assert [st for _, st in kinds(pmemory, "bob")] == ["delivered"]
+
+
+@pytest.mark.parametrize(
+    ("said", "act"),
+    [
+        ("Told Dmitri I'd lend him the camping stove", "lend Dmitri the camping stove"),
+        ("promised kofi to bring them the spare charger", "bring Kofi the spare charger"),
+        ("told my aunt rosa i'd post her the recipe book", "post my aunt rosa the recipe book"),
+        ("Promised Ines I'd water her plants", "water her plants (Ines)"),
+        ("Send the invoice to Halvorsen", "Send the invoice to Halvorsen"),
+    ],
+)
+def test_a_check_in_names_the_promised_act_and_whom_it_is_for(said: str, act: str) -> None:
+    assert promised_act(said) == act
 
 
 def review(
@@ -483,3 +494,42 @@ def test_requests_are_compared_by_their_words(a: str, b: str, same: bool) -> Non
 
     assert is_request(a) and is_request(b)
     assert similar(terms(a), terms(b)) is same
+
+
+@pytest.mark.parametrize(
+    ("promised", "later", "words"),
+    [
+        (
+            "答应小周周二之前把会议纪要整理好发给她",
+            "表哥昨天让我把旧吉他寄给他，他说不急",
+            "会议纪要",
+        ),
+        (
+            "I'll return Tomasz's ladder on Tuesday.",
+            "My brother asked me to ship him my old monitor.",
+            "ladder",
+        ),
+    ],
+)
+async def test_a_check_in_stays_when_a_later_done_thing_is_about_something_else(
+    pmemory: Memory,
+    settings: Settings,
+    outbox: SuggestionOutbox,
+    bus: Bus,
+    pclock: FakeClock,
+    promised: str,
+    later: str,
+    words: str,
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-06-01 16:00")
+    say(pmemory, "r1", promised, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    # told in the past tense, near in a memory of two, but with no word of the promise in it
+    pclock.now = at("2026-06-02 11:00")
+    say(pmemory, "r2", later, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-06-03 09:00")
+    assert await outbox.deliver_due() == 1
+    [(_, body, _)] = bus.sent
+    assert words in body["title"]

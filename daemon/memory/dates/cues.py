@@ -45,8 +45,11 @@ EN_RESCHEDULE = re.compile(
 )
 _TARGET_WORDS = frozenset(("to", "for", "till", "until"))
 # 过 of experience (去过, 吃过), not the direction of 过来 ("飞过来", coming over) nor the wait of
-# 过几天 / 过两天 ("in a few days")
-ZH_PAST = re.compile(r"了|(?<!不)过(?!来|几|两天|两周|一阵)|已经|刚才|刚刚|上次|昨天|前天|去年|曾经")
+# 过几天 / 过两天 ("in a few days"); 了 of a done act, not of 对了 ("oh, and…"), 为了 ("so as
+# to"), 除了 ("besides"), 算了 ("never mind") or 了解 ("understand")
+ZH_PAST = re.compile(
+    r"(?<![对为除算])了(?!解)|(?<!不)过(?!来|几|两天|两周|一阵)|已经|刚才|刚刚|上次|昨天|前天|去年|曾经"
+)
 ZH_FUTURE = re.compile(r"要|会(?!议)|将|打算|准备|计划|下次|明天|后天|明年|下周")
 # 约了/定了/改到...了: the arrangement is done, the appointment is ahead.
 ZH_ARRANGED = re.compile(

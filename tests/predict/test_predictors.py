@@ -533,3 +533,19 @@ async def test_a_check_in_stays_when_a_later_done_thing_is_about_something_else(
     assert await outbox.deliver_due() == 1
     [(_, body, _)] = bus.sent
     assert words in body["title"]
+
+
+async def test_a_promise_kept_in_words_that_hold_a_calendar_character_is_kept(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-06-01 16:00")
+    say(pmemory, "w1", "答应周姐明天把三节课的课件发给她，她要去开会", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert kinds(pmemory) == [("follow_up", "pending")]
+    # 周姐 and 三节课 hold 周 / 三 beside other characters: they are what the promise is about
+    pclock.now = at("2026-06-02 23:00")
+    say(pmemory, "w2", "周姐那三节课的东西弄好了，熬到半夜", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-06-03 09:00")
+    assert await outbox.deliver_due() == 0 and not bus.sent

@@ -528,6 +528,24 @@ def activity_terms(text: str) -> set[str]:
     }
 
 
+# a word made only of the characters of a date or time (周五, 明天, 十点半, 8号), not one that holds
+# one among others (老周 is a person, 两节课 two classes)
+_WHEN_ONLY_ZH = re.compile(rf"(?:{_CALENDAR_ZH.pattern}|\d)+")
+
+
+def topic_terms(text: str) -> set[str]:
+    """A statement's content words without those that are only a date or a time: like
+    `activity_terms`, but a Chinese word that holds a calendar character among others stays
+    ("老周那两节课代完了" names 老周 and 两节课)."""
+    return {
+        t
+        for t in _content_terms(text)
+        if not (
+            _WHEN_ONLY_ZH.fullmatch(t) or (t.isascii() and _CALENDAR_EN.search(t)) or _PERSON_ZH.search(t)
+        )
+    }
+
+
 # A plan that changed says so: moved, cancelled, instead, 改到, 取消 (narrower than _CHANGE_*:
 # "I've got a haircut" and "just booked" change no other plan).
 _PLAN_CHANGE_EN = re.compile(

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from daemon.memory.dates.cues import tense
-from daemon.memory.models.features import activity_terms
+from daemon.memory.models.features import topic_terms
 from daemon.memory.types import ItemView
 from daemon.predict import said_when
 from daemon.predict.base import (
@@ -177,7 +177,7 @@ class Promise:
         if gone is not None or item is None:
             return Recheck(None, f"the promise changed: {gone}")
         said = datetime.fromisoformat(s.data["said_at"])
-        words = activity_terms(what(item))
+        words = topic_terms(what(item))
         # kept: a later statement of the person, about the same thing, that says it is done
         for h in ctx.memory.recall(what(item), s.scope, k=6, ts=ctx.now, reinforce=False):
             if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= said:
@@ -188,7 +188,7 @@ class Promise:
             # about the same thing: sharing the promise's words ("空调", "房东"), two of them, or
             # one when near in recall (a recall score alone moves with the scope's size and age:
             # in a small memory "表弟让我…把旧显示器寄给他" was near the wedding video promised)
-            shared = len(words & activity_terms(what(row)))
+            shared = len(words & topic_terms(what(row)))
             if shared >= 2 or (shared and h.score >= 0.3):
                 return Recheck(None, f"kept: {short(what(row), 60)}")
         return Recheck(replace(s))

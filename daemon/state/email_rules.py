@@ -25,6 +25,9 @@ documented, so that a thread's state can be explained from its messages:
   (resolved with it as reference time, daemon/memory/dates/__init__.py): a future one, or a present one
   with a time of day ("today at 5pm"); "this week" said on a Tuesday names no due time.
 
+A message that calls something off asks nothing by offering another time ("I have to bail on
+tomorrow, next week instead?", "周四去不了了，改天吧？"): nobody waits on that answer.
+
 A message to a group ("各位同事：", "Hi all,") asks only with a question mark or something to send,
 answer, fill in or confirm: "请听从指挥有序撤离" in a fire-drill notice asks nothing of this reader.
 
@@ -166,11 +169,33 @@ _DELIVER = re.compile(
 )
 
 
+# A message that calls something off ("I have to bail on tomorrow", "周四去不了了") and offers
+# another time in a question ("next week instead?", "rain check?", 改天吧？) leaves nobody
+# waiting on the reader: the offer is the cancellation's courtesy, not an ask with a time to it.
+_CALLS_OFF = re.compile(
+    r"\b(?:bail(?:ed|ing)?|flak(?:e|ed|ing)|cancel+\w*|call(?:ed|ing)? (?:it )?off|can['’]?t make|cannot make"
+    r"|won['’]?t make|have to skip|(?:is|'s|’s) off|not going to make|rain check)\b"
+    r"|取消|去不了|来不了|不去了|鸽|来不成|泡汤",
+    re.IGNORECASE,
+)
+_OTHER_TIME = re.compile(
+    r"\b(?:instead|next (?:week|time|\w+day)|another (?:day|time|week)|some other (?:day|time)|rain check"
+    r"|reschedule)\b|改天|下次|下周|换个时间|改到|别的时间",
+    re.IGNORECASE,
+)
+
+
+def _offers_another_time(sentence: str, fresh: str) -> bool:
+    return bool(_CALLS_OFF.search(fresh) and _OTHER_TIME.search(sentence) and not _DELIVER.search(sentence))
+
+
 def ask_of(text: str) -> str | None:
     """The first sentence of the message's new part that asks something, or None."""
     fresh = fresh_text(text)
     notice = bool(_TO_GROUP.match(fresh))
     for s in sentences(fresh):
+        if _offers_another_time(s, fresh):
+            continue
         if asks(s) and (not notice or "?" in s or "？" in s or _DELIVER.search(s)):
             return _cut(s)
     return None

@@ -50,6 +50,29 @@ def test_what_asks(text: str, ask: str | None) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "ask"),
+    [
+        # calling something off and offering another time leaves nobody waiting on an answer
+        ("Really sorry, I can't make the climbing session on Saturday. Sunday instead?", None),
+        ("The supper club is off this month, the host is ill. Some other time?", None),
+        ("明晚的羽毛球我来不了了，下周再约？", None),
+        # a real ask beside the cancellation still is one
+        (
+            "I have to cancel Friday's tasting. Could you return the deposit form by Monday?",
+            "Could you return the deposit form by Monday?",
+        ),
+        # offering times without calling anything off is a question to answer
+        (
+            "Would next Tuesday instead of Monday suit you for the survey?",
+            "Would next Tuesday instead of Monday suit you for the survey?",
+        ),
+    ],
+)
+def test_another_time_offered_with_a_cancellation_is_no_ask(text: str, ask: str | None) -> None:
+    assert ask_of(text) == ask
+
+
+@pytest.mark.parametrize(
     ("text", "promise"),
     [
         ("Thanks. I'll send the numbers tomorrow.", "I'll send the numbers tomorrow."),

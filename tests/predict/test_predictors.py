@@ -47,17 +47,26 @@ async def test_upcoming_reminds_lead_hours_before_with_the_related_preference(
     assert "dark theme" in body["body"] and set(body["source_ids"]) == {"d1", "d3"}
 
 
-def test_an_all_day_event_is_reminded_on_its_morning_and_the_assistants_plans_are_not(
+def test_a_day_without_a_time_is_the_digests_unless_a_reminder_was_asked_for(
     pmemory: Memory, settings: Settings, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
     pclock.now = at("2026-03-02 12:00")
     say(pmemory, "b1", "This Friday is my mother's birthday.", pclock.now)
     say(pmemory, "b2", "The team agreed to freeze the API on Thursday.", pclock.now, role="assistant")
+    say(pmemory, "b3", "Saturday I'm repotting the fig, don't let me forget.", pclock.now, scope="bob")
     engine.after_memory(pmemory, settings, pclock.now)
-    [s] = pmemory.suggestions.of_scope("alice")
-    assert s.kind == "reminder" and s.source_ids == ("b1",)
-    assert s.deliver_at == at("2026-03-06 09:00") and s.expires_at == at("2026-03-07 00:00")
+    # no message of its own for a day without a time; the assistant's plans are not the person's
+    assert pmemory.suggestions.of_scope("alice") == []
+    # asked for: on its morning
+    [s] = pmemory.suggestions.of_scope("bob")
+    assert s.kind == "reminder" and s.source_ids == ("b3",)
+    assert s.deliver_at == at("2026-03-07 09:00") and s.expires_at == at("2026-03-08 00:00")
+    # the birthday is in Friday's digest
+    assert engine.morning(pmemory, settings, at("2026-03-05 09:00")) == []
+    [sid] = engine.morning(pmemory, settings, at("2026-03-06 09:00"))
+    d = pmemory.suggestions.get(sid)
+    assert d is not None and d.kind == "digest" and "birthday" in d.body and "API" not in d.body
 
 
 def test_an_event_in_the_past_or_minutes_away_gets_no_reminder(

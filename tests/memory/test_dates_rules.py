@@ -650,3 +650,20 @@ def test_a_short_weekday_word_without_a_time_stays_a_word(text: str) -> None:
 )
 def test_a_le_that_is_no_done_act_leaves_the_day_ahead(text: str, day: date) -> None:
     assert [d for d, _, _ in found(text)] == [day]
+
+
+@pytest.mark.parametrize(
+    ("text", "clock"),
+    [
+        # an evening out said without am/pm: a table booked, a show, the panto
+        ("got us a table at the curry house for thursday, half eight", "20:30"),
+        ("the musical is friday at 7.30, meet in the foyer", "19:30"),
+        # not an outing: the morning reading stands
+        ("table tennis club friday at 10", "10:00"),
+    ],
+)
+def test_an_evening_out_takes_the_evening_hour(text: str, clock: str) -> None:
+    [m] = resolve_dates(
+        text, datetime(2026, 10, 12, 9, 0, tzinfo=ZoneInfo("Europe/London")), ZoneInfo("Europe/London")
+    )
+    assert m.has_time and m.value.strftime("%H:%M") == clock

@@ -212,8 +212,8 @@ _EN_COMPLETION = re.compile(
 # An evening outing: a time without am/pm from 5 to 11 is the evening's ("dinner at 8 tomorrow",
 # "the reservation is for eight thirty on Saturday").
 _EN_EVENING_CUE = re.compile(
-    r"\b(?:dinner|supper|drinks|reservation|table\s+for|date\s+night|movie|film|cinema|concert|gig"
-    r"|theat(?:re|er)|pub|bar|karaoke|nightclub|party"
+    r"\b(?:dinner|supper|drinks|reservation|table\s+for|(?:a|our)\s+table|date\s+night|movie|film|cinema"
+    r"|concert|gig|theat(?:re|er)|show|panto|pantomime|musical|opera|ballet|pub|bar|karaoke|nightclub|party"
     r"|(?:quiz|trivia|games?|poker|bingo|open\s+mic|comedy|club)\s+night)\b"
 )
 

@@ -89,11 +89,16 @@ def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datet
         if m.value.astimezone(tz).date() > local.date():
             # a day without a time ("tomorrow", "on Friday"): its morning is when it is fair to ask
             return datetime.combine(m.value.astimezone(tz).date(), morning, tz) + GRACE
-    for rx, at in _DAY_PARTS:
-        if rx.search(text):
-            when = datetime.combine(local.date(), at, tz)
-            return when + GRACE if when > local else None
-    return None
+    # of the parts of the day still ahead, the one said nearest the item: "上午要盯发版走不开，#77
+    # 下午看" says why not this morning and when instead; "#12 晚上弄，下午要开会" means the evening
+    refs = [m.start() for m in _ANY_REF.finditer(text)] or [0]
+    ahead = [
+        (min(abs(m.start() - r) for r in refs), when)
+        for rx, at in _DAY_PARTS
+        for m in rx.finditer(text)
+        if (when := datetime.combine(local.date(), at, tz)) > local
+    ]
+    return min(ahead)[1] + GRACE if ahead else None
 
 
 def said_about(turns: list[TurnView], repo: str, number: int, tz: ZoneInfo, morning: time) -> datetime | None:

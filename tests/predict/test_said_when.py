@@ -28,6 +28,9 @@ SAID = datetime(2026, 5, 12, 10, 5, tzinfo=TZ)
         ("#77 等我下午三点开完会再说", datetime(2026, 5, 12, 16, 0, tzinfo=TZ)),
         ("#77 吃完午饭就看", datetime(2026, 5, 12, 14, 0, tzinfo=TZ)),
         ("#77 太长了，下午再看", datetime(2026, 5, 12, 16, 0, tzinfo=TZ)),
+        # a part of the day already past says why not now; the one beside the item says when
+        ("上午一直在面试候选人，#77 晚上回家弄", datetime(2026, 5, 12, 21, 0, tzinfo=TZ)),
+        ("#77 晚上再说，下午还有两个会", datetime(2026, 5, 12, 21, 0, tzinfo=TZ)),
     ],
 )
 def test_the_time_the_person_gave_themselves(text: str, expected: datetime) -> None:

@@ -27,7 +27,9 @@ _LEAD_EN = re.compile(
     r"(?:(?:i|we)\s+(?:have|'ve got|’ve got|have got|got|need to|have to|must|am|are|will|'ll|’ll)\s+|"
     r"(?:i'm|i’m|we're|we’re|i am|we are)\s+|(?:i'll|i’ll|we'll|we’ll)\s+|i promise(?: to)?\s+|"
     r"i've got\s+|i’ve got\s+|there's\s+|there’s\s+|there is\s+|"
-    r"got\s+|(?:i|we)\s+|(?:is|are|'s|’s)\s+)?(?:to\s+)?",
+    r"got\s+|(?:i|we)\s+|(?:is|are|'s|’s)\s+)?(?:to\s+)?"
+    # "got us a table at …": for whom it was got is not what it is
+    r"(?:(?:us|me)\s+(?=(?:a|an|the)\s))?",
     re.IGNORECASE,
 )
 _TAIL_EN = re.compile(

@@ -111,6 +111,7 @@ def test_the_rules_hold_on_the_check_set_that_nothing_was_tuned_on() -> None:
         ("周四下午三点我要去银行办卡。", "去银行办卡"),
         # "下周三之前" is the deadline, 之前 goes with its date
         ("答应老陈下周三之前把账单对一遍", "答应老陈把账单对一遍"),
+        ("got us a table at the oyster bar for friday at 8", "Table at the oyster bar"),
     ],
 )
 def test_a_headline_names_the_thing_without_its_date_or_the_rest_of_the_turn(text: str, thing: str) -> None:

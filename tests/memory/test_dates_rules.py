@@ -658,8 +658,9 @@ def test_a_le_that_is_no_done_act_leaves_the_day_ahead(text: str, day: date) -> 
         # an evening out said without am/pm: a table booked, a show, the panto
         ("got us a table at the curry house for thursday, half eight", "20:30"),
         ("the musical is friday at 7.30, meet in the foyer", "19:30"),
-        # not an outing: the morning reading stands
+        # not an outing: the morning reading stands ("show" the verb is no show)
         ("table tennis club friday at 10", "10:00"),
+        ("friday at 10 I show the new floor plan to the client", "10:00"),
     ],
 )
 def test_an_evening_out_takes_the_evening_hour(text: str, clock: str) -> None:

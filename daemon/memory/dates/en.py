@@ -213,7 +213,7 @@ _EN_COMPLETION = re.compile(
 # "the reservation is for eight thirty on Saturday").
 _EN_EVENING_CUE = re.compile(
     r"\b(?:dinner|supper|drinks|reservation|table\s+for|(?:a|our)\s+table|date\s+night|movie|film|cinema"
-    r"|concert|gig|theat(?:re|er)|show|panto|pantomime|musical|opera|ballet|pub|bar|karaoke|nightclub|party"
+    r"|concert|gig|theat(?:re|er)|panto|pantomime|musical|opera|ballet|pub|bar|karaoke|nightclub|party"
     r"|(?:quiz|trivia|games?|poker|bingo|open\s+mic|comedy|club)\s+night)\b"
 )
 

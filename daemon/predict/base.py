@@ -153,7 +153,7 @@ def cancels(item: ItemView) -> bool:
 # Tuesday, check in 6am" as a case and "公证预约好了，2号下午三点一刻，徐汇区公证处" as an entity as
 # often as an event; the date ahead and the plan rules (plans.py: habits, the world's schedule,
 # someone else's) are the stronger evidence. Only the patterns memubot derives itself are routines.
-HAPPENINGS = frozenset(("events", "cases", "entities", "profile", "preferences"))
+HAPPENINGS = frozenset(("events", "cases", "entities", "profile", "preferences", "patterns"))
 
 
 def said_by_person(item: ItemView) -> bool:

@@ -20,7 +20,8 @@ from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
 
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
-_CLAUSE_ZH = re.compile(r"[^，,；;：:]+")
+# a clause; a space between two Chinese characters ends one as a comma does ("…送别会 新宿的鸟贵族")
+_CLAUSE_ZH = re.compile(r"(?:[^，,；;：:\s]|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff]))+")
 _CLAUSE_EN = re.compile(r"(?:[^,;:]|(?<=\d):(?=\d))+")  # "8:30 retro" is one clause
 _LEAD_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|btw|by the way|also|and|just|reminder|remind me|note|fyi)\b[,:]?\s*)*"

@@ -34,7 +34,10 @@ from daemon.memory.types import ItemView
 from daemon.predict.base import what
 from daemon.predict.plan_text import dated_sentences, headline, names_a_thing
 
-_SPLIT = re.compile(r"[,，;；。.!！?？:：\n]+|\s+(?:but|and then|so)\s+|但是|不过|可是")
+# clause breaks; in Chinese chat a space between two characters is one ("…送别会 新宿的鸟贵族 位子我订的")
+_SPLIT = re.compile(
+    r"[,，;；。.!！?？:：\n]+|\s+(?:but|and then|so)\s+|但是|不过|可是|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+)
 
 _QUESTION = re.compile(
     # an auxiliary first asks ("Can you…"), its negation does not ("Can't wait for Friday")

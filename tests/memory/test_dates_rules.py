@@ -548,8 +548,10 @@ def test_past_clock_times_that_keep_a_day(text: str, expected: list[tuple[date, 
         # a bare date clause, or a past clause with a time of its own, keeps the sentence's past
         ("On Monday, went to the bank with Mia", [(date(2024, 3, 11), None, "past")]),
         (
+            # the power came back at 10:30 of the day the outage began (a lone time after the
+            # sentence's one timed day is that day's)
             "停电是周一早上八点开始的，十点半才来电了",
-            [(date(2024, 3, 11), "08:00", "past"), (date(2024, 3, 13), "10:30", "past")],
+            [(date(2024, 3, 11), "08:00", "past"), (date(2024, 3, 11), "10:30", "past")],
         ),
     ],
 )
@@ -668,3 +670,23 @@ def test_an_evening_out_takes_the_evening_hour(text: str, clock: str) -> None:
         text, datetime(2026, 10, 12, 9, 0, tzinfo=ZoneInfo("Europe/London")), ZoneInfo("Europe/London")
     )
     assert m.has_time and m.value.strftime("%H:%M") == clock
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a space between Chinese characters ends a clause: 傻了 is the mood, not the bus's past
+        ("周六早上七点的大巴去千岛湖 公司楼下集合 我是不是傻了", [(date(2024, 3, 16), "07:00", "future")]),
+        # a lone time after the sentence's one timed day is that day's, at the nearest reading
+        (
+            "the train's 9:40 on the 20th from paddington, so the 8:15 tube",
+            [(date(2024, 3, 20), "09:40", "future"), (date(2024, 3, 20), "08:15", "future")],
+        ),
+        # "arvo" is the afternoon
+        ("tomorrow arvo at 4 footy with the kids", [(date(2024, 3, 14), "16:00", "future")]),
+    ],
+)
+def test_clauses_and_days_as_chat_writes_them(
+    text: str, expected: list[tuple[date, str | None, str]]
+) -> None:
+    assert found(text, datetime(2024, 3, 13, 12, 0, tzinfo=SH)) == expected

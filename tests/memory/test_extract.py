@@ -116,3 +116,20 @@ def test_pins_are_evergreen_and_noise_yields_nothing() -> None:
 
 def test_extraction_is_deterministic() -> None:
     assert _one("I moved to Denver last month.") == _one("I moved to Denver last month.")
+
+
+def test_a_date_ahead_is_due_whatever_the_category() -> None:
+    """Written after the change (issue 21): the date resolver gives a routine no date, so a date it
+    finds ahead is a one-off even when the category model files the turn as a routine."""
+    ctx = TurnContext(tz=ZoneInfo("Europe/Berlin"))
+    r = ResourceIn(
+        id="r1", scope="s", text="周日早上八点半抽血 要空腹", occurred_at=AT, speaker="Dana", role="user"
+    )
+    [d] = extract(r, ctx, category="patterns")
+    assert d.due_at == datetime(2024, 3, 10, 8, 30, tzinfo=ZoneInfo("Europe/Berlin"))
+    # a routine stays without a due time
+    r = ResourceIn(
+        id="r2", scope="s", text="I swim every Sunday at 8:30.", occurred_at=AT, speaker="Dana", role="user"
+    )
+    [d] = extract(r, ctx, category="patterns")
+    assert d.due_at is None

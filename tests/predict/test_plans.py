@@ -258,3 +258,16 @@ def test_the_labelled_sets_are_apart_and_in_both_languages() -> None:
         assert kinds == {
             (t, lang, y) for t in ("plan", "ask") for lang in ("en", "zh") for y in (True, False)
         }
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        # a space between Chinese characters ends a clause: what is done already is the booking
+        ("周五晚上七点同学聚会 老地方 包间我已经订好了", "同学聚会"),
+        ("周六上午十点看房 中介说钥匙已经拿到了", "看房"),
+    ],
+)
+def test_a_done_booking_in_its_own_spaced_clause_leaves_the_plan(text: str, thing: str) -> None:
+    assert why_not(text) is None
+    assert headline(text, at("2026-03-02 10:00"), BERLIN) == thing

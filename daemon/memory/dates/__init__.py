@@ -191,11 +191,17 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             _same_day_as(timed[0], times)
             before, timed, prev = [], [], i
             continue
+        timed = [h for h in group if h.kind != "time" and h.granularity == "day" and h.clock is not None]
         if times and len(bare) == 1:
             bare[0].clock = times[0].said
             dropped.add(id(times[0]))
             for later in times[1:]:
                 later.day, later.clock = bare[0].day, later.said
+        elif times and not bare and len(timed) == 1:
+            # "flight's 7:05 on the 3rd, which means the 03:50 coach": a lone time after the
+            # sentence's one day with a time is that day's, at the reading nearest it (one
+            # before it is the day it is said: "call at 3pm, and the dentist at 5pm tomorrow")
+            _same_day_as(timed[0], [t for t in times if t.start > timed[0].start])
         before = [h for h in bare if h.clock is None] if not times else []
         timed = [h for h in group if h.kind != "time" and h.granularity == "day" and h.clock is not None]
         prev = i

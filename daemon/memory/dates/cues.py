@@ -70,9 +70,15 @@ def _possessive_got(words: list[str], i: int) -> bool:
 _BE_NOW = frozenset("am is are 'm 're 's i'm we're you're they're it's he's she's that's be".split())
 
 
+# A past verb is not said right after a preposition, an article or a possessive: "from
+# stansted", "the red one", "a shed", "my bed" are names and nouns.
+_NOUN_BEFORE = frozenset("from to at in into via near of by the a an my our your his her their its".split())
+
+
 def _state_now(words: list[str], i: int) -> bool:
     return i > 0 and (
-        words[i - 1] in _BE_NOW
+        words[i - 1] in _NOUN_BEFORE
+        or words[i - 1] in _BE_NOW
         or (i > 1 and words[i - 2] in _BE_NOW and words[i - 1] in ("all", "still", "fully", "now"))
     )
 
@@ -208,7 +214,9 @@ EN_PROGRESSIVE = re.compile(
 _ON_DAY = re.compile(r"(?<!from )(?<!since )\b(?:(?:on|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun)\w*")
 
 
-ZH_COMMA = re.compile(r"[，,]")
+# Chinese chat often separates clauses with a space instead of a comma ("周六早上五点五十的高铁去
+# 黄山 杭州东 五点就得打车出门 我是不是疯了"): a space between two Chinese characters is one too
+ZH_COMMA = re.compile(r"[，,]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 _PROPER_ED = re.compile(r"(?<=[\w,]\s)[A-Z][a-z]+ed\b")
 # a clause that opens on a thing (no person: 我, 你, 他, 她, 咱, 大家) and says it is already so
 ZH_STATE = re.compile(r"^\s*(?![我你他她咱大])[\u4e00-\u9fff]{1,6}?(?:都)?(?:已经|早就|已)")

@@ -8,7 +8,14 @@ import re
 
 from daemon.memory.dates.common import Clock, clock
 
-PERIOD_WORD = {"morning": "morning", "afternoon": "afternoon", "evening": "evening", "night": "evening"}
+# "arvo": the afternoon in Australian English ("thurs arvo, half 2")
+PERIOD_WORD = {
+    "morning": "morning",
+    "afternoon": "afternoon",
+    "arvo": "afternoon",
+    "evening": "evening",
+    "night": "evening",
+}
 
 _ONES = "one two three four five six seven eight nine".split()
 _HOURS = {w: i + 1 for i, w in enumerate([*_ONES, "ten", "eleven", "twelve"])}
@@ -58,8 +65,8 @@ TIME_ALONE = re.compile(
 )
 # ... or written out after a preposition: "at quarter to five", "at half six" (not a bare "at seven").
 WORD_TIME_ALONE = re.compile(rf"(?P<prep>at|around|about|by|until|till|@)\s+(?:{_WORD_TIME})", re.VERBOSE)
-PERIOD_AFTER = re.compile(r"\s+(?:in\s+the\s+)?(?P<p>morning|afternoon|evening|night)\b")
-PERIOD_TAIL = re.compile(r"\s+(?:in\s+the\s+(?P<p>morning|afternoon|evening)|at\s+(?P<n>night))\b")
+PERIOD_AFTER = re.compile(r"\s+(?:in\s+the\s+)?(?P<p>morning|afternoon|arvo|evening|night)\b")
+PERIOD_TAIL = re.compile(r"\s+(?:in\s+the\s+(?P<p>morning|afternoon|arvo|evening)|at\s+(?P<n>night))\b")
 _WORD_CUES = ("at ", "around ", "about ", "by ", "until ", "till ", "@")
 
 

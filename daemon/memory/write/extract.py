@@ -411,8 +411,10 @@ def extract(resource: ResourceIn, ctx: TurnContext, category: str | None = None)
         fields = rule(text) if rule is not None else None
     future = [d for d in dates if d.direction == "future"]
     past = [d for d in dates if d.direction != "future"]
-    # a habit is not due: "I run at 6am" recurs, it is no appointment
-    due_at = future[0].value if future and category != "patterns" else None
+    # a habit is not due ("I run at 6am" recurs): the date resolver gives a routine no date, so a
+    # date ahead it did find is a one-off, whatever the category model says ("明早七点半体检 …
+    # 要空腹" read as a routine would get no reminder)
+    due_at = future[0].value if future else None
     if category == "events" or fields is None:
         fields = event_fields(text, speaker, dates, resource.occurred_at, ctx)
     l1 = {**fields, "speaker": speaker, "role": resource.role}

@@ -87,7 +87,9 @@ def read_mail(
     """What the mail `mail_id` (sent at `sent` by `sender`, whose words are `text`) does to the
     plan told as `plan_text`, due at `due`: None when it is no news of it."""
     text = text[:MAX_MAIL_CHARS]
-    if not (plan_change_cue(text) or _OFF.search(text)):
+    # _CANCEL reads both languages: a mail that mixes them ("明天吃饭 cannot make it liao") is
+    # read for the English words too
+    if not (plan_change_cue(text) or _OFF.search(text) or _CANCEL.search(text)):
         return None
     mentions = resolve_dates(text, sent, tz)
     day = due.astimezone(tz).date()

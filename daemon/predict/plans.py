@@ -103,7 +103,7 @@ _THIRD_ZH = re.compile(
 )
 # the speaker as a person in the sentence: 我 not followed by a relation (我妈 is the mother)
 _SELF_ZH = re.compile(
-    rf"(?<!不是)我(?!(?:的|们的)?(?:{_PEOPLE_ZH}))|咱|^带(?!着)|^接(?:我|她|他|孩子|人)|^送(?:我|她|他|孩子)"
+    rf"(?<!不是)我(?!(?:的|们的)?(?:{_PEOPLE_ZH})|被)|咱|^带(?!着)|^接(?:我|她|他|孩子|人)|^送(?:我|她|他|孩子)"
 )
 
 _HYPO_EN = re.compile(

@@ -64,12 +64,15 @@ def github_follows(text: str, github_login: str | None) -> bool:
 
 def names(text: str, repo: str, number: int) -> bool:
     """Whether `text` names the pull request or issue `repo#number` ("#418", "orders-api#418",
-    "PR 418", "pull request 418", "issue 418")."""
+    "PR 418", "pull request 418", "issue 418", or "418" opening the turn or a clause)."""
     n = str(number)
     short = re.escape(repo.rsplit("/", 1)[-1])
     return bool(
         re.search(rf"(?<![\w#])(?:{short})?#{n}(?!\d)", text, re.IGNORECASE)
         or re.search(rf"\b(?:pr|pull request|issue|ticket)\s*#?\s*{n}(?!\d)", text, re.IGNORECASE)
+        # a number of three digits or more opening the turn or a clause, as people name the item
+        # they were just asked about ("421 is tiny, doing it now", "1050 周五再说")
+        or (number >= 100 and re.search(rf"(?:^|[,.;:!?，。；：！？]\s*){n}(?=\s|[，,]|$)(?![\d.:])", text))
     )
 
 
@@ -87,8 +90,11 @@ def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datet
         if m.has_time:
             return m.value.astimezone(tz) + GRACE
         if m.value.astimezone(tz).date() > local.date():
-            # a day without a time ("tomorrow", "on Friday"): its morning is when it is fair to ask
-            return datetime.combine(m.value.astimezone(tz).date(), morning, tz) + GRACE
+            # a day without a time ("tomorrow", "on Friday"): its morning is when it is fair to
+            # ask, or the part of the day the turn names for it ("tomorrow after lunch")
+            day = m.value.astimezone(tz).date()
+            parts = [at for rx, at in _DAY_PARTS if rx.search(text)]
+            return datetime.combine(day, max(parts) if parts else morning, tz) + GRACE
     # of the parts of the day still ahead, the one said nearest the item: "上午要盯发版走不开，#77
     # 下午看" says why not this morning and when instead; "#12 晚上弄，下午要开会" means the evening
     refs = [m.start() for m in _ANY_REF.finditer(text)] or [0]

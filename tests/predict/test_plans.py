@@ -271,3 +271,8 @@ def test_the_labelled_sets_are_apart_and_in_both_languages() -> None:
 def test_a_done_booking_in_its_own_spaced_clause_leaves_the_plan(text: str, thing: str) -> None:
     assert why_not(text) is None
     assert headline(text, at("2026-03-02 10:00"), BERLIN) == thing
+
+
+def test_the_speaker_woken_by_someone_elses_train_has_no_part_in_it() -> None:
+    assert why_not("舍友明早五点半的飞机 我被她闹钟吵醒是肯定的") == "other"
+    assert why_not("舍友明天五点半的飞机 我得开车送她去机场") is None

@@ -31,6 +31,8 @@ SAID = datetime(2026, 5, 12, 10, 5, tzinfo=TZ)
         # a part of the day already past says why not now; the one beside the item says when
         ("上午一直在面试候选人，#77 晚上回家弄", datetime(2026, 5, 12, 21, 0, tzinfo=TZ)),
         ("#77 晚上再说，下午还有两个会", datetime(2026, 5, 12, 21, 0, tzinfo=TZ)),
+        # a day and its part of the day: that part of that day
+        ("swamped today, I'll get to #77 tomorrow after lunch", datetime(2026, 5, 13, 14, 0, tzinfo=TZ)),
     ],
 )
 def test_the_time_the_person_gave_themselves(text: str, expected: datetime) -> None:
@@ -58,3 +60,16 @@ def test_the_latest_word_on_the_item_counts() -> None:
     ]
     assert said_about(turns, "acme/api", 77, TZ, MORNING) == datetime(2026, 5, 12, 14, 0, tzinfo=TZ)
     assert said_about(turns[1:2], "acme/api", 77, TZ, MORNING) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("612 looks fine, approving after the call", True),
+        ("好的，612 明天看", True),
+        ("the invoice came to 612 in the end", False),
+        ("we're in room 612", False),
+    ],
+)
+def test_a_bare_number_opening_a_clause_names_the_item(text: str, named: bool) -> None:
+    assert names(text, "acme/api", 612) is named

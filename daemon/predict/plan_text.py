@@ -150,6 +150,9 @@ _WHEN_WORDS = frozenset(
         "tmrw tmr tmw tomoz 2moro nite tonite noonish ish half quarter past sharp latest early late day days"
         " asap soon later again finally already yay ugh argh phew lol hooray ok okay yes nope"
         " 明早 今早 一早 大早 明晨 终于 又 啊 呀 哎"
+        # light verbs and pronouns name nothing to do: "will have a look", "want them", "do it"
+        " do doing does done have having look want wants get getting go going it them this that stuff"
+        " thing things something ill will"
     ).split()
     for t in tokenize(w)
 )

@@ -276,3 +276,17 @@ def test_a_done_booking_in_its_own_spaced_clause_leaves_the_plan(text: str, thin
 def test_the_speaker_woken_by_someone_elses_train_has_no_part_in_it() -> None:
     assert why_not("舍友明早五点半的飞机 我被她闹钟吵醒是肯定的") == "other"
     assert why_not("舍友明天五点半的飞机 我得开车送她去机场") is None
+
+
+@pytest.mark.parametrize(
+    ("thing", "named"),
+    [
+        ("Will have a look", False),
+        ("Want them", False),
+        ("Do it", False),
+        ("Look at flats", True),
+        ("Get the keys", True),
+    ],
+)
+def test_light_verbs_and_pronouns_name_nothing_to_do(thing: str, named: bool) -> None:
+    assert names_a_thing(thing) is named

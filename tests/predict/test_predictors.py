@@ -128,6 +128,10 @@ def test_an_event_lasts_until_its_named_end_else_an_hour(text: str, start: str, 
         ("答应王老师周四前把报名表交上去", True, False),
         ("跟物业说好了明天把门禁卡还回去", True, False),
         ("报名表今天交上去了", False, True),
+        # "promised X I'd <any verb>" is a promise, whatever the verb (written after blind5)
+        ("promised Tariq I'd walk his dog on saturday", True, False),
+        ("told my aunt I'd figure out her wifi tomorrow", True, False),
+        ("I told them I would never work weekends again", False, False),
     ],
 )
 def test_promise_and_kept_cues(text: str, promise: bool, done: bool) -> None:

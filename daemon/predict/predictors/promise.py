@@ -57,9 +57,16 @@ _DONE_EN = re.compile(
 _DONE_ZH = re.compile(r"(已经|已|刚|搞定|完成了|发了|发过去了|交了|回复了|寄了|办好)")
 
 
+# "promised Dana I'd get her the numbers": whatever the verb, the frame makes it a promise
+_TOLD_I_WOULD = re.compile(
+    r"\b(?:promised|told|agreed with)(?:\s+[\w()]+){1,4}?\s+(?:i'?d|i’d|i would)\s+(?!never\b|not\b|have\b|be\b)\w+",
+    re.IGNORECASE,
+)
+
+
 def is_promise(text: str) -> bool:
     """Something the person says they will do — not a report that it is done."""
-    cue = _ZH.search(text) if is_cjk(text) else _EN.search(text)
+    cue = _ZH.search(text) if is_cjk(text) else (_EN.search(text) or _TOLD_I_WOULD.search(text))
     return bool(cue) and not is_done(text)
 
 

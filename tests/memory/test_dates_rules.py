@@ -690,3 +690,22 @@ def test_clauses_and_days_as_chat_writes_them(
     text: str, expected: list[tuple[date, str | None, str]]
 ) -> None:
     assert found(text, datetime(2024, 3, 13, 12, 0, tzinfo=SH)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a weekday before a written date names that date's day: one day, not two
+        ("The recital was on Saturday, 9 March 2024.", [(date(2024, 3, 9), None, "past")]),
+        ("Pickup is at 4:30 PM on Thursday, March 21st.", [(date(2024, 3, 21), "16:30", "future")]),
+        # not a written date: both stay
+        (
+            "Monday or tomorrow, your call",
+            [(date(2024, 3, 18), None, "future"), (date(2024, 3, 14), None, "future")],
+        ),
+    ],
+)
+def test_a_weekday_before_its_written_date_is_one_day(
+    text: str, expected: list[tuple[date, str | None, str]]
+) -> None:
+    assert found(text) == expected

@@ -208,6 +208,26 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     return [h for h in kept if id(h) not in dropped]
 
 
+_WEEKDAY_THEN_DATE = re.compile(r"[\s,，]*(?:the\s+)?")
+
+
+def _weekday_named_with_its_date(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
+    """A weekday right before a written date only names that date's day ("Friday, October 25,
+    2024" is one day; alone, "Friday" would be read as the Friday nearest the day it is said)."""
+    drop = set()
+    for a, b in pairwise(kept):
+        if (
+            a.kind == "weekday"
+            and b.kind in ("fixed", "nth")
+            and any(c.isdigit() for c in ctx.low[b.start : b.end])  # a written date, not "tomorrow"
+            and _WEEKDAY_THEN_DATE.fullmatch(ctx.low, a.end, b.start)
+        ):
+            drop.add(id(a))
+            if b.clock is None and a.clock is not None:  # "at 10:05 AM on Monday, October 21st"
+                b.clock = (0, a.clock[1], a.clock[2])
+    return [h for h in kept if id(h) not in drop]
+
+
 def _same_day_as(anchor: Hit, times: list[Hit]) -> None:
     """Put lone times on the day of `anchor` (a day said with its time), each at the reading of
     it nearest the anchor's time when it was said without am/pm."""
@@ -290,6 +310,7 @@ def resolve_dates(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
         if all(hit.end <= k.start or hit.start >= k.end for k in kept):
             kept.append(hit)
     kept.sort(key=lambda h: h.start)
+    kept = _weekday_named_with_its_date(ctx, kept)
     kept = _undated_past_times(ctx, _lone_times_to_days(ctx, kept))
     _ranges_share_a_day(ctx, kept)
     return [mention(ctx, h) for h in kept]

@@ -3,9 +3,10 @@
 A timed event is announced `remind_lead_hours` before it starts; when that falls in the quiet
 hours, at the last minute before them (the evening before a 06:40 train), or at their end when
 the plan was told only a moment before that evening and the end is still well before the event.
-An event without a time of day is announced on the morning of its day, unless its sentence names
-its hours ("the offsite, 9 to 5", "the whole day": `spans.py`), when it is announced like a timed
-event that starts at the first of them. An event stated shortly
+An event without a time of day gets no reminder of its own (the morning digest lists it) unless
+the person asked to be reminded ("don't let me forget": then on the morning of its day) or its
+sentence names its hours ("the offsite, 9 to 5", "the whole day": `spans.py`), when it is
+announced like a timed event that starts at the first of them. An event stated shortly
 before it starts gets a short reminder half an hour before, or none. The reminder expires when
 the event starts (all-day: at the end of its day), so it is never sent late, and it is re-checked
 at delivery: a moved or cancelled event (a superseded item) withdraws it, and the new item brings

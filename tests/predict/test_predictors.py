@@ -562,3 +562,15 @@ async def test_a_promise_kept_in_words_that_hold_a_calendar_character_is_kept(
     engine.after_memory(pmemory, settings, pclock.now)
     pclock.now = at("2026-06-03 09:00")
     assert await outbox.deliver_due() == 0 and not bus.sent
+
+
+async def test_a_promise_with_a_time_is_reminded_of_like_an_appointment(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-06-01 16:00")
+    say(pmemory, "t1", "I'll call the insurer tomorrow at 3pm about the windscreen.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    got = sorted((s.kind, s.deliver_at) for s in pmemory.suggestions.of_scope("alice"))
+    # two hours before it, and the one check-in the morning after its day
+    assert got == [("follow_up", at("2026-06-03 09:00")), ("reminder", at("2026-06-02 13:00"))]

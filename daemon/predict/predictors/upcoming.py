@@ -143,8 +143,12 @@ def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
 def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
     if item.category not in HAPPENINGS or item.due_at is None or not said_by_person(item):
         return None
-    if active(item) is not None or promise.is_promise(what(item)) or cancels(item):
-        return None  # a promise gets a follow-up instead (promise.py); a cancellation nothing
+    if active(item) is not None or cancels(item):
+        return None  # a cancellation gets nothing
+    if promise.is_promise(what(item)) and not is_timed(due_of(item), ctx.settings.tz):
+        # a promise for a day gets its check-in the morning after (promise.py); one with a time
+        # ("I'll call the plumber at 3pm") is reminded of like an appointment, and checked too
+        return None
     if not is_own_plan(item, ctx.settings.tz, ctx.now):
         return None  # venting, someone else's appointment, a wish, done already (plans.py)
     if said_when.github_follows(what(item), ctx.settings.github_login):

@@ -709,3 +709,17 @@ def test_a_weekday_before_its_written_date_is_one_day(
     text: str, expected: list[tuple[date, str | None, str]]
 ) -> None:
     assert found(text) == expected
+
+
+def test_tomorrow_said_after_midnight_is_the_day_just_begun() -> None:
+    """Written after the change (issue 21): someone still up at 01:15 means the coming daytime."""
+    late = datetime(2024, 3, 14, 1, 15, tzinfo=SH)
+    assert found("明天上午十点修水管的师傅来", late) == [(date(2024, 3, 14), "10:00", "future")]
+    assert found("the plumber comes tomorrow at 10am", late) == [(date(2024, 3, 14), "10:00", "future")]
+    # from 04:00 on, tomorrow is the next day
+    early = datetime(2024, 3, 14, 5, 30, tzinfo=SH)
+    assert found("the plumber comes tomorrow at 10am", early) == [(date(2024, 3, 15), "10:00", "future")]
+    # the speaker's own clock decides: 19:15 in Denver is 02:15 in UTC, and tomorrow is tomorrow
+    denver = datetime(2024, 3, 13, 19, 15, tzinfo=ZoneInfo("America/Denver"))
+    [m] = resolve_dates("the plumber comes tomorrow at 10am", denver, ZoneInfo("UTC"))
+    assert m.value.date() == date(2024, 3, 15)

@@ -296,7 +296,7 @@ def resolve_dates(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
     if at.utcoffset() is None:
         raise ValueError("resolve_dates needs an aware event time")
     local = at.astimezone(tz)
-    ctx = Ctx(text=text, low=low, today=local.date(), at=local, tz=tz)
+    ctx = Ctx(text=text, low=low, today=local.date(), at=local, tz=tz, said_hour=at.hour)
     hits = (dates_en.candidates(ctx, digits) if en else []) + (dates_zh.candidates(ctx) if zh else [])
     if not hits:
         return []

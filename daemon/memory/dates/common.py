@@ -46,6 +46,20 @@ def days(d: date, n: int) -> date:
     return d + timedelta(days=n)
 
 
+# Before this hour, someone still up calls the coming daytime "tomorrow" ("明天下午两点面签" said
+# at 00:40 is this afternoon): the day they have not slept into yet.
+SMALL_HOURS_END = 4
+
+
+def small_hours_tomorrow(ctx: Ctx, offset: int) -> int:
+    """The day offset of a deictic word (tomorrow = 1), read as a person still up reads it: said
+    between midnight and SMALL_HOURS_END, "tomorrow" is the calendar day that has just begun.
+    Both clocks must say so, the scope's time zone and the event's own offset: a turn sent at
+    19:08 in Denver is 02:08 in UTC, and there "tomorrow" is still tomorrow."""
+    small = ctx.at.hour < SMALL_HOURS_END and ctx.said_hour < SMALL_HOURS_END
+    return 0 if offset == 1 and small else offset
+
+
 def monday(d: date, weeks: int = 0) -> date:
     """The Monday of the ISO week of ``d``, moved by ``weeks``."""
     return d - timedelta(days=d.weekday() - 7 * weeks)
@@ -145,6 +159,7 @@ class Ctx:
     today: date
     at: datetime  # local
     tz: ZoneInfo
+    said_hour: int = 12  # the hour on the speaker's own clock (the event's offset), when it was said
     _ends: list[int] | None = None
     _info: dict[int, cues.Sentence] = field(default_factory=dict)
 

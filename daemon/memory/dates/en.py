@@ -26,6 +26,7 @@ from daemon.memory.dates.common import (
     offset_hit,
     prev_weekday,
     shift,
+    small_hours_tomorrow,
     time_hit,
     valid,
     year_month,
@@ -383,7 +384,7 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
         if _word_start(text, s):
             words = " ".join(m[0].split()).removeprefix("the ")
             offset, period = _EN_DEICTIC_VALUE[_EN_DEICTIC_ALIAS.get(words, words)]
-            hits.append(Hit(s, e, days(today, offset), period=period))
+            hits.append(Hit(s, e, days(today, small_hours_tomorrow(ctx, offset)), period=period))
 
     hits.extend(_weekday_hits(ctx))
 

@@ -17,6 +17,7 @@ from daemon.memory.dates.common import (
     monday,
     offset_hit,
     shift,
+    small_hours_tomorrow,
     time_hit,
     valid,
 )
@@ -198,6 +199,7 @@ def candidates(ctx: Ctx) -> list[Hit]:
         if _inside_word(text, m):
             continue
         offset, period = _DEICTIC_VALUE[m[0]]
+        offset = small_hours_tomorrow(ctx, offset)
         hits.append(Hit(*m.span(), days(today, offset), period=period, lang="zh"))
 
     for m in _WEEK.finditer(text) if week else ():

@@ -94,6 +94,26 @@ def test_a_true_move_still_retires_the_old_home(mem: Memory) -> None:
     assert not mem.restore("alice", old["id"]), "an active item has nothing to undo"
 
 
+@pytest.mark.parametrize(
+    ("told", "weighed"),
+    [
+        (
+            "I'm on EE for my phone, twenty quid a month.",
+            "should I jump ship to Three? their 5G map looks better round here",
+        ),
+        (
+            "Our gym is the Anytime Fitness by the station.",
+            "would switching to PureGym save us much? we barely go on weekends",
+        ),
+        ("我家宽带是电信的，三百兆。", "要不要换成移动的宽带？听说便宜一半"),
+    ],
+)
+def test_a_change_weighed_in_a_question_keeps_what_was_told(mem: Memory, told: str, weighed: str) -> None:
+    """Asking whether to switch is no switch: the provider told before stays active."""
+    mem.memorize([turn("w1", told, at=T0), turn("w2", weighed, at=T0 + timedelta(days=20))])
+    assert retired(mem) == []
+
+
 def test_a_correction_retires_only_the_item_it_corrects(mem: Memory, clock: FakeClock) -> None:
     mem.memorize(
         [
@@ -205,6 +225,14 @@ def test_the_framing_and_cue_readers() -> None:
     assert keeps_the_older("这一个月先不去健身房了") == "holds for a while only"
     assert keeps_the_older("Through the end of March I'm on nights") == "holds for a while only"
     assert keeps_the_older("这阵子都改喝豆浆了") is None
+    # a change weighed when the statement opens with it; told first and asked after, it is told
+    assert (
+        keeps_the_older("should we ditch Sky for Virgin? the bill went up again")
+        == "a change weighed, not made"
+    )
+    assert keeps_the_older("is it worth moving my savings to Monzo") == "a change weighed, not made"
+    assert keeps_the_older("宽带该不该换成联通的，最近老掉线") == "a change weighed, not made"
+    assert keeps_the_older("Left Barclays for Starling last month. Should I close the old ISA?") is None
     # the short forms of kin people chat in
     assert subjects("我妹在读研") == {"sister"} and subjects("爸妈退休了") == {"parents"}
     assert subjects("My in-laws bought a boat") == {"parents-in-law"}

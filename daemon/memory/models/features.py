@@ -622,6 +622,14 @@ _IF_EN = re.compile(
     re.IGNORECASE,
 )
 _IF_ZH = re.compile(r"如果|要是|假如|万一|有一天|想要|希望|梦想|考虑要不要|打算考虑")
+# A change weighed, not made, when the statement opens with it: "would switching to giffgaff save
+# me anything?", "should I move to Leeds?", "is it worth getting a Pixel?", 要不要换成移动的卡.
+# Only in the first sentence: "I moved to Porto. Should I get a local SIM?" tells the move.
+_WEIGHED_EN = re.compile(
+    r"\b(?:would \w+ing|should (?:i|we)|i should|we should|(?:is it|would it be) worth|worth \w+ing)\b",
+    re.IGNORECASE,
+)
+_WEIGHED_ZH = re.compile(r"要不要|该不该|值不值得|是不是该|是不是应该")
 # History told as history: a past state that says nothing of the present ("back in college I…").
 _PAST_STATE_EN = re.compile(
     r"\b(?:used to|when i was|when we were|back when|back in|as a (?:kid|child|teen|teenager|student)"
@@ -678,6 +686,9 @@ def keeps_the_older(text: str) -> str | None:
         return "holds for a while only"
     if has(_IF_EN, _IF_ZH):
         return "a wish or a hypothesis"
+    first = sentences(text)[:1]
+    if first and (_WEIGHED_ZH if zh else _WEIGHED_EN).search(first[0]):
+        return "a change weighed, not made"
     if has(_PAST_STATE_EN, _PAST_STATE_ZH) and not has(_NOW_CHANGED_EN, _NOW_CHANGED_ZH):
         return "history told as history"
     return None

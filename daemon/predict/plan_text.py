@@ -24,7 +24,7 @@ _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _CLAUSE_ZH = re.compile(r"(?:[^，,；;：:\s]|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff]))+")
 _CLAUSE_EN = re.compile(r"(?:[^,;:]|(?<=\d):(?=\d))+")  # "8:30 retro" is one clause
 _LEAD_EN = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|oh|btw|by the way|also|and|just|reminder|remind me|note|fyi)\b[,:]?\s*)*"
+    r"^(?:(?:ok(?:ay)?|so|oh|ah|ugh|argh|omg|welp|meh|hmm+|hey|yay|phew|btw|by the way|also|and|just|reminder|remind me|note|fyi)\b[,:]?\s*)*"
     r"(?:(?:i|we)\s+(?:have|'ve got|’ve got|have got|got|need to|have to|must|am|are|will|'ll|’ll)\s+|"
     r"(?:i'm|i’m|we're|we’re|i am|we are)\s+|(?:i'll|i’ll|we'll|we’ll)\s+|i promise(?: to)?\s+|"
     r"i've got\s+|i’ve got\s+|there's\s+|there’s\s+|there is\s+|"
@@ -122,9 +122,44 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     cue_at = cut.find("\x00")
     clause = next((m.group(0) for m in clause_rx.finditer(cut) if m.start() <= cue_at < m.end()), cut)
     piece = _strip(_drop_marks(clause, zh), zh)
+    if not zh and _only_a_move(piece):
+        # "physio rang, they moved me to the 30th": the clause of the day says only that it
+        # moved; the thing is in a clause beside it, nearest first, without who rang about it
+        others = [m.group(0) for m in clause_rx.finditer(cut) if "\x00" not in m.group(0)]
+        before = [c for c in others if cut.find(c) < cue_at][::-1]
+        for c in before + [c for c in others if c not in before]:
+            other = _strip(_SAID_BY_EN.sub("", _drop_marks(c, zh)), zh)
+            if _enough(other, zh) and activity_terms(other) - _WHEN_WORDS - _MOVE_WORDS - _MESSAGES:
+                piece = other
+                break
     if not _enough(piece, zh):
         piece = _strip(_drop_marks(cut, zh), zh)
     return _cap(piece if _enough(piece, zh) else _strip(sentence, zh) or text, zh)
+
+
+# a move said of a plan with no word of what moved ("they moved me", "it got pushed")
+_MOVE_WORDS = frozenset(
+    tokenize(
+        "moved move moves moving pushed push rescheduled reschedule bumped shifted changed switched rebooked"
+        " booked put got they them me us he she him her you we"
+    )
+)
+_MOVES = frozenset(tokenize("moved pushed rescheduled bumped shifted changed switched rebooked"))
+# how the news came is not what moved ("got a text, they've moved it to friday")
+_MESSAGES = frozenset(
+    tokenize("text texts call calls email emails mail message messages voicemail letter note")
+)
+# who told of the move: "physio rang", "the school emailed" → "physio", "the school"
+_SAID_BY_EN = re.compile(
+    r"\s+(?:rang|rung|called|phoned|texted|emailed|e-mailed|messaged|wrote|said|confirmed)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def _only_a_move(piece: str) -> bool:
+    """The words say that something moved and nothing of what: "they moved me", "it got pushed"."""
+    terms = activity_terms(piece) - _WHEN_WORDS
+    return bool(terms & _MOVES) and not terms - _MOVE_WORDS
 
 
 def _drop_marks(s: str, zh: bool) -> str:

@@ -114,6 +114,29 @@ def test_a_change_weighed_in_a_question_keeps_what_was_told(mem: Memory, told: s
     assert retired(mem) == []
 
 
+def test_a_plan_is_called_off_by_cant_make_it_not_by_wont_make_it_worse(mem: Memory) -> None:
+    """ "won't make it worse", "can't make sense of" call nothing off; "can't make the X" does."""
+    from daemon.memory.models.features import plan_moved
+
+    plan = "dermatologist moved me to the 12th at ten past 3, the clinic on Harcourt Rd"
+    assert not plan_moved(
+        plan, "any cream for the rash that won't make it worse till the dermatologist sees it?"
+    )
+    assert not plan_moved(plan, "honestly can't make sense of the dermatologist's letter")
+    assert plan_moved(plan, "can't make the dermatologist on the 12th, car's in the garage")
+    mem.memorize(
+        [
+            turn("p1", plan, at=T0),
+            turn(
+                "p2",
+                "what soap for the rash that won't make it worse? don't want to annoy the dermatologist",
+                at=T0 + timedelta(days=1),
+            ),
+        ]
+    )
+    assert retired(mem) == []
+
+
 def test_a_correction_retires_only_the_item_it_corrects(mem: Memory, clock: FakeClock) -> None:
     mem.memorize(
         [

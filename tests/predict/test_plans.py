@@ -112,6 +112,9 @@ def test_the_rules_hold_on_the_check_set_that_nothing_was_tuned_on() -> None:
         # "下周三之前" is the deadline, 之前 goes with its date
         ("答应老陈下周三之前把账单对一遍", "答应老陈把账单对一遍"),
         ("got us a table at the oyster bar for friday at 8", "Table at the oyster bar"),
+        # the clause of the day says only that it moved: the thing is in the clause beside it
+        ("optician rang, they've pushed me to thursday at twenty past 2, same shop", "Optician"),
+        ("ugh the vet emailed, they moved us to saturday 9am", "The vet"),
     ],
 )
 def test_a_headline_names_the_thing_without_its_date_or_the_rest_of_the_turn(text: str, thing: str) -> None:

@@ -548,10 +548,16 @@ def topic_terms(text: str) -> set[str]:
 
 # A plan that changed says so: moved, cancelled, instead, 改到, 取消 (narrower than _CHANGE_*:
 # "I've got a haircut" and "just booked" change no other plan).
+# "can't make it" calls a plan off; "won't make it worse", "can't make sense of", "won't make a
+# difference" call nothing off (a hamstring question retired the physio appointment it named)
+_CANT_MAKE = (
+    r"(?:can'?t|cannot|won'?t) make(?! (?:(?:it|things|that|this|them|matters) )?(?:worse|better|easier"
+    r"|harder|sense|(?:a|any) difference|up)\b)"
+)
 _PLAN_CHANGE_EN = re.compile(
     r"\b(?:mov(?:e|ed|es|ing)|re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|delay\w*|bump\w*|shift\w*"
     r"|brought forward|put off|cancel+\w*|call(?:ed|ing)? off|off|instead|no longer|not anymore|anymore"
-    r"|chang(?:e|ed|es|ing)|switch\w*|now|can't make|cannot make|won't make|rain check)\b",
+    r"|chang(?:e|ed|es|ing)|switch\w*|now|" + _CANT_MAKE + r"|rain check)\b",
     re.IGNORECASE,
 )
 _PLAN_CHANGE_ZH = re.compile(
@@ -567,7 +573,7 @@ _PLAN_CHANGE_ZH = re.compile(
 # moves no plan to visit Lisbon).
 _PLAN_OFF_EN = re.compile(
     r"\b(?:cancel+\w*|call(?:ed|ing|s)? (?:it )?off|postpon\w*|re-?schedul\w*|push(?:ed|ing)? (?:back|to)"
-    r"|delay(?:ed|ing)?|put off|can'?t make|cannot make|won'?t make|rain check|instead(?! of)|(?:is|'s|are|was) off"
+    r"|delay(?:ed|ing)?|put off|" + _CANT_MAKE + r"|rain check|instead(?! of)|(?:is|'s|are|was) off"
     r"|moved (?:to|from)|brought forward|scrapped|fell through)\b",
     re.IGNORECASE,
 )
@@ -652,7 +658,7 @@ _RECORD_CHANGE_EN = re.compile(
     r"|(?:moved|rescheduled|postponed|pushed|changed|switched|reassigned|brought forward|delayed|handed over)"
     r" (?:to|back|forward|over)\b|no longer|not any ?more|(?:is|are|was) now|now (?:is|are|lives|works|meets"
     r"|runs|starts|costs|goes|belongs|reports)|(?:is|was|are|were) off|called off|fell through|instead(?! of)"
-    r"|can'?t make|cannot make|won'?t make|rain check|changed my mind|switched (?:to|from|over)|from now on"
+    r"|" + _CANT_MAKE + r"|rain check|changed my mind|switched (?:to|from|over)|from now on"
     r"|going forward|now (?:prefer|use|like|live|work|drive|take|eat|have|see|go))\b",
     re.IGNORECASE,
 )

@@ -25,6 +25,9 @@ documented, so that a thread's state can be explained from its messages:
   (resolved with it as reference time, daemon/memory/dates/__init__.py): a future one, or a present one
   with a time of day ("today at 5pm"); "this week" said on a Tuesday names no due time.
 
+Mail sent to a list asks nothing: its last lines hold an opt-out ("Unsubscribe", 退订请回复TD,
+取消订阅), and "请回复TD" there is the list's, not a person waiting on the reader.
+
 A message that calls something off asks nothing by offering another time ("I have to bail on
 tomorrow, next week instead?", "周四去不了了，改天吧？"): nobody waits on that answer.
 
@@ -189,9 +192,22 @@ def _offers_another_time(sentence: str, fresh: str) -> bool:
     return bool(_CALLS_OFF.search(fresh) and _OTHER_TIME.search(sentence) and not _DELIVER.search(sentence))
 
 
+# The opt-out line that closes mail sent to a list ("Unsubscribe | View in browser", "退订请回复TD",
+# "取消订阅"): nobody there waits on this reader's answer, whatever its sentences say ("请回复").
+_OPT_OUT = re.compile(r"\b(?:unsubscribe|opt[- ]out|reply stop)\b|退订|取消订阅", re.IGNORECASE)
+
+
+def sent_to_a_list(text: str) -> bool:
+    """The message ends with a list's opt-out line (within its last three lines)."""
+    tail = [line for line in text.splitlines() if line.strip()][-3:]
+    return any(_OPT_OUT.search(line) for line in tail)
+
+
 def ask_of(text: str) -> str | None:
     """The first sentence of the message's new part that asks something, or None."""
     fresh = fresh_text(text)
+    if sent_to_a_list(fresh):
+        return None
     notice = bool(_TO_GROUP.match(fresh))
     for s in sentences(fresh):
         if _offers_another_time(s, fresh):

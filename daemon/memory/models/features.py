@@ -357,8 +357,9 @@ def is_question(sentence: str) -> bool:
 
 
 # a clause mark inside a question: the clause before it may state something ("I don't mind
-# meeting up, but why Starbucks?", "孩子幼儿园要交手工作业，做什么好？")
-_CLAUSE_MARK = re.compile(r"[,;:，；：、]")
+# meeting up, but why Starbucks?", "孩子幼儿园要交手工作业，做什么好？"); in Chinese chat a space
+# between two characters is one too ("快递帮她拿了 好重 她是买了砖吗" tells the parcel collected)
+_CLAUSE_MARK = re.compile(r"[,;:，；：、]|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
 # a proposal has the form of a question but puts a plan forward ("How about we bike to work?")
 _PROPOSAL = re.compile(r"^(?:how about|what about|why (?:don't|not)|shall (?:we|i)|要不|不如)", re.I)
 
@@ -531,6 +532,28 @@ def activity_terms(text: str) -> set[str]:
 # a word made only of the characters of a date or time (周五, 明天, 十点半, 8号), not one that holds
 # one among others (老周 is a person, 两节课 two classes)
 _WHEN_ONLY_ZH = re.compile(rf"(?:{_CALENDAR_ZH.pattern}|\d)+")
+
+
+# characters that name nothing on their own: pronouns, particles, "this/that", "not", "and"
+_FUNCTION_CHARS_ZH = (
+    "我你您他她它们的了是在把被也都就还又很太这那个些不没有和跟与或吗呢吧啊呀哦嘛着过得地给让去来说要会想能"
+)
+# a Chinese statement cut where only a date, a time or a function word stands between its words
+_NOT_A_NAME_ZH = re.compile(rf"(?:{_CALENDAR_ZH.pattern}|[{_FUNCTION_CHARS_ZH}]|[^\u3400-\u9fff])+")
+
+
+def shared_words(a: str, b: str) -> set[str]:
+    """What two statements name in common: their shared topic terms, and for Chinese, whose
+    segmenter splits one name two ways ("大众朗逸" / "朗逸卖了", "年卡" / "年"+"卡"), the shared
+    pairs of adjacent characters within what is left once dates and function words are cut out."""
+    common = topic_terms(a) & topic_terms(b)
+    if _HAN.search(a) and _HAN.search(b):
+        common |= _han_pairs(a) & _han_pairs(b)
+    return common
+
+
+def _han_pairs(text: str) -> set[str]:
+    return {run[i : i + 2] for run in _NOT_A_NAME_ZH.split(text) for i in range(len(run) - 1)}
 
 
 def topic_terms(text: str) -> set[str]:

@@ -31,6 +31,7 @@ from daemon.memory.models.features import (
     plan_change_cue,
     plan_moved,
     record_change,
+    shared_words,
     subjects,
 )
 
@@ -104,6 +105,11 @@ def another_plan(
     if plan_change_cue(new_text):
         return False
     return not (activity_terms(new_text) & activity_terms(old_text))
+
+
+def _share_a_word(old: Statement, new: Statement, speaker: str) -> bool:
+    """The two statements name a thing in common: a content word that is not only a date."""
+    return bool(shared_words(bare_text(old.l0, speaker), bare_text(new.l0, speaker)))
 
 
 def _dated(l0: str) -> bool:
@@ -272,6 +278,12 @@ def retired(
 
     nearest = sorted(retirable, key=lambda s: -s.cosine)[:RETIRE_NEAREST]
     olds = [s for s in nearest if p[s.item_id] >= bar and evident(s)]
+    if judge is None:
+        # The pair model alone reads two statements of the same kind as an update ("sent Dave
+        # the carpool sheet" and "paid the property tax this morning, one less thing"): without
+        # the LLM it retires only a statement it shares a word with or reads as of one slot
+        slot_of = dict(zip((s.item_id for s in pool), same_slot(u, pool, new).tolist(), strict=True))
+        olds = [s for s in olds if slot_of[s.item_id] >= SAME_SLOT or _share_a_word(s, new, speaker)]
     # By slot, the nearest older statement of the same slot and person (the new flat in Munich
     # retires the Hamburg landlord, though a ski trip was nearer).
     # (slots are attributes of a person: a record about a thing has none)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from daemon.memory.dates.cues import tense
-from daemon.memory.models.features import topic_terms
+from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict import said_when
 from daemon.predict.base import (
@@ -46,15 +46,22 @@ _EN = re.compile(
     re.IGNORECASE,
 )
 _ZH = re.compile(
-    r"(?:我(?:会|要|得|来|一定|负责|答应)?|答应|说好了?|保证|承诺).{0,16}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还|转账|"
+    # not "约我": someone asking me to meet is an appointment ("客户经理约我周四打电话"), not a promise
+    r"(?:(?<!约)我(?:会|要|得|来|一定|负责|答应)?|答应|说好了?|保证|承诺).{0,16}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还|转账|"
     r"打钱|付|缴|签|续|退)"
+    # promised someone to do it, whatever the verb: "答应班组长周三前把尺码报上去", "还答应了产品小林，
+    # 周三下班前把文档更新一下" (not "我就答应了": agreeing to what was asked is no act of one's own)
+    r"|(?:答应|说好|保证|承诺)了?[^。；;！!？?\n]{0,14}?(?:把|帮)"
 )
 _DONE_EN = re.compile(
     r"\b(sent|done|finished|submitted|delivered|shipped|replied|called|paid|booked|emailed|e-mailed|"
     r"handed in|took care)\b",
     re.IGNORECASE,
 )
-_DONE_ZH = re.compile(r"(已经|已|刚|搞定|完成了|发了|发过去了|交了|回复了|寄了|办好)")
+# "V好了" is done ("收好了", "订好了", "弄好了"); "太好了", "就好了" are not
+_DONE_ZH = re.compile(
+    r"(已经|已|刚|搞定|完成了|发了|发过去了|交了|回复了|寄了|办好|(?![太就真挺很还也说讲])[\u4e00-\u9fff]好了)"
+)
 
 
 # "promised Dana I'd get her the numbers": whatever the verb, the frame makes it a promise
@@ -184,7 +191,6 @@ class Promise:
         if gone is not None or item is None:
             return Recheck(None, f"the promise changed: {gone}")
         said = datetime.fromisoformat(s.data["said_at"])
-        words = topic_terms(what(item))
         # kept: a later statement of the person, about the same thing, that says it is done
         for h in ctx.memory.recall(what(item), s.scope, k=6, ts=ctx.now, reinforce=False):
             if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= said:
@@ -195,7 +201,7 @@ class Promise:
             # about the same thing: sharing the promise's words ("空调", "房东"), two of them, or
             # one when near in recall (a recall score alone moves with the scope's size and age:
             # in a small memory "表弟让我…把旧显示器寄给他" was near the wedding video promised)
-            shared = len(words & topic_terms(what(row)))
+            shared = len(shared_words(what(item), what(row)))
             if shared >= 2 or (shared and h.score >= 0.3):
                 return Recheck(None, f"kept: {short(what(row), 60)}")
         return Recheck(replace(s))

@@ -21,6 +21,8 @@ from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
+from daemon.memory.models.features import shared_words
+from daemon.memory.read.bm25 import tokenize
 from daemon.memory.types import TurnView
 
 # how long the person has, after the time they named, before a nudge is fair
@@ -62,9 +64,11 @@ def github_follows(text: str, github_login: str | None) -> bool:
     return bool(github_login) and names_a_work_item(text)
 
 
-def names(text: str, repo: str, number: int) -> bool:
+def names(text: str, repo: str, number: int, title: str | None = None, author: str | None = None) -> bool:
     """Whether `text` names the pull request or issue `repo#number` ("#418", "orders-api#418",
-    "PR 418", "pull request 418", "issue 418", or "418" opening the turn or a clause)."""
+    "PR 418", "pull request 418", "issue 418", or "418" opening the turn or a clause), or, given
+    its `title` and `author`, speaks of a review or a PR by its author's name or a word of its
+    title ("aoife wants my eyes on her shift swap PR", "周浩让我review退款那个PR")."""
     n = str(number)
     short = re.escape(repo.rsplit("/", 1)[-1])
     return bool(
@@ -73,28 +77,66 @@ def names(text: str, repo: str, number: int) -> bool:
         # a number of three digits or more opening the turn or a clause, as people name the item
         # they were just asked about ("421 is tiny, doing it now", "1050 周五再说")
         or (number >= 100 and re.search(rf"(?:^|[,.;:!?，。；：！？]\s*){n}(?=\s|[，,]|$)(?![\d.:])", text))
+        or (_REVIEW_TALK.search(text) is not None and _by_name_or_title(text, title, author))
     )
+
+
+# a turn about reviewing or a pull request, in the words people use for one
+_REVIEW_TALK = re.compile(
+    # not inside another word ("provider"), but next to Chinese ("让我review退款那个PR")
+    r"(?<![a-z])(?:pr|prs|pull request|review|code review|diff|merge request|mr)(?![a-z])|评审|代码|合并请求",
+    re.IGNORECASE,
+)
+# title words that say what kind of change, not which one
+_GENERIC = frozenset(
+    tokenize("add adds fix fixes update updates bump remove refactor change changes chore feat wip draft pr")
+)
+
+
+def _by_name_or_title(text: str, title: str | None, author: str | None) -> bool:
+    """The turn names the item's author (a part of the login: "aoife" of aoife-kav) or shares a
+    word of its title that says which change it is ("shift", "退款")."""
+    low = text.casefold()
+    if author and any(
+        len(part) >= 3 and re.search(rf"\b{re.escape(part)}", low)
+        for part in re.split(r"[-_.\d]+", author.casefold())
+    ):
+        return True
+    return bool(title) and bool(shared_words(text, title or "") - _GENERIC)
 
 
 def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datetime | None:
     """When a follow-up becomes fair, from the time the person gave themselves in `text` (said at
     `said`); None when the text names no time ahead."""
     local = said.astimezone(tz)
+    found: list[tuple[int, datetime | None]] = []  # (where said, when fair) per date ahead
     for m in resolve_dates(text, said, tz):
         if m.direction == "past":
             continue
         if _DEADLINE_BEFORE.search(text[: m.start]) or _DEADLINE_AFTER_ZH.match(text[m.end :]):
             # still in time on the morning of the deadline's day
             day = m.value.astimezone(tz).date()
-            return datetime.combine(day, morning, tz) if day > local.date() else None
-        if m.has_time:
-            return m.value.astimezone(tz) + GRACE
-        if m.value.astimezone(tz).date() > local.date():
+            found.append((m.start, datetime.combine(day, morning, tz) if day > local.date() else None))
+        elif m.has_time:
+            found.append((m.start, m.value.astimezone(tz) + GRACE))
+        elif m.value.astimezone(tz).date() > local.date():
             # a day without a time ("tomorrow", "on Friday"): its morning is when it is fair to
             # ask, or the part of the day the turn names for it ("tomorrow after lunch")
             day = m.value.astimezone(tz).date()
             parts = [at for rx, at in _DAY_PARTS if rx.search(text)]
-            return datetime.combine(day, max(parts) if parts else morning, tz) + GRACE
+            found.append((m.start, datetime.combine(day, max(parts) if parts else morning, tz) + GRACE))
+    if not found and _NOT_TODAY.search(text):
+        # "no way today", 今天没空: not before tomorrow morning
+        return datetime.combine(local.date() + timedelta(days=1), morning, tz) + GRACE
+    if found:
+        # of two times, the one said with the doing: "今天下午要盯灰度发布，实在没空，明天下午看吧"
+        # gives this afternoon as the reason and tomorrow afternoon as when
+        # else the one said nearest the item ("tonight is book club so #77 will have to be thursday")
+        doing = [when for at, when in found if _ACT.search(_clause_at(text, at))]
+        if doing:
+            return doing[0]
+        refs = [m.start() for m in _ANY_REF.finditer(text)] or [found[0][0]]
+        return min(found, key=lambda f: min(abs(f[0] - r) for r in refs))[1]
     # of the parts of the day still ahead, the one said nearest the item: "上午要盯发版走不开，#77
     # 下午看" says why not this morning and when instead; "#12 晚上弄，下午要开会" means the evening
     refs = [m.start() for m in _ANY_REF.finditer(text)] or [0]
@@ -107,10 +149,38 @@ def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datet
     return min(ahead)[1] + GRACE if ahead else None
 
 
-def said_about(turns: list[TurnView], repo: str, number: int, tz: ZoneInfo, morning: time) -> datetime | None:
+# today ruled out, and no other time given
+_NOT_TODAY = re.compile(
+    r"\b(?:no way|not|can'?t|cannot|won'?t get to it|no chance|no time)\s+(?:\w+\s+)?today\b"
+    r"|今天(?:不行|没空|没时间|肯定不行|搞不了|看不了|顾不上)|今天.{0,8}(?:没空|没时间|顾不上)",
+    re.IGNORECASE,
+)
+# what the person will do to the item, in the clause that says when
+_ACT = re.compile(
+    r"\b(?:look|review|check|do|go through|get to|have a (?:look|squiz|peek)|read|test|merge|approve)\b"
+    r"|看|审|弄|处理|搞|过一下|过一遍|review",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[^,;，；。.!！?？\n]+")
+
+
+def _clause_at(text: str, pos: int) -> str:
+    """The clause of `text` that holds position `pos`."""
+    return next((m.group(0) for m in _CLAUSE.finditer(text) if m.start() <= pos < m.end()), text)
+
+
+def said_about(
+    turns: list[TurnView],
+    repo: str,
+    number: int,
+    tz: ZoneInfo,
+    morning: time,
+    title: str | None = None,
+    author: str | None = None,
+) -> datetime | None:
     """From the person's turns (oldest first), the time their latest word on `repo#number` makes a
     follow-up fair, or None when they gave none."""
     for turn in reversed(turns):
-        if names(turn.text, repo, number):
+        if names(turn.text, repo, number, title, author):
             return promised_at(turn.text, turn.at, tz, morning)
     return None

@@ -33,6 +33,15 @@ SAID = datetime(2026, 5, 12, 10, 5, tzinfo=TZ)
         ("#77 晚上再说，下午还有两个会", datetime(2026, 5, 12, 21, 0, tzinfo=TZ)),
         # a day and its part of the day: that part of that day
         ("swamped today, I'll get to #77 tomorrow after lunch", datetime(2026, 5, 13, 14, 0, tzinfo=TZ)),
+        # two times: the one said with the doing (written after blind6)
+        ("今天下午三点要去客户那边，实在顾不上，#77 后天上午审", datetime(2026, 5, 14, 10, 0, tzinfo=TZ)),
+        (
+            "tonight is book club so #77 will have to be thursday, I'll look then",
+            datetime(2026, 5, 14, 10, 0, tzinfo=TZ),
+        ),
+        # today ruled out and no other time: not before tomorrow morning
+        ("#77 not happening today, sorry", datetime(2026, 5, 13, 10, 0, tzinfo=TZ)),
+        ("#77 今天肯定没空", datetime(2026, 5, 13, 10, 0, tzinfo=TZ)),
     ],
 )
 def test_the_time_the_person_gave_themselves(text: str, expected: datetime) -> None:
@@ -50,6 +59,18 @@ def test_an_item_is_named_by_number_not_by_a_longer_number() -> None:
     assert names("PR 77 is next", "acme/api", 77)
     assert not names("#770 and #177 only", "acme/api", 77)
     assert not names("issue 7", "acme/api", 77)
+
+
+def test_an_item_is_named_by_its_author_or_a_word_of_its_title_in_talk_of_a_review() -> None:
+    title, author = "Retry webhook deliveries with backoff", "priyanka-r"
+    assert names("priyanka's PR can wait, I'm on call", "acme/api", 77, title, author)
+    assert names("the webhook retry review is next on my list", "acme/api", 77, title, author)
+    assert names("晚点看那个 webhook 的 PR", "acme/api", 77, title, author)
+    # a word of the title outside talk of a review, or a review of something else, is not it
+    assert not names("our webhook provider is down again", "acme/api", 77, title, author)
+    assert not names("reviewing the quarterly budget now", "acme/api", 77, title, author)
+    # "add"/"fix" say what kind of change, not which
+    assert not names("I'll review the add-user PR later", "acme/api", 77, "Add rate limits", "sam-o")
 
 
 def test_the_latest_word_on_the_item_counts() -> None:

@@ -41,7 +41,7 @@ def fair_from(w: WorkItem, ctx: Ctx) -> datetime | None:
     """When the person's own word on `w` makes a follow-up fair (`said_when`), if they gave one."""
     s = ctx.settings
     turns = ctx.memory.user_turns(w.scope, ctx.now - said_when.LOOKBACK, ctx.now + timedelta(seconds=1))
-    return said_when.said_about(turns, w.repo, w.number, s.tz, hm(s.morning_at))
+    return said_when.said_about(turns, w.repo, w.number, s.tz, hm(s.morning_at), w.title, w.author)
 
 
 def ref(w: WorkItem) -> str:

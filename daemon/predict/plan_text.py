@@ -71,7 +71,7 @@ def _strip(piece: str, zh: bool) -> str:
             piece = _LEFT_ZH.sub("", piece)
             piece = _TAIL_ZH.sub("", _LEAD_ZH.sub("", piece)).strip(" ，,。")
         return piece
-    piece = _TAIL_EN.sub("", _LEAD_EN.sub("", _AND_EN.sub("", piece))).strip(" ,.")
+    piece = _TAIL_EN.sub("", _LEAD_EN.sub("", _AND_EN.sub("", piece)).lstrip(" ,.:;-–")).strip(" ,.")
     piece = _ARTICLE.sub("", piece)
     return piece
 
@@ -110,7 +110,9 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     found = resolve_dates(text, at, tz)
     if not found:
         return _cap(_strip(text, zh) or text, zh)
-    first = next((m for m in found if m.direction == "future"), found[0])
+    ahead = [m for m in found if m.direction == "future"]
+    # the plan's own day, not a week or a month said before it ("next week: wednesday is …")
+    first = next((m for m in ahead if m.granularity in ("day", "time")), ahead[0] if ahead else found[0])
     lo, hi = _span_sentence(text, first.start)
     sentence = text[lo:hi]
     spans = [(m.start - lo, m.end - lo) for m in found if lo <= m.start < hi]
@@ -119,7 +121,14 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     for s, e in sorted(spans, reverse=True):
         cut = cut[:s] + "\x00" + cut[e:]
     clause_rx = _CLAUSE_ZH if zh else _CLAUSE_EN
-    cue_at = cut.find("\x00")
+    # the mark of the plan's own date, not of one before it ("ok this week: thursday is the…")
+    marks = [i for i, ch in enumerate(cut) if ch == "\x00"]
+    own = (
+        sorted(spans).index((first.start - lo, first.end - lo))
+        if (first.start - lo, first.end - lo) in spans
+        else 0
+    )
+    cue_at = marks[own] if own < len(marks) else cut.find("\x00")
     clause = next((m.group(0) for m in clause_rx.finditer(cut) if m.start() <= cue_at < m.end()), cut)
     piece = _strip(_drop_marks(clause, zh), zh)
     if not zh and _only_a_move(piece):

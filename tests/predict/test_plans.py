@@ -115,6 +115,11 @@ def test_the_rules_hold_on_the_check_set_that_nothing_was_tuned_on() -> None:
         # the clause of the day says only that it moved: the thing is in the clause beside it
         ("optician rang, they've pushed me to thursday at twenty past 2, same shop", "Optician"),
         ("ugh the vet emailed, they moved us to saturday 9am", "The vet"),
+        # a date before the plan's own ("this week", then the day): the plan's clause is named
+        (
+            "right so next week: wednesday is the fire warden course at the depot, 8 till 4",
+            "The fire warden course at the depot",
+        ),
     ],
 )
 def test_a_headline_names_the_thing_without_its_date_or_the_rest_of_the_turn(text: str, thing: str) -> None:

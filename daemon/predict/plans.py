@@ -29,6 +29,7 @@ import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.cues import tense
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
@@ -249,6 +250,28 @@ def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime) -> bool:
     # any sentence of that day may make it the person's: "我妈周四五点四十落地。我得四点半出门去接"
     # (their part is the second sentence); and it names what is on: a day with nothing named
     # ("tuesday. raining sideways") is talk
-    return any(own_plan(s) for s in dated_sentences(what(item), said, tz)) and names_a_thing(
-        headline(what(item), said, tz)
+    return any(
+        own_plan(s) and not _someone_elses_clause(s, said, tz) for s in dated_sentences(what(item), said, tz)
+    ) and names_a_thing(headline(what(item), said, tz))
+
+
+# a clause led by he / she / they, with no word of the speaker in it
+_THEY_LEAD_EN = re.compile(
+    r"^(?:(?:and|but|so|cause|cos|bc|because|since|as)\s+)?(?:he|she|they)(?:'s|’s|'re|’re)?\b", re.I
+)
+_CLAUSE_EN = re.compile(r"[^,;:.!?]+")
+
+
+def _someone_elses_clause(sentence: str, said: datetime, tz: ZoneInfo) -> bool:
+    """The clause that holds the sentence's date ahead tells of someone else: "ochieng can't move
+    it, they fly to geneva on friday", "615's still with priya, she's on leave til thursday"."""
+    if _zh(sentence):
+        return False
+    ahead = [m for m in resolve_dates(sentence, said, tz) if m.direction == "future"]
+    if not ahead:
+        return False
+    clause = next(
+        (c.group(0).strip() for c in _CLAUSE_EN.finditer(sentence) if c.start() <= ahead[0].start < c.end()),
+        "",
     )
+    return bool(_THEY_LEAD_EN.match(clause)) and not _SELF_EN.search(clause)

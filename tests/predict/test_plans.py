@@ -10,10 +10,11 @@ import pytest
 
 from daemon.config import Settings
 from daemon.memory import Memory
+from daemon.memory.types import ItemView
 from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_text import headline, names_a_thing
-from daemon.predict.plans import own_plan, why_not
+from daemon.predict.plans import is_own_plan, own_plan, why_not
 from daemon.state.email_rules import asks
 from tests.conftest import FakeClock
 from tests.predict.conftest import BERLIN, Bus, at, say
@@ -237,7 +238,6 @@ def test_a_day_event_that_names_its_hours_clashes_and_one_without_hours_does_not
 
 
 def test_day_span_reads_hours_in_both_languages() -> None:
-    from daemon.memory.types import ItemView
     from daemon.predict.predictors.conflict import day_span
 
     day = at("2026-03-04 00:00")
@@ -298,3 +298,21 @@ def test_the_speaker_woken_by_someone_elses_train_has_no_part_in_it() -> None:
 )
 def test_light_verbs_and_pronouns_name_nothing_to_do(thing: str, named: bool) -> None:
     assert names_a_thing(thing) is named
+
+
+@pytest.mark.parametrize(
+    ("text", "own"),
+    [
+        # the clause of the date is someone else's: she / they lead it and the speaker is not in it
+        ("talked to the landlord, he's off to portugal on the 14th so repairs wait", False),
+        ("emre can't do the handover, they're at a wedding on saturday", False),
+        # the speaker is in the clause, or leads the sentence
+        ("the garage called, they can take me on thursday at 8", True),
+        ("they're driving us to the ferry on saturday at 6", True),
+        ("dentist on friday at 11, she said bring the x-rays", True),
+    ],
+)
+def test_a_plan_in_a_clause_led_by_someone_else_is_theirs(text: str, own: bool) -> None:
+    said = at("2026-03-02 10:00")
+    item = ItemView("i1", "alice", "events", f"alice: {text}", {"what": text}, observed_at=said)
+    assert is_own_plan(item, BERLIN, said) is own

@@ -84,7 +84,7 @@ def names(text: str, repo: str, number: int, title: str | None = None, author: s
 # a turn about reviewing or a pull request, in the words people use for one
 _REVIEW_TALK = re.compile(
     # not inside another word ("provider"), but next to Chinese ("让我review退款那个PR")
-    r"(?<![a-z])(?:pr|prs|pull request|review|code review|diff|merge request|mr)(?![a-z])|评审|代码|合并请求",
+    r"(?<![a-z])(?:pr|prs|pull request|review|code review|diff|merge request)(?![a-z])|评审|代码|合并请求",
     re.IGNORECASE,
 )
 # title words that say what kind of change, not which one

@@ -225,7 +225,8 @@ def retired(
     # slot and plan routes bring their own evidence.
     sure_bar = u.hide_threshold
     bar = JUDGE_BAR if judge is not None else sure_bar
-    slot = same_slot(u, pool, new).tolist() if by_slot else [0.0] * len(pool)
+    read_slot = same_slot(u, pool, new).tolist()  # one read: the slot route and the word rule below
+    slot = read_slot if by_slot else [0.0] * len(pool)
     slotted_ids = {
         s.item_id for s, sl in zip(pool, slot, strict=True) if sl >= SAME_SLOT and p[s.item_id] >= JUDGE_BAR
     }
@@ -282,7 +283,7 @@ def retired(
         # The pair model alone reads two statements of the same kind as an update ("sent Dave
         # the carpool sheet" and "paid the property tax this morning, one less thing"): without
         # the LLM it retires only a statement it shares a word with or reads as of one slot
-        slot_of = dict(zip((s.item_id for s in pool), same_slot(u, pool, new).tolist(), strict=True))
+        slot_of = dict(zip((s.item_id for s in pool), read_slot, strict=True))
         olds = [s for s in olds if slot_of[s.item_id] >= SAME_SLOT or _share_a_word(s, new, speaker)]
     # By slot, the nearest older statement of the same slot and person (the new flat in Munich
     # retires the Hamburg landlord, though a ski trip was nearer).

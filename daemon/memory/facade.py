@@ -625,6 +625,11 @@ class Memory:
     def has_scope(self, scope: str) -> bool:
         """Whether anything was ever stored for `scope` (and is not entirely forgotten)."""
         with self._lock:
+            idx = self._indexes.get(scope)
+            if idx is not None and len(idx):
+                # its index holds items: every RPC recall asks first, and DuckDB's answer
+                # cost 0.5-0.8 ms at 100k items
+                return True
             return self.store.has_scope(scope)
 
     def known_resources(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:

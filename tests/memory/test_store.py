@@ -138,8 +138,11 @@ def test_has_scope_until_the_scope_is_forgotten(memory: Memory) -> None:
     memory.memorize([turn("h1", "I moved to Lisbon last spring for a new job.")])
     assert memory.store.has_scope("alice") and memory.has_scope("alice")
     assert not memory.has_scope("bob")
+    assert len(memory.scope_index("alice"))  # answered from the index from now on
     memory.forget("alice", everything=True)
     assert not memory.has_scope("alice")
+    memory.memorize([turn("h2", "My sister just had twins, two girls.")])
+    assert memory.has_scope("alice")
 
 
 def test_slot_families_are_the_slot_items_of_every_speaker(memory: Memory) -> None:

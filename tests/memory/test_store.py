@@ -214,7 +214,7 @@ def test_release_buffers_gives_back_the_pages_a_big_read_cached(tmp_path: Path) 
     limit = store.con.execute("SELECT current_setting('memory_limit')").fetchone()
     store.close()
     assert before > 100_000_000  # the table's pages were cached (more than RELEASE_TO)
-    assert after <= 64_000_000 < before  # down to RELEASE_TO ("64MB")
+    assert after <= 16_000_000 < before  # down to RELEASE_TO ("16MB")
     assert limit == limit_before
 
 

@@ -19,10 +19,9 @@ from daemon.errors import ScopeRequired, StoreError, StoreLocked
 # DuckDB: 'Could not set lock on file "…": Conflicting lock is held in /usr/bin/python3 (PID 123)'
 log = logging.getLogger(__name__)
 
-# The limit DuckDB is lowered to for a moment to evict its page cache (`release_buffers`): not
-# lower, so that a small statement another thread runs on the connection meanwhile (the trigger
-# state's) still fits.
-RELEASE_TO = "64MB"
+# The limit DuckDB is lowered to for a moment to evict its page cache (`release_buffers`); 64MB
+# kept ~45 MB more in the daemon after a 100k build than this (bench/ready.py).
+RELEASE_TO = "16MB"
 
 _LOCK_HOLDER = re.compile(r"Conflicting lock is held in (?P<exe>.+?) \(PID (?P<pid>\d+)\)")
 
@@ -137,10 +136,10 @@ class Database:
         the cache stays as it was.
         """
         try:
-            self.con.execute(f"SET memory_limit = '{RELEASE_TO}'")
+            # one call: no other thread's statement runs on the connection in between
+            self.con.execute(f"SET memory_limit = '{RELEASE_TO}'; SET memory_limit = '{self.memory_limit}'")
         except duckdb.Error as exc:  # pages in use: nothing is lost by keeping them
             log.debug("DuckDB kept its cache: %s", exc)
-        finally:
             self.con.execute(f"SET memory_limit = '{self.memory_limit}'")
 
     def checkpoint(self) -> None:

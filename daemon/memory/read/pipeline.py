@@ -30,14 +30,15 @@ def run_pipeline(
 ) -> R.Candidates:
     """Candidates of the k best rows with every stage's score in `trace` (and `final`)."""
     terms = tokenize(query)
-    inactive = int((~idx.active).sum())
+    inactive = len(idx) - int(np.count_nonzero(idx.active))
     # 1. dense candidates (ask for extra rows so that archived/superseded ones can be dropped)
     dense_rows, _, floor = idx.vectors.search_with_floor(qvec, p.dense_n + inactive)
     dense_rows = dense_rows[idx.active[dense_rows]][: p.dense_n]
     # 2. BM25 candidates: the context field plus a share of the item's own text
     lexical = np.zeros(len(idx), np.float32)
-    if terms:
-        lexical = (idx.context.scores(terms) + p.own_field_weight * idx.own.scores(terms)).astype(np.float32)
+    if terms:  # summed in place: each temporary is a pass over the scope
+        lexical = idx.context.scores(terms)
+        lexical += np.float32(p.own_field_weight) * idx.own.scores(terms)
     bm25_rows = R.top_rows(lexical, p.bm25_n, idx.active)
     window = session_rows(idx, session, p.session_window)
     c = R.Candidates(R.union_candidates(dense_rows, bm25_rows, window))

@@ -16,13 +16,13 @@ import duckdb
 
 from daemon.errors import ScopeRequired, StoreError, StoreLocked
 
-# DuckDB: 'Could not set lock on file "…": Conflicting lock is held in /usr/bin/python3 (PID 123)'
 log = logging.getLogger(__name__)
 
 # The limit DuckDB is lowered to for a moment to evict its page cache (`release_buffers`); 64MB
 # kept ~45 MB more in the daemon after a 100k build than this (bench/ready.py).
 RELEASE_TO = "16MB"
 
+# DuckDB: 'Could not set lock on file "…": Conflicting lock is held in /usr/bin/python3 (PID 123)'
 _LOCK_HOLDER = re.compile(r"Conflicting lock is held in (?P<exe>.+?) \(PID (?P<pid>\d+)\)")
 
 

@@ -244,6 +244,31 @@ def test_week_convention_on_a_monday(text: str, expected: date, direction: str) 
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the plumber can only do next week, tuesday morning", [date(2024, 3, 19)]),
+        ("Next week — Thursday — is when the movers come", [date(2024, 3, 21)]),
+        ("last week, on Monday, my laptop died", [date(2024, 3, 4)]),
+        # the current week: the week's own mention, and the Friday coming
+        ("this week: friday is payday", [date(2024, 3, 11), date(2024, 3, 15)]),
+        ("next week on thursday or friday, whichever suits", [date(2024, 3, 21), date(2024, 3, 22)]),
+        ("下周：周四交报告", [date(2024, 3, 21)]),
+        # not the day of the week named: the weekday comes in another clause
+        ("next week is busy, but thursday works", [date(2024, 3, 18), date(2024, 3, 14)]),
+    ],
+)
+def test_a_weekday_right_after_a_week_is_that_weeks(text: str, expected: list[date]) -> None:
+    """Said on Wednesday 13 March: "next week: thursday" is the 21st, not the Thursday coming."""
+    assert [m.value.date() for m in resolve_dates(text, WED, SH)] == expected
+
+
+def test_this_week_said_on_a_sunday_evening_is_the_week_coming() -> None:
+    sunday_evening = datetime(2024, 3, 17, 19, 10, tzinfo=SH)
+    said = resolve_dates("right, this week: wednesday is the site inspection", sunday_evening, SH)
+    assert said[-1].value.date() == date(2024, 3, 20)
+
+
+@pytest.mark.parametrize(
     ("text", "at", "expected"),
     [
         ("yesterday", datetime(2024, 3, 1, 9, tzinfo=SH), local(2024, 2, 29)),

@@ -132,7 +132,7 @@ from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import en as dates_en
 from daemon.memory.dates import zh as dates_zh
-from daemon.memory.dates.common import Ctx, DateMention, Hit, mention
+from daemon.memory.dates.common import Ctx, DateMention, Hit, mention, monday
 from daemon.memory.dates.cues import own_account
 from daemon.memory.dates.recurrence import Recurrence, recurrence
 
@@ -228,6 +228,45 @@ def _weekday_named_with_its_date(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     return [h for h in kept if id(h) not in drop]
 
 
+# Between a week and a weekday that says which day of it: "next week: thursday", "next week, on
+# Thursday", "this week - tues"; and between two weekdays of that week: "thursday and friday".
+_WEEK_THEN_WEEKDAY = re.compile(r"[\s,，:：;；]*(?:[-–—]\s*)?(?:on\s+)?(?:the\s+)?")
+_WEEKDAY_AND_WEEKDAY = re.compile(r"[\s,，、]*(?:(?:and|or|&|和|或)\s*)?(?:on\s+)?")
+
+
+def _weekdays_of_the_week_named(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
+    """A weekday said right after a week is that week's day ("next week: thursday is the review"
+    is the Thursday of next week, not the Thursday coming), and so is each weekday joined to it
+    ("next week, thursday and friday"). The week and its first weekday are one mention, as in
+    "thursday next week". Not the current week: there the weekday's own reading (the one coming,
+    or the one gone in a past account) is the day meant, and on a Sunday evening "this week:
+    thursday" is the Thursday coming, not the one of the ISO week that ends that night."""
+    drop = set()
+    week: Hit | None = None
+    this_week = monday(ctx.today)
+    for a, b in pairwise(kept):
+        if (
+            a.granularity == "week"
+            and a.day != this_week
+            and b.kind == "weekday"
+            and _WEEK_THEN_WEEKDAY.fullmatch(ctx.low, a.end, b.start)
+        ):
+            week = a
+            drop.add(id(a))
+            b.start = a.start
+        elif not (
+            week is not None
+            and a.kind == "fixed"
+            and b.kind == "weekday"
+            and _WEEKDAY_AND_WEEKDAY.fullmatch(ctx.low, a.end, b.start)
+        ):
+            week = None
+            continue
+        b.day = week.day + timedelta(days=b.day.weekday() - week.day.weekday())
+        b.kind = "fixed"  # anchored to a calendar week, as "next Monday" is
+    return [h for h in kept if id(h) not in drop]
+
+
 def _same_day_as(anchor: Hit, times: list[Hit]) -> None:
     """Put lone times on the day of `anchor` (a day said with its time), each at the reading of
     it nearest the anchor's time when it was said without am/pm."""
@@ -311,6 +350,7 @@ def resolve_dates(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
             kept.append(hit)
     kept.sort(key=lambda h: h.start)
     kept = _weekday_named_with_its_date(ctx, kept)
+    kept = _weekdays_of_the_week_named(ctx, kept)
     kept = _undated_past_times(ctx, _lone_times_to_days(ctx, kept))
     _ranges_share_a_day(ctx, kept)
     return [mention(ctx, h) for h in kept]

@@ -25,7 +25,9 @@ Conventions (each one a decision, tested):
   "last Monday"/上周一 = the Monday of the previous week; 下下周/上上周 = two weeks on/back.
   "last/this/next week"/上周/这周/下周 → that week's Monday, granularity "week". "this coming Monday"/
   "this past Monday" = the nearest one strictly after/before today. "Friday the 21st" = the 21st of
-  the nearest month (by tense) where it is a Friday.
+  the nearest month (by tense) where it is a Friday. A weekday right after another week ("next week:
+  thursday", "last week, on Monday", 下周：周四) is that week's day, and so is each weekday joined to it
+  ("next week on thursday or friday"); after "this week" the weekday keeps its own reading below.
 * A bare weekday ("on Monday", 周一, 星期五, "thurs", "on sat", "wendesday": chat abbreviations, and
   one-edit typos of the full names) is the nearest one strictly after today, unless its sentence is
   past tense, then the nearest one strictly before today. A weekday that names an event, the

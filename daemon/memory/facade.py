@@ -223,9 +223,23 @@ class Memory:
             if len(idx) >= RELEASE_AFTER_ROWS:
                 # what the build read and freed would otherwise stay in the RSS for the life of
                 # the daemon: DuckDB's cached pages of the scope and the heap's freed temporaries
-                self.store.release_buffers()
-                heap.trim()
+                self._give_back()
         return idx
+
+    def _give_back(self) -> None:
+        self.store.release_buffers()
+        heap.trim()
+
+    def release_memory(self) -> bool:
+        """Give back DuckDB's cached pages and the heap's free blocks when a scope is big (at
+        least RELEASE_AFTER_ROWS items): what recalls and writes read creeps back into DuckDB's
+        cache (a daemon at 100k items went from 552 to 619 MiB over 170 recalls). Returns
+        whether it did; the index keeper calls it after a quiet period."""
+        with self._lock:
+            if not any(len(idx) >= RELEASE_AFTER_ROWS for idx in self._indexes.values()):
+                return False
+            self._give_back()
+            return True
 
     def _load_index(self, scope: str, gen: int) -> tuple[ScopeIndex | None, str]:
         """The scope's index from its persisted copy, or None and why not ("" when persisting

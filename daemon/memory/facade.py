@@ -51,6 +51,8 @@ MAX_QUERY_CHARS = 2000
 # freed (`Store.release_buffers`, `heap.trim`): below it there is little to give, and DuckDB's
 # cache of a small scope is worth keeping.
 RELEASE_AFTER_ROWS = 5_000
+# ... and after a quiet period, only when DuckDB holds more than this again (it is lowered to 16MB)
+RELEASE_WHEN_CACHED = 48_000_000
 
 
 class Memory:
@@ -232,11 +234,14 @@ class Memory:
 
     def release_memory(self) -> bool:
         """Give back DuckDB's cached pages and the heap's free blocks when a scope is big (at
-        least RELEASE_AFTER_ROWS items): what recalls and writes read creeps back into DuckDB's
-        cache (a daemon at 100k items went from 552 to 619 MiB over 170 recalls). Returns
-        whether it did; the index keeper calls it after a quiet period."""
+        least RELEASE_AFTER_ROWS items) and DuckDB holds more than RELEASE_WHEN_CACHED: what
+        recalls and writes read creeps back into DuckDB's cache (a daemon at 100k items went
+        from 552 to 619 MiB over 170 recalls). Returns whether it did; the index keeper calls it
+        after a quiet period (a daemon that stays quiet gives back once, not every minute)."""
         with self._lock:
             if not any(len(idx) >= RELEASE_AFTER_ROWS for idx in self._indexes.values()):
+                return False
+            if self.store.cached_bytes() < RELEASE_WHEN_CACHED:
                 return False
             self._give_back()
             return True
@@ -640,9 +645,9 @@ class Memory:
         """Whether anything was ever stored for `scope` (and is not entirely forgotten)."""
         with self._lock:
             idx = self._indexes.get(scope)
-            if idx is not None and len(idx):
-                # its index holds items: every RPC recall asks first, and DuckDB's answer
-                # cost 0.5-0.8 ms at 100k items
+            if idx is not None and len(idx) and idx.generation == self.store.generation(scope):
+                # its current index holds items: every RPC recall asks first, and DuckDB's
+                # answer cost 0.5-0.8 ms at 100k items (the generation is kept in memory)
                 return True
             return self.store.has_scope(scope)
 

@@ -9,18 +9,14 @@ came back with `malloc_trim`). Elsewhere than glibc this does nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 
 
 @functools.cache
 def _malloc_trim() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
-    try:
-        fn = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):  # not glibc (musl, macOS)
+    try:  # the process's own symbols: no find_library (it may run ldconfig or gcc)
+        fn = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):  # not glibc (musl, macOS), or no dlopen (Windows)
         return None
     fn.argtypes = [ctypes.c_size_t]
     fn.restype = ctypes.c_int

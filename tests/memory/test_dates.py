@@ -262,6 +262,26 @@ def test_a_weekday_right_after_a_week_is_that_weeks(text: str, expected: list[da
     assert [m.value.date() for m in resolve_dates(text, WED, SH)] == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "not_on"),
+    [
+        ("I was away last week; Monday I start the new job", date(2024, 3, 4)),
+        ("We talked last week, friday works for me", date(2024, 3, 8)),
+        ("I moved here 3 weeks ago, monday I start work", date(2024, 2, 19)),
+    ],
+)
+def test_a_weekday_read_the_other_way_from_the_week_is_not_in_it(text: str, not_on: date) -> None:
+    """The weekday starts a clause of its own (ahead, where the week is behind), or the week is a
+    distance: the weekday keeps its own reading."""
+    said = [m.value.date() for m in resolve_dates(text, WED, SH) if m.granularity == "day"]
+    assert said and not_on not in said
+
+
+def test_a_range_of_weekdays_after_the_week_is_in_it() -> None:
+    said = resolve_dates("next week: monday through friday I'm in Leeds", WED, SH)
+    assert [m.value.date() for m in said] == [date(2024, 3, 18), date(2024, 3, 22)]
+
+
 def test_this_week_said_on_a_sunday_evening_is_the_week_coming() -> None:
     sunday_evening = datetime(2024, 3, 17, 19, 10, tzinfo=SH)
     said = resolve_dates("right, this week: wednesday is the site inspection", sunday_evening, SH)

@@ -84,6 +84,7 @@ async def test_a_quiet_period_gives_back_what_a_big_scope_cached(
     memory = Memory.open(db_path, embedder, PARAMS, clock=clock, index_dir=IF.index_dir_for(db_path))
     released: list[str] = []
     monkeypatch.setattr(memory.store, "release_buffers", lambda: released.append("duckdb"))
+    monkeypatch.setattr(memory.store, "cached_bytes", lambda: facade.RELEASE_WHEN_CACHED)
     _say(memory, 0, SAID[:2])
     memory.warm()
     keeper = IndexKeeper(memory)
@@ -98,5 +99,8 @@ async def test_a_quiet_period_gives_back_what_a_big_scope_cached(
     await keeper.step()  # not quiet
     assert released == []
     await keeper.step()  # quiet, and the scope counts as big now
+    assert released == ["duckdb"]
+    monkeypatch.setattr(memory.store, "cached_bytes", lambda: facade.RELEASE_WHEN_CACHED - 1)
+    await keeper.step()  # still quiet, but DuckDB holds little: given back already
     assert released == ["duckdb"]
     memory.close()

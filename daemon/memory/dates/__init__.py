@@ -232,8 +232,13 @@ def _weekday_named_with_its_date(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
 
 # Between a week and a weekday that says which day of it: "next week: thursday", "next week, on
 # Thursday", "this week - tues"; and between two weekdays of that week: "thursday and friday".
-_WEEK_THEN_WEEKDAY = re.compile(r"[\s,，:：;；]*(?:[-–—]\s*)?(?:on\s+)?(?:the\s+)?")
-_WEEKDAY_AND_WEEKDAY = re.compile(r"[\s,，、]*(?:(?:and|or|&|和|或)\s*)?(?:on\s+)?")
+_WEEK_THEN_WEEKDAY = re.compile(r"[\s,，:：]*(?:[-–—]\s*)?(?:on\s+)?(?:the\s+)?")
+# A count of weeks from now ("3 weeks ago", "in two weeks", 两周后) is a distance, not a calendar
+# week whose days are named next.
+_WEEKS_COUNTED = re.compile(r"\d|\bago\b|\bin\b|later|from now|[一二两三四五六七八九十几]|前|后")
+_WEEKDAY_AND_WEEKDAY = re.compile(
+    r"[\s,，、]*(?:(?:and|or|&|to|through|thru|till|until|[-–—]|和|或|到|至)\s*)?(?:on\s+)?"
+)
 
 
 def _weekdays_of_the_week_named(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
@@ -242,16 +247,24 @@ def _weekdays_of_the_week_named(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     ("next week, thursday and friday"). The week and its first weekday are one mention, as in
     "thursday next week". Not the current week: there the weekday's own reading (the one coming,
     or the one gone in a past account) is the day meant, and on a Sunday evening "this week:
-    thursday" is the Thursday coming, not the one of the ISO week that ends that night."""
+    thursday" is the Thursday coming, not the one of the ISO week that ends that night. Nor a
+    weekday read the other way in time from the week: in "I was away last week, Monday I start the
+    new job" the Monday is ahead, a clause of its own."""
     drop = set()
     week: Hit | None = None
     this_week = monday(ctx.today)
+
+    def along(week: Hit, day: Hit) -> bool:  # the weekday's own reading is on the week's side of today
+        return day.day > ctx.today if week.day > this_week else day.day < ctx.today
+
     for a, b in pairwise(kept):
         if (
             a.granularity == "week"
             and a.day != this_week
+            and not _WEEKS_COUNTED.search(ctx.low, a.start, a.end)
             and b.kind == "weekday"
             and _WEEK_THEN_WEEKDAY.fullmatch(ctx.low, a.end, b.start)
+            and along(a, b)
         ):
             week = a
             drop.add(id(a))
@@ -261,6 +274,7 @@ def _weekdays_of_the_week_named(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             and a.kind == "fixed"
             and b.kind == "weekday"
             and _WEEKDAY_AND_WEEKDAY.fullmatch(ctx.low, a.end, b.start)
+            and along(week, b)
         ):
             week = None
             continue

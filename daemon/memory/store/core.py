@@ -133,14 +133,22 @@ class Database:
         They are copies of what is on disk, kept up to `memory_limit`: after building a 100k
         index 183 MB of them stayed for the life of the daemon (bench/ready.py). Lowering the
         limit for a moment evicts them; DuckDB refuses when pinned pages do not fit, and then
-        the cache stays as it was.
+        the cache stays as it was. Not inside a transaction (a failed SET would abort it) and
+        not for an in-memory database (its tables would be spilled to disk).
         """
+        if self._bumped is not None or self.path == ":memory:":
+            return
         try:
             # one call: no other thread's statement runs on the connection in between
             self.con.execute(f"SET memory_limit = '{RELEASE_TO}'; SET memory_limit = '{self.memory_limit}'")
         except duckdb.Error as exc:  # pages in use: nothing is lost by keeping them
             log.debug("DuckDB kept its cache: %s", exc)
             self.con.execute(f"SET memory_limit = '{self.memory_limit}'")
+
+    def cached_bytes(self) -> int:
+        """What DuckDB's buffer manager holds now (cached pages, indexes, in-flight results)."""
+        row = self.con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
 
     def checkpoint(self) -> None:
         self.con.execute("CHECKPOINT")

@@ -11,7 +11,7 @@ import numpy as np
 from daemon.errors import StoreError
 from daemon.memory.store.core import Table, _require
 
-# table rows (of any scope) a snapshot reads vectors from at a time: about 30 MB of vectors at once
+# a scope's rows a snapshot reads vectors of at a time: about 30 MB of vectors at once
 VECTOR_CHUNK = 20_000
 
 
@@ -368,12 +368,17 @@ class IndexTable(Table):
         order = np.asarray(ids, dtype=str)
         out = np.zeros((n, self.db.dim or 0), np.float32)
         seen = np.zeros(n, bool)
-        top = self.con.execute("SELECT max(rowid) FROM item_vectors WHERE scope = ?", [scope]).fetchone()
-        end = int(top[0]) + 1 if top and top[0] is not None else 0
-        for low in range(0, end, VECTOR_CHUNK):
+        # the chunks' bounds are the scope's own rowids, every VECTOR_CHUNK-th: as many queries as
+        # the scope needs, whatever the table holds (and rows not yet committed, whose rowids
+        # start at 2**55, make no empty ranges)
+        rowids = self.con.execute(
+            "SELECT rowid FROM item_vectors WHERE scope = ? ORDER BY rowid", [scope]
+        ).fetchnumpy()["rowid"]
+        for first in range(0, rowids.shape[0], VECTOR_CHUNK):
+            low, high = int(rowids[first]), int(rowids[min(first + VECTOR_CHUNK, rowids.shape[0]) - 1])
             rel = self.con.execute(
-                "SELECT item_id, vec FROM item_vectors WHERE rowid >= ? AND rowid < ? AND scope = ?",
-                [low, low + VECTOR_CHUNK, scope],
+                "SELECT item_id, vec FROM item_vectors WHERE rowid >= ? AND rowid <= ? AND scope = ?",
+                [low, high, scope],
             ).fetchnumpy()
             if not len(rel["item_id"]):
                 continue

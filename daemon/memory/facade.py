@@ -389,7 +389,7 @@ class Memory:
             when = ts or self.clock()
             net = U.trusted(self.understanding) and self.params.newest_wins
             c = run_pipeline(idx, query, qvec, when.timestamp(), session, k, params)
-            by = self._newest_wins(idx, c, query, qvec) if net else {}
+            by = self._newest_wins(idx, c, query, qvec, when) if net else {}
             hits = []
             rows = c.rows.tolist()
             for i, row in enumerate(rows):
@@ -411,7 +411,9 @@ class Memory:
                 self._reinforce(idx, c.rows, when)
             return hits
 
-    def _newest_wins(self, idx: ScopeIndex, c: R.Candidates, query: str, qvec: np.ndarray) -> dict[int, int]:
+    def _newest_wins(
+        self, idx: ScopeIndex, c: R.Candidates, query: str, qvec: np.ndarray, when: datetime
+    ) -> dict[int, int]:
         """The read-time safety net: of two hits of the same person, the older goes below the
         others when the newer updates it (what the write did not retire: past events, pairs out
         of its pool), more readily when the question asks for one current value. Nothing is
@@ -426,6 +428,7 @@ class Memory:
             [idx.speakers[r] or "" for r in rows],
             [float(idx.occurred[r]) for r in rows],
             self.understanding.asks_now(query, qvec),
+            when.timestamp(),
         )
         if not by:
             return {}

@@ -31,11 +31,12 @@ class MemoryParams:
     # read-time bar) and the pair has a deletion's evidence.
     retire_by_model: bool = True
     # Also retire by slot (updates.py, SAME_SLOT): the nearest older statement of the same
-    # single-valued slot and person, when the update model finds it plausible. On since issue 20,
-    # where every route needs a deletion's evidence (`updates.evidence`): with the evidence and
-    # the model's 0.52 bar, dev updates 14 -> 19 of 22 with it; not re-measured without it at the
-    # sure bar the model alone now needs (docs/understanding.md, "Nothing told is lost").
-    retire_by_slot: bool = True
+    # single-valued slot and person, when the update model finds it plausible. Off since
+    # 2026-12-04: a slot is a family of attributes (a GP and a dentist are both "doctor", the rent
+    # and the floor both "home"), so on the six update sets it made 24 right retirements and 12
+    # deletions of true facts (docs/understanding.md, "The slot route, off"); a retirement needs
+    # positive evidence, and one in three wrong is not that.
+    retire_by_slot: bool = False
     # At read time, of two hits of the same person the older is demoted (never dropped) when the
     # newer updates it.
     newest_wins: bool = True

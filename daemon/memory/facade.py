@@ -416,26 +416,27 @@ class Memory:
     ) -> dict[int, int]:
         """The read-time safety net: of two hits of the same person, the older goes below the
         others when the newer updates it (what the write did not retire: past events, pairs out
-        of its pool), more readily when the question asks for one current value. Nothing is
-        dropped: the k hits stay k. Returns, in the new order, each demoted hit's position and
-        the position of the hit that replaces it."""
+        of its pool), more readily when the question asks for one current value, and then also
+        when the newer is only the more recent answer (`updates.newer_first`). Nothing is
+        dropped: the k hits stay k. Returns, in the new order, the position of each hit demoted
+        with a deletion's evidence and the position of the hit that replaces it (the order-only
+        ones carry no such claim)."""
         assert self.understanding is not None
         rows = c.rows.tolist()
         hits = [U.Statement(idx.ids[r], idx.l0[r], idx.categories[r], idx.vectors.matrix[r]) for r in rows]
-        by = U.replaced(
-            self.understanding,
-            hits,
-            [idx.speakers[r] or "" for r in rows],
-            [float(idx.occurred[r]) for r in rows],
-            self.understanding.asks_now(query, qvec),
-            when.timestamp(),
-        )
-        if not by:
+        speakers = [idx.speakers[r] or "" for r in rows]
+        said = [float(idx.occurred[r]) for r in rows]
+        asks_now = self.understanding.asks_now(query, qvec)
+        by = U.replaced(self.understanding, hits, speakers, said, asks_now, when.timestamp())
+        # asked for one current value, the newer of two answers comes first even when nothing
+        # says it replaced the older one (no `replaced_by` claim for those)
+        after = U.newer_first(self.understanding, hits, speakers, said, asks_now, when.timestamp(), by)
+        if not by and not after:
             return {}
         # each demoted hit goes right after the hit that replaces it: the newer ranks first, and
         # the older keeps its place among the rest (at the end of the list it would fall out of
         # a shorter read: LoCoMo R@10 0.765 that way, against 0.779 with no net at all)
-        order = U.after_replacements(len(rows), by)
+        order = U.after_replacements(len(rows), {**after, **by})
         c.keep(np.asarray(order, dtype=np.int64))
         new_pos = {old: pos for pos, old in enumerate(order)}
         return {new_pos[i]: new_pos[j] for i, j in by.items()}

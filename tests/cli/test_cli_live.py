@@ -121,14 +121,11 @@ async def test_forget_all_of_a_scope_while_the_daemon_runs(
 async def test_restore_and_consolidate_while_the_daemon_runs(
     daemon: Daemon, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # a true move retires the old home (tests/memory/test_nothing_lost.py)
-    await _send("I rent a small flat in Bristol, near the harbour.", "alice", "h1", "2024-01-01T10:00:00Z")
-    await _send(
-        "We finally got the keys to our new house in Leeds, unpacking all weekend.",
-        "alice",
-        "h2",
-        "2024-02-10T10:00:00Z",
-    )
+    # a move said in so many words retires the old home (tests/memory/test_nothing_lost.py; an
+    # indirect one, "got the keys to our new house in Leeds", is kept beside it since the slot
+    # route is off, docs/understanding.md)
+    await _send("I live in a small flat in Bristol, near the harbour.", "alice", "h1", "2024-01-01T10:00:00Z")
+    await _send("I don't live in Bristol any more, we moved to Leeds.", "alice", "h2", "2024-02-10T10:00:00Z")
     capsys.readouterr()
     assert await cli("recall", "where do I live?", "--scope", "alice", "--explain", "--json") == 0
     [retired] = json.loads(capsys.readouterr().out)["retired"]

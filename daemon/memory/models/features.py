@@ -325,6 +325,20 @@ def subjects(text: str, partner_slot: bool = False) -> frozenset[str]:
     return frozenset(table[w] for w in words if w in table)
 
 
+_OWN_EN = re.compile(r"^(?:my|our)\s+", re.IGNORECASE)
+_OWN_ZH = re.compile(r"^(?:我们的|我的|我们|我)")
+
+
+def led_by_someone(text: str) -> bool:
+    """The main clause opens with another person as its subject: "My brother gets his hair cut
+    at Studio Nine now", "我哥换了理发店" (their news), not "book club is on Sundays now, works
+    better for the parents" (the plan's news, whoever goes along)."""
+    clause = main_clause(text).strip()
+    if _HAN.search(clause):
+        return bool(_SUBJECT_ZH.match(_OWN_ZH.sub("", clause, count=1)))
+    return bool(_SUBJECT_EN.match(_OWN_EN.sub("", clause, count=1)))
+
+
 TURN_FEATURES = (
     "ends_question",
     "question_share",

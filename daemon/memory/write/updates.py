@@ -26,6 +26,7 @@ from daemon.memory.models.features import (
     activity_terms,
     introduced,
     keeps_the_older,
+    led_by_someone,
     main_clause,
     names,
     plan_change_cue,
@@ -178,9 +179,12 @@ def same_subject(
     # only a plan or a routine is news whoever goes along ("book club is on Sundays now, works
     # better for the parents"): "my husband moved his accounts to Chase" names someone else, and
     # says nothing of the bank I use
+    # (unless another person leads the newer one: "my brother gets his hair cut at Studio Nine
+    # now" is his routine, not a change of mine)
     return (
         old.category in ("events", "patterns")
         and plan_change_cue(new_text)
+        and not led_by_someone(new_text)
         and bool(activity_terms(new_text) & activity_terms(old_text))
     )
 
@@ -196,10 +200,20 @@ def evidence(
     thing changed ("moved to", "reassigned", "now"): two facts about one thing are two facts
     ("the route's driver is Maria", "the route leaves at 6:45"). `reading`: for the read-time
     net, which demotes instead of deleting (see `same_subject`)."""
-    new_text, old_text = bare_text(new.l0, speaker), bare_text(old.l0, speaker)
-    why = keeps_the_older(main_clause(new_text))
+    why = keeps_the_older(main_clause(bare_text(new.l0, speaker)))
     if why is not None:
         return why
+    return _another_answer(u, old, new, speaker, reading)
+
+
+def _another_answer(
+    u: Understanding, old: Statement, new: Statement, speaker: str, reading: bool, either: bool = False
+) -> str | None:
+    """Why `new` does not answer what `old` answers, or None: someone else's news, another
+    event, another fact about a thing. `either` (ordering only, `newer_first`): a statement
+    about a thing may answer what one of the speaker answers ("I smoke about ten a day", then
+    "three weeks on nicotine patches"); only two records need a word of a change."""
+    new_text, old_text = bare_text(new.l0, speaker), bare_text(old.l0, speaker)
     if not same_subject(u, old, new, speaker, reading):
         return "about someone else"
     if old.category == new.category == "events" and not (
@@ -208,7 +222,8 @@ def evidence(
         # two happenings are one only when the newer says the older changed or names it
         # ("the barbecue's called off"); a dentist appointment is not the move to Lisbon
         return "another event"
-    if not (about_speaker(new_text) and about_speaker(old_text)) and not record_change(old_text, new_text):
+    speaks = (any if either else all)((about_speaker(new_text), about_speaker(old_text)))
+    if not speaks and not record_change(old_text, new_text):
         return "another fact about a thing, with no word of a change"
     return None
 
@@ -449,9 +464,11 @@ def newer_first(
     thing (`asks_now`), of two hits of the same person that answer it (similar, P at least
     JUDGE_BAR, not a plan still to come against a state), the older goes right after the
     newer, though the pair lacks a deletion's evidence and so carries no "replaced by" claim
-    (`replaced` has those, `replaced_by`; they are left as they are). Still kept in place:
-    someone else's news ("my nephew got my old laptop" is not what I use) and a newer statement
-    that is not about the present (history, a wish). Only the order of the k hits changes.
+    (`replaced` has those, `replaced_by`; they are left as they are): a second one ("also")
+    and a temporary one are current answers too. Still kept in place: a newer statement that
+    is not about the present (history, a wish), and one that answers something else
+    (`_another_answer`: someone else's news, another event — a dentist appointment is not
+    where I live —, two records with no word of a change). Only the order of the k hits changes.
     Positions → the position of the newer hit, for `after_replacements`."""
     if asks_now < ASKS_NOW:
         return {}
@@ -459,14 +476,13 @@ def newer_first(
     skip: set[int] = set(replaced_by)
     for j, older, pool, p in _newer_pairs(u, hits, speakers, said, skip):
         new = hits[j]
-        new_text = bare_text(new.l0, speakers[j])
-        if keeps_the_older(main_clause(new_text)) in _NOT_NOW:
+        if keeps_the_older(main_clause(bare_text(new.l0, speakers[j]))) in _NOT_NOW:
             continue
         for i, pi, st in zip(older, p, pool, strict=True):
             if (
                 pi >= JUDGE_BAR
                 and not _apart(st, new, now)
-                and same_subject(u, st, new, speakers[j], reading=True)
+                and _another_answer(u, st, new, speakers[j], reading=True, either=True) is None
             ):
                 out[i] = j
                 skip.add(i)

@@ -499,7 +499,7 @@ def test_asked_for_one_value_the_newer_answer_comes_first_without_a_claim(embedd
         "Bo: I get my hair cut at the barber by the station, Marek does it.",
         "Bo: Haircut at Studio Nine in town today, Lena did a great job.",
         "Bo: My brother gets his hair cut at Studio Nine now, Lena does it.",
-        "Bo: Back in school I had my hair cut by my aunt in her kitchen.",
+        "Bo: Back in school I also had my hair cut at home, in the kitchen.",
     ]
     vec = embedder.embed_passages(texts)
     assert all(float(vec[0] @ v) >= U.UPDATE_FLOOR for v in vec[1:])

@@ -716,25 +716,32 @@ def keeps_the_older(text: str) -> str | None:
     one ("also"), holds for a while only ("this week"), is not so ("if I ever"), or tells a
     past state as history ("back in college") without saying the present changed. None when
     nothing in its words says so."""
+    why = reasons_to_keep(text)
+    return why[0] if why else None
+
+
+def reasons_to_keep(text: str) -> list[str]:
+    """Every reason of `keeps_the_older` that the words give, in its order."""
     zh = bool(_HAN.search(text))
 
     def has(en: re.Pattern[str], cn: re.Pattern[str]) -> bool:
         return bool((cn if zh else en).search(text))
 
+    why = []
     if has(_ALSO_EN, _ALSO_ZH):
-        return "adds a second one"
+        why.append("adds a second one")
     # "book club is off this week" calls this week's meeting off: a change of a plan, not a
     # temporary arrangement beside the usual one
     if has(_FOR_NOW_EN, _FOR_NOW_ZH) and not plan_change_cue(text):
-        return "holds for a while only"
+        why.append("holds for a while only")
     if has(_IF_EN, _IF_ZH):
-        return "a wish or a hypothesis"
+        why.append("a wish or a hypothesis")
     first = sentences(text)[:1]
     if first and (_WEIGHED_ZH if zh else _WEIGHED_EN).search(first[0]):
-        return "a change weighed, not made"
+        why.append("a change weighed, not made")
     if has(_PAST_STATE_EN, _PAST_STATE_ZH) and not has(_NOW_CHANGED_EN, _NOW_CHANGED_ZH):
-        return "history told as history"
-    return None
+        why.append("history told as history")
+    return why
 
 
 # A clause with its subject dropped, as people write about themselves or tell what they want:

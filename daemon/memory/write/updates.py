@@ -31,6 +31,7 @@ from daemon.memory.models.features import (
     names,
     plan_change_cue,
     plan_moved,
+    reasons_to_keep,
     record_change,
     shared_words,
     subjects,
@@ -476,7 +477,7 @@ def newer_first(
     skip: set[int] = set(replaced_by)
     for j, older, pool, p in _newer_pairs(u, hits, speakers, said, skip):
         new = hits[j]
-        if keeps_the_older(main_clause(bare_text(new.l0, speakers[j]))) in _NOT_NOW:
+        if _NOT_NOW.intersection(reasons_to_keep(main_clause(bare_text(new.l0, speakers[j])))):
             continue
         for i, pi, st in zip(older, p, pool, strict=True):
             if (

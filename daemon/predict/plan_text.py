@@ -19,7 +19,8 @@ from daemon.memory.dates import resolve_dates
 from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
 
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+# a sentence ends at . ! ? … (not the point of "4.15")
+_SENTENCE = re.compile(r"(?:[^.!?。！？…\n]|(?<=\d)\.(?=\d))+[.!?。！？…]*")
 # a clause; a space between two Chinese characters ends one as a comma does ("…送别会 新宿的鸟贵族")
 _CLAUSE_ZH = re.compile(r"(?:[^，,；;：:\s]|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff]))+")
 _CLAUSE_EN = re.compile(r"(?:[^,;:]|(?<=\d):(?=\d))+")  # "8:30 retro" is one clause
@@ -35,7 +36,9 @@ _LEAD_EN = re.compile(
 )
 _TAIL_EN = re.compile(
     r"(?:\s+(?:is|are|was|'s|’s|now|moved|got moved|has been moved|is now|will be|starts?|begins?|"
-    r"on|at|by|for|from|to|until|till|in|the|this|next|and|with|around|about|between|before|after))+\s*[.!]*$",
+    r"on|at|by|for|from|to|until|till|in|the|this|next|and|with|around|about|between|before|after|"
+    # what was done to arrange it is not what it is: "the booster is booked", "MOT sorted"
+    r"booked|confirmed|scheduled|arranged|sorted))+\s*[.!]*$",
     re.IGNORECASE,
 )
 _LEAD_ZH = re.compile(
@@ -120,6 +123,12 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     cut = sentence
     for s, e in sorted(spans, reverse=True):
         cut = cut[:s] + "\x00" + cut[e:]
+    if not zh:
+        if first.granularity == "time":
+            # the day's time said apart from the day ("saturday party at 4pm"): the date took it
+            cut = _CLOCK_EN.sub("\x00", cut)
+        # "haircut's friday at 5": the 's before the date is "is", not a possessive
+        cut = _COPULA_BEFORE_DATE.sub(" ", cut)
     clause_rx = _CLAUSE_ZH if zh else _CLAUSE_EN
     # the mark of the plan's own date, not of one before it ("ok this week: thursday is the…")
     marks = [i for i, ch in enumerate(cut) if ch == "\x00"]
@@ -142,8 +151,64 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
                 piece = other
                 break
     if not _enough(piece, zh):
+        told = _told_before(text[:lo], cut, cue_at, zh)
+        if told:
+            return _cap(told, zh)
         piece = _strip(_drop_marks(cut, zh), zh)
     return _cap(piece if _enough(piece, zh) else _strip(sentence, zh) or text, zh)
+
+
+# a sentence that announces an arrangement: "finally booked the dentist", "Got the MOT sorted",
+# "体检约好了", "签证面签终于约上了"; what was arranged is what is left
+_ARRANGED_EN = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finally)\b[,!]?\s*)*(?:(?:i|we)\s+)?(?:(?:have|'ve|’ve)\s+)?"
+    r"(?:just\s+|finally\s+)?(?:booked(?:\s+in)?|made|got|scheduled|set up|arranged|confirmed|sorted(?:\s+out)?)\s+"
+    r"(?:(?:an?|the|my|our)\s+)?(?:appointment\s+(?:for|with|at)\s+(?:(?:an?|the|my|our)\s+)?)?(?P<thing>.+?)"
+    r"(?:\s+(?:sorted|booked|confirmed|(?:is|'s|’s)\s+(?:booked|confirmed|on)))?$",
+    re.IGNORECASE,
+)
+_ARRANGED_ZH = re.compile(
+    r"^(?P<thing>.+?)(?:终于|已经|也|总算)?(?:在?网上)?(?:已经|终于|总算)?"
+    r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号)了?$"
+)
+
+
+def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
+    """The thing of a plan whose dated sentence only gives details: it opens with its date and
+    its date's clause names nothing ("finally booked the dentist. thurs arvo, half 2, the one on
+    latrobe tce"), so the sentence before, which announces the arrangement, names it; the first
+    detail that names something follows it ("Dentist, the one on latrobe tce"). "" when the
+    sentence before announces nothing."""
+    if cut[:cue_at].strip(" ,，.。!！:：-–"):
+        return ""  # the dated sentence has words of its own before its date
+    prior = sentences(before)
+    if not prior:
+        return ""
+    last = prior[-1].strip(" ,，.。!！?？…~")
+    m = (_ARRANGED_ZH if zh else _ARRANGED_EN).match(last)
+    if m is None:
+        return ""
+    thing = _strip(m.group("thing"), zh)
+    # an acronym is a thing too ("booked an MRI", "Got the MOT sorted")
+    if not (len(thing) >= 2 if zh else re.search(r"[A-Za-z]{2,}", thing)) or not names_a_thing(thing):
+        return ""
+    clause_rx = _CLAUSE_ZH if zh else _CLAUSE_EN
+    details = [_strip(c.group(0), zh) for c in clause_rx.finditer(cut) if "\x00" not in c.group(0)]
+    detail = next((d for d in details if _enough(d, zh) and names_a_thing(d)), "")
+    return thing + (("，" if zh else ", ") + detail if detail else "")
+
+
+# a clock time in so many words: "4pm", "4.15 pm", "16:00", "7:30am" (not a bare "4" or "4.15")
+_CLOCK_EN = re.compile(
+    r"\b(?:\d{1,2}:\d{2}(?:\s*(?:am|pm)\b)?|\d{1,2}(?:\.\d{2})?\s*(?:am|pm)\b)", re.IGNORECASE
+)
+
+# the 's of "is" glued to a word right before the date, with nothing of a noun after the date
+# ("haircut's friday at 5", "flight's 7:05 on the 3rd from stansted"; not "Jo's friday party")
+_COPULA_BEFORE_DATE = re.compile(
+    r"['’]s(?=\s*\x00\s*(?:$|[,;.!?]|\x00|(?:at|on|in|from|with|to|between|by|around|for|till|until)\b))",
+    re.IGNORECASE,
+)
 
 
 # a move said of a plan with no word of what moved ("they moved me", "it got pushed")
@@ -192,6 +257,7 @@ _WHEN_WORDS = frozenset(
     t
     for w in (
         "tmrw tmr tmw tomoz 2moro nite tonite noonish ish half quarter past sharp latest early late day days"
+        " morning evening afternoon night arvo noon midday first"
         " asap soon later again finally already yay ugh argh phew lol hooray ok okay yes nope"
         " 明早 今早 一早 大早 明晨 终于 又 啊 呀 哎"
         # light verbs and pronouns name nothing to do: "will have a look", "want them", "do it"
@@ -204,6 +270,9 @@ _WHEN_WORDS = frozenset(
 
 def names_a_thing(thing: str) -> bool:
     """Whether a plan's headline names something to do or go to, not only when: "tuesday.
-    raining sideways" leaves "Tuesday", "next tue week" leaves "Week", "the 5:50" leaves "5:50";
-    nothing there to remind anyone of."""
-    return bool(activity_terms(thing) - _WHEN_WORDS)
+    raining sideways" leaves "Tuesday", "next tue week" leaves "Week", "the 5:50" leaves "5:50",
+    "7ish in the evening" a rounded hour; nothing there to remind anyone of."""
+    return any(not _ROUGH_HOUR.fullmatch(t) for t in activity_terms(thing) - _WHEN_WORDS)
+
+
+_ROUGH_HOUR = re.compile(r"\d+(?:ish|am|pm|h)?")

@@ -172,6 +172,17 @@ _OPENER_ZH = re.compile(
 )
 
 
+# the speaker not taking part: "I'm off the hook", "don't need to go", "without me", 不用我去
+_OUT_EN = re.compile(
+    r"\b(?:off the hook|without me|no need for (?:me|us) to (?:go|come|be there|join|tag along)|"
+    r"(?:i|we)\s+(?:don'?t|do not|won'?t|will not)\s+(?:have to\s+|need to\s+)?(?:go|come|be there|join|tag along)|"
+    r"(?:i'?m|i am)\s+not\s+(?:going|coming|needed|invited))\b",
+    re.IGNORECASE,
+)
+_OUT_ZH = re.compile(r"不用我|不需要我|用不着我|不必我|我(?:就)?不(?:用|必)?去|没我(?:什么|啥)?事")
+# someone else in the sentence, by a pronoun
+_OTHERS_EN = re.compile(r"\b(?:she|he|they|her|his|their|them|him)\b", re.IGNORECASE)
+_OTHERS_ZH = re.compile(r"他|她")
 _NOT_EN = re.compile(r"\b(?:not|no need|don'?t|doesn'?t|won'?t|can'?t|never)\b|n['’]t\b", re.IGNORECASE)
 _NOT_ZH = re.compile(r"不|没|别|无需|不用")
 
@@ -210,14 +221,27 @@ def why_not(text: str) -> str | None:
     parts = [_OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p) for p in said]
     first = parts[0] if parts else t
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
+    if (
+        (_OUT_ZH if zh else _OUT_EN).search(t)
+        and (_OTHERS_ZH if zh else _OTHERS_EN).search(t)
+        and not me.search(first)
+    ):
+        # the speaker says they are not part of it, of a plan told of someone else who is
+        # ("kayla's scan is friday at 10:15, she wants her mom there so I'm off the hook")
+        return "other"
     # the speaker takes part when a clause of theirs says so ("I'm driving her"); a clause that
     # says they do not ("我就不请假了", "I'm not going") leaves it someone else's
     # (nor does a clause of what they did already: "让我帮他过了一遍简历")
-    if third.search(first) and not any(
-        me.search(_without_subject(p, zh))
-        and not (_NOT_ZH if zh else _NOT_EN).search(p)
-        and tense(p.lower()) != "past"
-        for p in parts
+    if third.search(first) and (
+        # the speaker says in so many words they are not part of it ("不用我去", "so I'm off
+        # the hook"): whatever else they say of themselves ("我乐得躺平") is not their part
+        (_OUT_ZH if zh else _OUT_EN).search(t)
+        or not any(
+            me.search(_without_subject(p, zh))
+            and not (_NOT_ZH if zh else _NOT_EN).search(p)
+            and tense(p.lower()) != "past"
+            for p in parts
+        )
     ):
         return "other"
     # a clause that reads as done; "已经" in a clause of its own belongs to that clause's thing

@@ -316,3 +316,49 @@ def test_a_plan_in_a_clause_led_by_someone_else_is_theirs(text: str, own: bool) 
     said = at("2026-03-02 10:00")
     item = ItemView("i1", "alice", "events", f"alice: {text}", {"what": text}, observed_at=said)
     assert is_own_plan(item, BERLIN, said) is own
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        # the dated sentence only gives details: the thing is in the announcement before it
+        (
+            "Finally got an appointment with the orthodontist. Tuesday, 11:40, the practice above the bakery.",
+            "Orthodontist, the practice above the bakery",
+        ),
+        ("ok booked the car service. monday 8am, the garage on elm st", "Car service, the garage on elm st"),
+        ("牙套复诊终于约上了！下周一上午十点，口腔医院三楼，记得带病历", "牙套复诊，口腔医院三楼"),
+        # not an announcement before it: the details stand as they did
+        ("Long week. Tuesday, 11:40, the practice above the bakery.", "The practice above the bakery"),
+        # the 's before the date is "is"; a possessive before a day stays
+        ("the recital's sunday at 3 in the church hall", "The recital in the church hall"),
+        ("Mia's saturday party is at 4pm, I'm bringing the cake", "Mia's party"),
+        # … ends a sentence: the mood before it is not the plan
+        ("眼睛都睁不开了…后天早上八点要去社保局办卡", "去社保局办卡"),
+    ],
+)
+def test_a_headline_takes_the_thing_from_the_announcement_before_its_details(text: str, thing: str) -> None:
+    assert headline(text, at("2026-03-02 10:00"), BERLIN) == thing
+
+
+@pytest.mark.parametrize(
+    ("text", "own"),
+    [
+        (
+            "My girlfriend's citizenship interview is Thursday at 9, her brother's taking her so I'm off the hook.",
+            False,
+        ),
+        (
+            "our neighbour has a hospital appointment on friday at 2 and said there's no need for me to come along",
+            False,
+        ),
+        ("rohans physio is monday at 5, his dad is taking him so im off the hook", False),
+        # someone else's "no need to come early" is no word of the speaker's part
+        ("dentist friday at 10, they said no need to come early", True),
+        ("我爸下周三复查，我哥陪他去，用不着我，我正好加班", False),
+        # the speaker's own part keeps it theirs
+        ("My girlfriend's citizenship interview is Thursday at 9 and I'm taking her.", True),
+    ],
+)
+def test_a_speaker_who_says_they_are_not_part_of_it_has_no_plan(text: str, own: bool) -> None:
+    assert (why_not(text) is None) == own, why_not(text)

@@ -595,3 +595,27 @@ async def test_a_promise_with_a_time_is_reminded_of_like_an_appointment(
     got = sorted((s.kind, s.deliver_at) for s in pmemory.suggestions.of_scope("alice"))
     # two hours before it, and the one check-in the morning after its day
     assert got == [("follow_up", at("2026-06-03 09:00")), ("reminder", at("2026-06-02 13:00"))]
+
+
+def test_the_digest_leaves_out_an_event_starting_within_the_hour(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-04 08:52")
+    # minutes away when said: no reminder of its own, and at the 09:00 digest it is under way
+    say(
+        pmemory,
+        "w1",
+        "Quarterly planning kicks off at 9:05 this morning, grabbing a coffee first.",
+        pclock.now,
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert pmemory.suggestions.of_scope("alice") == []
+    assert engine.morning(pmemory, settings, at("2026-03-04 09:00")) == []
+    # the same kind of event later in the day is still the digest's to tell
+    pclock.now = at("2026-03-04 20:30")
+    say(pmemory, "w2", "Tomorrow the locksmith comes by some time, no idea when.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [sid] = engine.morning(pmemory, settings, at("2026-03-05 09:00"))
+    d = pmemory.suggestions.get(sid)
+    assert d is not None and "locksmith" in d.body.lower()

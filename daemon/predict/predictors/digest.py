@@ -2,7 +2,8 @@
 
 Nothing is said twice. An event of today with a reminder of its own (the evening before,
 earlier today, or later today) is left out: the reminder says it at a better time, and a digest
-listing an event that gets its own reminder a few hours later is noise. What waits on the person
+listing an event that gets its own reminder a few hours later is noise; nor is an event due within
+the hour, which is under way or about to be (its reminder, if any, came before). What waits on the person
 (a review, an assigned issue) appears once its own follow-up was delivered on an earlier day and
 nothing has been said about it for three days: one reminder, then a repeat at that pace, not a
 nag every morning. An empty digest is never sent. The content is rebuilt at delivery (an event
@@ -54,7 +55,8 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
         and not promise.is_promise(what(it))  # the promise's own follow-up knows when it is kept
         and is_own_plan(it, tz, ctx.now)
         and it.due_at is not None  # always, for a due item
-        and (it.due_at >= ctx.now or not is_timed(it.due_at, tz))
+        # a timed event within the hour is under way or about to be: no news for the day ahead
+        and (it.due_at >= ctx.now + SOON or not is_timed(it.due_at, tz))
         # not a plan someone's e-mail called off or moved to another day (its reminder says that)
         and not plan_news.changes_when(
             plan_news.news(ctx.memory, scope, what(it), it.observed_at or ctx.now, it.due_at, ctx.now, tz)

@@ -151,6 +151,8 @@ def test_promise_and_kept_cues(text: str, promise: bool, done: bool) -> None:
         ("still need to sort the bikes out", False),
         # another promise is no report of this one kept (还 = also, 发烧 = a fever)
         ("还答应了老王周六帮他搬家，他发烧了好几天", False),
+        # "told X I'd …" commits too, whatever its past tense
+        ("told the landlord i'd have the meter reading to him by monday", False),
     ],
 )
 def test_a_later_statement_tells_a_promise_kept(text: str, done: bool) -> None:

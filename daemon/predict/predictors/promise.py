@@ -1,6 +1,7 @@
 """promise: something the person said they would do by a time ("I'll send it tomorrow") → one
 check-in the morning after that day ("Friday's deposit transfer — did it happen?"), then
-silence; withdrawn when they say it is done (or the promise is superseded).
+silence; withdrawn when they say it is done, when a mail they sent since keeps it (`sent_since`), or
+when the promise is superseded.
 
 No nudge on the day itself: the person set the day, and is still within it. On four sets of
 scenarios written apart from the code (bench/check/proactive/blind1-4), every such day-of
@@ -14,6 +15,7 @@ from datetime import datetime
 
 from daemon.memory.dates.cues import tense
 from daemon.memory.models.features import shared_words
+from daemon.memory.read.bm25 import tokenize
 from daemon.memory.types import ItemView
 from daemon.predict import said_when
 from daemon.predict.base import (
@@ -31,6 +33,7 @@ from daemon.predict.base import (
 from daemon.predict.plan_text import headline
 from daemon.predict.timing import at_local, next_day_start
 from daemon.state.suggestions import Suggestion
+from daemon.state.types import EmailMessage
 
 NAME = "promise"
 
@@ -89,7 +92,10 @@ def is_done(text: str) -> bool:
 
 
 # words that commit to something: a statement with one is a promise, not a report of one kept
-_COMMITS = re.compile(r"答应|说好|保证|承诺|\b(?:promised?|i'll|i’ll|i will|going to|gonna)\b", re.IGNORECASE)
+# ("told Rui I'd send the sponsor list" is another promise, not the report of one kept)
+_COMMITS = re.compile(
+    r"答应|说好|保证|承诺|\b(?:promised?|i'll|i’ll|i will|i'd|i’d|i would|going to|gonna)\b", re.IGNORECASE
+)
 
 
 def tells_done(text: str) -> bool:
@@ -204,4 +210,25 @@ class Promise:
             shared = len(shared_words(what(item), what(row)))
             if shared >= 2 or (shared and h.score >= 0.3):
                 return Recheck(None, f"kept: {short(what(row), 60)}")
+        mail = sent_since(ctx, s.scope, what(item), said)
+        if mail is not None:
+            return Recheck(None, f"kept by e-mail: {short(mail.subject, 60)} to {', '.join(mail.recipients)}")
         return Recheck(replace(s))
+
+
+def sent_since(ctx: Ctx, scope: str, promise: str, said: datetime) -> EmailMessage | None:
+    """A mail the person sent since the promise, up to now, that keeps it: to someone the
+    promise names (a word of a recipient's address: "yasmin@…" for "told yasmin i'd send her
+    the deck"), under a subject that shares a word with it ("Deck v3"). One plan, several
+    sources: the person need not say in chat what their mailbox already shows."""
+    words = set(tokenize(promise))
+    for thread in ctx.memory.email_threads(scope):
+        if thread.last_outbound_at is None or thread.last_outbound_at <= said:
+            continue
+        for m in ctx.memory.email_messages(scope, thread.thread):
+            if not m.outbound or not said < m.sent_at <= ctx.now:
+                continue
+            names = {t for r in m.recipients for t in tokenize(r.split("@", 1)[0]) if len(t) >= 3}
+            if names & words and shared_words(promise, m.subject or thread.subject):
+                return m
+    return None

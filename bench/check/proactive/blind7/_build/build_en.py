@@ -13,15 +13,15 @@ def reg(s, lang, kinds, answer):
 
 # ------------------------------------------------------------------ 1. Johannesburg
 def jnb():
-    s = Scenario("en-jnb-plumber-tomorrow-said-at-0040-gautrain-0450-wed-sipho-mri",
-                 "thandi", "Africa/Johannesburg", "2026-09-06 19:00", "2026-09-09 10:00",
+    s = Scenario("en-jnb-plumber-tomorrow-said-at-0040-gautrain-0450-wed-kagiso-mri",
+                 "lerato", "Africa/Johannesburg", "2026-09-06 19:00", "2026-09-09 10:00",
                  quiet=("21:30", "06:00"), prefix="tm")
     trip = s.user("2026-09-06 19:40",
                   "sorted the trip finally. wednesday i'm flying to gqeberha for the plant audit, "
                   "flight's 06:10 out of OR tambo so i'm on the 04:50 gautrain from sandton. eish", "s1")
     s.bot("That's an early one. Noted: Wednesday, 04:50 Gautrain from Sandton, 06:10 flight to Gqeberha.")
     s.user("2026-09-06 20:05",
-           "sipho's MRI on his knee is thursday at 2, his mom is taking him so at least that's sorted")
+           "kagiso's MRI on his knee is thursday at 2, his mom is taking him so at least that's sorted")
     s.bot("Good that his mom can go with him. Hope the knee is okay.")
     plumber = s.user("2026-09-07 00:40",
                      "ag i can't sleep. tomorrow the plumber is coming at 9:30 for the geyser, "
@@ -47,14 +47,14 @@ def jnb():
          lo="2026-09-07 00:00", hi="2026-09-07 23:59", mentions=["plumber", "geyser"], kind="digest")
     s.no("the Gautrain left at 04:50; a morning message about it is too late",
          lo="2026-09-09 04:50", mentions=["gautrain", "gqeberha", "flight", "or tambo"])
-    s.no("Sipho's MRI is his appointment and his mom is taking him", mentions=["mri", "sipho", "knee"])
-    s.no("quotes the venting back", mentions=["monday again", "on fire", "like a chop"])
+    s.no("Kagiso's MRI is his appointment and his mom is taking him", mentions=["mri", "kagiso", "knee"])
+    s.no("quotes the venting or the raw 00:40 message back", mentions=["monday again", "on fire", "like a chop", "can't sleep"])
     s.quiet()
     reg(s, "EN (South African, Johannesburg, quiet 21:30–06:00)", "2, 8, 4, 1, 3",
         "Plumber \"tomorrow … at 9:30\", typed Mon 00:40, is Monday: one reminder Mon 06:00–09:15, no "
         "digest repeating it that day, nothing about it after 09:30 (so no Tuesday reminder). Wednesday's "
         "04:50 Gautrain / 06:10 flight to Gqeberha: reminder the evening before, Tue 16:00–21:29, never in "
-        "quiet hours, nothing after 04:50. Nothing about Sipho's MRI; no quoting of the Monday venting")
+        "quiet hours, nothing after 04:50. Nothing about Kagiso's MRI; no quoting of the Monday venting")
 
 
 # ------------------------------------------------------------------ 2. Singapore
@@ -84,9 +84,9 @@ def sin():
                    "jiahui tag me for her paynow refund PR. cannot now lah, rushing the release notes. "
                    "after lunch then i look")
     s.bot("Okay, Jiahui's PR after lunch.")
-    s.review_requested("rr-1486", "2026-10-13 11:40", p1486, "marcus-goh")
+    s.review_requested("rr-1486", "2026-10-13 11:40", p1486, "junhao-ng")
     s.user("2026-10-13 11:44",
-           "my node 22 bump also up liao, waiting for marcus. he on course whole week so no rush one")
+           "my node 22 bump also up liao, waiting for jun hao. he on course whole week so no rush one")
     s.bot("Got it.")
     s.user("2026-10-13 12:25", "ok makan time, lau pa sat with the team. damn craving satay")
     s.review_requested("rr-1490", "2026-10-13 15:10", p1490, "farhan-rahim")
@@ -102,15 +102,15 @@ def sin():
          lo="2026-10-13 10:13", hi="2026-10-13 13:14", mentions=["#1482", "paynow", "refund", "jiahui"])
     s.no("the review of #1482 was submitted", lo="2026-10-14 10:21",
          mentions=["#1482", "paynow", "refund", "jiahui"])
-    s.no("#1486 is his own PR waiting on Marcus; nothing for him to do",
-         lo="2026-10-13 11:40", mentions=["#1486", "node 22", "marcus"])
+    s.no("#1486 is his own PR waiting on Jun Hao; nothing for him to do",
+         lo="2026-10-13 11:40", mentions=["#1486", "node 22", "jun hao", "junhao"])
     s.no("#1490 was reviewed on the spot", lo="2026-10-13 15:12", mentions=["#1490", "gst", "siti"])
     s.no("quotes the standup venting back", mentions=["standup", "wah lao", "40 min"])
     s.quiet()
     reg(s, "EN (Singlish, Singapore, quiet 23:00–07:30)", "5, 1, 3",
         "One nudge about Jiahui's #1482 (PayNow refund) after lunch: Tue 13:15 – Wed 10:19. None between "
         "his \"after lunch then i look\" (10:12) and 13:14, none after his review Wed 10:20. Nothing about his "
-        "own #1486 (waits on Marcus) or #1490 (reviewed on the spot). No quoting of the standup venting")
+        "own #1486 (waits on Jun Hao) or #1490 (reviewed on the spot). No quoting of the standup venting")
 
 
 # ------------------------------------------------------------------ 3. Glasgow
@@ -120,17 +120,17 @@ def gla():
                  email_address="ailsa.macleod@clydemail.example.co.uk")
     me = "Ailsa MacLeod <ailsa.macleod@clydemail.example.co.uk>"
     promises = s.user("2026-03-09 09:05",
-                      "right, before i forget. promised fraser i'd have the risk register updated by wednesday, "
+                      "right, before i forget. promised calum i'd have the risk register updated by wednesday, "
                       "and told morag she'd get the venue shortlist for the ceilidh by tuesday")
-    s.bot("Noted: risk register to Fraser by Wednesday, ceilidh venue shortlist to Morag by Tuesday.")
+    s.bot("Noted: risk register to Calum by Wednesday, ceilidh venue shortlist to Morag by Tuesday.")
     s.user("2026-03-09 09:40", "oh and the dentist is tuesday week, ten past 9, the one on byres road")
     s.bot("Noted.")
-    form = s.email("hr-form", "2026-03-09 11:30", "Kirsty Dunbar <k.dunbar@northbankfoods.example.co.uk>",
+    form = s.email("hr-form", "2026-03-09 11:30", "Shona Baird <s.baird@northbankfoods.example.co.uk>",
                    [me], "Flexible working agreement",
                    "Hi Ailsa,\n\nFollowing our chat last week, I've attached your flexible working agreement "
                    "(compressed hours, Fridays off from April). I need it signed and back to me by Thursday "
-                   "12 noon so payroll can set it up for next month.\n\nCheers,\nKirsty\n\n"
-                   "Kirsty Dunbar | People Team | Northbank Foods")
+                   "12 noon so payroll can set it up for next month.\n\nCheers,\nShona\n\n"
+                   "Shona Baird | People Team | Northbank Foods")
     s.user("2026-03-09 13:15",
            "how is it still only monday. this week's got a face like a wet weekend already", "s2")
     s.bot("Hang in there. Tea might help.")
@@ -144,18 +144,18 @@ def gla():
     s.bot("Nice one, that's that sorted.")
     s.user("2026-03-11 19:30", "fish supper tonight, no regrets. dinnae judge me", "s4")
     s.bot("No judgement here.")
-    s.user("2026-03-12 09:40", "signed kirsty's form and fired it back", "s5")
+    s.user("2026-03-12 09:40", "signed shona's form and fired it back", "s5")
     s.bot("Good stuff.")
 
-    s.exp("2026-03-09 11:45", "2026-03-12 09:39", ["flexible working", "kirsty", "agreement"], [form],
+    s.exp("2026-03-09 11:45", "2026-03-12 09:39", ["flexible working", "shona", "agreement"], [form],
           kind="follow_up")
-    s.exp("2026-03-12 07:00", "2026-03-12 12:00", ["risk register", "fraser"], [promises])
+    s.exp("2026-03-12 07:00", "2026-03-12 12:00", ["risk register", "calum"], [promises])
     s.no("the form was signed and sent back", lo="2026-03-12 09:41",
-         mentions=["flexible working", "kirsty", "agreement"])
+         mentions=["flexible working", "shona", "agreement"])
     s.no("the venue shortlist was sent to Morag", lo="2026-03-10 16:21",
          mentions=["ceilidh", "morag", "venue shortlist"])
     s.no("one check-in about the risk register the morning after the promised day, then silence",
-         lo="2026-03-12 12:01", mentions=["risk register", "fraser"])
+         lo="2026-03-12 12:01", mentions=["risk register", "calum"])
     s.no("'tuesday week' said on Monday 9 March is Tuesday 17 March, not tomorrow",
          lo="2026-03-10 00:00", hi="2026-03-10 23:59", mentions=["dentist", "byres"])
     s.no("the dentist is on 17 March, outside this span; a reminder now is far too early",
@@ -164,9 +164,9 @@ def gla():
     s.no("quotes the venting back", mentions=["wet weekend", "only monday"])
     s.quiet()
     reg(s, "EN (Scottish, Glasgow)", "7, 6, 8, 1, 3",
-        "Follow-up on Kirsty's \"I need it signed and back to me by Thursday 12 noon\" (no \"?\"): Mon 11:45 – "
+        "Follow-up on Shona's \"I need it signed and back to me by Thursday 12 noon\" (no \"?\"): Mon 11:45 – "
         "Thu 09:39, nothing after she sends it back. Venue shortlist promised to Morag by Tuesday was sent "
-        "Tue 16:20: nothing after. Risk register promised to Fraser by Wednesday never reported done: one "
+        "Tue 16:20: nothing after. Risk register promised to Calum by Wednesday never reported done: one "
         "check-in Thu 07:00–12:00, then silence. Dentist \"tuesday week\" (said Mon 9 Mar = Tue 17 Mar): "
         "nothing on Tue 10 and no reminder in the span. Promo and Monday venting stay silent")
 
@@ -174,14 +174,14 @@ def gla():
 # ------------------------------------------------------------------ 4. Auckland (silence)
 def akl():
     s = Scenario("en-akl-wip-rant-flatmate-raro-flight-tongariro-someday-rego-paid-silence",
-                 "hemi", "Pacific/Auckland", "2026-11-16 08:00", "2026-11-18 20:00",
-                 quiet=("22:00", "06:30"), prefix="hw", email_address="hemi.walker@kiwimail.example.co.nz")
-    me = "Hemi Walker <hemi.walker@kiwimail.example.co.nz>"
+                 "tama", "Pacific/Auckland", "2026-11-16 08:00", "2026-11-18 20:00",
+                 quiet=("22:00", "06:30"), prefix="hw", email_address="tama.ngata@kiwimail.example.co.nz")
+    me = "Tama Ngata <tama.ngata@kiwimail.example.co.nz>"
     s.user("2026-11-16 08:20",
            "sweet as, another monday. the 8:30 WIP meeting is literally people reading jira out loud to each other")
     s.bot("Ha. Maybe take a coffee in with you.")
     s.user("2026-11-16 12:10",
-           "my flatmate liv flies to raro on thursday, 6:15am out of akl. she's booked her own uber so "
+           "my flatmate greer flies to raro on thursday, 6:15am out of akl. she's booked her own uber so "
            "not my problem thank god", "s2")
     s.bot("Rarotonga, nice! Glad she's sorted.")
     s.user("2026-11-16 18:40",
@@ -192,7 +192,7 @@ def akl():
     s.bot("Nice, one less thing.")
     s.email("promo", "2026-11-17 11:00", "Kauri & Co Homewares <deals@kauriandco.example.co.nz>", [me],
             "Black Friday starts early: up to 50% off",
-            "Kia ora Hemi,\n\nOur Black Friday sale starts today. Up to 50% off bedding, kitchen and outdoor. "
+            "Kia ora Tama,\n\nOur Black Friday sale starts today. Up to 50% off bedding, kitchen and outdoor. "
             "Ends Monday 30 November.\n\nShop now\n\nUnsubscribe | Manage preferences",
             labels=("INBOX", "CATEGORY_PROMOTIONS"))
     s.user("2026-11-17 15:28",
@@ -211,15 +211,15 @@ def akl():
 
     s.silent()
     s.no("quotes the Monday venting back", mentions=["wip meeting", "jira out loud", "another monday"])
-    s.no("Liv's flight is hers and she has her own Uber", mentions=["liv", "raro", "6:15"])
+    s.no("Greer's flight is hers and she has her own Uber", mentions=["greer", "flatmate", "raro", "6:15"])
     s.no("'if i ever … remind me' is a hypothetical, not a plan", mentions=["tongariro", "shuttle"])
-    s.no("the rego is already paid", mentions=["rego"])
+    s.no("the rego is already paid", mentions=["car rego", "rego was"])
     s.no("he turned down a reminder for the drinks", mentions=["drinks", "the fed"])
     s.no("promotional e-mail", mentions=["kauri", "black friday", "50%"])
     s.no("newsletter", mentions=["harbour weekly", "ferry", "bao"])
     s.quiet()
     reg(s, "EN (Kiwi, Auckland, quiet 22:00–06:30)", "1, 6, 3",
-        "**silence**. Nothing about: the WIP-meeting rant; flatmate Liv's 6:15am flight to Rarotonga (own "
+        "**silence**. Nothing about: the WIP-meeting rant; flatmate Greer's 6:15am flight to Rarotonga (own "
         "Uber); \"if i ever … remind me\" about Tongariro; the rego (already paid); Friday drinks (he turned "
         "the reminder down); the Black Friday promo; the newsletter's ferry timetable")
 
@@ -227,9 +227,9 @@ def akl():
 # ------------------------------------------------------------------ 5. Chicago
 def chi():
     s = Scenario("en-chi-recert-9-to-5-clashes-2pm-call-book-club-moved-dentist-quarter-to-8",
-                 "dana", "America/Chicago", "2026-10-12 08:00", "2026-10-15 21:00",
-                 quiet=("22:00", "06:30"), prefix="dk", email_address="dana.kowalski@prairiemail.example.com")
-    me = "Dana Kowalski <dana.kowalski@prairiemail.example.com>"
+                 "kasia", "America/Chicago", "2026-10-12 08:00", "2026-10-15 21:00",
+                 quiet=("22:00", "06:30"), prefix="dk", email_address="kasia.wojcik@prairiemail.example.com")
+    me = "Kasia Wójcik <kasia.wojcik@prairiemail.example.com>"
     s.user("2026-10-12 08:45",
            "ugh monday. the ops huddle ran long bc someone decided to relitigate the parking lot policy. AGAIN")
     s.bot("That sounds painful. Deep breath.")
@@ -270,6 +270,7 @@ def chi():
          lo="2026-10-14 00:00", hi="2026-10-14 23:59", mentions=["book club", "covenant"], kind="reminder")
     s.no("book club has started", lo="2026-10-15 19:01", mentions=["book club", "rosa", "covenant"])
     s.no("quotes the Monday venting back", mentions=["parking lot", "relitigate", "ops huddle"])
+    s.no("quotes the raw chat line instead of writing the reminder", mentions=["behind lol", "🙃"])
     s.quiet()
     reg(s, "EN (American, Chicago, quiet 22:00–06:30)", "4, 6, 2, 1, 3",
         "Conflict between Thursday's recert \"9 to 5\" and the Halvorsen call \"thursday at 2pm\": once, Mon "
@@ -281,9 +282,9 @@ def chi():
 
 # ------------------------------------------------------------------ 6. Bengaluru
 def blr():
-    s = Scenario("en-blr-pr-3391-once-ci-green-coupon-pr-waits-arjun-passport-on-the-19th",
-                 "karthik", "Asia/Kolkata", "2026-11-26 09:00", "2026-11-27 18:00",
-                 quiet=("23:00", "07:00"), prefix="ks", github_login="karthik-sub")
+    s = Scenario("en-blr-pr-3391-once-ci-green-coupon-pr-waits-rohit-passport-on-the-19th",
+                 "sandeep", "Asia/Kolkata", "2026-11-26 09:00", "2026-11-27 18:00",
+                 quiet=("23:00", "07:00"), prefix="ks", github_login="sandeep-hegde")
     repo = "tiffinbox/order-router"
     p3391 = PR(repo, 3391, "Make order writes idempotent on retry",
                "Retries from the payment callback were double-writing orders. Adds an idempotency key "
@@ -292,18 +293,18 @@ def blr():
                additions=341, deletions=77, changed_files=11, labels=["needs-review"])
     p3394 = PR(repo, 3394, "Fix double-applied coupon on split orders",
                "When an order is split across two kitchens the coupon was applied to both halves.",
-               "karthik-sub", "fix/split-order-coupon", "2026-11-26T06:30:00Z", commits=3,
+               "sandeep-hegde", "fix/split-order-coupon", "2026-11-26T06:30:00Z", commits=3,
                additions=58, deletions=14, changed_files=4)
     s.user("2026-11-26 09:55", "standup today was full time-pass yaar. 45 mins and nobody decided anything")
     s.bot("Oof. Hopefully the rest of the day is more productive.")
-    g1 = s.review_requested("rr-3391", "2026-11-26 11:00", p3391, "karthik-sub")
+    g1 = s.review_requested("rr-3391", "2026-11-26 11:00", p3391, "sandeep-hegde")
     once = s.user("2026-11-26 11:06",
                   "divya added me on her idempotency PR but CI is red on it, some flaky kafka test. "
                   "i'll review once CI is green, no point before that")
     s.bot("Makes sense.")
-    s.review_requested("rr-3394", "2026-11-26 12:10", p3394, "arjun-menon")
+    s.review_requested("rr-3394", "2026-11-26 12:10", p3394, "rohit-kamath")
     s.user("2026-11-26 12:14",
-           "raised my coupon fix PR. arjun will take it up after he's back from leave on monday, no tension")
+           "raised my coupon fix PR. rohit will take it up after he's back from leave on monday, no tension")
     s.check_suite("cs-red", "2026-11-26 13:30", p3391, "failure", "Add idempotency key to callback writes")
     s.user("2026-11-26 16:50",
            "btw my passport renewal slot at the PSK is on the 19th, 10:30am, koramangala one. "
@@ -313,15 +314,15 @@ def blr():
                           "Quarantine flaky kafka consumer test")
     s.user("2026-11-26 19:30", "dinner is dosa from the darshini downstairs, best decision of the day", "s3")
     s.bot("Can't argue with that.")
-    s.review_submitted("rv-3391", "2026-11-27 11:15", p3391, "karthik-sub", "approved",
+    s.review_submitted("rv-3391", "2026-11-27 11:15", p3391, "sandeep-hegde", "approved",
                        "Looks good. Nice catch on the unique index.")
 
     s.exp("2026-11-26 18:40", "2026-11-27 11:14", ["#3391", "idempoten", "divya"], [g1, once, green])
     s.no("CI on #3391 was still red; he said he'd review once it is green",
          lo="2026-11-26 11:07", hi="2026-11-26 18:39", mentions=["#3391", "idempoten", "divya"])
     s.no("#3391 was reviewed", lo="2026-11-27 11:16", mentions=["#3391", "idempoten", "divya"])
-    s.no("#3394 is his own PR waiting on Arjun, who is on leave",
-         lo="2026-11-26 12:10", mentions=["#3394", "coupon", "arjun"])
+    s.no("#3394 is his own PR waiting on Rohit, who is on leave",
+         lo="2026-11-26 12:10", mentions=["#3394", "coupon", "rohit"])
     s.no("'on the 19th' said on 26 November is 19 December; nothing to remind in this span",
          lo="2026-11-26 16:51", mentions=["passport", "psk"])
     s.no("quotes the standup venting back", mentions=["time-pass", "45 mins", "standup"])
@@ -329,7 +330,7 @@ def blr():
     reg(s, "EN (Indian, Bengaluru, quiet 23:00–07:00)", "5, 8, 1, 3",
         "One nudge about Divya's #3391 once CI is green (check suite success Thu 18:40): Thu 18:40 – Fri "
         "11:14, none while CI is red (11:07–18:39), none after his review Fri 11:15. Nothing about his own "
-        "#3394 (waits on Arjun). Passport slot \"on the 19th\", said 26 Nov = 19 Dec: nothing in the span. "
+        "#3394 (waits on Rohit). Passport slot \"on the 19th\", said 26 Nov = 19 Dec: nothing in the span. "
         "No quoting of the standup venting")
 
 
@@ -371,7 +372,7 @@ def lag():
     s.no("quotes the traffic venting back", mentions=["third mainland", "traffic", "tired before"])
     s.no("#877 was reviewed on the spot", lo="2026-11-02 10:33", mentions=["#877", "rounding", "tunde"])
     s.no("Emeka's interview is his, and she turned the reminder down", mentions=["emeka", "visa", "embassy"])
-    s.no("'if i ever … remind me' is a hypothetical", mentions=["canada", "generator", "japa"])
+    s.no("'if i ever … remind me' is a hypothetical", mentions=["canada", "generator", "before i japa"])
     s.no("the service charge is already paid", mentions=["service charge", "estate"])
     s.no("promotional e-mail", mentions=["àṣà", "asa threads", "ankara", "black friday", "40%"])
     s.quiet()
@@ -398,6 +399,9 @@ def phx():
     s.user("2026-09-16 15:20",
            "oh and my follow up with the dermatologist is a week from thursday, 9:40. writing it here so i don't lose it")
     s.bot("Got it.")
+    s.user("2026-09-17 08:40",
+           "8am vendor sync on a thursday that could've been an email. who does that to people", "s3")
+    s.bot("Rough start. At least it's behind you.")
     s.email("studio", "2026-09-17 10:10", "Renée at Clay & Coyote <studio@clayandcoyote.example.com>", [me],
             "Tonight's wheel class is cancelled",
             "Hi Lupe,\n\nOur kiln controller died this morning and the electrician needs the studio tonight, "
@@ -407,7 +411,7 @@ def phx():
             "Fall is (almost) here: night walks start October 3",
             "Our after-dark desert walks are back from October 3. Members get early booking this week.\n\n"
             "Read more | Unsubscribe", labels=("INBOX", "CATEGORY_PROMOTIONS"))
-    s.user("2026-09-17 12:30", "work is dead today, thinking about ordering poke", "s3")
+    s.user("2026-09-17 12:30", "work is dead today, thinking about ordering poke")
     s.bot("Poke sounds like a plan.")
     s.user("2026-09-18 13:00", "cousin just texted, she's bringing her dog on the hike. of course she is", "s4")
     s.bot("The dog is going to love it.")
@@ -421,12 +425,15 @@ def phx():
          lo="2026-09-17 00:00", hi="2026-09-17 23:59", mentions=["dermatolog", "9:40"])
     s.no("the dermatologist is on 24 Sep, outside this span", mentions=["dermatolog"], kind="reminder")
     s.no("newsletter", mentions=["saguaro sundays", "night walk"])
+    s.no("quotes the raw chat line instead of writing the reminder", mentions=["108 lol", "of course she is"])
+    s.no("quotes the Thursday venting back", mentions=["vendor sync", "could've been an email"])
     s.quiet()
-    reg(s, "EN (American, Phoenix, quiet 22:00–06:00)", "2, 6, 8",
+    reg(s, "EN (American, Phoenix, quiet 22:00–06:00)", "2, 6, 8, 1, 3",
         "Camelback hike, meeting at Echo Canyon \"saturday … 5:15am\": reminder the evening before, Fri "
         "16:00–21:59, never in quiet hours, nothing after 05:15. Thursday's wheel class was cancelled by the "
         "studio's e-mail: no reminder for it. Dermatologist \"a week from thursday\" (said Wed 16 Sep = Thu "
-        "24 Sep): nothing on Thu 17 and no reminder in the span. Newsletter stays silent")
+        "24 Sep): nothing on Thu 17 and no reminder in the span. Newsletter and the vendor-sync venting stay "
+        "silent")
 
 
 # ------------------------------------------------------------------ 9. Kathmandu (silence)
@@ -474,7 +481,7 @@ def ktm():
     s.no("#264 is his own PR waiting on Sujata", mentions=["#264", "esewa", "sujata"])
     s.no("Bibek's IELTS is the roommate's", mentions=["bibek", "ielts"])
     s.no("the load-test numbers were already sent", lo="2026-12-06 18:31", mentions=["load-test", "ramesh"])
-    s.no("'if we ever … remind me' is a hypothetical", mentions=["annapurna", "tims"])
+    s.no("'if we ever … remind me' is a hypothetical", mentions=["annapurna", "tims card"])
     s.no("promotional e-mail", mentions=["12.12", "himalayan deals", "mega sale"])
     s.quiet()
     reg(s, "EN (Nepali, Kathmandu UTC+5:45)", "1, 5, 7, 6, 3",
@@ -512,8 +519,8 @@ def lon():
     s.user("2026-05-20 16:40", "GP was fine, just need bloods done at some point", "s5")
     s.bot("Good to hear.")
 
-    s.exp("2026-05-20 09:00", "2026-05-20 15:15", ["GP", "mare street", "surgery", "doctor"], [gp], kind="reminder")
-    s.exp("2026-05-20 17:00", "2026-05-21 09:15", ["inspection", "harrow", "letting agent"], [moved, insp],
+    s.exp("2026-05-20 07:00", "2026-05-20 15:15", ["GP", "mare street", "surgery", "doctor"], [gp], kind="reminder")
+    s.exp("2026-05-20 12:00", "2026-05-21 09:15", ["inspection", "harrow", "letting agent"], [moved, insp],
           kind="reminder")
     s.no("redundant: the GP is Wednesday's only event and gets its own reminder",
          lo="2026-05-20 00:00", hi="2026-05-20 23:59", mentions=["gp", "mare street"], kind="digest")
@@ -521,14 +528,14 @@ def lon():
     s.no("he turned down the Tuesday tidy-up reminder",
          lo="2026-05-19 00:00", hi="2026-05-19 23:59", mentions=["tidy"], kind="reminder")
     s.no("the inspection moved from Wednesday 11:00 to Thursday 09:30; a Wednesday-morning reminder follows "
-         "the old plan", lo="2026-05-20 00:00", hi="2026-05-20 12:00", mentions=["inspection"], kind="reminder")
+         "the old plan", lo="2026-05-20 00:00", hi="2026-05-20 11:00", mentions=["inspection"], kind="reminder")
     s.no("the inspection has started", lo="2026-05-21 09:31", mentions=["inspection", "harrow"])
     s.no("quotes the venting back", mentions=["synergy", "all-hands", "monday innit"])
     s.quiet()
     reg(s, "EN (London, quiet 22:30–07:00)", "2, 6, 4, 1, 3",
-        "GP \"wednesday half 3\" (15:30): reminder Wed 09:00–15:15, no digest repeating it that day. Flat "
-        "inspection \"weds at 11\" moved by the letting agent's e-mail to Thu 09:30: reminder Wed 17:00 – "
-        "Thu 09:15 (not in quiet hours), no inspection reminder Wednesday morning. He turned down the "
+        "GP \"wednesday half 3\" (15:30): reminder Wed 07:00–15:15, no digest repeating it that day. Flat "
+        "inspection \"weds at 11\" moved by the letting agent's e-mail to Thu 09:30: reminder Wed 12:00 – "
+        "Thu 09:15 (not in quiet hours), no inspection reminder Wednesday up to 11:00 (the old plan). He turned down the "
         "Tuesday tidy-up reminder: none. No quoting of the all-hands venting")
 
 

@@ -13,12 +13,12 @@ def reg(s, lang, kinds, answer):
 
 # ------------------------------------------------------------------ 1. 北京
 def bj():
-    s = Scenario("zh-bj-houtian-0550-gaotie-piao-yijing-maihao-laogong-tijian",
+    s = Scenario("zh-bj-houtian-0607-gaotie-piao-yijing-maihao-laogong-tijian",
                  "xiaoyu", "Asia/Shanghai", "2026-05-19 08:30", "2026-05-21 06:30", prefix="xy")
     s.user("2026-05-19 09:20", "周二例会又拖了一个小时，领导一句“我简单说两句”讲了四十分钟，服了")
     s.bot("辛苦了，先喝口水缓缓。")
     trip = s.user("2026-05-19 12:40",
-                  "后天去济南分公司交接，票已经买好了，早上5点50北京南站的高铁，得4点多就起 😵", "s2")
+                  "后天去济南分公司交接，票已经买好了，早上6点07北京南站的高铁，得4点半就起 😵", "s2")
     s.bot("好早，前一晚早点睡。")
     s.user("2026-05-19 20:10", "我老公下周一上午去做入职体检，他自己去，我就不管了", "s3")
     s.bot("好的。")
@@ -27,27 +27,28 @@ def bj():
     s.user("2026-05-20 15:30", "济南那边说交接会上午十点开始，下午我就能回来")
     s.bot("好的。")
 
-    s.exp("2026-05-20 17:00", "2026-05-20 21:59", ["高铁", "济南", "北京南", "5点50", "5:50"], [trip],
+    s.exp("2026-05-20 17:00", "2026-05-20 21:59", ["高铁", "济南", "北京南", "6点07", "6:07"], [trip],
           kind="reminder")
     s.no("“已经”说的是票：票已经买好了，不要提醒买票", mentions=["买票", "订票", "抢票"])
-    s.no("高铁 5:50 已经开了，再提醒就晚了", lo="2026-05-21 05:50", mentions=["高铁", "北京南"])
+    s.no("高铁 6:07 已经开了，再提醒就晚了", lo="2026-05-21 06:07", mentions=["高铁", "北京南"])
     s.no("老公的体检是他自己的事", mentions=["体检", "老公"])
     s.no("引用例会吐槽", mentions=["例会", "简单说两句", "四十分钟"])
+    s.no("照抄原话而不是写一条提醒", mentions=["😵", "4点半就起"])
     s.quiet()
     reg(s, "ZH (北京口语)", "2, 8, 1, 3",
-        "周二说“后天……票已经买好了，早上5点50北京南站的高铁”：“已经”属于票，车在周四。周三晚 17:00–21:59 "
-        "提醒一次（说清几点、哪个站），不在安静时段，5:50 后不提，也不提醒买票。老公的入职体检、例会吐槽不提")
+        "周二说“后天……票已经买好了，早上6点07北京南站的高铁”：“已经”属于票，车在周四。周三晚 17:00–21:59 "
+        "提醒一次（说清几点、哪个站），不在安静时段，6:07 后不提，也不提醒买票。老公的入职体检、例会吐槽不提")
 
 
 # ------------------------------------------------------------------ 2. 台北（静默）
 def tpe():
-    s = Scenario("zh-tpe-pr-418-dangchang-kan-ziji-pr-deng-xinyi-nanyou-weijing-silence",
+    s = Scenario("zh-tpe-pr-463-dangchang-kan-ziji-pr-deng-xinyi-nanyou-weijing-silence",
                  "yating", "Asia/Taipei", "2026-09-07 08:30", "2026-09-09 20:00",
                  quiet=("23:00", "07:30"), prefix="yt", github_login="yating-lin",
                  email_address="yating.lin@pinecone.example.tw")
     me = "林雅婷 <yating.lin@pinecone.example.tw>"
     repo = "pinecone-tw/booking-api"
-    p418 = PR(repo, 418, "Fix timezone offset in ticket export",
+    p463 = PR(repo, 463, "Fix timezone offset in ticket export",
               "CSV export used UTC for departure times; now uses Asia/Taipei.", "kuanting-chen",
               "fix/export-tz", "2026-09-07T02:40:00Z", commits=1, additions=12, deletions=4, changed_files=2)
     p421 = PR(repo, 421, "Add idempotency key to refund API",
@@ -55,9 +56,9 @@ def tpe():
               "2026-09-07T06:10:00Z", commits=5, additions=233, deletions=40, changed_files=9)
     s.user("2026-09-07 09:40", "禮拜一早上的週會又開到快十一點，主管每次都說「最後一點」然後再講三點 🙄")
     s.bot("辛苦了，週會開完再好好喝杯咖啡吧。")
-    s.review_requested("rr-418", "2026-09-07 10:50", p418, "yating-lin")
+    s.review_requested("rr-463", "2026-09-07 10:50", p463, "yating-lin")
     s.user("2026-09-07 10:53", "冠廷那個 PR 很小，我現在直接看，五分鐘的事")
-    s.review_submitted("rv-418", "2026-09-07 11:05", p418, "yating-lin", "approved", "LGTM，謝謝！")
+    s.review_submitted("rv-463", "2026-09-07 11:05", p463, "yating-lin", "approved", "LGTM，謝謝！")
     s.review_requested("rr-421", "2026-09-07 14:20", p421, "hsinyi-wu")
     s.user("2026-09-07 14:25", "我的退款 PR 丟給欣怡了，她這禮拜特休去花蓮，下禮拜才會看，不急", "s2")
     s.bot("了解。")
@@ -74,21 +75,21 @@ def tpe():
 
     s.silent("zh")
     s.no("引用週會吐槽", mentions=["週會", "最後一點"])
-    s.no("#418 當場就 review 完了", lo="2026-09-07 10:53",
-         mentions=["#418", "timezone offset", "ticket export", "冠廷", "kuanting"])
+    s.no("#463 當場就 review 完了", lo="2026-09-07 10:53",
+         mentions=["#463", "timezone offset", "ticket export", "冠廷", "kuanting"])
     s.no("#421 是她自己的 PR，在等欣怡", mentions=["#421", "退款", "idempotency", "欣怡", "hsinyi"])
     s.no("男友的胃鏡是他的事，他媽媽陪", mentions=["胃鏡", "台大", "男友"])
     s.no("促銷郵件", mentions=["9.9", "好日子", "購物節"])
     s.no("「如果哪天……提醒我」是假設", mentions=["北海道", "滑雪", "國際駕照"])
     s.quiet()
     reg(s, "ZH (台灣用語，台北，quiet 23:00–07:30)", "5, 1, 6, 3",
-        "**silence**：#418 說「我現在直接看」，十二分鐘後 review 完；自己的 #421 等欣怡（特休）；男友禮拜四的胃鏡"
+        "**silence**：#463 說「我現在直接看」，十二分鐘後 review 完；自己的 #421 等欣怡（特休）；男友禮拜四的胃鏡"
         "（他媽媽陪）；「如果哪天……記得提醒我」辦國際駕照（假設）；9.9 促銷；週會吐槽，一概不提")
 
 
 # ------------------------------------------------------------------ 3. 杭州
 def hz():
-    s = Scenario("zh-hz-pr-2208-mingtian-xiawu-zaikan-shadow-mode-deng-wangjun-lily-dashboard-missed",
+    s = Scenario("zh-hz-pr-2208-mingtian-xiawu-zaikan-shadow-mode-deng-wangjun-coco-dashboard-missed",
                  "haoran", "Asia/Shanghai", "2026-11-23 09:30", "2026-11-25 18:00",
                  quiet=("23:00", "08:00"), prefix="hr", github_login="haoran-zhou")
     repo = "xiaoxiang-tech/risk-engine"
@@ -102,15 +103,15 @@ def hz():
                additions=205, deletions=11, changed_files=7)
     s.user("2026-11-23 10:05", "周一的 sync 又是 PM 在 share screen 念 PRD，我真的会谢")
     s.bot("听起来挺消耗的。")
-    promise = s.user("2026-11-23 11:00", "答应了 Lily 周二下班前把 A/B 实验的 dashboard 链接发给她")
-    s.bot("好，记下了：周二下班前给 Lily 发 A/B 实验 dashboard 链接。")
+    promise = s.user("2026-11-23 11:00", "答应了 Coco 周二下班前把 A/B 实验的 dashboard 链接发给她")
+    s.bot("好，记下了：周二下班前给 Coco 发 A/B 实验 dashboard 链接。")
     g1 = s.review_requested("rr-2208", "2026-11-23 14:30", p2208, "haoran-zhou")
     later = s.user("2026-11-23 14:40", "思雨的 cache eviction PR 挺大的，今天没空，明天下午再看", "s2")
     s.bot("好的，明天下午。")
     s.review_requested("rr-2211", "2026-11-23 16:00", p2211, "wang-jun")
     s.user("2026-11-23 16:05", "我的 shadow mode PR 提了，等王骏 review，他这周在深圳 onsite，估计周四才有空")
-    s.user("2026-11-23 19:00", "晚上去吃了楼下的片儿川，yyds", "s3")
-    s.bot("片儿川确实香。")
+    s.user("2026-11-23 19:00", "晚上去知味观吃了小笼包，yyds", "s3")
+    s.bot("小笼包确实香。")
     s.user("2026-11-24 09:30", "今天上午 all hands，下午还有个 1:1，忙", "s4")
     s.bot("加油。")
     s.review_submitted("rv-2208", "2026-11-24 17:30", p2208, "haoran-zhou", "changes_requested",
@@ -119,17 +120,17 @@ def hz():
     s.bot("路上顺利。")
 
     s.exp("2026-11-24 13:00", "2026-11-24 17:29", ["#2208", "cache", "eviction", "思雨"], [g1, later])
-    s.exp("2026-11-25 08:00", "2026-11-25 12:00", ["lily", "dashboard", "a/b"], [promise])
+    s.exp("2026-11-25 08:00", "2026-11-25 12:00", ["coco", "dashboard", "a/b"], [promise])
     s.no("他说明天下午再看，之前催就是唠叨", lo="2026-11-23 14:41", hi="2026-11-24 12:59",
          mentions=["#2208", "cache", "eviction", "思雨"])
     s.no("#2208 已经 review 了", lo="2026-11-24 17:31", mentions=["#2208", "cache", "eviction", "思雨"])
     s.no("#2211 是他自己的 PR，在等王骏", lo="2026-11-23 16:00", mentions=["#2211", "shadow mode", "王骏"])
-    s.no("答应的事过了期限早上问一次，之后不再催", lo="2026-11-25 12:01", mentions=["lily", "dashboard", "a/b"])
+    s.no("答应的事过了期限早上问一次，之后不再催", lo="2026-11-25 12:01", mentions=["coco", "dashboard", "a/b"])
     s.no("引用周一吐槽", mentions=["prd", "share screen", "会谢"])
     s.quiet()
     reg(s, "ZH (杭州，中英夹杂，quiet 23:00–08:00)", "5, 7, 1, 3",
         "#2208：周一 14:40 说“明天下午再看”，周二 13:00–17:29 催一次；周一 14:41 到周二 12:59 不催，17:30 review "
-        "后不提。自己的 #2211 等王骏，不提。答应 Lily “周二下班前”发 A/B dashboard 链接没说做完：周三 08:00–12:00 "
+        "后不提。自己的 #2211 等王骏，不提。答应 Coco “周二下班前”发 A/B dashboard 链接没说做完：周三 08:00–12:00 "
         "问一次，之后不再催。不引用 PRD 吐槽")
 
 
@@ -153,7 +154,7 @@ def cd():
 
     s.exp("2026-12-14 15:11", "2026-12-16 21:00", ["刘总", "培训", "两点半", "2:30", "电话"], [train, call],
           kind="conflict")
-    s.exp("2026-12-16 09:00", "2026-12-16 15:00", ["洗牙", "春熙路"], [teeth], kind="reminder")
+    s.exp("2026-12-16 07:30", "2026-12-16 15:00", ["洗牙", "春熙路"], [teeth], kind="reminder")
     s.no("冲突提前提示一次就够，周四培训开始后再提已经晚了", lo="2026-12-17 09:00", kind="conflict")
     s.no("多余：洗牙是周三唯一的事，已经有单独提醒，当天摘要不要重复",
          lo="2026-12-16 00:00", hi="2026-12-16 23:59", mentions=["洗牙", "春熙路"], kind="digest")
@@ -162,7 +163,7 @@ def cd():
     s.quiet()
     reg(s, "ZH (成都，quiet 22:30–07:30)", "4, 2, 8, 1, 3",
         "周四“9点到5点”消防培训与刘总“周四下午两点半”电话冲突：周一 15:11 – 周三 21:00 提示一次，周四 9 点后不再提。"
-        "周二说“明天下午三点一刻”洗牙 = 周三 15:15：周三 09:00–15:00 提醒，当天摘要不重复，15:16 后不提。"
+        "周二说“明天下午三点一刻”洗牙 = 周三 15:15：周三 07:30–15:00 提醒，当天摘要不重复，15:16 后不提。"
         "不引用地铁吐槽")
 
 
@@ -197,7 +198,7 @@ def gz():
     s.silent("zh")
     s.no("引用周会吐槽", mentions=["周会", "拖堂", "老细"])
     s.no("饮茶已被阿欣的邮件取消", lo="2026-07-09 15:21", mentions=["饮茶", "天河", "阿欣"])
-    s.no("报价单已经发了", lo="2026-07-08 16:31", mentions=["报价单", "ben"])
+    s.no("报价单已经发了", lo="2026-07-08 16:31", mentions=["报价单", "阿 ben", "阿ben"])
     s.no("室友的航班是室友的事", mentions=["曼谷", "白云", "室友"])
     s.no("“要是哪天……提醒我”是假设", mentions=["潜水", "体检"])
     s.no("newsletter", mentions=["羊城周末", "海心沙", "音乐节"])
@@ -272,7 +273,7 @@ def sh():
     s.user("2026-04-16 20:00", "打包打到崩溃，原来我有这么多杯子", "s7")
     s.bot("杯子党实锤了。")
 
-    s.exp("2026-04-14 09:00", "2026-04-14 14:45", ["钥匙", "房东"], [keys], kind="reminder")
+    s.exp("2026-04-14 07:30", "2026-04-14 14:45", ["钥匙", "房东"], [keys], kind="reminder")
     s.exp("2026-04-17 13:00", "2026-04-17 18:45", ["搬家"], [move], kind="reminder")
     s.no("凌晨 0:40 说的“明天”是周二当天；周二 15:00 已交接，之后（包括周三）再提就错了",
          lo="2026-04-14 15:01", mentions=["钥匙", "房东", "交接"])
@@ -282,9 +283,10 @@ def sh():
          mentions=["居住证"], kind="reminder")
     s.no("搬家公司已经到了", lo="2026-04-17 19:01", mentions=["搬家"])
     s.no("引用周会吐槽", mentions=["画饼", "上市"])
+    s.no("照抄凌晨原话而不是写一条提醒", mentions=["睡不着", "终于可以搬了"])
     s.quiet()
     reg(s, "ZH (上海，quiet 23:00–07:30)", "8, 2, 1, 3",
-        "周二凌晨 0:40 说“明天下午三点”交钥匙 = 周二当天：周二 09:00–14:45 提醒，15:01 后（包括周三）不提。"
+        "周二凌晨 0:40 说“明天下午三点”交钥匙 = 周二当天：周二 07:30–14:45 提醒，15:01 后（包括周三）不提。"
         "周一说“下周二下午两点半”居住证续签 = 4/21：周二 4/14 一概不提，周一到周三不发提醒。"
         "周三说“周五晚上搬家公司 7 点来”：周五 13:00–18:45 提醒。不引用画饼吐槽")
 
@@ -303,7 +305,7 @@ def syd():
     s.bot("好的，那我就不提醒了。")
     s.user("2026-03-10 19:00", "roommate 周三凌晨 5 点的 flight 去墨尔本，她说自己叫 Uber，不用管她", "s3")
     s.bot("OK。")
-    s.user("2026-03-11 09:30", "上周答应 Mia 的 onboarding checklist 昨晚已经发给她了", "s4")
+    s.user("2026-03-11 09:30", "上周答应 Chloe 的 onboarding checklist 昨晚已经发给她了", "s4")
     s.bot("👍")
     s.email("promo", "2026-03-11 10:00", "Harbourline Outlet <offers@harbourline.example.com.au>", [me],
             "Autumn sale: 40% off storewide",
@@ -318,13 +320,13 @@ def syd():
     s.no("引用 WIP meeting 吐槽", mentions=["wip meeting", "overrun", "deep dive"])
     s.no("男朋友的 ultrasound 是他的事，而且她拒绝了提醒", mentions=["ultrasound", "rpa", "男朋友"])
     s.no("室友的航班是室友的事", mentions=["roommate", "墨尔本", "melbourne", "uber"])
-    s.no("onboarding checklist 已经发了", mentions=["onboarding", "checklist", "mia"])
+    s.no("onboarding checklist 已经发了", mentions=["onboarding checklist", "onboarding"])
     s.no("促销邮件", mentions=["harbourline", "autumn sale", "40%"])
     s.no("“要是哪天……提醒我”是假设", mentions=["city2surf", "练跑"])
     s.quiet()
     reg(s, "ZH (悉尼，中英夹杂)", "1, 7, 6, 3",
         "**silence**：WIP meeting 吐槽；男朋友周四 7 点的 ultrasound（他自己去，她也拒绝了提醒）；室友周三凌晨 5 点的航班"
-        "（自己叫 Uber）；答应 Mia 的 onboarding checklist 已发；“要是哪天……提醒我”练跑（假设）；促销，一概不提")
+        "（自己叫 Uber）；答应 Chloe 的 onboarding checklist 已发；“要是哪天……提醒我”练跑（假设）；促销，一概不提")
 
 
 # ------------------------------------------------------------------ 9. 武汉

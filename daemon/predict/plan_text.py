@@ -5,8 +5,10 @@ where, in the person's language; the sentence it was said in is quoted as eviden
 into a title. The thing is read from the clause that names the day: "The school concert is
 Friday at 6. She has a solo" → "The school concert"; "周六早上六点四十的火车，票已经买好了" → "火车".
 From that clause the date phrases go, and what only carries them: a leading "I have", "I'm",
-"there's", "我要", "约了"; a trailing "is now", "on", "的". When too little is left the
-whole sentence without its date phrases stands in.
+"there's", "我要", "约了"; a trailing "is now", "on", "的"; what only says it was arranged
+("booked", "is confirmed", 约好了). When the date's clause holds nothing else, the thing is in the
+announcement told before it ("finally booked the dentist. thurs arvo, half 2, the one on …" →
+"Dentist"); failing that, the whole sentence without its date phrases stands in.
 """
 
 from __future__ import annotations
@@ -140,6 +142,11 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     cue_at = marks[own] if own < len(marks) else cut.find("\x00")
     clause = next((m.group(0) for m in clause_rx.finditer(cut) if m.start() <= cue_at < m.end()), cut)
     piece = _strip(_drop_marks(clause, zh), zh)
+    # what was arranged, not that it was: "booked the ferry out of horseshoe bay" → "Ferry out of
+    # horseshoe bay", "港澳通行证续签约上了" → "港澳通行证续签"
+    arranged = (_ARRANGED_ZH if zh else _ARRANGED_EN).match(piece)
+    if arranged is not None and _enough(_strip(arranged.group("thing"), zh), zh):
+        piece = _strip(arranged.group("thing"), zh)
     if not zh and _only_a_move(piece):
         # "physio rang, they moved me to the 30th": the clause of the day says only that it
         # moved; the thing is in a clause beside it, nearest first, without who rang about it
@@ -167,6 +174,12 @@ _ARRANGED_EN = re.compile(
     r"(?:\s+(?:sorted|booked|confirmed|(?:is|'s|’s)\s+(?:booked|confirmed|on)))?$",
     re.IGNORECASE,
 )
+# ... or said of the thing: "the quote is confirmed", "MOT's booked in", "flights are sorted"
+_ARRANGED_PASSIVE_EN = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|and|also)\b[,!]?\s*)*(?P<thing>.+?)\s*(?:\s(?:is|are|has been|have been|got)|['’]s)"
+    r"\s+(?:finally\s+|now\s+|all\s+)?(?:booked(?:\s+in)?|confirmed|sorted|scheduled|arranged|set up|locked in)$",
+    re.IGNORECASE,
+)
 _ARRANGED_ZH = re.compile(
     r"^(?P<thing>.+?)(?:终于|已经|也|总算)?(?:在?网上)?(?:已经|终于|总算)?"
     r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号)了?$"
@@ -174,28 +187,36 @@ _ARRANGED_ZH = re.compile(
 
 
 def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
-    """The thing of a plan whose dated sentence only gives details: it opens with its date and
-    its date's clause names nothing ("finally booked the dentist. thurs arvo, half 2, the one on
-    latrobe tce"), so the sentence before, which announces the arrangement, names it; the first
-    detail that names something follows it ("Dentist, the one on latrobe tce"). "" when the
-    sentence before announces nothing."""
-    if cut[:cue_at].strip(" ,，.。!！:：-–"):
-        return ""  # the dated sentence has words of its own before its date
-    prior = sentences(before)
-    if not prior:
-        return ""
-    last = prior[-1].strip(" ,，.。!！?？…~")
-    m = (_ARRANGED_ZH if zh else _ARRANGED_EN).match(last)
+    """The thing of a plan whose date's clause names nothing but the date, told as details after
+    an announcement: the clause just before the date's clause ("港澳通行证续签约上了，下下周三早上
+    八点半，行政服务中心"), or, when the dated sentence opens with its date, the sentence before
+    ("finally booked the dentist. thurs arvo, half 2, the one on latrobe tce" → "Dentist"). ""
+    when what comes before announces no arrangement."""
+    clause_rx = _CLAUSE_ZH if zh else _CLAUSE_EN
+    clauses = list(clause_rx.finditer(cut))
+    ahead = [c for c in clauses if c.end() <= cue_at and _strip(c.group(0), zh)]
+    if ahead:
+        announced = ahead[-1].group(0)  # the clause before the date's own
+    else:
+        prior = sentences(before)
+        if not prior:
+            return ""
+        announced = prior[-1]
+    announced = announced.strip(" ,，.。!！?？…~")
+    m = (
+        _ARRANGED_ZH.match(announced)
+        if zh
+        else _ARRANGED_EN.match(announced) or _ARRANGED_PASSIVE_EN.match(announced)
+    )
     if m is None:
         return ""
     thing = _strip(m.group("thing"), zh)
     # an acronym is a thing too ("booked an MRI", "Got the MOT sorted")
     if not (len(thing) >= 2 if zh else re.search(r"[A-Za-z]{2,}", thing)) or not names_a_thing(thing):
         return ""
-    clause_rx = _CLAUSE_ZH if zh else _CLAUSE_EN
-    details = [_strip(c.group(0), zh) for c in clause_rx.finditer(cut) if "\x00" not in c.group(0)]
-    detail = next((d for d in details if _enough(d, zh) and names_a_thing(d)), "")
-    return thing + (("，" if zh else ", ") + detail if detail else "")
+    # the details after the date are left to the body's quote: a clause of them is as likely to
+    # be a remark ("the engineer's called Dev") as a place
+    return thing
 
 
 # a clock time in so many words: "4pm", "4.15 pm", "16:00", "7:30am" (not a bare "4" or "4.15")

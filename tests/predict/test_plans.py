@@ -324,10 +324,15 @@ def test_a_plan_in_a_clause_led_by_someone_else_is_theirs(text: str, own: bool) 
         # the dated sentence only gives details: the thing is in the announcement before it
         (
             "Finally got an appointment with the orthodontist. Tuesday, 11:40, the practice above the bakery.",
-            "Orthodontist, the practice above the bakery",
+            "Orthodontist",
         ),
-        ("ok booked the car service. monday 8am, the garage on elm st", "Car service, the garage on elm st"),
-        ("牙套复诊终于约上了！下周一上午十点，口腔医院三楼，记得带病历", "牙套复诊，口腔医院三楼"),
+        ("ok booked the car service. monday 8am, the garage on elm st", "Car service"),
+        ("牙套复诊终于约上了！下周一上午十点，口腔医院三楼，记得带病历", "牙套复诊"),
+        # the announcement in the clause before the date's, or said of the thing
+        ("驾照体检预约好了，周四下午两点，区医院体检中心", "驾照体检"),
+        ("the boiler service is booked in. wednesday 8am, the engineer's called Dev", "The boiler service"),
+        # what was arranged, not that it was
+        ("booked the 7:10 coach to the airport for sunday", "Coach to the airport"),
         # not an announcement before it: the details stand as they did
         ("Long week. Tuesday, 11:40, the practice above the bakery.", "The practice above the bakery"),
         # the 's before the date is "is"; a possessive before a day stays

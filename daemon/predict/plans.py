@@ -94,17 +94,20 @@ _SELF_EN = re.compile(
 _PEOPLE_ZH = (
     r"老公|老婆|爱人|对象|男朋友|女朋友|妈|爸|父母|爸妈|妹|弟|哥|姐|儿子|女儿|孩子|宝宝|奶奶|爷爷|外婆|外公|"
     r"姥姥|姥爷|舅|姨|叔|姑|表[哥姐弟妹]|堂[哥姐弟妹]|朋友|室友|舍友|邻居|老板|经理|领导|组长|主管|同事|"
-    r"CEO|老师|房东|客户|助理|实习生|总监|上司"
+    r"CEO|老师|房东|客户|助理|实习生|总监|上司|"
+    # the English words Chinese chat keeps for them ("roommate 周三凌晨五点的 flight")
+    r"(?i:roommate|flatmate|housemate|bf|gf|boyfriend|girlfriend|partner|husband|wife|boss|manager|"
+    r"mom|mum|dad|sister|brother|cousin|colleague|coworker|teammate|landlord)"
 )
 _THIRD_ZH = re.compile(
-    rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?(?:{_PEOPLE_ZH})|(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
+    rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
     rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH})"
     # a surname and a title: 王老师, 张医生, 刘总, 李阿姨
     r"|[\u4e00-\u9fff](?:老师|医生|大夫|总|经理|阿姨|叔叔|主任|教授))"
 )
 # the speaker as a person in the sentence: 我 not followed by a relation (我妈 is the mother)
 _SELF_ZH = re.compile(
-    rf"(?<!不是)我(?!(?:的|们的)?(?:{_PEOPLE_ZH})|被)|咱|^带(?!着)|^接(?:我|她|他|孩子|人)|^送(?:我|她|他|孩子)"
+    rf"(?<!不是)我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH})|被)|咱|^带(?!着)|^接(?:我|她|他|孩子|人)|^送(?:我|她|他|孩子)"
 )
 
 _HYPO_EN = re.compile(
@@ -265,6 +268,29 @@ def _without_subject(clause: str, zh: bool) -> str:
 def own_plan(text: str) -> bool:
     """Whether a sentence with a date ahead is the person's own plan (see the module docstring)."""
     return why_not(text) is None
+
+
+# the assistant offering a reminder in the turn before ("Want me to remind you…?", 要不要提醒你)
+_OFFER = re.compile(r"\bremind(?:er)?\b|提醒", re.IGNORECASE)
+# ... and the person's answer opening with a no ("nah you're alright", "no need", "不用啦")
+_DECLINE_EN = re.compile(
+    r"^\W*(?:no+\b|nah\b|nope\b|no need\b|not needed\b|don'?t bother\b|i'?m (?:good|fine|ok)\b|"
+    r"you'?re (?:alright|good|ok)\b|all good\b|it'?s (?:ok|fine|alright)\b|thanks,? but\b)",
+    re.IGNORECASE,
+)
+_DECLINE_ZH = re.compile(r"^\W*(?:不用|不必|不需要|没事|算了|别了|不了)")
+
+
+def declined_reminder(item: ItemView) -> bool:
+    """The person's turn answers the assistant's offer of a reminder with a no ("Want me to remind
+    you on Wednesday?" — "nah you're alright, i'll do it tuesday after gym"): whatever it says of
+    a day, they have just said they want no reminder of it."""
+    prev, _, _ = str(item.context_text or "").partition("\n")
+    said = prev.split("] ", 1)[-1]
+    if not said.startswith("assistant:") or not _OFFER.search(said):
+        return False
+    text = what(item)
+    return bool((_DECLINE_ZH if _zh(text) else _DECLINE_EN).search(text))
 
 
 def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime) -> bool:

@@ -194,7 +194,7 @@ def _offers_another_time(sentence: str, fresh: str) -> bool:
 
 # The opt-out line that closes mail sent to a list ("Unsubscribe | View in browser", "退订请回复TD",
 # "取消订阅"): nobody there waits on this reader's answer, whatever its sentences say ("请回复").
-_OPT_OUT = re.compile(r"\b(?:unsubscribe|opt[- ]out|reply stop)\b|退订|取消订阅", re.IGNORECASE)
+_OPT_OUT = re.compile(r"\b(?:unsubscribe|opt[- ]out|reply stop)\b|退订|退訂|取消订阅|取消訂閱", re.IGNORECASE)
 
 
 def sent_to_a_list(text: str) -> bool:

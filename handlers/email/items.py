@@ -78,6 +78,11 @@ def is_outbound(event: EmailEvent, mine: frozenset[str]) -> bool:
     return "SENT" in event.labels
 
 
+# Gmail's category labels of mail sent to many (not CATEGORY_PERSONAL, not CATEGORY_UPDATES:
+# a bank's or a school's notice there may ask this reader for something)
+BULK_LABELS = frozenset({"CATEGORY_PROMOTIONS", "CATEGORY_SOCIAL", "CATEGORY_FORUMS"})
+
+
 def message_from(event: EmailEvent, mine: frozenset[str], tz: ZoneInfo) -> EmailMessage:
     """What the message says about its thread (the rules: daemon/state/email_rules.py)."""
     name, addr = address(event.sender)
@@ -85,8 +90,16 @@ def message_from(event: EmailEvent, mine: frozenset[str], tz: ZoneInfo) -> Email
     outbound = is_outbound(event, mine)
     # without known addresses, a message the person did not send is taken as addressed to them
     to_person = not outbound and (any(a in mine for a in to) if mine else True)
-    ask = ask_of(event.text)
-    if ask is None and event.subject.strip().endswith(("?", "？")) and not _REPLY_PREFIX.match(event.subject):
+    # mail Gmail files as promotions, social or list updates waits on nobody's answer, whatever
+    # its sentences ask ("不想再收到？")
+    bulk = any(label in BULK_LABELS for label in event.labels)
+    ask = None if bulk else ask_of(event.text)
+    if (
+        ask is None
+        and not bulk
+        and event.subject.strip().endswith(("?", "？"))
+        and not _REPLY_PREFIX.match(event.subject)
+    ):
         ask = one_line(event.subject, 300)  # "Q3 budget numbers?" asks, even over a one-word body
     promise = promise_of(event.text) if outbound else None
     return EmailMessage(

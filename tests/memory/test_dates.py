@@ -52,6 +52,16 @@ EN_TABLE = [
     ("next Wednesday", "next Wednesday", local(2024, 3, 20), False, "future", "day"),
     ("this coming Monday", "this coming Monday", local(2024, 3, 18), False, "future", "day"),
     ("this past Thursday", "this past Thursday", local(2024, 3, 7), False, "past", "day"),
+    # a week after the coming Friday (written after the rule, issue 21)
+    (
+        "the plasterer comes a week from Friday",
+        "a week from Friday",
+        local(2024, 3, 22),
+        False,
+        "future",
+        "day",
+    ),
+    ("results are due one week on Monday", "one week on Monday", local(2024, 3, 25), False, "future", "day"),
     ("Monday of next week", "Monday of next week", local(2024, 3, 18), False, "future", "day"),
     ("see you on Monday", "Monday", local(2024, 3, 18), False, "future", "day"),
     ("see you on Wednesday", "Wednesday", local(2024, 3, 20), False, "future", "day"),

@@ -137,6 +137,8 @@ def test_an_event_lasts_until_its_named_end_else_an_hour(text: str, start: str, 
         ("答应楼下张阿姨周六前帮她把花盆搬上天台", True, False),
         ("还答应了表哥，月底前把那台旧相机修一修", True, False),
         ("牙科诊所约我下周二上午复查，我直接说行", False, False),
+        # promising someone a thing, no verb (written after blind7)
+        ("promised my landlord the signed lease back by friday noon", True, False),
     ],
 )
 def test_promise_and_kept_cues(text: str, promise: bool, done: bool) -> None:
@@ -621,3 +623,44 @@ def test_the_digest_leaves_out_an_event_starting_within_the_hour(
     [sid] = engine.morning(pmemory, settings, at("2026-03-05 09:00"))
     d = pmemory.suggestions.get(sid)
     assert d is not None and "locksmith" in d.body.lower()
+
+
+@pytest.mark.parametrize(
+    ("answer", "reminded"),
+    [
+        ("nah I'm good, I'll pick up the cake saturday at 10 on the way anyway", False),
+        ("不用了，我周六早上十点顺路去拿蛋糕", False),
+        ("yes please, I pick up the cake saturday at 10", True),
+    ],
+)
+def test_a_reminder_the_person_just_turned_down_is_not_sent(
+    pmemory: Memory, settings: Settings, pclock: FakeClock, answer: str, reminded: bool
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-04 12:00")
+    say(
+        pmemory,
+        "o1",
+        "Shall I remind you on Saturday to pick up the birthday cake?",
+        pclock.now,
+        role="assistant",
+    )
+    say(pmemory, "o2", answer, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert (("reminder", "pending") in kinds(pmemory)) is reminded
+
+
+async def test_a_timed_promise_reminded_like_an_appointment_is_dropped_once_done(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 10:00")
+    say(pmemory, "t1", "promised priya the budget numbers by friday 3pm", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert ("reminder", "pending") in kinds(pmemory)
+    pclock.now = at("2026-03-04 18:30")
+    say(pmemory, "t2", "ok wrapped up the budget numbers early and sent them over to priya. done", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-06 14:00")
+    await outbox.deliver_due()
+    assert not any("budget" in t.lower() for t in bus.titles)

@@ -9,9 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from daemon.events import EmailEvent
 from daemon.state.email_rules import ask_of, due_in, fresh_text, promise_of
 from daemon.state.email_threads import derive
 from daemon.state.types import EmailMessage
+from handlers.email.items import message_from
 
 
 @pytest.mark.parametrize(
@@ -78,6 +80,8 @@ def test_another_time_offered_with_a_cancellation_is_no_ask(text: str, ask: str 
         # mail to a list: its opt-out line says nobody waits on this reader
         ("年货节提前购！坚果礼盒第二件半价，点击领券。\n\n回复TD退订", None),
         ("Tell us what you think! Rate your last order by Sunday.\n\nManage preferences | Unsubscribe", None),
+        # in traditional characters too
+        ("週年慶最後三天，會員再享九折，要不要來看看？\n\n如不想收到此類信件，請點此退訂", None),
         # a person's mail that mentions unsubscribing, early on, still asks
         (
             "Could you unsubscribe me from the parents' WhatsApp list? It pings all night.\n\nThanks,\nRuth\nSent from my phone\n-- \nRuth Adeyemi",
@@ -158,3 +162,22 @@ def test_who_waits_on_whom() -> None:
     mine = derive(THREAD[:4])
     assert mine.waiting_on_other and not mine.waiting_on_person and mine.ask == "Does Friday work?"
     assert derive(THREAD[:3]).ask is None  # a statement last: nobody waits
+
+
+def test_mail_gmail_files_as_promotions_asks_nothing() -> None:
+    def mail(labels: tuple[str, ...]) -> EmailEvent:
+        return EmailEvent(
+            id="m1",
+            scope="s",
+            sender="Corner Bakery <hello@bakery.example>",
+            to=("me@example.com",),
+            date=datetime(2026, 5, 4, 9, 0, tzinfo=UTC),
+            subject="Fresh sourdough Fridays?",
+            labels=labels,
+            text="Would you like a loaf set aside every Friday? Reply and tell us which one.",
+        )
+
+    tz = ZoneInfo("UTC")
+    assert message_from(mail(("INBOX", "CATEGORY_PROMOTIONS")), frozenset({"me@example.com"}), tz).ask is None
+    # the same words in the person's primary inbox ask
+    assert message_from(mail(("INBOX",)), frozenset({"me@example.com"}), tz).ask is not None

@@ -124,6 +124,7 @@ _EN_WD_REL_BEFORE = re.compile(r"(?<!\w)(this\s+coming|this\s+past|last|this|nex
 _EN_WD_WEEK_AFTER = re.compile(r"\s+(?:of\s+)?(last|this|next)\s+week\b")
 # "Tuesday week", "next tue week" (British): that weekday, a week later (not "weekend", "week's")
 _EN_WD_PLUS_WEEK = re.compile(r"\s+week\b(?!['’]s|-)")
+_EN_WEEK_FROM_BEFORE = re.compile(r"\b(?:a|one)\s+week\s+(?:from|on)\s+\Z")
 _EN_WD_NTH_AFTER = re.compile(r",?\s+(?:the\s+)?(?P<nth>[0-9]{1,2})(?:st|nd|rd|th)\b")
 # A weekday inside a name or a habit is no date: "Sunday school", "Good Friday", "every Monday",
 # "Friday Night Lights" (two more capitalised words).
@@ -368,6 +369,14 @@ def _weekday_hits(ctx: Ctx) -> list[Hit]:
         if (plus := _EN_WD_PLUS_WEEK.match(low, e)) and hits and hits[-1].end == e:
             hits[-1].day += timedelta(days=7)  # "Tuesday week": a week after that Tuesday
             hits[-1].end = plus.end()
+        elif (
+            (ahead := _EN_WEEK_FROM_BEFORE.search(low, max(0, s - 16), s))
+            and hits
+            and hits[-1].start == s
+            and hits[-1].kind == "weekday"
+        ):
+            hits[-1].day += timedelta(days=7)  # "a week from Thursday", "a week on Thursday"
+            hits[-1].start = ahead.start()
     return hits
 
 

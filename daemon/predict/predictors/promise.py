@@ -67,9 +67,11 @@ _DONE_ZH = re.compile(
 )
 
 
-# "promised Dana I'd get her the numbers": whatever the verb, the frame makes it a promise
+# "promised Dana I'd get her the numbers": whatever the verb, the frame makes it a promise; so
+# does promising someone a thing ("promised ramesh the load-test numbers by monday")
 _TOLD_I_WOULD = re.compile(
-    r"\b(?:promised|told|agreed with)(?:\s+[\w()]+){1,4}?\s+(?:i'?d|i’d|i would)\s+(?!never\b|not\b|have\b|be\b)\w+",
+    r"\b(?:promised|told|agreed with)(?:\s+[\w()]+){1,4}?\s+(?:i'?d|i’d|i would)\s+(?!never\b|not\b|have\b|be\b)\w+"
+    r"|\bpromised(?:\s+[\w()-]+){1,3}?\s+(?:the|a|an|my|our|some|those|these|his|her|their)\s+\w+",
     re.IGNORECASE,
 )
 
@@ -196,24 +198,31 @@ class Promise:
         gone = active(item)
         if gone is not None or item is None:
             return Recheck(None, f"the promise changed: {gone}")
-        said = datetime.fromisoformat(s.data["said_at"])
-        # kept: a later statement of the person, about the same thing, that says it is done
-        for h in ctx.memory.recall(what(item), s.scope, k=6, ts=ctx.now, reinforce=False):
-            if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= said:
-                continue
-            row = ctx.memory.item_view(s.scope, h.item_id)
-            if row is None or not said_by_person(row) or not tells_done(what(row)):
-                continue
-            # about the same thing: sharing the promise's words ("空调", "房东"), two of them, or
-            # one when near in recall (a recall score alone moves with the scope's size and age:
-            # in a small memory "表弟让我…把旧显示器寄给他" was near the wedding video promised)
-            shared = len(shared_words(what(item), what(row)))
-            if shared >= 2 or (shared and h.score >= 0.3):
-                return Recheck(None, f"kept: {short(what(row), 60)}")
-        mail = sent_since(ctx, s.scope, what(item), said)
-        if mail is not None:
-            return Recheck(None, f"kept by e-mail: {short(mail.subject, 60)} to {', '.join(mail.recipients)}")
+        why = kept(ctx, s.scope, item, datetime.fromisoformat(s.data["said_at"]))
+        if why is not None:
+            return Recheck(None, why)
         return Recheck(replace(s))
+
+
+def kept(ctx: Ctx, scope: str, item: ItemView, said: datetime) -> str | None:
+    """Why the promise `item` (said at `said`) is kept by now, or None: a later statement of the
+    person about the same thing that says it is done, or a mail they sent that keeps it."""
+    for h in ctx.memory.recall(what(item), scope, k=6, ts=ctx.now, reinforce=False):
+        if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= said:
+            continue
+        row = ctx.memory.item_view(scope, h.item_id)
+        if row is None or not said_by_person(row) or not tells_done(what(row)):
+            continue
+        # about the same thing: sharing the promise's words ("空调", "房东"), two of them, or
+        # one when near in recall (a recall score alone moves with the scope's size and age:
+        # in a small memory "表弟让我…把旧显示器寄给他" was near the wedding video promised)
+        shared = len(shared_words(what(item), what(row)))
+        if shared >= 2 or (shared and h.score >= 0.3):
+            return f"kept: {short(what(row), 60)}"
+    mail = sent_since(ctx, scope, what(item), said)
+    if mail is not None:
+        return f"kept by e-mail: {short(mail.subject, 60)} to {', '.join(mail.recipients)}"
+    return None
 
 
 def sent_since(ctx: Ctx, scope: str, promise: str, said: datetime) -> EmailMessage | None:

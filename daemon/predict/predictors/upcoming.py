@@ -36,7 +36,7 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_text import headline
-from daemon.predict.plans import is_own_plan
+from daemon.predict.plans import declined_reminder, is_own_plan
 from daemon.predict.predictors import promise
 from daemon.predict.spans import day_span
 from daemon.predict.timing import (
@@ -151,6 +151,8 @@ def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
         return None
     if not is_own_plan(item, ctx.settings.tz, ctx.now):
         return None  # venting, someone else's appointment, a wish, done already (plans.py)
+    if declined_reminder(item):
+        return None  # "Want me to remind you?" — "no need": they said so
     if said_when.github_follows(what(item), ctx.settings.github_login):
         return None  # "#512 明天上午看": the pull request's follow-up waits for then (github.py)
     p = plan(item, ctx)
@@ -197,8 +199,13 @@ class Upcoming:
             return Recheck(None, "the event moved")
         tz = ctx.settings.tz
         text = what(item)
-        # someone else's e-mail may have called it off or moved it since (one plan, two sources)
         said = item.observed_at or item.happened_at or ctx.now
+        # a timed promise is reminded like an appointment, until the person says it is done
+        if promise.is_promise(text):
+            done = promise.kept(ctx, s.scope, item, said)
+            if done is not None:
+                return Recheck(None, done)
+        # someone else's e-mail may have called it off or moved it since (one plan, two sources)
         n = plan_news.news(ctx.memory, s.scope, text, said, due, ctx.now, tz)
         if n is not None and n.moved_to is None:
             return Recheck(None, f"called off in an e-mail from {n.sender}")

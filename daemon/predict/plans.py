@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.cues import tense
+from daemon.memory.dates.hant import simplified
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
 from daemon.predict.plan_text import dated_sentences, headline, names_a_thing
@@ -202,7 +203,7 @@ def clauses(text: str) -> list[str]:
 def why_not(text: str) -> str | None:
     """Why a dated sentence is not the person's own plan ("vent", "other", "hypothetical",
     "done", "world", "habit", "nothing", "question"), or None: it is one."""
-    t = " ".join(text.split())
+    t = simplified(" ".join(text.split()))  # the rules read Traditional as Simplified ("下週" as "下周")
     if not t:
         return "nothing"
     zh = _zh(t)

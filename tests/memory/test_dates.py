@@ -573,3 +573,18 @@ def test_a_day_of_the_month_is_ahead_unless_the_sentence_looks_back(
     # the nearest one each way: no day of the month lies strictly between today and it
     assert all((today + timedelta(days=k)).day != day for k in range((ahead - today).days))
     assert all((today - timedelta(days=k)).day != day for k in range((today - back).days))
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "value"),
+    [
+        # Traditional characters read as Simplified, spans as written (written after the rule)
+        ("下週二上午十點半在台大醫院回診", "下週二上午十點半", local(2024, 3, 19, 10, 30)),
+        ("後天晚上七點半跟同學吃火鍋", "後天晚上七點半", local(2024, 3, 15, 19, 30)),
+        ("禮拜五下午三點開會", "禮拜五下午三點", local(2024, 3, 15, 15, 0)),
+    ],
+)
+def test_traditional_chinese_dates_read_like_simplified(text: str, span: str, value: datetime) -> None:
+    m = one(text)
+    assert (m.text, m.value) == (span, value)
+    assert text[m.start : m.end] == m.text

@@ -361,6 +361,9 @@ def test_a_headline_takes_the_thing_from_the_announcement_before_its_details(tex
         # someone else's "no need to come early" is no word of the speaker's part
         ("dentist friday at 10, they said no need to come early", True),
         ("我爸下周三复查，我哥陪他去，用不着我，我正好加班", False),
+        # in Traditional characters the same rules hold
+        ("我爸週六早上八點做胃鏡，我媽陪他去", False),
+        ("下週一早上九點半我要去戶政事務所換身分證", True),
         # the English words Chinese chat keeps for people, with or without a space
         ("flatmate 周五早上六点的火车回老家，她自己打车", False),
         ("我的 boss 下周二去新加坡出差", False),

@@ -129,6 +129,7 @@ skip ahead. ``python bench/dates.py`` measures accuracy on hand-labelled chat se
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime, timedelta
 from itertools import pairwise
 from zoneinfo import ZoneInfo
@@ -137,6 +138,7 @@ from daemon.memory.dates import en as dates_en
 from daemon.memory.dates import zh as dates_zh
 from daemon.memory.dates.common import Ctx, DateMention, Hit, mention, monday
 from daemon.memory.dates.cues import own_account
+from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.recurrence import Recurrence, recurrence
 
 __all__ = ["DateMention", "Recurrence", "recurrence", "resolve_dates"]
@@ -338,6 +340,15 @@ def resolve_dates(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
     """
     if at.tzinfo is None:
         raise ValueError("resolve_dates needs an aware event time")
+    written = text
+    text = simplified(text)  # "下週三兩點" is read as "下周三两点", at the same positions
+    found = _resolve(text, at, tz)
+    if text == written:
+        return found
+    return [replace(m, text=written[m.start : m.end]) for m in found]
+
+
+def _resolve(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
     low = text.lower()
     if len(low) != len(text):  # "İ".lower() is two characters: lower char by char to keep the spans
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)

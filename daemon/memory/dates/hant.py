@@ -1,0 +1,36 @@
+"""Traditional Chinese read as Simplified, one character for one.
+
+The date rules and the plan rules are written in Simplified characters ("下周三下午两点半"); a
+person in Taipei or Hong Kong writes "下週三下午兩點半". Mapping each Traditional character to
+its Simplified one (OpenCC's character table, from the `opencc-purepy` wheel) lets the same rules
+read both, and keeps every position: a span found in the mapped text is the same span of the
+text as written.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+@cache
+def _table() -> dict[int, str]:
+    """Traditional → Simplified for every character with a one-character first reading."""
+    text = resources.files("opencc_purepy").joinpath("dicts/TSCharacters.txt").read_text(encoding="utf-8")
+    out: dict[int, str] = {}
+    for line in text.splitlines():
+        src, _, dst = line.partition("\t")
+        first = dst.split(" ")[0] if dst else ""
+        if len(src) == 1 and len(first) == 1 and src != first:
+            out[ord(src)] = first
+    return out
+
+
+def simplified(text: str) -> str:
+    """`text` with its Traditional characters in Simplified form, as long as it was."""
+    if not _HAN.search(text):
+        return text
+    return text.translate(_table())

@@ -628,9 +628,9 @@ def test_the_digest_leaves_out_an_event_starting_within_the_hour(
 @pytest.mark.parametrize(
     ("answer", "reminded"),
     [
-        ("nah I'm good, I'll pick up the cake saturday at 10 on the way anyway", False),
-        ("不用了，我周六早上十点顺路去拿蛋糕", False),
-        ("yes please, I pick up the cake saturday at 10", True),
+        ("nah I'm good, I'll pick up the cake saturday at 4pm on the way anyway", False),
+        ("不用了，我周六下午四点顺路去拿蛋糕", False),
+        ("yes please, I pick up the cake saturday at 4pm", True),
     ],
 )
 def test_a_reminder_the_person_just_turned_down_is_not_sent(
@@ -648,6 +648,9 @@ def test_a_reminder_the_person_just_turned_down_is_not_sent(
     say(pmemory, "o2", answer, pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     assert (("reminder", "pending") in kinds(pmemory)) is reminded
+    # nor is it said in Saturday's digest instead
+    if not reminded:
+        assert engine.morning(pmemory, settings, at("2026-03-07 09:00")) == []
 
 
 async def test_a_timed_promise_reminded_like_an_appointment_is_dropped_once_done(

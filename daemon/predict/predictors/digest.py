@@ -32,7 +32,7 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_text import headline
-from daemon.predict.plans import is_own_plan
+from daemon.predict.plans import declined_reminder, is_own_plan
 from daemon.predict.predictors import promise
 from daemon.predict.predictors.github import ref, waits_for
 from daemon.predict.timing import day_start, is_timed, next_day_start
@@ -54,6 +54,7 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
         and not cancels(it)
         and not promise.is_promise(what(it))  # the promise's own follow-up knows when it is kept
         and is_own_plan(it, tz, ctx.now)
+        and not declined_reminder(it)  # "Want me to remind you?" — "no need"
         and it.due_at is not None  # always, for a due item
         # a timed event within the hour is under way or about to be: no news for the day ahead
         and (it.due_at >= ctx.now + SOON or not is_timed(it.due_at, tz))

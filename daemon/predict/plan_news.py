@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from daemon.memory import Memory
 from daemon.memory.dates import resolve_dates
+from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import activity_terms, plan_change_cue
 from daemon.predict.plan_text import sentences
 
@@ -86,7 +87,9 @@ def read_mail(
 ) -> PlanNews | None:
     """What the mail `mail_id` (sent at `sent` by `sender`, whose words are `text`) does to the
     plan told as `plan_text`, due at `due`: None when it is no news of it."""
-    text = text[:MAX_MAIL_CHARS]
+    # read as Simplified, one character for one: the cues are written in it ("取消", "改到")
+    written = text[:MAX_MAIL_CHARS]
+    text = simplified(written)
     # _CANCEL reads both languages: a mail that mixes them ("明天吃饭 cannot make it liao") is
     # read for the English words too
     if not (plan_change_cue(text) or _OFF.search(text) or _CANCEL.search(text)):
@@ -119,9 +122,11 @@ def read_mail(
         break
     if moved is None and restated and not (_CANCEL.search(text) or _OFF.search(text)):
         # the same day and time, something else changed (the place): the plan stands, with news
-        body = text.split("\n\n", 1)[-1]  # the stored mail opens with a header line
-        said = next((x for x in sentences(body) if plan_change_cue(x)), "")
-        return PlanNews(mail_id, sender, local_due, update=said or body.strip())
+        body, as_written = (t.split("\n\n", 1)[-1] for t in (text, written))  # after the header line
+        said = next(
+            (w for x, w in zip(sentences(body), sentences(as_written), strict=True) if plan_change_cue(x)), ""
+        )
+        return PlanNews(mail_id, sender, local_due, update=said or as_written.strip())
     return PlanNews(mail_id, sender, moved)
 
 

@@ -44,6 +44,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
+from daemon.memory.dates.hant import simplified
 
 MAX_SENTENCE = 300
 
@@ -205,15 +206,18 @@ def sent_to_a_list(text: str) -> bool:
 
 def ask_of(text: str) -> str | None:
     """The first sentence of the message's new part that asks something, or None."""
-    fresh = fresh_text(text)
+    written = fresh_text(text)
+    # the rules are written in Simplified characters; Traditional is read one character for one,
+    # and the sentence is quoted as written
+    fresh = simplified(written)
     if sent_to_a_list(fresh):
         return None
     notice = bool(_TO_GROUP.match(fresh))
-    for s in sentences(fresh):
+    for s, as_written in zip(sentences(fresh), sentences(written), strict=True):
         if _offers_another_time(s, fresh):
             continue
         if asks(s) and (not notice or "?" in s or "？" in s or _DELIVER.search(s)):
-            return _cut(s)
+            return _cut(as_written)
     return None
 
 

@@ -31,6 +31,9 @@ def read(text: str) -> datetime | str | None:
         ("Can't do Friday. Moved it to Saturday at 7pm, same place.", datetime(2026, 3, 7, 19, 0, tzinfo=TZ)),
         ("Friday won't work, moving it to Saturday instead", datetime(2026, 3, 7, 20, 0, tzinfo=TZ)),
         ("周五去不了了，改到周日下午三点吧", datetime(2026, 3, 8, 15, 0, tzinfo=TZ)),
+        # in Traditional characters (written after the rule)
+        ("禮拜五臨時要加班，改到週六晚上七點好嗎，地點不變", datetime(2026, 3, 7, 19, 0, tzinfo=TZ)),
+        ("週五的聚會取消了，抱歉", None),
         # the same day at another time is a move, not a cancellation
         ("heads up, friday's quiz now starts at 9pm instead", datetime(2026, 3, 6, 21, 0, tzinfo=TZ)),
         # a proposal is no new plan: the Friday one is off, nothing is set yet

@@ -80,6 +80,8 @@ def test_another_time_offered_with_a_cancellation_is_no_ask(text: str, ask: str 
         # mail to a list: its opt-out line says nobody waits on this reader
         ("年货节提前购！坚果礼盒第二件半价，点击领券。\n\n回复TD退订", None),
         ("Tell us what you think! Rate your last order by Sunday.\n\nManage preferences | Unsubscribe", None),
+        # an ask in Traditional characters, quoted as written (written after the rule)
+        ("同意書請在週五中午前簽好交回給我，謝謝。", "同意書請在週五中午前簽好交回給我，謝謝。"),
         # in traditional characters too
         ("週年慶最後三天，會員再享九折，要不要來看看？\n\n如不想收到此類信件，請點此退訂", None),
         # a person's mail that mentions unsubscribing, early on, still asks

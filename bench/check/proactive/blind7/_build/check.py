@@ -8,7 +8,7 @@ with kind = the expectation's kind (or "reminder"), title = its first mentions_a
 source_ids = its evidence_from. It must meet every expectation with no violations and no noise.
 Also reported (and required): 6–20 events, a span of at most 5 days.
 
-usage: check.py [--scorer PATH]   (default: /work/shared/bench/score_proactive.py)
+usage: check.py [--scorer PATH]   (default: ../shared/bench/score_proactive.py beside the project)
 """
 import argparse
 import glob
@@ -111,8 +111,9 @@ def check(path, sp):
 
 def main():
     ap = argparse.ArgumentParser()
+    shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 6, "shared", "bench")
     ap.add_argument("--scorer", default=os.environ.get("SCORE_PROACTIVE",
-                                                        "/work/shared/bench/score_proactive.py"))
+                                                        os.path.join(os.path.normpath(shared), "score_proactive.py")))
     a = ap.parse_args()
     sp = load_scorer(a.scorer)
     files = sorted(glob.glob(os.path.join(DIR, "*.json")))

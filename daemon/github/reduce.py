@@ -64,6 +64,7 @@ KEEP: Spec = {
         "head_sha": None,
         "html_url": None,
         "updated_at": None,
+        "pull_requests": [{"number": None}],
     },
     "check_suite": {
         "status": None,
@@ -72,6 +73,7 @@ KEEP: Spec = {
         "head_sha": None,
         "updated_at": None,
         "app": {"name": None},
+        "pull_requests": [{"number": None}],
     },
     # GitHub lists at most 20 commits in a push; their count is what the summary says
     "commits": [{"id": None, "message": _TEXT}],

@@ -9,7 +9,9 @@ passed with the item still waiting (issue 21). Reading the time:
   morning", 下午四点): the person gets an hour from then to do it;
 - a deadline ("before Thursday", "by Friday", 周四之前): the morning of that day, still in time;
 - a part of the day the resolver does not date ("after lunch", 午饭后, "end of day"): its usual
-  hour today, and an hour from then.
+  hour today, and an hour from then;
+- a condition on the pull request's CI ("once CI is green", 等CI跑绿了再看): an hour after a run
+  that passed for it arrives (`waits_on_ci`).
 
 Only the person's most recent turn that names the item counts: a newer word moves the time again.
 """
@@ -167,6 +169,26 @@ _CLAUSE = re.compile(r"[^,;，；。.!！?？\n]+")
 def _clause_at(text: str, pos: int) -> str:
     """The clause of `text` that holds position `pos`."""
     return next((m.group(0) for m in _CLAUSE.finditer(text) if m.start() <= pos < m.end()), text)
+
+
+# a review held until the pull request's CI passes ("I'll review once CI is green", 等CI跑绿了再看)
+_ON_CI = re.compile(
+    r"\b(?:once|when|after|until|till|as soon as)\b[^.,;!?]{0,24}?\b(?:ci|build|checks?|pipeline|tests?)\b"
+    r"[^.,;!?]{0,16}?\b(?:green|pass(?:es|ing)?|passed|fixed)\b"
+    r"|(?:ci|CI|流水线|构建|单测|测试|检查)[^，。,.；;！!？?]{0,6}?(?:跑?绿|变绿|过了|通过|修好|好了)",
+    re.IGNORECASE,
+)
+
+
+def waits_on_ci(
+    turns: list[TurnView], repo: str, number: int, title: str | None = None, author: str | None = None
+) -> datetime | None:
+    """When the person's latest word on `repo#number` held it until its CI passes ("I'll
+    review once CI is green"): the time of that word, or None."""
+    for turn in reversed(turns):
+        if names(turn.text, repo, number, title, author):
+            return turn.at if _ON_CI.search(turn.text) else None
+    return None
 
 
 def said_about(

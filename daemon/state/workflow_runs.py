@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from datetime import datetime
 
 from daemon.memory.store import Store
 from daemon.state.tables.workflow_runs import WorkflowRunTable
@@ -72,6 +73,11 @@ class WorkflowRuns:
                 fixed = after[0]
             self.table.mark_case(run.scope, fixed.run_key, run.delivery)
             return self._fix(fixed, run.delivery)
+
+    def passed_for(self, scope: str, repo: str, number: int, since: datetime) -> datetime | None:
+        """When a run that passed for pull request `repo#number` first arrived after `since`."""
+        with self._lock:
+            return self.table.passed_for(scope, repo, number, since)
 
     def _fix(self, fixed: WorkflowRun, carrier: str) -> WorkflowFix | None:
         failed = _streak(self.table, fixed)

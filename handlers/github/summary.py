@@ -231,6 +231,13 @@ def summarize(event: str, action: str | None, payload: dict[str, Any], login: st
     }
     if subject is not None:
         meta["subject"] = subject[0]
+    if event in ("workflow_run", "check_suite"):
+        # what a completed run says of the pull requests it ran for: "once CI is green" waits on it
+        run = _obj(payload.get(event))
+        meta["conclusion"] = _str(run.get("conclusion"))
+        meta["pull_requests"] = [
+            n for p in run.get("pull_requests") or [] if isinstance(n := _obj(p).get("number"), int)
+        ]
     if event == "push" and _str(payload.get("after")):
         # the pushed head commit: a case names the push that brought the commit fixing a workflow
         meta["head_sha"] = payload["after"]

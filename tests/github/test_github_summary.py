@@ -121,3 +121,12 @@ def test_a_reduced_payload_keeps_what_the_summary_reads_and_fits_the_bus() -> No
     assert summarize("pull_request", "review_requested", reduced, login) == summarize(
         "pull_request", "review_requested", payload, login
     )
+
+
+def test_a_completed_run_says_which_pull_requests_it_ran_for_and_how_it_ended() -> None:
+    payload = load("check_suite/completed.payload.json")
+    meta = summarize("check_suite", "completed", payload, "octocat").meta
+    assert meta["conclusion"] == "success" and meta["pull_requests"] == [2]
+    # kept when a delivery too large for the bus is reduced
+    reduced = reduce_payload(payload)
+    assert summarize("check_suite", "completed", reduced, "octocat").meta["pull_requests"] == [2]

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from daemon.memory.types import TurnView
-from daemon.predict.said_when import names, promised_at, said_about
+from daemon.predict.said_when import names, promised_at, said_about, waits_on_ci
 
 TZ = ZoneInfo("Europe/Madrid")
 MORNING = time(9, 0)
@@ -94,3 +94,23 @@ def test_the_latest_word_on_the_item_counts() -> None:
 )
 def test_a_bare_number_opening_a_clause_names_the_item(text: str, named: bool) -> None:
     assert names(text, "acme/api", 612) is named
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        # written after the rule (issue 21)
+        ("#512 is failing its pipeline, I'll look when the pipeline goes green", True),
+        ("gonna hold off on #512 till the tests pass", True),
+        ("#512 等流水线变绿了我再审", True),
+        ("#512 the CI broke on main, not my problem, looking at it now", False),
+        ("#512 after lunch", False),
+    ],
+)
+def test_a_review_held_until_ci_passes(text: str, held: bool) -> None:
+    said = datetime(2026, 5, 12, 9, 0, tzinfo=TZ)
+    turns = [
+        TurnView("t1", text, said),
+        TurnView("t2", "coffee first", datetime(2026, 5, 12, 9, 5, tzinfo=TZ)),
+    ]
+    assert waits_on_ci(turns, "acme/api", 512) == (said if held else None)

@@ -37,10 +37,20 @@ def waits_for(w: WorkItem, login: str | None) -> str | None:
     return None
 
 
+# how often a follow-up held until CI passes looks again
+CI_RECHECK = timedelta(hours=1)
+
+
 def fair_from(w: WorkItem, ctx: Ctx) -> datetime | None:
-    """When the person's own word on `w` makes a follow-up fair (`said_when`), if they gave one."""
+    """When the person's own word on `w` makes a follow-up fair (`said_when`), if they gave one.
+    Held until its CI passes ("I'll review once CI is green"): an hour after a passing run
+    arrived, or, while none has, the next look (CI_RECHECK from now)."""
     s = ctx.settings
     turns = ctx.memory.user_turns(w.scope, ctx.now - said_when.LOOKBACK, ctx.now + timedelta(seconds=1))
+    held = said_when.waits_on_ci(turns, w.repo, w.number, w.title, w.author) if w.kind == "pr" else None
+    if held is not None:
+        passed = ctx.memory.workflow_runs.passed_for(w.scope, w.repo, w.number, held)
+        return passed + said_when.GRACE if passed is not None else ctx.now + CI_RECHECK
     return said_when.said_about(turns, w.repo, w.number, s.tz, hm(s.morning_at), w.title, w.author)
 
 

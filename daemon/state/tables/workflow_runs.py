@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from daemon.memory.store.core import Table, _require, _utc
@@ -99,6 +100,19 @@ class WorkflowRunTable(Table):
             [_require(scope), repo, sha],
         ).fetchone()
         return (row[0], row[1]) if row else None
+
+    def passed_for(self, scope: str, repo: str, number: int, since: datetime) -> datetime | None:
+        """When the first completed run that passed for pull request `repo#number` arrived after
+        `since` (a stored workflow_run or check_suite delivery naming it), or None."""
+        row = self.con.execute(
+            "SELECT min(occurred_at) FROM resources WHERE scope = ? AND kind = 'github'"
+            " AND json_extract_string(meta, '$.event') IN ('workflow_run', 'check_suite')"
+            " AND json_extract_string(meta, '$.repo') = ?"
+            " AND json_extract_string(meta, '$.conclusion') = 'success'"
+            " AND json_contains(json_extract(meta, '$.pull_requests'), ?) AND occurred_at > ?",
+            [_require(scope), repo, str(int(number)), _utc(since)],
+        ).fetchone()
+        return row[0] if row and row[0] is not None else None
 
     def drop_workflow_runs(self, scope: str, deliveries: Sequence[str] | None = None) -> int:
         """Delete the runs these deliveries reported (all of the scope's for None); a case carried

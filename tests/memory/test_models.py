@@ -367,6 +367,13 @@ def test_a_moved_plan_moves_its_due_time_and_a_cancelled_one_withdraws_it(
     [
         ("On Saturday at 10 I'm taking Mia to her swimming lesson.", "Saturday at 11:30 I've got a haircut."),
         ("周六上午十点带女儿去上游泳课。", "周六上午十一点半我去理发。"),
+        # sharing what they are about, with nothing said of a change: the coach and the workshop
+        # (written after the rule, issue 20)
+        (
+            "Got the 7:15 coach to Leeds on Thursday for the supplier workshop.",
+            "The Leeds supplier workshop kicks off at 11 on Thursday.",
+        ),
+        ("周四早上七点一刻的大巴去苏州参加培训，车票买好了。", "苏州那边的培训周四上午十点开始。"),
     ],
 )
 def test_a_second_plan_of_the_same_day_is_another_plan_not_a_move(

@@ -588,3 +588,18 @@ def test_traditional_chinese_dates_read_like_simplified(text: str, span: str, va
     m = one(text)
     assert (m.text, m.value) == (span, value)
     assert text[m.start : m.end] == m.text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # an irregular participle after a present "be" is a state now, not the past (written after
+        # the rule, issue 21: "thursday i'm stuck in the recert 9 to 5" was last Thursday)
+        ("on saturday we're stuck at the in-laws all day", local(2024, 3, 16)),
+        ("friday the hall is let to the choir so we're kept out", local(2024, 3, 15)),
+        # the past form as a past tense still looks back
+        ("I got stuck at the airport on Saturday", local(2024, 3, 9)),
+    ],
+)
+def test_a_participle_after_a_present_be_is_no_past(text: str, value: datetime) -> None:
+    assert one(text).value == value

@@ -75,6 +75,14 @@ _BE_NOW = frozenset("am is are 'm 're 's i'm we're you're they're it's he's she'
 _NOUN_BEFORE = frozenset("from to at in into via near of by the a an my our your his her their its".split())
 
 
+# The irregular past forms that are also participles: after a present "be" they are a state now
+# ("I'm stuck in a recert on Thursday", "we're sold out", "the keys are lost"), as "-ed" words are.
+_PARTICIPLES = frozenset(
+    """stuck lost sold held kept made paid told sent found left bought spent taught understood won
+    hung led lent meant shook torn worn broke""".split()
+)
+
+
 def _state_now(words: list[str], i: int) -> bool:
     return i > 0 and (
         words[i - 1] in _NOUN_BEFORE
@@ -91,7 +99,11 @@ def tense(low: str) -> str:
     if (zh and zh != low) or (not _TARGET_WORDS.isdisjoint(words) and EN_RESCHEDULE.search(low)):
         return "future"
     past = any(
-        (w in EN_PAST_WORDS and not _possessive_got(words, i))
+        (
+            w in EN_PAST_WORDS
+            and not _possessive_got(words, i)
+            and not (w in _PARTICIPLES and _state_now(words, i))
+        )
         or (len(w) > 3 and w.endswith("ed") and w not in EN_ED_NOT_PAST and not _state_now(words, i))
         for i, w in enumerate(words)
     ) or bool(zh and ZH_PAST.search(zh))

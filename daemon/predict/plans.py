@@ -225,11 +225,9 @@ def why_not(text: str) -> str | None:
     parts = [_OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p) for p in said]
     first = parts[0] if parts else t
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
-    if (
-        (_OUT_ZH if zh else _OUT_EN).search(t)
-        and (_OTHERS_ZH if zh else _OTHERS_EN).search(t)
-        and not me.search(first)
-    ):
+    # the speaker says in so many words they are not part of it ("不用我去", "so I'm off the hook")
+    left_out = bool((_OUT_ZH if zh else _OUT_EN).search(t))
+    if left_out and (_OTHERS_ZH if zh else _OTHERS_EN).search(t) and not me.search(first):
         # the speaker says they are not part of it, of a plan told of someone else who is
         # ("kayla's scan is friday at 10:15, she wants her mom there so I'm off the hook")
         return "other"
@@ -237,9 +235,9 @@ def why_not(text: str) -> str | None:
     # says they do not ("我就不请假了", "I'm not going") leaves it someone else's
     # (nor does a clause of what they did already: "让我帮他过了一遍简历")
     if third.search(first) and (
-        # the speaker says in so many words they are not part of it ("不用我去", "so I'm off
-        # the hook"): whatever else they say of themselves ("我乐得躺平") is not their part
-        (_OUT_ZH if zh else _OUT_EN).search(t)
+        # left out in so many words: whatever else they say of themselves ("我乐得躺平") is not
+        # their part
+        left_out
         or not any(
             me.search(_without_subject(p, zh))
             and not (_NOT_ZH if zh else _NOT_EN).search(p)

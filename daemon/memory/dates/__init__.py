@@ -349,6 +349,7 @@ def resolve_dates(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
 
 
 def _resolve(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
+    """`resolve_dates` on text already read as Simplified (the same length as written)."""
     low = text.lower()
     if len(low) != len(text):  # "İ".lower() is two characters: lower char by char to keep the spans
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)

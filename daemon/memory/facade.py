@@ -487,6 +487,18 @@ class Memory:
             )
             return [h for h in hits if h.item_id != item_id][:k]
 
+    def item_vectors(self, scope: str, item_ids: Sequence[str]) -> np.ndarray:
+        """The stored unit vectors of items, one row each in the order asked (a zero row for
+        an id the scope does not hold): for comparing memories without embedding them again."""
+        with self._lock:
+            idx = self.scope_index(scope)
+            out = np.zeros((len(item_ids), idx.vectors.dim), dtype=np.float32)
+            for i, item_id in enumerate(item_ids):
+                row = idx.row_of.get(item_id)
+                if row is not None:
+                    out[i] = idx.vectors.matrix[row]
+            return out
+
     @staticmethod
     def _hit_at(idx: ScopeIndex, row: int, when: datetime) -> Hit:
         return Hit(

@@ -11,7 +11,7 @@ from typing import Any
 
 from daemon.config import Settings
 from daemon.memory import Memory
-from daemon.predict.anticipate import DEFAULT, Anticipation, anticipate
+from daemon.predict import anticipate as A
 from daemon.predict.predictors.github import ref, waits_for
 
 
@@ -24,9 +24,10 @@ def context_for(
     session: str | None,
     text: str,
     at: datetime,
-    p: Anticipation = DEFAULT,
+    p: A.Anticipation | None = None,
 ) -> dict[str, Any]:
-    hits = anticipate(memory, text, scope, session=session, at=at, p=p)
+    # read at the call, not at import: a benchmark may set another default for a whole run
+    hits = A.anticipate(memory, text, scope, session=session, at=at, p=p or A.DEFAULT)
     words = {w.lower() for w in re.findall(r"[\w#/-]{4,}", text)}
     waiting = []
     for w in memory.work_items.of_scope(scope, state="open"):

@@ -139,6 +139,13 @@ def test_an_event_lasts_until_its_named_end_else_an_hour(text: str, start: str, 
         ("牙科诊所约我下周二上午复查，我直接说行", False, False),
         # promising someone a thing, no verb (written after blind7)
         ("promised my landlord the signed lease back by friday noon", True, False),
+        # Traditional characters, and "have it done" (written after the change of 2026-12-05)
+        ("答應房東這禮拜五前把押金匯過去", True, False),
+        ("跟同事說好明天把會議紀錄寄給大家", True, False),
+        ("會議紀錄已經寄給大家了", False, True),
+        ("I'll have the quarterly numbers finished before the board meets on the 9th", True, False),
+        ("said i'd have the spare keys cut for Noor by saturday", True, False),
+        ("I'd have loved to join but I'm away that week", False, False),
     ],
 )
 def test_promise_and_kept_cues(text: str, promise: bool, done: bool) -> None:
@@ -155,6 +162,7 @@ def test_promise_and_kept_cues(text: str, promise: bool, done: bool) -> None:
         ("还答应了老王周六帮他搬家，他发烧了好几天", False),
         # "told X I'd …" commits too, whatever its past tense
         ("told the landlord i'd have the meter reading to him by monday", False),
+        ("還答應了阿姨週末幫她搬書櫃", False),  # 答應: another promise, in Traditional characters
     ],
 )
 def test_a_later_statement_tells_a_promise_kept(text: str, done: bool) -> None:

@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from daemon.memory.dates.cues import tense
+from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import shared_words
 from daemon.memory.read.bm25 import tokenize
 from daemon.memory.types import ItemView
@@ -76,9 +77,21 @@ _TOLD_I_WOULD = re.compile(
 )
 
 
+# "I'll have the deck ready by Friday", "promised calum i'd have the risk register updated": the
+# thing done by a time, told with "have … done"
+_HAVE_IT_DONE = re.compile(
+    r"\b(?:i'?ll|i’ll|i will|i'?d|i’d|i would)\s+have\s+(?:[\w'’-]+\s+){1,5}?"
+    r"(?:\w{2,}ed|\w{2,}en|done|ready|cut|set|put|sent|made|paid|built|bought|kept|read|sorted)\b",
+    re.IGNORECASE,
+)
+
+
 def is_promise(text: str) -> bool:
     """Something the person says they will do — not a report that it is done."""
-    cue = _ZH.search(text) if is_cjk(text) else (_EN.search(text) or _TOLD_I_WOULD.search(text))
+    if is_cjk(text):
+        cue = _ZH.search(simplified(text))  # the rules read Traditional as Simplified (答應 as 答应)
+    else:
+        cue = _EN.search(text) or _TOLD_I_WOULD.search(text) or _HAVE_IT_DONE.search(text)
     return bool(cue) and not is_done(text)
 
 
@@ -89,8 +102,10 @@ _DONE_ACT_ZH = re.compile(r"(?:发(?!烧|现|生|呆|火)|交|回复|寄|转|付
 
 def is_done(text: str) -> bool:
     if is_cjk(text):
-        return bool(_DONE_ZH.search(text) or _DONE_ACT_ZH.search(text))
-    return bool(_DONE_EN.search(text))
+        t = simplified(text)
+        return bool(_DONE_ZH.search(t) or _DONE_ACT_ZH.search(t))
+    # "I'll have the numbers finished by Friday": the participle is the state promised, no report
+    return bool(_DONE_EN.search(_HAVE_IT_DONE.sub(" ", text)))
 
 
 # words that commit to something: a statement with one is a promise, not a report of one kept
@@ -104,7 +119,7 @@ def tells_done(text: str) -> bool:
     """A later statement of the person that reports the thing as happened: the words of a done
     act, or any past tense ("dropped the drill back at Jen's", "模板发给小林了") in a statement
     that commits to nothing itself ("还答应了老王周六帮他搬家" is another promise)."""
-    if _COMMITS.search(text):
+    if _COMMITS.search(simplified(text)):  # 答應 as 答应
         return False
     return is_done(text) or tense(text.lower()) == "past"
 

@@ -94,7 +94,7 @@ _SELF_EN = re.compile(
     r"(?<!not )(?<!n't )(?<!’t )\b(?:I|I'm|I’m|I've|I’ve|I'll|I’ll|I'd|me|we|we're|we’re|us|let's|myself)\b(?!\s+(?:wife|husband))"
 )
 _PEOPLE_ZH = (
-    r"老公|老婆|爱人|对象|男朋友|女朋友|妈|爸|父母|爸妈|妹|弟|哥|姐|儿子|女儿|孩子|宝宝|奶奶|爷爷|外婆|外公|"
+    r"老公|老婆|爱人|对象|男朋友|女朋友|男友|女友|妈|爸|父母|爸妈|妹|弟|哥|姐|儿子|女儿|孩子|宝宝|奶奶|爷爷|外婆|外公|"
     r"姥姥|姥爷|舅|姨|叔|姑|表[哥姐弟妹]|堂[哥姐弟妹]|朋友|室友|舍友|邻居|老板|经理|领导|组长|主管|同事|"
     r"CEO|老师|房东|客户|助理|实习生|总监|上司|"
     # the English words Chinese chat keeps for them ("roommate 周三凌晨五点的 flight")

@@ -45,6 +45,9 @@ ROOT = Path(__file__).resolve().parents[2]
         # a request to the assistant (written after the change, issue 21)
         ("recommend a brunch place for sunday that takes bookings", "question"),
         ("求推荐一个周六晚上适合两个人吃饭的馆子", "question"),
+        # 男友 / 女友, the short words (written after blind8's first run)
+        ("我女友下周二上午去国贸那边面试", "other"),
+        ("然後我男友週五晚上要飛去東京出差", "other"),
     ],
 )
 def test_what_is_not_the_persons_plan_says_why(text: str, why: str) -> None:
@@ -72,6 +75,7 @@ def test_known_misses_of_the_plan_rules(text: str) -> None:
         "周六早上六点四十的火车，票已经买好了。",
         "下周二下午三点我跟房东去看房。",
         "明天四点半起床去机场，早班机",
+        "男友周六早上八点的飞机去成都，我开车送他去机场",
     ],
 )
 def test_own_plans_stay_plans_even_with_a_feeling_or_a_relative_in_them(text: str) -> None:

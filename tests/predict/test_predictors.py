@@ -106,6 +106,10 @@ def test_conflict_is_said_once_when_the_second_event_becomes_known(
         ("周四上午九点到十点我要开部门例会。", "2026-03-05 09:00", "2026-03-05 10:00"),
         ("Tomorrow from 2 to 4pm I'm interviewing.", "2026-03-03 14:00", "2026-03-03 16:00"),
         ("On Friday at 15:00 I see Dana.", "2026-03-06 15:00", "2026-03-06 16:00"),
+        # the part of the day before the end's hour, and Traditional characters (written after
+        # the change of 2026-12-05)
+        ("周三在总部开一整天的会，早上八点半到晚上六点", "2026-03-04 08:30", "2026-03-04 18:00"),
+        ("禮拜六上午十點到下午兩點半在社區中心當志工", "2026-03-07 10:00", "2026-03-07 14:30"),
     ],
 )
 def test_an_event_lasts_until_its_named_end_else_an_hour(text: str, start: str, end: str) -> None:

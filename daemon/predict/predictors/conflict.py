@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.types import ItemView
 from daemon.predict import said_when
@@ -43,14 +44,16 @@ NAME = "conflict"
 DEFAULT_LENGTH = timedelta(hours=1)
 _EN_END = re.compile(r"\b(?:to|until|till|-|–)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
 _ZH_END = re.compile(
-    r"(?:到|至|-|–)\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*(?:点|:|：)\s*(半|\d{2})?"
+    # "九点到下午五点": the part of the day may stand before the end's hour (read as the next hour
+    # after the start, as any end is)
+    r"(?:到|至|-|–)\s*(?:上午|中午|下午|傍晚|晚上|早上)?\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*(?:点|:|：)\s*(半|\d{2})?"
 )
 
 
 def end_of(item: ItemView, start: datetime) -> datetime:
     """When the event ends: the end time its sentence names after the start, else an hour later."""
     text = what(item)
-    m = _ZH_END.search(text) if is_cjk(text) else _EN_END.search(text)
+    m = _ZH_END.search(simplified(text)) if is_cjk(text) else _EN_END.search(text)  # 點 as 点
     if m:
         raw = m.group(1)
         n = zh_number(raw)  # the date rules' own reading of 十一, 两, 9

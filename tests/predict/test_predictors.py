@@ -679,3 +679,20 @@ async def test_a_timed_promise_reminded_like_an_appointment_is_dropped_once_done
     pclock.now = at("2026-03-06 14:00")
     await outbox.deliver_due()
     assert not any("budget" in t.lower() for t in bus.titles)
+
+
+def test_a_day_said_of_a_pull_request_is_no_digest_line(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    """With GitHub connected, what the person says about #N moves that item's follow-up: the
+    morning digest does not list it as the day's event as well (written after blind8)."""
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 16:00")  # a Monday
+    say(pmemory, "g1", "the #915 migration PR is massive, I'll dig into it on wednesday", pclock.now)
+    say(pmemory, "g2", "wednesday I'm dropping the old monitor at the recycling centre", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [sid] = engine.morning(pmemory, settings, at("2026-03-04 09:00"))
+    d = pmemory.suggestions.get(sid)
+    assert d is not None and "monitor" in d.body and "915" not in d.body and "dig" not in d.body.lower(), (
+        d.body
+    )

@@ -17,7 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 from daemon.memory.types import ItemView
-from daemon.predict import plan_news
+from daemon.predict import plan_news, said_when
 from daemon.predict.base import (
     HAPPENINGS,
     Ctx,
@@ -56,6 +56,9 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
         and not promise.is_promise(what(it))  # the promise's own follow-up knows when it is kept
         and is_own_plan(it, tz, ctx.now, reader_for(ctx.memory.embedder))
         and not declined_reminder(it)  # "Want me to remind you?" — "no need"
+        # "I'll go through #742 properly by thursday": the pull request's follow-up speaks for it
+        # (as for a reminder or a clash of its own)
+        and not said_when.github_follows(what(it), ctx.settings.github_login)
         and it.due_at is not None  # always, for a due item
         # a timed event within the hour is under way or about to be: no news for the day ahead
         and (it.due_at >= ctx.now + SOON or not is_timed(it.due_at, tz))

@@ -28,7 +28,7 @@ import numpy as np
 
 from daemon.memory.embed import Embedder
 from daemon.memory.models.linear import LinearModel
-from daemon.predict.plans import asks_reminder, own_plan, why_not
+from daemon.predict.plans import asks_reminder, why_not
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +45,9 @@ def _model() -> LinearModel | None:
         return None
 
 
-def features(sentence: str, vector: np.ndarray, reasons: list[str]) -> np.ndarray:
+def features(why: str | None, vector: np.ndarray, reasons: list[str]) -> np.ndarray:
     """The model's input, as `bench/train_plans.features` lays it out: the vector, the rules'
-    verdict, then one column per reason the rules can give."""
-    why = why_not(sentence)
+    verdict (`why_not` of the sentence), then one column per reason the rules can give."""
     return np.concatenate(
         [
             np.asarray(vector, np.float32).ravel(),
@@ -70,13 +69,15 @@ def _usable(embedder: Embedder | None) -> LinearModel | None:
     return model
 
 
+def _p(model: LinearModel, embedder: Embedder, sentence: str, why: str | None) -> float:
+    vec = embedder.embed_passages([sentence])[0]
+    return float(model.proba(features(why, vec, list(model.meta.get("reasons", []))))[0, 1])
+
+
 def probability(embedder: Embedder | None, sentence: str) -> float | None:
     """P(own plan) by the model, or None when the rules decide alone (no model, another embedder)."""
     model = _usable(embedder)
-    if model is None or embedder is None:
-        return None
-    vec = embedder.embed_passages([sentence])[0]
-    return float(model.proba(features(sentence, vec, list(model.meta.get("reasons", []))))[0, 1])
+    return None if model is None or embedder is None else _p(model, embedder, sentence, why_not(sentence))
 
 
 # verdicts by (embedder name, sentence): the same sentence reads the same every time, and a cache
@@ -92,14 +93,13 @@ def reads_as_own(embedder: Embedder | None, sentence: str) -> bool:
         if key in _VERDICTS:
             _VERDICTS.move_to_end(key)
             return _VERDICTS[key]
-    if not own_plan(sentence):
+    model = _usable(embedder)
+    if why_not(sentence) is not None:
         verdict = False  # the rules said no on a cue: the model does not overrule them
-    elif asks_reminder(sentence):
-        verdict = True  # they asked for the reminder: no reading of the sentence weighs more
-    else:
-        p = probability(embedder, sentence)
-        model = _model()
-        verdict = p is None or model is None or p >= float(model.meta.get("veto_below", 0.5))
+    elif asks_reminder(sentence) or model is None or embedder is None:
+        verdict = True  # asked for the reminder (no reading weighs more), or the rules decide alone
+    else:  # the rules' yes, vetoed when the model is sure it is none
+        verdict = _p(model, embedder, sentence, None) >= float(model.meta.get("veto_below", 0.5))
     with _LOCK:
         _VERDICTS[key] = verdict
         while len(_VERDICTS) > KEPT:

@@ -81,7 +81,10 @@ _TOLD_I_WOULD = re.compile(
 # thing done by a time, told with "have … done"
 _HAVE_IT_DONE = re.compile(
     r"\b(?:i'?ll|i’ll|i will|i'?d|i’d|i would)\s+have\s+(?:[\w'’-]+\s+){1,5}?"
-    r"(?:\w{2,}ed|\w{2,}en|done|ready|cut|set|put|sent|made|paid|built|bought|kept|read|sorted)\b",
+    # a participle: "-ed" (not "speed", "need"), the common "-en" ones ("garden" is none), or irregular
+    r"(?:(?!(?:speed|breed|greed|need|seed|weed|feed)\b)\w{3,}ed|(?:writ|tak|giv|driv|eat|chos|forgott|"
+    r"prov|brok|froz|hidd|spok|stol|wok|beat|gott|rewritt)en|done|ready|cut|set|put|sent|made|paid|built|"
+    r"bought|kept|read|sorted)\b",
     re.IGNORECASE,
 )
 

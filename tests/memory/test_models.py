@@ -97,6 +97,28 @@ def test_a_model_survives_save_and_load(tmp_path: Path) -> None:
     assert np.allclose(back.proba(x).sum(axis=1), 1.0)
 
 
+def test_a_hidden_layer_reads_what_no_linear_score_can_and_survives_save_and_load(tmp_path: Path) -> None:
+    """Exclusive or: "the two differ" is true for (0, 1) and (1, 0) and false for (0, 0) and
+    (1, 1), which no weighted sum of the inputs separates; two ReLU units do."""
+    m = LinearModel(
+        "xor",
+        ("same", "differ"),
+        np.asarray([[10.0, 10.0]], np.float32),
+        np.asarray([-5.0], np.float32),
+        np.zeros(2, np.float32),
+        np.ones(2, np.float32),
+        {},
+        hidden_weights=np.asarray([[1.0, -1.0], [-1.0, 1.0]], np.float32),
+        hidden_bias=np.zeros(2, np.float32),
+    )
+    m.save(tmp_path / "xor.npz")
+    back = LinearModel.load(tmp_path / "xor.npz")
+    x = np.asarray([[0, 0], [0, 1], [1, 0], [1, 1]], np.float32)
+    assert back.dim == 2
+    np.testing.assert_allclose(back.proba(x), m.proba(x), rtol=1e-6)
+    assert (back.proba(x)[:, 1] > 0.5).tolist() == [False, True, True, False]
+
+
 class _Scripted(Understanding):
     """The real turn-kind model, a category per text given by the test, and an update model that
     says "retires" to every pair (or to none): what is left to test is which items may be retired
@@ -567,7 +589,7 @@ def test_a_question_about_one_current_value_gets_the_newer_of_two_plausible_answ
     old = "Our landlord is a retired maths teacher called Mrs Ahmed, very relaxed about the garden."
     new = "The building got sold, so rent now goes to some company called Northgate Lettings."
     with _retiring(db_path, embedder, clock, {old: "entities", new: "entities"}, verdict=0.5) as m:
-        assert m.understanding is not None and m.understanding.update_threshold > 0.5
+        assert m.understanding is not None and m.understanding.hide_threshold > 0.5
         m.memorize([turn("l1", old, at=T0), turn("l2", new, at=T0 + timedelta(days=50))])
         assert m.get_item("alice", item_id_for("alice", "l1", 0))["superseded_by"] is None  # type: ignore[index]
         hits = m.recall(query, "alice", k=5, ts=T0 + timedelta(days=60), reinforce=False)

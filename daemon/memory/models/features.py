@@ -335,7 +335,8 @@ def led_by_someone(text: str) -> bool:
     better for the parents" (the plan's news, whoever goes along)."""
     clause = main_clause(text).strip()
     if _HAN.search(clause):
-        return bool(_SUBJECT_ZH.match(_OWN_ZH.sub("", clause, count=1)))
+        # kin words carry their 我 ("我妈换了主治医生"), others come after it ("我的室友…")
+        return bool(_SUBJECT_ZH.match(clause) or _SUBJECT_ZH.match(_OWN_ZH.sub("", clause, count=1)))
     return bool(_SUBJECT_EN.match(_OWN_EN.sub("", clause, count=1)))
 
 
@@ -728,7 +729,13 @@ def reasons_to_keep(text: str) -> list[str]:
         return bool((cn if zh else en).search(text))
 
     why = []
-    if has(_ALSO_EN, _ALSO_ZH):
+    # "also" beside words of a change is no addition ("cancelled the gym and joined the climbing
+    # centre, they have weights too"; "羽毛球馆拆了，周三改成游泳了，也挺好")
+    if (
+        has(_ALSO_EN, _ALSO_ZH)
+        and not has(_RECORD_CHANGE_EN, _RECORD_CHANGE_ZH)
+        and not plan_change_cue(text)
+    ):
         why.append("adds a second one")
     # "book club is off this week" calls this week's meeting off: a change of a plan, not a
     # temporary arrangement beside the usual one

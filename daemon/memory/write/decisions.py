@@ -263,8 +263,8 @@ class BatchDecisions:
     def _surely(
         self, d: ItemDraft, target: str | None, idx: ScopeIndex, vec: np.ndarray, batch: list[Created]
     ) -> bool:
-        """Whether the update model is sure (the read-time net's bar, 0.9 precision out of fold)
-        that `d` updates `target`: dedup found them alike, so a merge is undone only then."""
+        """Whether the update model is sure (its sure bar, 0.9 precision out of fold) that `d`
+        updates `target`: dedup found them alike, so a merge is undone only then."""
         u = self.understanding
         row = idx.row_of.get(target or "")
         made = next((c for c in batch if c.item_id == target), None)

@@ -10,7 +10,7 @@ seeds, lbfgs, one thread of numpy work at a time. Steps:
    to "user"/"assistant" or to a first name, chosen by a hash of the text), cached under
    bench/out/.
 2. Turn kind (fact / ask / social) on bench/data/turns_*.jsonl + bench/data/noise_labels.jsonl +
-   bench/data/talk_v3.jsonl and talk_v4.jsonl (the person's talk as people chat it: typos, brb, moods, weather of
+   bench/data/talk_v3.jsonl (the person's talk as people chat it: typos, brb, moods, weather of
    the moment, and facts said in that register; turn kind only, so the other models' data is
    unchanged):
    5-fold cross-validation picks C and the "drop" threshold (a turn is kept as a fact unless
@@ -23,10 +23,10 @@ seeds, lbfgs, one thread of numpy work at a time. Steps:
    committed; same speaker, most similar older turns), sampled, labelled "keep". Real chat is
    long and chatty, and without them the model retired a quarter of those pairs. Cross-validation
    grouped by slot and by conversation (none is both fitted and scored), threshold for the best F1
-   on update-vs-keep pairs, then a fit on everything. The pairs include 1,160 written by helpers
-   who saw no code (`update_pairs_stranger*.jsonl`) and 360 notes about things
-   (`update_pairs_records.jsonl`: two facts of one ticket, route or machine, and real changes).
-   `--hidden-update` fits one hidden layer of 32 ReLU units instead (an experiment, not taken).
+   on update-vs-keep pairs, then a fit on everything. `--hidden-update` fits one hidden layer of
+   32 ReLU units instead (an experiment, not taken). The pairs and talk in bench/data/pending/
+   (written by helpers who saw no code) are not read: refitting with them cost LoCoMo R@10
+   (docs/understanding.md, 2026-12-05).
 5. Score the fitted models on the check sets bench/check/turns.jsonl,
    bench/check/turns_talk_v3.jsonl and bench/check/assistant_turns_v3.jsonl (written apart from
    talk_v3), which nothing was fitted or tuned on, and print their confusion matrices (those of
@@ -81,7 +81,7 @@ LOCOMO_EVENTS = ROOT.parent / "shared" / "bench" / "locomo" / "events.jsonl"
 CONVERSATION_NEGATIVES = 3000  # sampled candidate pairs from real conversations
 # turn kind only (issue 20): chat talk ("brb", "typo sorry", "累死了", "so hot today") and facts said
 # in that register, written for the turn-kind model; the category and update data stay as they were
-TALK_FILES = [DATA / "talk_v3.jsonl", DATA / "talk_v4.jsonl"]
+TALK_FILES = [DATA / "talk_v3.jsonl"]
 TURN_CHECKS = [CHECK / "turns.jsonl", CHECK / "turns_talk_v3.jsonl", CHECK / "assistant_turns_v3.jsonl"]
 # The sure bar: the pair model alone retires, and the read-time net demotes, only where out of
 # fold nine in ten of its verdicts were real updates (the name is from when the net hid the hit).

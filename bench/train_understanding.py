@@ -85,8 +85,8 @@ TALK_FILES = [DATA / "talk_v3.jsonl"]
 TURN_CHECKS = [CHECK / "turns.jsonl", CHECK / "turns_talk_v3.jsonl", CHECK / "assistant_turns_v3.jsonl"]
 # The sure bar: the pair model alone retires, and the read-time net demotes, only where out of
 # fold nine in ten of its verdicts were real updates (the name is from when the net hid the hit).
-# A bar at 0.95 was tried on 2026-12-05: its recall fell to 0.37 and fewer updates passed than
-# before the hidden layer (docs/understanding.md).
+# A bar at 0.95 was tried on 2026-12-05 with --hidden-update: its recall fell to 0.37 and fewer
+# updates passed than with the linear model at 0.9 (docs/understanding.md).
 HIDE_PRECISION = 0.9
 
 

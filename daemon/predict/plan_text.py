@@ -1,8 +1,9 @@
 """plan_text: what a plan is, in a few words written for its reminder.
 
 A reminder names the thing ("the renewal call", "dentist appointment", "去看牙医"), then when and
-where, in the person's language; the sentence it was said in is quoted as evidence, never cut
-into a title. The thing is read from the clause that names the day: "The school concert is
+where, in the person's language; what was said of it is quoted as evidence (`said_of`: the
+sentences that name a day, a clock or the thing, not the venting around them), never cut into a
+title. The thing is read from the clause that names the day: "The school concert is
 Friday at 6. She has a solo" → "The school concert"; "周六早上六点四十的火车，票已经买好了" → "火车".
 From that clause the date phrases go, and what only carries them: a leading "I have", "I'm",
 "there's", "我要", "约了"; a trailing "is now", "on", "的"; what only says it was arranged
@@ -18,6 +19,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
+from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
 
@@ -106,6 +108,68 @@ def dated_sentences(text: str, at: datetime, tz: ZoneInfo) -> list[str]:
     day = found[0].value.date()
     spans = [_span_sentence(text, m.start) for m in found if m.value.date() == day]
     return [text[lo:hi].strip() for lo, hi in dict.fromkeys(spans)]
+
+
+_CLOCK_ANY = re.compile(
+    r"(\d{1,2})(?:[:：.](\d{2}))?\s*(?:am|pm|a\.m\.|p\.m\.)"
+    r"|(\d{1,2})[:：h](\d{2})"
+    r"|(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點]\s*(半|一刻|三刻|\d{1,2}|[一二三四五]十[一二三四五六七八九]?)?",
+    re.IGNORECASE,
+)
+_ZH_MINUTES = {"半": 30, "一刻": 15, "三刻": 45}
+
+
+def _clocks(piece: str) -> set[tuple[int, int]]:
+    """The (hour mod 12, minute) of every clock `piece` names: "5:15am", "14:00", "六点四十"."""
+    out: set[tuple[int, int]] = set()
+    for m in _CLOCK_ANY.finditer(piece):
+        h_raw, m_raw = None, None
+        groups = m.groups()
+        for i in (0, 2, 4):
+            if groups[i]:
+                h_raw, m_raw = groups[i], groups[i + 1]
+                break
+        hour = zh_number(h_raw) if h_raw else None
+        if hour is None:
+            continue
+        if not m_raw:
+            minute = 0.0
+        elif m_raw in _ZH_MINUTES:
+            minute = float(_ZH_MINUTES[m_raw])
+        else:
+            minute = zh_number(m_raw) or 0.0
+        out.add((int(hour) % 12, int(minute)))
+    return out
+
+
+def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
+    """What the person said of the plan, to quote as evidence: the sentences of the turn that name
+    a day or a clock (its own, or when to leave, when to stop eating) or a word of its headline,
+    in order, "…" where a sentence was left out. The others are how the person felt or what
+    else happened ("ag i can't sleep.", "why do i do this to myself"): quoting them back reads
+    as mockery, and they are not what the reminder is about."""
+    text = " ".join(text.split())
+    zh = bool(_HAN.search(text))
+    thing = headline(text, at, tz)
+    words = set(tokenize(thing)) if not zh else {thing[i : i + 2] for i in range(len(thing) - 1)}
+    dates = [m.start for m in resolve_dates(text, at, tz)]
+    parts: list[tuple[str, bool]] = []
+    for m in _SENTENCE.finditer(text):
+        piece = m.group(0).strip()
+        if not piece:
+            continue
+        shared = any(w in piece for w in words) if zh else bool(words & set(tokenize(piece)))
+        dated = any(m.start() <= d < m.end() for d in dates) or bool(_clocks(piece))
+        parts.append((piece, shared or dated))
+    if not any(keep for _, keep in parts):
+        return text
+    out: list[str] = []
+    for piece, keep in parts:
+        if keep:
+            out.append(piece)
+        elif not out or out[-1] != "…":
+            out.append("…")
+    return ("" if zh else " ").join(out)
 
 
 def headline(text: str, at: datetime, tz: ZoneInfo) -> str:

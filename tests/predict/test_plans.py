@@ -13,7 +13,7 @@ from daemon.memory import Memory
 from daemon.memory.types import ItemView
 from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
-from daemon.predict.plan_text import headline, names_a_thing
+from daemon.predict.plan_text import headline, names_a_thing, said_of
 from daemon.predict.plans import is_own_plan, own_plan, why_not
 from daemon.state.email_rules import asks
 from tests.conftest import FakeClock
@@ -142,7 +142,33 @@ async def test_a_reminder_is_written_for_the_reminder_with_the_quote_as_evidence
     assert await outbox.deliver_due() == 1
     [(_, body, _)] = bus.sent
     assert body["title"] == "Reminder: today at 15:00 — The insurance renewal call"
-    assert "Same dial-in" in body["body"]  # the quote is evidence, in the body
+    # the quote is evidence, in the body: what was said with the plan's date
+    assert "You said: “The insurance renewal call is now Wednesday at 15:00" in body["body"]
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        # written after the change (2026-12-05), in the register of late-night chat
+        (
+            "cannot sleep AGAIN. anyway the electrician comes thursday at 8 for the fuse box. "
+            "hope he's less useless than the last one",
+            "… anyway the electrician comes thursday at 8 for the fuse box. …",
+        ),
+        ("又失眠了。周四早上八点电工来修电箱。上次那个真是靠不住", "…周四早上八点电工来修电箱。…"),
+        # when to leave is said of the plan too, in its own sentence
+        (
+            "road trip friday!! leaving at 6:30 sharp. so excited lol",
+            "road trip friday!! leaving at 6:30 sharp. …",
+        ),
+        (
+            "Next Monday at 10:00 I have the project demo for the board.",
+            "Next Monday at 10:00 I have the project demo for the board.",
+        ),
+    ],
+)
+def test_the_quote_is_what_was_said_of_the_plan(text: str, quote: str) -> None:
+    assert said_of(text, at("2026-03-02 10:00"), BERLIN) == quote
 
 
 def test_a_plan_names_something_to_do_not_only_when() -> None:

@@ -12,7 +12,7 @@ from daemon.memory.types import ItemView, TurnView
 from daemon.predict import PREDICTORS, engine
 from daemon.predict.base import Ctx, plain
 from daemon.predict.outbox import SuggestionOutbox
-from daemon.predict.predictors.conflict import end_of
+from daemon.predict.predictors.conflict import SETTLE, end_of
 from daemon.predict.predictors.promise import is_done, is_promise, promised_act, tells_done
 from daemon.state.types import WorkItem
 from tests.conftest import FakeClock
@@ -80,7 +80,7 @@ def test_an_event_in_the_past_or_minutes_away_gets_no_reminder(
     assert pmemory.suggestions.of_scope("alice") == []
 
 
-def test_conflict_is_said_once_when_the_second_event_becomes_known(
+def test_conflict_is_said_once_a_moment_after_the_second_event_becomes_known(
     pmemory: Memory, settings: Settings, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
@@ -92,12 +92,45 @@ def test_conflict_is_said_once_when_the_second_event_becomes_known(
     say(pmemory, "z3", "对了，下周三下午三点到四点我要去医院复查。", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     [c] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "conflict"]
-    assert c.deliver_at == pclock.now and set(c.source_ids) == {"z1", "z3"}
+    assert c.deliver_at == pclock.now + SETTLE and set(c.source_ids) == {"z1", "z3"}
     assert "张总" in c.body and "医院" in c.body and c.title.startswith("时间冲突")
     # the same ops read again (a crash before the cursor moved) say nothing new
     pmemory.ledger.set_cursor(engine.CURSOR, 0)
     engine.after_memory(pmemory, settings, pclock.now)
     assert [k for k, _ in kinds(pmemory)].count("conflict") == 1
+
+
+async def test_a_clash_corrected_in_the_next_message_is_never_said(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-05): the person gets a time wrong and fixes it at once
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:00")
+    say(pmemory, "c1", "Thursday 11am I'm presenting the roadmap to the board.", pclock.now)
+    say(pmemory, "c2", "And the boiler man comes Thursday at 11 as well, great timing", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [c] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "conflict"]
+    assert c.deliver_at > pclock.now
+    pclock.now = at("2026-03-02 09:02")
+    say(pmemory, "c3", "Actually the boiler visit got moved to Friday at 11, never mind", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-02 09:06")
+    await outbox.deliver_due()
+    assert not [b for _, b, _ in bus.sent if b["kind"] == "conflict"]
+    [c] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "conflict"]
+    assert c.status == "withdrawn"
+
+
+def test_a_clash_that_begins_within_the_moment_is_said_at_once(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 13:57")
+    say(pmemory, "d1", "Today at 2pm I have the dentist.", pclock.now)
+    say(pmemory, "d2", "Oh no, today at 2pm is also the call with Sam", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [c] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "conflict"]
+    assert c.deliver_at == pclock.now
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,12 @@
-"""conflict: two of the person's events overlap → said once, when the second becomes known.
+"""conflict: two of the person's events overlap → said once, a moment after the second becomes known.
 
 A timed event lasts until the end time its sentence names ("3 to 4 pm", "三点到四点"), else an
 hour. An event without a time of day takes the hours its sentence names ("the offsite, 9 to 5",
 "九点到五点") or, said to take "the whole day" / 全天, the working day; else no hours (a birthday
 clashes with nothing).
-Re-checked at delivery: if either event moved or was cancelled, the conflict is withdrawn.
+Re-checked at delivery: if either event moved or was cancelled, the conflict is withdrawn. It
+waits `SETTLE` after the turn that made it: people correct themselves in the next message ("wait,
+the call is at 3, not 2"), and a clash said in the same minute would then be a false alarm.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from daemon.state.suggestions import Suggestion
 
 NAME = "conflict"
 DEFAULT_LENGTH = timedelta(hours=1)
+SETTLE = timedelta(minutes=5)  # a moment for the person to finish (or correct) what they were saying
 _EN_END = re.compile(r"\b(?:to|until|till|-|–)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
 _ZH_END = re.compile(
     # "九点到下午五点": the part of the day may stand before the end's hour (read as the next hour
@@ -147,7 +150,8 @@ class Conflict:
             title=title,
             body=body,
             created_at=ctx.now,
-            deliver_at=ctx.now,
+            # a clash that begins within the moment is said at once
+            deliver_at=ctx.now + SETTLE if ctx.now + SETTLE < first else ctx.now,
             expires_at=first,
             evidence=(a.id, b.id),
             source_ids=tuple(dict.fromkeys([*(a.source_ids or ()), *(b.source_ids or ())])),

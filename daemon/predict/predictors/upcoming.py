@@ -36,7 +36,7 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_model import reader_for
-from daemon.predict.plan_text import headline
+from daemon.predict.plan_text import headline, said_of
 from daemon.predict.plans import asks_reminder, declined_reminder, is_own_plan
 from daemon.predict.predictors import promise
 from daemon.predict.spans import day_span
@@ -215,6 +215,7 @@ class Upcoming:
         zh = is_cjk(text)
         when = when_text(due.astimezone(tz), ctx.now.astimezone(tz), is_timed(due, tz), zh)
         thing = headline(text, item.observed_at or ctx.now, tz)
+        quote = short(said_of(text, item.observed_at or ctx.now, tz), 200)  # what was said of the plan
         where = item.l1.get("where")
         place = where if isinstance(where, str) and where and where not in thing else ""
         if _TIMEISH.search(place):
@@ -223,9 +224,7 @@ class Upcoming:
         update = n.update if n is not None else ""  # a new place, by e-mail: the plan stands
         if zh:
             title = f"提醒：{when} — {short(thing, 40)}" + (f"（{place}）" if place and not update else "")
-            body = (
-                f"{when}：{thing}" + (f"，地点：{place}" if place else "") + f"\n你说过：“{short(text, 200)}”"
-            )
+            body = f"{when}：{thing}" + (f"，地点：{place}" if place else "") + f"\n你说过：“{quote}”"
             if update and n is not None:
                 body += f"\n{n.sender} 来信更新：“{short(update, 200)}”"
             if rel:
@@ -234,9 +233,7 @@ class Upcoming:
             title = f"Reminder: {when} — {short(thing, 60)}" + (
                 f", at {place}" if place and not update else ""
             )
-            body = (
-                f"{thing}, {when}" + (f", at {place}" if place else "") + f".\nYou said: “{short(text, 200)}”"
-            )
+            body = f"{thing}, {when}" + (f", at {place}" if place else "") + f".\nYou said: “{quote}”"
             if update and n is not None:
                 body += f"\nUpdate from {n.sender}: “{short(update, 200)}”"
             if rel:

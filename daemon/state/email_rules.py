@@ -83,7 +83,9 @@ _NEED_EN = re.compile(
     r"\b(?:i|we)(?:'ll|’ll| will| still| really)? (?:need|want|require)\b(?=.*\b(?:your|you to|from you|back|by|"
     r"before|until|on my desk)\b)|\b(?:need|want|waiting (?:on|for)|still need) your\b|"
     r"\byour (?:\w+[\s-]?){1,6}(?:is|are) (?:needed|required|due|overdue|missing)\b|"
-    r"\b(?:would be (?:great|good|helpful|nice) if you|appreciate it if you|would love your|would appreciate your)\b",
+    r"\b(?:would be (?:great|good|helpful|nice) if you|appreciate it if you|would love your|would appreciate your)\b|"
+    # the polite conditional is a request: "If you could send the figures by Friday, that'd be great"
+    r"^(?:so\s+|and\s+)?if you (?:could|would)\b(?! like)",
     re.IGNORECASE,
 )
 _IMPERATIVE_EN = re.compile(
@@ -101,6 +103,22 @@ _NEED_ZH = re.compile(
 _IMPERATIVE_ZH = re.compile(
     r"^[^我他她]{0,10}?把.{1,20}?(?:交|填|还|带|发|给|订|改|签|回|核对|确认|准备)|一下[。！!~]*$|(?<!好)吧[。！!~]*$"
 )
+# What asks nothing of this reader now: a standing instruction for a case the reader may or may
+# not be in ("If you need to reschedule, please call", "To cancel, reply STOP", "如需改期请来电"),
+# and a prohibition, which asks that nothing be done ("Please do not eat for 4 hours before your
+# scan", "请勿回复本邮件") — but "don't forget to send …" asks that something be done.
+_STANDING_EN = re.compile(
+    r"^(?:(?:if|should|in case|whenever)\s+you\s+(?:ever\s+)?(?:need|want|wish|would like|'d like|’d like|have|"
+    r"require|prefer|are unable|cannot|can't|can’t)\b"
+    r"|to\s+(?:reschedule|cancel|change|amend|modify|rebook|unsubscribe|opt out|make (?:any )?changes)\b"
+    r"|(?:please\s+)?(?:do not|don't|don’t|dont|never)\s+(?!forget\b|miss\b))",
+    re.IGNORECASE,
+)
+_STANDING_ZH = re.compile(
+    r"^(?:如需|如有|若需|若有|如要|如想|如欲|如果需要|如果有|如您|若您|倘若|请?勿|请?不要(?!忘)|请?别(?!忘))"
+)
+# a word that opens a line as its field's label is no verb ("Return: Fri 21 Aug PER 13:10")
+_LABEL = re.compile(r"^[\w -]{1,20}:(?!\d)")
 _PROMISE_EN = re.compile(
     r"\b(i'll|i’ll|i will|i am going to|i'm going to|i’m going to|i'm gonna|i shall|we'll|we’ll|we will|"
     r"let me get back|will get back|will send|will share|will follow up)\b",
@@ -144,7 +162,7 @@ def asks(sentence: str) -> bool:
         return False
     if s.endswith(("?", "？")) or "?" in s or "？" in s:
         return True
-    if _COURTESY.search(s):
+    if _COURTESY.search(s) or _STANDING_EN.match(s) or _STANDING_ZH.match(s) or _LABEL.match(s):
         return False
     return bool(
         _REQUEST_EN.search(s)

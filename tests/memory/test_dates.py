@@ -254,6 +254,21 @@ def test_week_convention_on_a_monday(text: str, expected: date, direction: str) 
 
 
 @pytest.mark.parametrize(
+    ("text", "direction"),
+    [
+        # written after the change (2026-12-05): the causative "got" of an arrangement is done,
+        # the appointment it arranged is ahead; a "got" of a thing done stays past
+        ("finally got the boiler service booked for friday", "future"),
+        ("got us a table reserved for friday at 8", "future"),
+        ("got my eyebrows done on friday", "past"),
+        ("got soaked on friday walking home", "past"),
+    ],
+)
+def test_what_got_arranged_is_ahead(text: str, direction: str) -> None:
+    assert one(text, WED).direction == direction
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("the plumber can only do next week, tuesday morning", [date(2024, 3, 19)]),

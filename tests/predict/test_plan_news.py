@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from daemon.predict.plan_news import _tied, changes_when, read_mail
+from daemon.predict.plan_news import _tied, accepts, changes_when, read_mail
 
 TZ = ZoneInfo("Europe/Lisbon")
 # the plan: Friday 6 March 2026 at 20:00; the mails come on Wednesday 4 March
@@ -89,3 +89,37 @@ def test_a_new_place_at_the_same_time_keeps_the_plan_with_the_news() -> None:
         "Friday's quiz is cancelled, the Anchor is shut. Same time next week?", SENT, PLAN, DUE, TZ, "m4", "T"
     )
     assert off is not None and off.moved_to is None and changes_when(off)
+
+
+# written after the change (2026-12-05): the person's own reply decides a proposal
+PROPOSED = datetime(2026, 3, 7, 19, 0, tzinfo=TZ)  # "could we do Saturday at 7 instead?"
+REPLIED = datetime(2026, 3, 4, 21, 0, tzinfo=TZ)
+
+
+@pytest.mark.parametrize(
+    ("reply", "yes"),
+    [
+        ("Saturday at 7 works, see you at the Crown", True),
+        ("sure thing", True),
+        ("好的，那就周六见", True),
+        ("Saturday's no good for me, I'm away. Sunday?", False),
+        ("Could we do Sunday instead?", False),
+        ("周六不行，我要加班", False),
+    ],
+)
+def test_a_reply_accepts_a_proposed_time_only_when_it_says_yes(reply: str, yes: bool) -> None:
+    assert accepts(reply, PROPOSED, REPLIED, TZ) is yes
+
+
+def test_a_weekday_beside_the_past_tense_of_the_change_is_the_plans_day() -> None:
+    # "has filled up" and "asked us to move" are past; the Friday they speak of is still ahead
+    got = read_mail(
+        "Sorry, my Friday evening has filled up with a work thing. Could we do Saturday at 7pm instead?",
+        SENT,
+        PLAN,
+        DUE,
+        TZ,
+        "m4",
+        "Tomasz",
+    )
+    assert got is not None and got.moved_to is None and got.proposed == PROPOSED

@@ -66,6 +66,15 @@ def _possessive_got(words: list[str], i: int) -> bool:
     return before in ("have", "has", "'ve") or before.endswith(("'ve", "'s"))
 
 
+# "got the piano tuner booked for wednesday", "got the MOT sorted for the 3rd": the causative
+# "got" of an arrangement is done, the appointment it arranged is ahead
+_ARRANGED_PARTICIPLES = frozenset("booked scheduled reserved confirmed sorted arranged planned".split())
+
+
+def _causative_got(words: list[str], i: int) -> bool:
+    return words[i] == "got" and not _ARRANGED_PARTICIPLES.isdisjoint(words[i + 1 : i + 6])
+
+
 # "is closed", "we're booked", "I'm married": an -ed word after a present "be" is a state now.
 _BE_NOW = frozenset("am is are 'm 're 's i'm we're you're they're it's he's she's that's be".split())
 
@@ -102,6 +111,7 @@ def tense(low: str) -> str:
         (
             w in EN_PAST_WORDS
             and not _possessive_got(words, i)
+            and not _causative_got(words, i)
             and not (w in _PARTICIPLES and _state_now(words, i))
         )
         or (len(w) > 3 and w.endswith("ed") and w not in EN_ED_NOT_PAST and not _state_now(words, i))

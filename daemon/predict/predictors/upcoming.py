@@ -200,6 +200,10 @@ class Upcoming:
                 return Recheck(None, done)
         # someone else's e-mail may have called it off or moved it since (one plan, two sources)
         n = plan_news.news(ctx.memory, s.scope, text, said, due, ctx.now, tz)
+        if n is not None and n.moved_to is None and n.proposed is not None and s.deliver_at > ctx.now:
+            # another time proposed and not yet answered: the person's reply decides (an accepted
+            # one moves the plan); still unanswered when the reminder is due, the plan is off
+            return Recheck(s, f"{n.sender} proposed another time: waiting for the answer")
         if n is not None and n.moved_to is None:
             return Recheck(None, f"called off in an e-mail from {n.sender}")
         if n is not None and n.moved_to is not None and not n.update:

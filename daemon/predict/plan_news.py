@@ -46,6 +46,9 @@ _PART_OF_DAY = re.compile(
     re.IGNORECASE,
 )
 _LAST = re.compile(r"\blast\b|上(?:周|週|个|個)|前天|昨", re.IGNORECASE)
+_WEEKDAY = re.compile(
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|(?:周|週|星期|礼拜|禮拜)[一二三四五六日天]", re.IGNORECASE
+)
 MAX_MAIL_CHARS = 2000  # the news is in the first lines; a long quote below is old news
 
 
@@ -110,6 +113,7 @@ def read_mail(
         or (
             m.direction == "past"
             and m.granularity in ("day", "time")
+            and _WEEKDAY.search(m.text)
             and not _LAST.search(m.text)
             and (m.value.astimezone(tz) + timedelta(days=7)).date() == day
         )

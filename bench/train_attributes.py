@@ -91,6 +91,13 @@ def similarity(proj: np.ndarray, mu: np.ndarray, a: np.ndarray, b: np.ndarray) -
     return out
 
 
+def auc(scores: np.ndarray, pos: np.ndarray) -> float:
+    """P(a positive scores above a negative), by ranks."""
+    ranks = np.argsort(np.argsort(scores))
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    return float((ranks[pos].sum() - n_pos * (n_pos - 1) / 2) / (n_pos * n_neg))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true", help=f"write {OUT.relative_to(ROOT)}")
@@ -129,16 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         oof[src == held] = similarity(proj, mu, a[src == held], b[src == held])
     pos = label != "keep"
     bar = float(np.percentile(oof[pos], BAR_PERCENTILE))
-    # AUC (update + same against keep), by ranks
-    order = np.argsort(np.argsort(oof))
-    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
-    auc = float((order[pos].sum() - n_pos * (n_pos - 1) / 2) / (n_pos * n_neg))
-    raw = (a * b).sum(axis=1)
-    order_raw = np.argsort(np.argsort(raw))
-    auc_raw = float((order_raw[pos].sum() - n_pos * (n_pos - 1) / 2) / (n_pos * n_neg))
+    oof_auc = auc(oof, pos)
     print(
-        f"out of fold (a pair file left out at a time): AUC update+same vs keep {auc:.3f} "
-        f"(raw cosine {auc_raw:.3f}); same_bar (10th percentile of update+same) {bar:.3f}; "
+        f"out of fold (a pair file left out at a time): AUC update+same vs keep {oof_auc:.3f} "
+        f"(raw cosine {auc((a * b).sum(axis=1), pos):.3f}); same_bar (10th percentile of update+same) {bar:.3f}; "
         f"keep pairs at or above it {float((oof[~pos] >= bar).mean()):.2f}"
     )
     proj, mu = fit(*classes(list(range(len(PAIR_FILES)))))
@@ -158,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             "same_bar": round(bar, 4),
             "k": K,
             "alpha": ALPHA,
-            "oof_auc": round(auc, 4),
+            "oof_auc": round(oof_auc, 4),
             "trained_on": PAIR_FILES + SLOT_FILES,
             "data_digest": data_digest(files),
         },

@@ -189,7 +189,8 @@ def news(
     for thread in memory.email_threads(scope):
         if thread.last_message_at <= said:
             continue
-        for msg in memory.email_messages(scope, thread.thread):
+        messages = memory.email_messages(scope, thread.thread)
+        for msg in messages:
             if msg.outbound or not (said < msg.sent_at <= now):
                 continue
             stored = memory.resources(scope, [msg.id])
@@ -202,7 +203,7 @@ def news(
             found.append((msg.sent_at, got))
             if got.moved_to is None and got.proposed is not None:
                 # the person's own reply in the thread, after the proposal, that accepts it
-                for reply in memory.email_messages(scope, thread.thread):
+                for reply in messages:
                     if not reply.outbound or not (msg.sent_at < reply.sent_at <= now):
                         continue
                     own = memory.resources(scope, [reply.id])

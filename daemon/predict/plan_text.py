@@ -19,7 +19,6 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
-from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
 
@@ -110,36 +109,13 @@ def dated_sentences(text: str, at: datetime, tz: ZoneInfo) -> list[str]:
     return [text[lo:hi].strip() for lo, hi in dict.fromkeys(spans)]
 
 
+# a clock, whichever way it is written: "5:15am", "7pm", "6h12", "14:00", "六点四十", "三点半"
 _CLOCK_ANY = re.compile(
-    r"(\d{1,2})(?:[:：.](\d{2}))?\s*(?:am|pm|a\.m\.|p\.m\.)"
-    r"|(\d{1,2})[:：h](\d{2})"
-    r"|(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點]\s*(半|一刻|三刻|\d{1,2}|[一二三四五]十[一二三四五六七八九]?)?",
+    r"\d{1,2}(?:[:：.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
+    r"|\d{1,2}[:：h]\d{2}"
+    r"|(?:\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點]",
     re.IGNORECASE,
 )
-_ZH_MINUTES = {"半": 30, "一刻": 15, "三刻": 45}
-
-
-def _clocks(piece: str) -> set[tuple[int, int]]:
-    """The (hour mod 12, minute) of every clock `piece` names: "5:15am", "14:00", "六点四十"."""
-    out: set[tuple[int, int]] = set()
-    for m in _CLOCK_ANY.finditer(piece):
-        h_raw, m_raw = None, None
-        groups = m.groups()
-        for i in (0, 2, 4):
-            if groups[i]:
-                h_raw, m_raw = groups[i], groups[i + 1]
-                break
-        hour = zh_number(h_raw) if h_raw else None
-        if hour is None:
-            continue
-        if not m_raw:
-            minute = 0.0
-        elif m_raw in _ZH_MINUTES:
-            minute = float(_ZH_MINUTES[m_raw])
-        else:
-            minute = zh_number(m_raw) or 0.0
-        out.add((int(hour) % 12, int(minute)))
-    return out
 
 
 def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
@@ -159,7 +135,7 @@ def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
         if not piece:
             continue
         shared = any(w in piece for w in words) if zh else bool(words & set(tokenize(piece)))
-        dated = any(m.start() <= d < m.end() for d in dates) or bool(_clocks(piece))
+        dated = any(m.start() <= d < m.end() for d in dates) or bool(_CLOCK_ANY.search(piece))
         parts.append((piece, shared or dated))
     if not any(keep for _, keep in parts):
         return text

@@ -111,14 +111,15 @@ _STANDING_EN = re.compile(
     r"^(?:(?:if|should|in case|whenever)\s+you\s+(?:ever\s+)?(?:need|want|wish|would like|'d like|’d like|have|"
     r"require|prefer|are unable|cannot|can't|can’t)\b"
     r"|to\s+(?:reschedule|cancel|change|amend|modify|rebook|unsubscribe|opt out|make (?:any )?changes)\b"
-    r"|(?:please\s+)?(?:do not|don't|don’t|dont|never)\s+(?!forget\b|miss\b))",
+    r"|(?:please\s+)?(?:do not|don't|don’t|dont|never)\s+(?!forget\b|miss\b|mind\b))",
     re.IGNORECASE,
 )
 _STANDING_ZH = re.compile(
     r"^(?:如需|如有|若需|若有|如要|如想|如欲|如果需要|如果有|如您|若您|倘若|请?勿|请?不要(?!忘)|请?别(?!忘))"
 )
-# a word that opens a line as its field's label is no verb ("Return: Fri 21 Aug PER 13:10")
-_LABEL = re.compile(r"^[\w -]{1,20}:(?!\d)")
+# a word that opens a line as its field's label is no verb ("Return: Fri 21 Aug PER 13:10"):
+# what follows the label is read on its own ("Action needed: please sign by Friday" still asks)
+_LABEL = re.compile(r"^[\w -]{1,20}:(?!\d)\s*")
 _PROMISE_EN = re.compile(
     r"\b(i'll|i’ll|i will|i am going to|i'm going to|i’m going to|i'm gonna|i shall|we'll|we’ll|we will|"
     r"let me get back|will get back|will send|will share|will follow up)\b",
@@ -162,7 +163,8 @@ def asks(sentence: str) -> bool:
         return False
     if s.endswith(("?", "？")) or "?" in s or "？" in s:
         return True
-    if _COURTESY.search(s) or _STANDING_EN.match(s) or _STANDING_ZH.match(s) or _LABEL.match(s):
+    s = _LABEL.sub("", s, count=1)
+    if _COURTESY.search(s) or _STANDING_EN.match(s) or _STANDING_ZH.match(s):
         return False
     return bool(
         _REQUEST_EN.search(s)

@@ -67,12 +67,18 @@ def _possessive_got(words: list[str], i: int) -> bool:
 
 
 # "got the piano tuner booked for wednesday", "got the MOT sorted for the 3rd": the causative
-# "got" of an arrangement is done, the appointment it arranged is ahead
+# "got" of an arrangement is done, the appointment it arranged ("for" a day) is ahead; "got it
+# confirmed on friday" tells when the confirming happened, and stays past
 _ARRANGED_PARTICIPLES = frozenset("booked scheduled reserved confirmed sorted arranged planned".split())
 
 
 def _causative_got(words: list[str], i: int) -> bool:
-    return words[i] == "got" and not _ARRANGED_PARTICIPLES.isdisjoint(words[i + 1 : i + 6])
+    if words[i] != "got":
+        return False
+    return any(
+        w in _ARRANGED_PARTICIPLES and "for" in words[j + 1 : j + 3]
+        for j, w in enumerate(words[i + 1 : i + 6], start=i + 1)
+    )
 
 
 # "is closed", "we're booked", "I'm married": an -ed word after a present "be" is a state now.

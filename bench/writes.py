@@ -9,7 +9,7 @@ items are scale.py's `--items N` file), written through `Memory.memorize`:
 - the DuckDB file (default bench/out/writes-N.duckdb) is filled to N items when missing, in
   chunks of 1,000, printing each chunk's rate and the first and last;
 - then the next `--writes` turns of the generator are written into a copy of the file (one
-  memorize of the lot, batches as configured) and timed: ms per item, and with --profile the
+  memorize of the lot, batches as configured; `--per-call N`: calls of N turns) and timed: ms per item, and with --profile the
   top of a cProfile of those writes and the share of dedup in it.
 
 `--code DIR` runs another checkout's `daemon` package (e.g. a worktree of the commit before a
@@ -77,6 +77,13 @@ def main() -> int:
         default=0,
         help="size the update model's statement-cue cache (models/features.py, 4096) to N for this run",
     )
+    ap.add_argument(
+        "--per-call",
+        type=int,
+        default=0,
+        help="time the writes in memorize calls of N turns (1: a turn at a time, as the daemon"
+        " gets them when it keeps up); 0: one call",
+    )
     ap.add_argument("--warm", type=int, default=100, help="turns written before the timed ones (untimed)")
     args = ap.parse_args()
     db: Path = args.db or ROOT / "bench" / "out" / f"writes-{args.items}.duckdb"
@@ -125,17 +132,20 @@ def main() -> int:
                 if prof:
                     prof.enable()
                 t0, c0 = time.perf_counter(), time.process_time()
-                report = memory.memorize(more)
+                added = 0
+                for at in range(0, len(more), args.per_call or len(more)):
+                    added += memory.memorize(more[at : at + (args.per_call or len(more))]).items_added
                 took, cpu = time.perf_counter() - t0, time.process_time() - c0
                 if prof:
                     prof.disable()
             w: dict[str, Any] = {
                 "turns": len(more),
-                "items_added": report.items_added,
-                "ms_per_item": round(1000 * took / max(1, report.items_added), 2),
+                "per_call": args.per_call or len(more),
+                "items_added": added,
+                "ms_per_item": round(1000 * took / max(1, added), 2),
                 "ms_per_turn": round(1000 * took / len(more), 2),
                 # the process's CPU time (all its threads): less moved by other jobs on the machine
-                "cpu_ms_per_item": round(1000 * cpu / max(1, report.items_added), 2),
+                "cpu_ms_per_item": round(1000 * cpu / max(1, added), 2),
             }
             if prof:
                 stats = pstats.Stats(prof)

@@ -8,8 +8,8 @@ passed with the item still waiting (issue 21). Reading the time:
 - a day or a time the date resolver finds ahead of the moment it was said ("at 4", "tomorrow
   morning", 下午四点): the person gets an hour from then to do it;
 - a deadline ("before Thursday", "by Friday", 周四之前): the morning of that day, still in time;
-- a part of the day the resolver does not date ("after lunch", 午饭后, "end of day"): its usual
-  hour today, and an hour from then;
+- a part of the day the resolver does not date ("after lunch", 午饭后, 食完晏, "end of day"): its
+  usual hour today (or on the Cantonese 听日, tomorrow), and an hour from then (`day_parts`);
 - a condition on the pull request's CI ("once CI is green", 等CI跑绿了再看): an hour after a run
   that passed for it arrives (`waits_on_ci`).
 
@@ -23,9 +23,11 @@ from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
+from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import shared_words
 from daemon.memory.read.bm25 import tokenize
 from daemon.memory.types import TurnView
+from daemon.predict.day_parts import DAY_PARTS, day_ahead
 
 # how long the person has, after the time they named, before a nudge is fair
 GRACE = timedelta(hours=1)
@@ -34,20 +36,6 @@ LOOKBACK = timedelta(days=3)
 
 _DEADLINE_BEFORE = re.compile(r"(?:before|by|until|till|no later than)\s*$", re.IGNORECASE)
 _DEADLINE_AFTER_ZH = re.compile(r"^\s*(?:之前|以前|前)")
-# parts of a day the resolver leaves undated, at their usual hour
-_DAY_PARTS = (
-    (
-        re.compile(r"\b(?:after|post)[- ]lunch\b|\bonce i'?ve (?:had|eaten) lunch\b", re.IGNORECASE),
-        time(13, 0),
-    ),
-    (re.compile(r"\b(?:end of (?:the )?day|eod|close of play|later today)\b", re.IGNORECASE), time(17, 0)),
-    (re.compile(r"午饭后|吃完午饭|吃完饭|午休后|中午之后|午饭之后"), time(13, 0)),
-    (re.compile(r"下班前|今天之内|今天下班"), time(17, 0)),
-    # a bare part of the day (下午看, 晚上弄), at the hours the date resolver gives its parts
-    (re.compile(r"上午(?![\d一二三四五六七八九十两])"), time(9, 0)),
-    (re.compile(r"下午(?![\d一二三四五六七八九十两])"), time(15, 0)),
-    (re.compile(r"晚上(?![\d一二三四五六七八九十两])"), time(20, 0)),
-)
 
 
 _ANY_REF = re.compile(r"(?<![\w&#])[\w.-]*#\d{1,6}(?!\d)")
@@ -111,6 +99,7 @@ def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datet
     """When a follow-up becomes fair, from the time the person gave themselves in `text` (said at
     `said`); None when the text names no time ahead."""
     local = said.astimezone(tz)
+    plain = simplified(text)  # the word lists are Simplified; 午飯後 and 下晝 read as 午饭后, 下昼
     found: list[tuple[int, datetime | None]] = []  # (where said, when fair) per date ahead
     for m in resolve_dates(text, said, tz):
         if m.direction == "past":
@@ -125,16 +114,21 @@ def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datet
             # a day without a time ("tomorrow", "on Friday"): its morning is when it is fair to
             # ask, or the part of the day the turn names for it ("tomorrow after lunch")
             day = m.value.astimezone(tz).date()
-            parts = [at for rx, at in _DAY_PARTS if rx.search(text)]
+            parts = [at for rx, at in DAY_PARTS if rx.search(plain)]
             found.append((m.start, datetime.combine(day, max(parts) if parts else morning, tz) + GRACE))
-    if not found and _NOT_TODAY.search(text):
+    if not found and (later := day_ahead(plain, morning)):
+        # a Cantonese day the resolver does not read (#77 听日下昼先睇): the parts said are that day's
+        n, own = later
+        parts = [at for rx, at in DAY_PARTS if rx.search(plain)] + ([own] if own else [])
+        return datetime.combine(local.date() + timedelta(days=n), max(parts, default=morning), tz) + GRACE
+    if not found and _NOT_TODAY.search(plain):
         # "no way today", 今天没空: not before tomorrow morning
         return datetime.combine(local.date() + timedelta(days=1), morning, tz) + GRACE
     if found:
         # of two times, the one said with the doing: "今天下午要盯灰度发布，实在没空，明天下午看吧"
         # gives this afternoon as the reason and tomorrow afternoon as when
         # else the one said nearest the item ("tonight is book club so #77 will have to be thursday")
-        doing = [when for at, when in found if _ACT.search(_clause_at(text, at))]
+        doing = [when for at, when in found if _ACT.search(_clause_at(plain, at))]
         if doing:
             return doing[0]
         refs = [m.start() for m in _ANY_REF.finditer(text)] or [found[0][0]]
@@ -144,8 +138,8 @@ def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datet
     refs = [m.start() for m in _ANY_REF.finditer(text)] or [0]
     ahead = [
         (min(abs(m.start() - r) for r in refs), when)
-        for rx, at in _DAY_PARTS
-        for m in rx.finditer(text)
+        for rx, at in DAY_PARTS
+        for m in rx.finditer(plain)
         if (when := datetime.combine(local.date(), at, tz)) > local
     ]
     return min(ahead)[1] + GRACE if ahead else None
@@ -154,13 +148,14 @@ def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datet
 # today ruled out, and no other time given
 _NOT_TODAY = re.compile(
     r"\b(?:no way|not|can'?t|cannot|won'?t get to it|no chance|no time)\s+(?:\w+\s+)?today\b"
-    r"|今天(?:不行|没空|没时间|肯定不行|搞不了|看不了|顾不上)|今天.{0,8}(?:没空|没时间|顾不上)",
+    r"|今天(?:不行|没空|没时间|肯定不行|搞不了|看不了|顾不上)|今天.{0,8}(?:没空|没时间|顾不上)"
+    r"|今日(?:唔得|冇空|冇时间|搞唔掂|睇唔到|顾唔到)|今日.{0,8}(?:冇空|冇时间)",  # Cantonese
     re.IGNORECASE,
 )
 # what the person will do to the item, in the clause that says when
 _ACT = re.compile(
     r"\b(?:look|review|check|do|go through|get to|have a (?:look|squiz|peek)|read|test|merge|approve)\b"
-    r"|看|审|弄|处理|搞|过一下|过一遍|review",
+    r"|看|睇|审|弄|处理|搞|过一下|过一遍|review",  # 睇: Cantonese "look"
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"[^,;，；。.!！?？\n]+")

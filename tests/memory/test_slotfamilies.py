@@ -76,12 +76,20 @@ def _families(category: str, olds: list[dict[str, Any]], speaker: str = "Ann") -
     return fam
 
 
+def _candidates(
+    fam: SlotFamilies, category: str, new: dict[str, Any], family: np.ndarray, cos: np.ndarray
+) -> set[int]:
+    """What dedup hands the lookup: the family's rows at the threshold, and the family."""
+    near = np.flatnonzero(family & (cos >= P.same_threshold)).tolist()
+    return set(fam.candidates(category, "Ann", new, near, lambda r: bool(family[r]), lambda: family))
+
+
 def _missed(
     category: str, new: dict[str, Any], olds: list[dict[str, Any]], cos: list[float], text: str
 ) -> list[int]:
     fam = _families(category, olds)
     family = np.ones(len(olds), bool)
-    reach = set(fam.candidates(category, "Ann", new, family, np.asarray(cos, np.float32), P.same_threshold))
+    reach = _candidates(fam, category, new, family, np.asarray(cos, np.float32))
     return [
         n
         for n, old in enumerate(olds)
@@ -129,10 +137,8 @@ def test_a_member_no_rule_reaches_is_left_out() -> None:
     """The point of the lookup: a dissimilar item of another slot is not handed to dedup."""
     olds = [{"attribute": "job", "value": "nurse"}, {"attribute": "location", "value": "Lyon"}]
     fam = _families("profile", olds)
-    got = set(
-        fam.candidates(
-            "profile", "Ann", {"attribute": "location", "value": "Porto"}, np.ones(2, bool), np.zeros(2), 0.96
-        )
+    got = _candidates(
+        fam, "profile", {"attribute": "location", "value": "Porto"}, np.ones(2, bool), np.zeros(2)
     )
     assert got == {1}
 
@@ -156,8 +162,8 @@ def test_a_merged_item_is_found_under_its_new_slot() -> None:
     olds[0] = {"attribute": "location", "value": "Lyon"}  # a MERGE rewrote its fields
     fam.changed("i000")
     fam.refresh(["i000"], ["profile"], ["Ann"], {"i000": 0}, lambda want: {i: olds[0] for i in want})
-    got = fam.candidates(
-        "profile", "Ann", {"attribute": "location", "value": "Porto"}, np.ones(1, bool), np.zeros(1), 0.96
+    got = _candidates(
+        fam, "profile", {"attribute": "location", "value": "Porto"}, np.ones(1, bool), np.zeros(1)
     )
-    assert set(got) == {0}
+    assert got == {0}
     assert fam.l1["i000"] == olds[0]

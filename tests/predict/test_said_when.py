@@ -48,6 +48,31 @@ def test_the_time_the_person_gave_themselves(text: str, expected: datetime) -> N
     assert promised_at(text, SAID, TZ, MORNING) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Cantonese: lunch is 晏, over at 14:00 in Hong Kong offices
+        ("#77 等我食完晏再同你睇", datetime(2026, 5, 12, 15, 0, tzinfo=TZ)),
+        ("#77 晏晝搞掂佢", datetime(2026, 5, 12, 15, 0, tzinfo=TZ)),
+        ("#77 下晝得閒先睇", datetime(2026, 5, 12, 16, 0, tzinfo=TZ)),
+        ("#77 放工後返到屋企睇", datetime(2026, 5, 12, 19, 0, tzinfo=TZ)),
+        ("#77 晚黑先至搞", datetime(2026, 5, 12, 21, 0, tzinfo=TZ)),
+        ("#77 聽日下晝睇啦", datetime(2026, 5, 13, 16, 0, tzinfo=TZ)),  # tomorrow's afternoon
+        ("#77 今日真係冇時間", datetime(2026, 5, 13, 10, 0, tzinfo=TZ)),
+        # Traditional Mandarin reads as the Simplified words
+        ("#77 午餐後再看", datetime(2026, 5, 12, 14, 0, tzinfo=TZ)),
+        ("#77 下班後再處理", datetime(2026, 5, 12, 19, 0, tzinfo=TZ)),
+    ],
+)
+def test_cantonese_and_traditional_parts_of_the_day(text: str, expected: datetime) -> None:
+    assert promised_at(text, SAID, TZ, MORNING) == expected
+
+
+def test_listening_to_japanese_is_no_tomorrow() -> None:
+    # 聽日 is Cantonese "tomorrow", but 聽日語 is "listening to Japanese"
+    assert promised_at("#77 搞唔掂，聽日語歌放鬆下先", SAID, TZ, MORNING) is None
+
+
 @pytest.mark.parametrize("text", ["#77 looks scary", "I reviewed #77 yesterday", "#77 我看过了"])
 def test_no_time_ahead_no_promise(text: str) -> None:
     assert promised_at(text, SAID, TZ, MORNING) is None

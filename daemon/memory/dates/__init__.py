@@ -80,9 +80,15 @@ Conventions (each one a decision, tested):
   past six", "quarter to five", "ten past nine", British "half six" = 6:30, "eight thirty", "seven
   o'clock"), 上午/下午/晚上 + N点(半|一刻|三刻|N分) or 3:30 attach to the date expression next to them
   ("tomorrow at 3pm", "at 3pm tomorrow", "10am on Friday", 明天下午三点). A bare hour 1-6 with no am/pm
-  and no period word is read as afternoon ("tomorrow at 3" → 15:00), a zero-padded one is not ("at
-  03:00"). Period words without an hour resolve to a representative hour with has_time=True,
-  granularity "time": morning/早上/上午 09:00, 中午 12:00, afternoon/下午 15:00, evening/night/tonight/
+  and no period word is read as afternoon ("tomorrow at 3" → 15:00). A clock in 24-hour form, a
+  zero-padded hour, an hour past 12 or an "h" ("at 03:00", "07.30", "17:45", "06h01"), is as said:
+  no guess moves it, not this one, not the evening outing's below, not a range's am/pm ("between
+  05:30 and 9pm" starts at 05:30). Nor does the afternoon guess take a minute off the five-minute
+  grid ("the 6:01 eurostar on monday" → 06:01, 明天6点07的高铁 → 06:07): a time copied from a
+  timetable, where dawn departures are common, and read twelve hours late it comes after the
+  departure. Local wall time throughout: 06:01 on the day the clocks change is 06:01. Period
+  words without an hour resolve to a representative hour with has_time=True, granularity "time":
+  morning/早上/上午 09:00, 中午 12:00, afternoon/下午 15:00, evening/night/tonight/
   今晚/晚上 20:00, 凌晨 05:00. A time with no date next to it counts only when unambiguous ("3pm", "at
   10:30", "at noon", "at quarter to five", 下午三点, 十点半; not "at 10", "at seven", a lone "10:30" or
   三点). A lone time without am/pm or period word ("at 6:15", "at half seven", 十点半) is its next
@@ -103,7 +109,7 @@ Conventions (each one a decision, tested):
 * An evening outing (dinner, drinks, a reservation, "table for", a film, concert, gig, show, pub,
   party) reads an hour from 5 to 11 said without am/pm or a period word as evening ("dinner at 8
   tomorrow" → 20:00, "the reservation is for eight thirty on Saturday" → 20:30); elsewhere "eight
-  thirty on Saturday" is 08:30 and a zero-padded "08:00" is as said.
+  thirty on Saturday" is 08:30 and a 24-hour "08:00" or "07.30" is as said.
 * Chinese relative years and months take a month or day: 去年十月 → 1 October of last year (granularity
   "month"), 上个月十号 → the 10th of last month.
 * ``value`` is 00:00 of the day when no time was said; the first day of the unit for calendar units

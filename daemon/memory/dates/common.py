@@ -101,8 +101,9 @@ PERIODS: dict[str, tuple[int, int, int]] = {
 Clock = tuple[int, int, int]  # (day offset, hour, minute)
 
 
-def clock(hour: int, minute: int, period: str | None, ampm: str | None, padded: bool) -> Clock | None:
-    """(day offset, hour, minute) of a said time, or None when it is no valid time of day."""
+def clock(hour: int, minute: int, period: str | None, ampm: str | None, h24: bool) -> Clock | None:
+    """(day offset, hour, minute) of a said time, or None when it is no valid time of day. ``h24``:
+    written in 24-hour form ("06:01", "06h01", "17:30"), whose hour is the hour: no guess moves it."""
     if minute > 59:
         return None
     if ampm is not None:
@@ -120,8 +121,12 @@ def clock(hour: int, minute: int, period: str | None, ampm: str | None, padded: 
     elif period == "early":
         if hour == 12:
             hour = 0
-    elif period is None and 1 <= hour <= 6 and not padded:
-        hour += 12  # "tomorrow at 3" is 15:00 far more often than 03:00
+    elif period is None and 1 <= hour <= 6 and not h24 and minute % 5 == 0:
+        # "tomorrow at 3" is 15:00 far more often than 03:00: the afternoon guess is for times
+        # people arrange, on the five-minute grid. A minute off it ("the 6:01 train", 6点07的高铁)
+        # is copied from a timetable or a ticket, where dawn departures are as common as evening
+        # ones and a reminder read twelve hours late comes after the departure: read as written.
+        hour += 12
     if hour > 23:
         return None
     return (0, hour, minute)

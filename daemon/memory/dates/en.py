@@ -42,6 +42,7 @@ from daemon.memory.dates.en_time import (
     WORD_TIME_ALONE,
     en_clock,
     has_word_time,
+    written_24h,
 )
 
 _EN_NUMBER_WORDS = {
@@ -456,14 +457,16 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             if (m["ap"] or not m["mc"] or prep or named) and (clk := en_clock(m, None)):
                 # "at 6:15" may be morning or evening; "at 14:20" or "at 08:05" is as said
                 # ("17h30", "6h12" are the 24-hour clock's)
-                vague = not m["ap"] and not m["mh"] and not m["h"].startswith("0") and int(m["h"]) <= 12
+                vague = not m["ap"] and not written_24h(m)
                 if vague and (evening := evening_clock(ctx, s, clk)) != clk:
                     clk, vague = evening, False
                 hits.append(time_hit(ctx, prep.start() if prep else s, m.end(), clk, "en", vague))
     for m in _EN_RANGE_START.finditer(text) if digits else ():
-        h, h2 = int(m["h"]), int(m["h2"])
+        h, h2, h24 = int(m["h"]), int(m["h2"]), written_24h(m)
         ap = m["ap"] if h <= h2 or h == 12 else ("a" if m["ap"] == "p" else "p")  # "from 11 to 1pm"
-        if _word_start(text, m.start()) and (clk := clock(h, int(m["m"] or 0), None, ap, False)):
+        if h24:
+            ap = None  # "between 05:30 and 9pm": the start's own 24-hour hour, not the end's pm
+        if _word_start(text, m.start()) and (clk := clock(h, int(m["m"] or 0), None, ap, h24)):
             hits.append(time_hit(ctx, m.start(), m.end("m") if m["m"] else m.end("h"), clk, "en", False))
     for m in WORD_TIME_ALONE.finditer(text) if has_word_time(text) else ():
         if m["wh"] and not (m["wm"] or m["wap"]):
@@ -552,8 +555,7 @@ def attach(ctx: Ctx, hit: Hit) -> None:
 def _evening_if_vague(ctx: Ctx, hit: Hit, t: re.Match[str], clk: Clock) -> Clock:
     """The clock of a time said next to a date, in the evening when said without am/pm or a
     period word in a sentence about an evening outing ("dinner at 8 tomorrow")."""
-    padded = any((t[g] or "").startswith("0") for g in ("hc", "ho", "hb"))
-    if hit.period is not None or t["ap"] or t["wap"] or padded:
+    if hit.period is not None or t["ap"] or t["wap"] or written_24h(t):  # "dinner at 07.30": as said
         return clk
     return evening_clock(ctx, t.start(), clk)
 

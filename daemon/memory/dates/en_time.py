@@ -74,6 +74,17 @@ def has_word_time(low: str) -> bool:
     return any(c in low for c in _WORD_CUES)
 
 
+def written_24h(m: re.Match[str]) -> bool:
+    """Whether a match of the patterns above is a clock in 24-hour form: a zero-padded hour
+    ("06:01", "07.30", "08 o'clock"), an hour past 12 ("17:30") or an "h" between the hour and
+    the minutes ("06h01", "19h"). Its hour is the hour: no am/pm guess may move it."""
+    g = m.groupdict()
+    if g.get("hf") or g.get("mh"):
+        return True
+    raw = next((g[k] for k in ("h", "hc", "hd", "ho", "hb") if g.get(k)), "")
+    return raw.isdigit() and (raw.startswith("0") or int(raw) > 12)
+
+
 def _minutes(words: str) -> int | None:
     """Minutes written as words or digits: "thirty five", "oh five", "o'clock", "twenty-five", "20"."""
     parts = words.replace("-", " ").replace("’", "'").split()

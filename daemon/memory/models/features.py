@@ -534,13 +534,26 @@ _CALENDAR_ZH = re.compile(
 _PERSON_ZH = re.compile(r"^(?:我|你|您|他|她|咱)|^(?:要|得|会|去|想|得去|要去)$")
 
 
+# Words that say how any plan is made, kept or changed ("booked", "rescheduled", 预约, 安排,
+# 已经, 重新), or in which month: two plans that share only these are two plans ("Booked a week
+# in Crete" is not moved by "the venue double-booked, so the wedding got pushed").
+_ARRANGING = re.compile(
+    r"^(?:re)?(?:book|reserv|reservation|schedul|schedule|arrang|arrangement|organis|organiz|plan|confirm"
+    r"|confirmation|cancel|postpon)|^(?:january|february|march|april|june|july|august|september|october"
+    r"|november|december|jan|feb|apr|jun|jul|aug|sep|sept|oct|nov|dec)$"
+    r"|^(?:预约|预订|预定|订好|约好|安排|计划|取消|已经|重新|改期|推迟)$"
+)
+
+
 def activity_terms(text: str) -> set[str]:
-    """A statement's content words without the ones that only say when (or who): what a plan
-    is about."""
+    """A statement's content words without the ones that only say when (or who) or how a plan
+    is arranged: what a plan is about."""
     return {
         t
         for t in _content_terms(text)
-        if not (_CALENDAR_EN.search(t) or _CALENDAR_ZH.search(t) or _PERSON_ZH.search(t))
+        if not (
+            _CALENDAR_EN.search(t) or _CALENDAR_ZH.search(t) or _PERSON_ZH.search(t) or _ARRANGING.search(t)
+        )
     }
 
 

@@ -22,6 +22,7 @@ from daemon.memory.read.bm25 import BM25Index, BM25Params
 from daemon.memory.read.vectors import IVFParams, VectorIndex
 from daemon.memory.store import FieldPostings, ScopeSnapshot, group_postings
 from daemon.memory.write.categoryranks import CategoryRanks
+from daemon.memory.write.neighbours import CoarseLists
 from daemon.memory.write.samecontent import SameContent
 from daemon.memory.write.slotfamilies import SlotFamilies
 
@@ -81,6 +82,8 @@ class ScopeIndex:
         self.by_session = BM25Index(bm25)
         self.slots = SlotFamilies()  # dedup's slot lookup, filled on the first slotted write
         self.same = SameContent()  # dedup's exact-text lookup, filled on the first write
+        # the write quantiser, trained on the first write past neighbours.COARSE_MIN rows
+        self.coarse: CoarseLists | None = None
         self.ranks: CategoryRanks | None = None  # category summaries, filled on the first write
         # per row: its category and speaker ("" for none) as integers, for dedup's masks
         self.category_codes: dict[str, int] = {}

@@ -24,17 +24,69 @@ from daemon.memory.store import Store
 from daemon.memory.types import ItemDraft
 from daemon.memory.write import dedup as D
 from daemon.memory.write import updates as U
+from daemon.memory.write.neighbours import COARSE_MIN, CoarseLists, Reach
 from daemon.memory.write.plan import Created, DedupPlan, item_hash
 
 log = logging.getLogger(__name__)
 
 
-def _family(idx: ScopeIndex, category: str | None, speaker: str) -> np.ndarray:
-    """Per row: active, of the speaker ("" for none) and of the category (None: any)."""
-    mask: np.ndarray = idx.active & (idx.speaker_no == idx.speaker_codes.get(speaker, -1))
+def _family(
+    idx: ScopeIndex, category: str | None, speaker: str, rows: np.ndarray | None = None
+) -> np.ndarray:
+    """Per row (of `rows`, or of the scope): active, of the speaker ("" for none) and of the
+    category (None: any)."""
+    at = slice(None) if rows is None else rows
+    mask: np.ndarray = idx.active[at] & (idx.speaker_no[at] == idx.speaker_codes.get(speaker, -1))
     if category is not None:
-        mask &= idx.category_no == idx.category_codes.get(category, -1)
+        mask &= idx.category_no[at] == idx.category_codes.get(category, -1)
     return mask
+
+
+def _in_family(idx: ScopeIndex, category: str, speaker: str, row: int) -> bool:
+    """Whether one row is active, of the speaker and of the category."""
+    return bool(
+        idx.active[row]
+        and idx.speaker_no[row] == idx.speaker_codes.get(speaker, -1)
+        and idx.category_no[row] == idx.category_codes.get(category, -1)
+    )
+
+
+class _Masks:
+    """A batch's family masks (`_family`): over every row once per batch, or over a draft's
+    probed rows."""
+
+    def __init__(self, idx: ScopeIndex) -> None:
+        self.idx = idx
+        self.cache: dict[tuple[str | None, str], np.ndarray] = {}
+
+    def dense(self, category: str | None, speaker: str) -> np.ndarray:
+        """Over every row: one pass over the scope per batch."""
+        if (category, speaker) not in self.cache:
+            self.cache[(category, speaker)] = _family(self.idx, category, speaker)
+        return self.cache[(category, speaker)]
+
+    def over(self, r: Reach, category: str | None, speaker: str) -> np.ndarray:
+        """Over the rows `r` reaches, aligned with its cosines."""
+        return (
+            self.dense(category, speaker) if r.rows is None else _family(self.idx, category, speaker, r.rows)
+        )
+
+
+def _reach(idx: ScopeIndex, vecs: np.ndarray) -> list[Reach]:
+    """Each draft's cosines to the rows it is compared with: every row while the scope is
+    small, the rows of its probed lists past `COARSE_MIN` (`neighbours.py`)."""
+    matrix = idx.vectors.matrix
+    if len(idx) < COARSE_MIN:
+        # one product for the batch, laid out (draft, row): each draft's cosines are one
+        # contiguous row, read several times per draft (a column of (row, draft) is strided)
+        sims = vecs @ matrix.T if len(idx) else np.zeros((len(vecs), 0), np.float32)
+        return [Reach(None, sims[j], vecs[j], matrix) for j in range(len(vecs))]
+    if idx.coarse is None:
+        idx.coarse = CoarseLists()
+    idx.coarse.follow(matrix)
+    return [
+        Reach(rows, matrix[rows] @ vecs[j], vecs[j], matrix) for j, rows in enumerate(idx.coarse.probe(vecs))
+    ]
 
 
 def _above(cosine: np.ndarray, floor: float, mask: np.ndarray) -> np.ndarray:
@@ -152,13 +204,10 @@ class BatchDecisions:
                 idx.active,
             )
             vecs = vectors[members]
-            # one product for the batch, laid out (draft, row): each draft's cosines are one
-            # contiguous row, read several times per draft (a column of (row, draft) is strided)
-            sims = vecs @ idx.vectors.matrix.T if len(idx) else np.zeros((len(members), 0), np.float32)
+            reaches = _reach(idx, vecs)
             slots_read = False
-            masks: dict[tuple[str, str], np.ndarray] = {}
+            masks = _Masks(idx)
             batch: list[Created] = []  # created earlier in this batch
-            speaker_rows: dict[str, np.ndarray] = {}  # the speaker's active rows, for the update model
             retire = U.trusted(self.understanding) and self.retire_by_model
 
             def said_at(item_id: str, idx: ScopeIndex = idx, batch: list[Created] = batch) -> datetime | None:
@@ -172,14 +221,15 @@ class BatchDecisions:
                 _, item_id, d = drafts[i]
                 speaker = d.speaker or ""
                 h = item_hash(d.l0)
+                r = reaches[j]
                 cands: dict[str, D.Candidate] = {}
+                near = np.zeros(0, np.intp)  # the family's rows at dedup's threshold
                 if len(idx):
-                    mkey = (d.category, speaker)
-                    if mkey not in masks:  # one pass over the scope per (category, speaker) and batch
-                        masks[mkey] = _family(idx, d.category, speaker)
-                    near = _above(sims[j], dp.same_threshold, masks[mkey])
-                    for row in near[np.argsort(-sims[j][near])][:5]:
-                        cands[idx.ids[row]] = D.Candidate(idx.ids[row], idx.l0[row], {}, float(sims[j, row]))
+                    at = _above(r.cosine, dp.same_threshold, masks.over(r, d.category, speaker))
+                    near = r.at(at)
+                    best = np.argsort(-r.cosine[at])[:5]
+                    for row, cos in zip(near[best].tolist(), r.cosine[at][best].tolist(), strict=True):
+                        cands[idx.ids[row]] = D.Candidate(idx.ids[row], idx.l0[row], {}, float(cos))
                 exact_id = known.get((d.category, speaker, h))
                 if exact_id is not None:
                     cands[exact_id] = D.Candidate(exact_id, d.l0, {}, 1.0, exact=True)
@@ -193,13 +243,22 @@ class BatchDecisions:
                             functools.partial(self.store.items.item_l1, scope),
                         )
                         slots_read = True
-                    family = masks[(d.category, speaker)]
+                    mine = functools.partial(_in_family, idx, d.category, speaker)
                     reach = set(
-                        idx.slots.candidates(d.category, speaker, d.l1, family, sims[j], dp.same_threshold)
+                        idx.slots.candidates(
+                            d.category,
+                            speaker,
+                            d.l1,
+                            near.tolist(),
+                            mine,
+                            functools.partial(masks.dense, d.category, speaker),
+                        )
                     )
-                    if exact_id in idx.row_of and family[idx.row_of[exact_id]]:
+                    if exact_id in idx.row_of and mine(idx.row_of[exact_id]):
                         reach.add(idx.row_of[exact_id])  # as the scan gave it: its own fields
-                    for row in sorted(reach, key=idx.ids.__getitem__):  # in id order, as stored
+                    ordered = sorted(reach, key=idx.ids.__getitem__)  # in id order, as stored
+                    cosines = r.of(ordered)
+                    for row in ordered:
                         sid = idx.ids[row]
                         if sid in plan.gone:
                             continue
@@ -208,7 +267,7 @@ class BatchDecisions:
                             sid,
                             idx.l0[row],
                             idx.slots.l1.get(sid, {}),
-                            float(sims[j, row]),
+                            float(cosines[row]),
                             exact=prev.exact if prev else False,
                         )
                 for c in batch:
@@ -220,11 +279,10 @@ class BatchDecisions:
                 if decision.op == D.SUPERSEDE:
                     decision = self._evident(decision, idx, d, vecs[j], batch)
                 if retire and decision.op in (D.CREATE, D.SUPERSEDE, D.MERGE):
-                    if speaker not in speaker_rows:  # once per speaker and batch, not per draft
-                        speaker_rows[speaker] = _family(idx, None, speaker)
-                    alike, alike_cos = _nearest(
-                        sims[j], U.UPDATE_FLOOR, speaker_rows[speaker], U.UPDATE_CANDIDATES
+                    at, alike_cos = _nearest(
+                        r.cosine, U.UPDATE_FLOOR, masks.over(r, None, speaker), U.UPDATE_CANDIDATES
                     )
+                    alike = r.at(at)
                     decision = self._retired(decision, idx, d, alike, alike_cos, vecs[j], batch, plan, now)
                 plan.record(
                     i, scope, item_id, d, decision, self.store, batch, vecs[j], h, hashes[i], now, said_at

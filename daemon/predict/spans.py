@@ -1,17 +1,24 @@
 """spans: the hours an event without a time of day still takes ("the offsite, 9 to 5", "九点到五点",
-"the whole day"), for the clash it can be part of and the reminder that should come before it."""
+"the whole day"), for the clash it can be part of and the reminder that should come before it.
+
+A clock written in 24-hour form ("08:00–14:30", "07.30 to 11", "06h00-09h00", "14点到16点") is
+read as written; only a bare hour ("9 to 5") takes the afternoon guess."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.types import ItemView
 from daemon.predict.base import is_cjk, what
 
+# an hour and its minutes: "9", "9:30", "07.30", "06h00", "19h" (not a price: "$12.50 - 15")
+_EN_CLOCK = (
+    r"(?P<h{n}>\d{{1,2}})(?:[:.](?P<m{n}>[0-5]\d)|(?P<hf{n}>h)(?P<mh{n}>[0-5]\d)?)?\s*(?P<ap{n}>am|pm)?"
+)
 _EN_DAY_SPAN = re.compile(
-    r"\b(?:from\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*(?:to|until|till|-|–)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b",
+    rf"(?<![$€£¥\d.,])\b(?:from\s+)?{_EN_CLOCK.format(n=1)}\s*(?:to|until|till|-|–)\s*{_EN_CLOCK.format(n=2)}\b",
     re.IGNORECASE,
 )
 _ZH_DAY_SPAN = re.compile(
@@ -24,9 +31,21 @@ _ALL_DAY = re.compile(
 WORKING_DAY = (9, 18)  # "the whole day" without hours: it takes the working day, not the evening
 
 
+def written_24h(raw_hour: str, h_form: bool = False) -> bool:
+    """Whether an hour is written in 24-hour form: zero-padded ("08"), past 12 ("17") or with an
+    "h" after it ("06h00"), as `daemon.memory.dates.en_time.written_24h` reads the date rules'
+    clocks. Its hour is the hour: no am/pm guess may move it."""
+    return h_form or (raw_hour.isdigit() and (raw_hour.startswith("0") or int(raw_hour) > 12))
+
+
 def _hour(raw: str) -> int | None:
     n = zh_number(raw)
     return int(n) if n is not None and n == int(n) and 0 <= n < 24 else None
+
+
+def _span(day: datetime, h1: int, m1: int, h2: int, m2: int) -> tuple[datetime, datetime]:
+    start, end = day.replace(hour=h1, minute=m1), day.replace(hour=h2, minute=m2)
+    return start, end if start < end else end + timedelta(days=1)  # "22:00–02:00": into the night
 
 
 def day_span(item: ItemView, day: datetime) -> tuple[datetime, datetime] | None:
@@ -40,25 +59,28 @@ def day_span(item: ItemView, day: datetime) -> tuple[datetime, datetime] | None:
             if h1 is not None and h2 is not None:
                 if z.group(1) in ("下午", "晚上") and h1 < 12:
                     h1 += 12
-                if h2 <= h1 and h2 + 12 < 24:
+                m1, m2 = 30 if z.group(3) else 0, 30 if z.group(6) else 0
+                as_written = written_24h(z.group(5))
+                if (h2, m2) <= (h1, m1) and h2 + 12 < 24 and not as_written:
                     h2 += 12  # "九点到五点": five in the afternoon
-                if h1 < h2:
-                    m1, m2 = 30 if z.group(3) else 0, 30 if z.group(6) else 0
-                    return day.replace(hour=h1, minute=m1), day.replace(hour=h2, minute=m2)
+                if (h1, m1) < (h2, m2) or (as_written and (h1, m1) != (h2, m2)):
+                    return _span(day, h1, m1, h2, m2)
     else:
         m = _EN_DAY_SPAN.search(text)
         if m:
-            h1, h2 = int(m.group(1)), int(m.group(4))
-            if (m.group(3) or "").lower() == "pm" and h1 < 12:
+            h1, h2 = int(m["h1"]), int(m["h2"])
+            if (m["ap1"] or "").lower() == "pm" and h1 < 12:
                 h1 += 12
-            if (m.group(6) or "").lower() == "pm" and h2 < 12:
+            if (m["ap2"] or "").lower() == "pm" and h2 < 12:
                 h2 += 12
-            if h2 <= h1 and h2 + 12 < 24:
+                if not m["ap1"] and not written_24h(m["h1"], bool(m["hf1"])) and h1 + 12 < h2:
+                    h1 += 12  # "1-3pm": the pm is the start's too
+            m1, m2 = int(m["m1"] or m["mh1"] or 0), int(m["m2"] or m["mh2"] or 0)
+            as_written = written_24h(m["h2"], bool(m["hf2"]))
+            if (h2, m2) <= (h1, m1) and h2 + 12 < 24 and not as_written:
                 h2 += 12  # "9 to 5": five in the afternoon
-            if h1 < h2 < 24:
-                m1, m2 = int(m.group(2) or 0), int(m.group(5) or 0)
-                if m1 < 60 and m2 < 60:
-                    return day.replace(hour=h1, minute=m1), day.replace(hour=h2, minute=m2)
+            if h1 < 24 and h2 < 24 and ((h1, m1) < (h2, m2) or (as_written and (h1, m1) != (h2, m2))):
+                return _span(day, h1, m1, h2, m2)
     if _ALL_DAY.search(text):
         return day.replace(hour=WORKING_DAY[0]), day.replace(hour=WORKING_DAY[1])
     return None

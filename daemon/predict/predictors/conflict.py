@@ -3,7 +3,9 @@
 A timed event lasts until the end time its sentence names ("3 to 4 pm", "三点到四点"), else an
 hour. An event without a time of day takes the hours its sentence names ("the offsite, 9 to 5",
 "九点到五点") or, said to take "the whole day" / 全天, the working day; else no hours (a birthday
-clashes with nothing).
+clashes with nothing). Time off (a half day, 请假, annual leave: `time_off.py`) frees the
+person's hours: it clashes with nothing, least of all the appointment it was taken for. A clock
+written in 24-hour form ("08:00–14:30", "06h00-09h00") ends when written, not at a guessed pm.
 Re-checked at delivery: if either event moved or was cancelled, the conflict is withdrawn. It
 waits `SETTLE` after the turn that made it: people correct themselves in the next message ("wait,
 the call is at 3, not 2"), and a clash said in the same minute would then be a false alarm.
@@ -38,18 +40,23 @@ from daemon.predict.base import (
 from daemon.predict.plan_model import reader_for
 from daemon.predict.plans import is_own_plan
 from daemon.predict.predictors.upcoming import when_text
-from daemon.predict.spans import day_span
+from daemon.predict.spans import day_span, written_24h
+from daemon.predict.time_off import is_time_off
 from daemon.predict.timing import day_start, is_timed
 from daemon.state.suggestions import Suggestion
 
 NAME = "conflict"
 DEFAULT_LENGTH = timedelta(hours=1)
 SETTLE = timedelta(minutes=5)  # a moment for the person to finish (or correct) what they were saying
-_EN_END = re.compile(r"\b(?:to|until|till|-|–)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
+# the end's hour and minutes: "to 4", "until 16:30", "- 11.15", "-09h00" (a dash may stand apart: "8:00 – 9:30")
+_EN_END = re.compile(
+    r"(?:\b(?:to|until|till)|[-–])\s*(?P<h>\d{1,2})(?:[:.](?P<m>[0-5]\d)|(?P<hf>h)(?P<mh>[0-5]\d)?)?\s*(?:am|pm)?\b",
+    re.IGNORECASE,
+)
 _ZH_END = re.compile(
     # "九点到下午五点": the part of the day may stand before the end's hour (read as the next hour
     # after the start, as any end is)
-    r"(?:到|至|-|–)\s*(?:上午|中午|下午|傍晚|晚上|早上)?\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*(?:点|:|：)\s*(半|\d{2})?"
+    r"(?:到|至|-|–)\s*(?:上午|中午|下午|傍晚|晚上|早上)?\s*(?P<h>十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*(?:点|:|：)\s*(?P<m>半|\d{2})?"
 )
 
 
@@ -58,11 +65,19 @@ def end_of(item: ItemView, start: datetime) -> datetime:
     text = what(item)
     m = _ZH_END.search(simplified(text)) if is_cjk(text) else _EN_END.search(text)  # 點 as 点
     if m:
-        raw = m.group(1)
-        n = zh_number(raw)  # the date rules' own reading of 十一, 两, 9
+        g = m.groupdict()
+        n = zh_number(g["h"])  # the date rules' own reading of 十一, 两, 9
         hour = int(n) if n is not None and n == int(n) else None
-        minute = 30 if m.group(2) == "半" else int(m.group(2)) if m.group(2) and m.group(2).isdigit() else 0
+        minutes = g["m"] or g.get("mh")
+        minute = 30 if minutes == "半" else int(minutes) if minutes and minutes.isdigit() else 0
         if hour is not None and hour < 24 and minute < 60:
+            if written_24h(g["h"], bool(g.get("hf"))):
+                # "08:00–14:30", "22:00 to 01:00": the hour as written, into the night if need be
+                end = start.replace(hour=hour, minute=minute)
+                end = end if end > start else end + timedelta(days=1)
+                if end <= start + timedelta(hours=12):
+                    return end
+                return start + DEFAULT_LENGTH
             for h in (hour, hour + 12):  # "3 to 4" in the afternoon: 16:00, not 04:00
                 end = start.replace(hour=h % 24, minute=minute)
                 if h < 24 and start < end <= start + timedelta(hours=12):
@@ -86,6 +101,7 @@ def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
         if it.category in HAPPENINGS
         and said_by_person(it)
         and not cancels(it)
+        and not is_time_off(what(it))  # time off frees the hours it names
         and is_own_plan(it, tz, ctx.now, reader_for(ctx.memory.embedder))
         and not said_when.github_follows(what(it), ctx.settings.github_login)
     ]
@@ -105,6 +121,8 @@ class Conflict:
                 continue
             if not said_by_person(new) or cancels(new):
                 continue
+            if is_time_off(what(new)):
+                continue  # a half day off frees the hours: it clashes with nothing
             if not is_own_plan(new, tz, ctx.now, reader_for(ctx.memory.embedder)):
                 continue  # someone else's appointment, a complaint or a wish clashes with nothing
             if said_when.github_follows(what(new), ctx.settings.github_login):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from daemon.memory.dates.en_time import hour_24h
 from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.types import ItemView
 from daemon.predict.base import is_cjk, what
@@ -29,13 +30,6 @@ _ALL_DAY = re.compile(
     r"\b(?:all[- ]day|the whole day|whole day|all day long)\b|全天|一整天|整天", re.IGNORECASE
 )
 WORKING_DAY = (9, 18)  # "the whole day" without hours: it takes the working day, not the evening
-
-
-def written_24h(raw_hour: str, h_form: bool = False) -> bool:
-    """Whether an hour is written in 24-hour form: zero-padded ("08"), past 12 ("17") or with an
-    "h" after it ("06h00"), as `daemon.memory.dates.en_time.written_24h` reads the date rules'
-    clocks. Its hour is the hour: no am/pm guess may move it."""
-    return h_form or (raw_hour.isdigit() and (raw_hour.startswith("0") or int(raw_hour) > 12))
 
 
 def _hour(raw: str) -> int | None:
@@ -60,7 +54,7 @@ def day_span(item: ItemView, day: datetime) -> tuple[datetime, datetime] | None:
                 if z.group(1) in ("下午", "晚上") and h1 < 12:
                     h1 += 12
                 m1, m2 = 30 if z.group(3) else 0, 30 if z.group(6) else 0
-                as_written = written_24h(z.group(5))
+                as_written = hour_24h(z.group(5))
                 if (h2, m2) <= (h1, m1) and h2 + 12 < 24 and not as_written:
                     h2 += 12  # "九点到五点": five in the afternoon
                 if (h1, m1) < (h2, m2) or (as_written and (h1, m1) != (h2, m2)):
@@ -73,10 +67,10 @@ def day_span(item: ItemView, day: datetime) -> tuple[datetime, datetime] | None:
                 h1 += 12
             if (m["ap2"] or "").lower() == "pm" and h2 < 12:
                 h2 += 12
-                if not m["ap1"] and not written_24h(m["h1"], bool(m["hf1"])) and h1 + 12 < h2:
+                if not m["ap1"] and not hour_24h(m["h1"], bool(m["hf1"])) and h1 + 12 < h2:
                     h1 += 12  # "1-3pm": the pm is the start's too
             m1, m2 = int(m["m1"] or m["mh1"] or 0), int(m["m2"] or m["mh2"] or 0)
-            as_written = written_24h(m["h2"], bool(m["hf2"]))
+            as_written = hour_24h(m["h2"], bool(m["hf2"]))
             if (h2, m2) <= (h1, m1) and h2 + 12 < 24 and not as_written:
                 h2 += 12  # "9 to 5": five in the afternoon
             if h1 < 24 and h2 < 24 and ((h1, m1) < (h2, m2) or (as_written and (h1, m1) != (h2, m2))):

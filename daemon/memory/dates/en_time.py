@@ -74,15 +74,18 @@ def has_word_time(low: str) -> bool:
     return any(c in low for c in _WORD_CUES)
 
 
+def hour_24h(raw_hour: str, h_form: bool = False) -> bool:
+    """Whether an hour as written is of the 24-hour clock: zero-padded ("06", "07.30"), past 12
+    ("17:30") or with an "h" after it ("06h01", "19h"). Its hour is the hour: no am/pm guess may
+    move it."""
+    return h_form or (raw_hour.isdigit() and (raw_hour.startswith("0") or int(raw_hour) > 12))
+
+
 def written_24h(m: re.Match[str]) -> bool:
-    """Whether a match of the patterns above is a clock in 24-hour form: a zero-padded hour
-    ("06:01", "07.30", "08 o'clock"), an hour past 12 ("17:30") or an "h" between the hour and
-    the minutes ("06h01", "19h"). Its hour is the hour: no am/pm guess may move it."""
+    """Whether a match of the patterns above is a clock in 24-hour form (`hour_24h`)."""
     g = m.groupdict()
-    if g.get("hf") or g.get("mh"):
-        return True
     raw = next((g[k] for k in ("h", "hc", "hd", "ho", "hb") if g.get(k)), "")
-    return raw.isdigit() and (raw.startswith("0") or int(raw) > 12)
+    return hour_24h(raw, bool(g.get("hf") or g.get("mh")))
 
 
 def _minutes(words: str) -> int | None:

@@ -18,6 +18,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from daemon.memory.dates.en_time import hour_24h
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.types import ItemView
@@ -40,7 +41,7 @@ from daemon.predict.base import (
 from daemon.predict.plan_model import reader_for
 from daemon.predict.plans import is_own_plan
 from daemon.predict.predictors.upcoming import when_text
-from daemon.predict.spans import day_span, written_24h
+from daemon.predict.spans import day_span
 from daemon.predict.time_off import is_time_off
 from daemon.predict.timing import day_start, is_timed
 from daemon.state.suggestions import Suggestion
@@ -71,7 +72,7 @@ def end_of(item: ItemView, start: datetime) -> datetime:
         minutes = g["m"] or g.get("mh")
         minute = 30 if minutes == "半" else int(minutes) if minutes and minutes.isdigit() else 0
         if hour is not None and hour < 24 and minute < 60:
-            if written_24h(g["h"], bool(g.get("hf"))):
+            if hour_24h(g["h"], bool(g.get("hf"))):
                 # "08:00–14:30", "22:00 to 01:00": the hour as written, into the night if need be
                 end = start.replace(hour=hour, minute=minute)
                 end = end if end > start else end + timedelta(days=1)

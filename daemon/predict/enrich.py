@@ -1,4 +1,13 @@
-"""Related memories for a suggestion: what the person told us that matters for this event."""
+"""Related memories for a suggestion: how the person wants things done that matters for this event.
+
+Said unasked, a related memory is a preference ("whenever you make slides for me, always use a
+dark theme"), not any other fact told near the event: the turns around an event are in its
+context, so the recall of that context finds them first. Over the project's scenarios
+(2026-12-05) reminders carried 15 distinct related lines: the 8 filed as profile facts were the
+chatter around the event (the morning's cold, a sister's drama, a colleague on leave, a deposit
+paid) but for one (questions to ask at a viewing); the 7 filed as preferences held both real
+preferences and a to-do for the event, and three reports or moods the category model filed there.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +18,7 @@ from daemon.predict.base import Ctx, active, said_by_person, short, what
 
 # recall scores are fused ranks plus decay; below this a preference is only "the nearest one"
 MIN_SCORE = 0.35
-CATEGORIES = ("preferences", "profile")
+CATEGORIES = ("preferences",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,8 +29,8 @@ class Related:
 
 
 def related(ctx: Ctx, scope: str, item: ItemView, limit: int = 2) -> list[Related]:
-    """The person's preferences and profile facts most related to `item` and the conversation
-    around it (its context text: the turn before and after), still valid now."""
+    """The person's preferences most related to `item` and the conversation around it (its
+    context text: the turn before and after), still valid now."""
     query = str(item.context_text or "") or what(item)
     hits = ctx.memory.recall(query, scope, k=8, ts=ctx.now, reinforce=False)
     out: list[Related] = []

@@ -82,6 +82,10 @@ def _strip(piece: str, zh: bool) -> str:
     return piece
 
 
+# a clause that names only a place: "at the clinic on high st", "@ the studio"
+_PLACE_ONLY_EN = re.compile(r"^(?:at|@)\s+(?:the\s+|a\s+)?\S", re.IGNORECASE)
+
+
 def _enough(piece: str, zh: bool) -> bool:
     return len(piece) >= 2 if zh else len(re.findall(r"[A-Za-z]{2,}", piece)) >= 1 and len(piece) >= 4
 
@@ -197,6 +201,12 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
             if _enough(other, zh) and activity_terms(other) - _WHEN_WORDS - _MOVE_WORDS - _MESSAGES:
                 piece = other
                 break
+    if not zh and _PLACE_ONLY_EN.match(piece):
+        # "wed 4:15pm at the clinic on tanjong pagar rd": the date's clause says only where; what
+        # it is was announced before it ("finally got a physio slot for my shoulder!!")
+        told = _told_before(text[:lo], cut, cue_at, zh)
+        if told:
+            return _cap(told, zh)
     if not _enough(piece, zh):
         told = _told_before(text[:lo], cut, cue_at, zh)
         if told:

@@ -15,7 +15,10 @@ import re
 from daemon.memory.dates.hant import simplified
 
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
-_TAKE = r"(?:take|takes|taking|took|taken|book|booked|booking|request|requested|got|get|have|having)"
+_TAKE = (
+    r"(?:take|takes|taking|took|taken|book|booked|booking|request|requested|got|get|have|having"
+    r"|put\s+in\s+for|applied\s+for|apply\s+for|asked\s+for)"
+)
 _EN_LEAVE = re.compile(
     # a stretch of time that is "off": "friday off", "the afternoon off", "time off"
     rf"\b(?:time|(?:half[- ])?days?|mornings?|afternoons?|evenings?|weeks?|weekend|tomorrow|today|{_DAYS})\s+off\b"
@@ -23,7 +26,7 @@ _EN_LEAVE = re.compile(
     # the kinds of leave, and leave taken
     r"|\b(?:annual|sick|personal|parental|maternity|paternity|compassionate|bereavement|study|unpaid|family"
     r"|carer'?s|long[- ]service|casual)\s+leave\b"
-    rf"|\b(?:on|{_TAKE}|put\s+in\s+for)\s+leave\b|\b(?:half[- ]day|days?)\s+of\s+leave\b|\bleave\s+days?\b"
+    rf"|\b(?:on|{_TAKE})\s+leave\b|\b(?:half[- ]day|days?)\s+of\s+leave\b|\bleave\s+days?\b"
     rf"|\b{_TAKE}\s+(?:a\s+|the\s+)?half[- ]day\b"
     r"|\bpto\b|\bvacation\s+days?\b|\b(?:bank|public)\s+holiday\b|\bout\s+of\s+(?:the\s+)?office\b|(?-i:\bOOO\b)",
     re.IGNORECASE,

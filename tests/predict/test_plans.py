@@ -370,6 +370,15 @@ def test_a_plan_in_a_clause_led_by_someone_else_is_theirs(text: str, own: bool) 
         ("Mia's saturday party is at 4pm, I'm bringing the cake", "Mia's party"),
         # … ends a sentence: the mood before it is not the plan
         ("眼睛都睁不开了…后天早上八点要去社保局办卡", "去社保局办卡"),
+        # the date's clause says only where: what it is was announced before it
+        ("booked a haircut. thursday 6pm at the place next to the station", "Haircut"),
+        (
+            "sorted the kid's vaccination: wednesday 10:20 at the health centre on park road",
+            "Kid's vaccination",
+        ),
+        # nothing announced before the place: the place stands
+        ("see you there: saturday 8pm at the old fire station", "At the old fire station"),
+        ("at the climbing gym on thursday at 7, with ana", "At the climbing gym"),
     ],
 )
 def test_a_headline_takes_the_thing_from_the_announcement_before_its_details(text: str, thing: str) -> None:

@@ -40,6 +40,7 @@ from daemon.predict.plan_text import headline, said_of
 from daemon.predict.plans import asks_reminder, declined_reminder, is_own_plan
 from daemon.predict.predictors import promise
 from daemon.predict.spans import day_span
+from daemon.predict.time_off import is_time_off
 from daemon.predict.timing import (
     allowed_at,
     at_local,
@@ -55,6 +56,12 @@ SHORT_LEAD = timedelta(minutes=30)
 MIN_NOTICE = timedelta(minutes=10)  # a reminder is not worth sending sooner than this after it was said
 _TIMEISH = re.compile(r"\d|[点时分半]$|^(?:[一二两三四五六七八九十]+)[点时]")
 JUST_SAID = timedelta(hours=3)  # a reminder this soon after the plan was told only repeats it
+# a time of day said as a clock ("at 2", "3:30", "10am", 三点, 十點半), not a part of the day
+_CLOCK = re.compile(
+    r"\d{1,2}[:.h]\d{2}|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b|\bat\s+\d{1,2}\b|\bnoon\b"
+    r"|[\d一二两兩三四五六七八九十]+\s*[点點時时]",
+    re.IGNORECASE,
+)
 
 
 def when_text(due: datetime, now: datetime, timed: bool, zh: bool) -> str:
@@ -83,9 +90,15 @@ def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
     written apart from the code (blind1-4: 5 of 5), where a time or the person's request was
     what made a reminder useful."""
     tz = ctx.settings.tz
+    text = what(item)
+    if is_time_off(text) and not _CLOCK.search(text) and not asks_reminder(text):
+        # time off frees a part of the day: there is nothing to be on time for ("明天下午请了半天
+        # 假" reminded at 13:00 of the afternoon off). The digest lists it; a clock in the
+        # sentence ("the afternoon off for the MRI at 2") is an appointment, reminded as one.
+        return None
     due = due_of(item).astimezone(tz)
     hours = None if is_timed(due, tz) else day_span(item, due)
-    if not is_timed(due, tz) and hours is None and not asks_reminder(what(item)):
+    if not is_timed(due, tz) and hours is None and not asks_reminder(text):
         return None
     # "Thursday is the offsite, 9 to 5": it starts at nine, remind before that
     return schedule(hours[0], ctx, spanned=True) if hours is not None else schedule(due, ctx)

@@ -32,9 +32,13 @@ _DEADLINE = re.compile(
     r"\b(by|before|until|till|due|deadline|no later than|latest)\b|截止|之前|以前|为止|最晚|最迟",
     re.IGNORECASE,
 )
+# what takes the person's time at a place or on a line: meetings, and the visits and appointments
+# that services set by mail (an inspection of the flat, a fitting, a consultation, 看房, 体检)
 _MEETING = re.compile(
     r"\b(meet|meeting|call|sync|lunch|dinner|breakfast|coffee|review|demo|interview|standup|workshop|"
-    r"offsite|appointment|catch up|talk)\b|会议|开会|见面|碰头|面试|午饭|晚饭|吃饭|电话|评审",
+    r"offsite|appointment|catch up|talk|inspection|viewing|visit|consultation|fitting|session|hearing|"
+    r"check-?up|webinar|training)\b|会议|开会|见面|碰头|面试|午饭|晚饭|吃饭|电话|评审|看房|体检|检查|面谈|拜访|"
+    r"培训|上门|预约",
     re.IGNORECASE,
 )
 

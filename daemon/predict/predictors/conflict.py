@@ -6,7 +6,9 @@ hour. An event without a time of day takes the hours its sentence names ("the of
 clashes with nothing). Time off (a half day, 请假, annual leave: `time_off.py`) frees the
 person's hours: it clashes with nothing, least of all the appointment it was taken for. A clock
 written in 24-hour form ("08:00–14:30", "06h00-09h00") ends when written, not at a guessed pm.
-Re-checked at delivery: if either event moved or was cancelled, the conflict is withdrawn. It
+A meeting set by e-mail is one of the person's events once they sent or accepted it
+(`mail_plans.py`): the check runs when the e-mail's item is new and again when the person's reply
+arrives in its thread. Re-checked at delivery: if either event moved or was cancelled, the conflict is withdrawn. It
 waits `SETTLE` after the turn that made it: people correct themselves in the next message ("wait,
 the call is at 3, not 2"), and a clash said in the same minute would then be a false alarm.
 """
@@ -22,12 +24,13 @@ from daemon.memory.dates.en_time import hour_24h
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.types import ItemView
-from daemon.predict import said_when
+from daemon.predict import mail_plans, said_when
 from daemon.predict.base import (
     HAPPENINGS,
     Ctx,
     NewItems,
     Recheck,
+    ThreadChanged,
     Trigger,
     active,
     cancels,
@@ -39,6 +42,7 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_model import reader_for
+from daemon.predict.plan_text import headline
 from daemon.predict.plans import is_own_plan
 from daemon.predict.predictors.upcoming import when_text
 from daemon.predict.spans import day_span
@@ -48,6 +52,7 @@ from daemon.state.suggestions import Suggestion
 
 NAME = "conflict"
 DEFAULT_LENGTH = timedelta(hours=1)
+MAIL_HORIZON = timedelta(days=60)  # how far ahead an e-mailed meeting is looked for when its thread changes
 SETTLE = timedelta(minutes=5)  # a moment for the person to finish (or correct) what they were saying
 # the end's hour and minutes: "to 4", "until 16:30", "- 11.15", "-09h00" (a dash may stand apart: "8:00 – 9:30")
 _EN_END = re.compile(
@@ -94,71 +99,108 @@ def span(item: ItemView, tz: ZoneInfo) -> tuple[datetime, datetime] | None:
     return day_span(item, due)
 
 
-def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
+def _theirs(it: ItemView, scope: str, ctx: Ctx) -> bool:
+    """One of the person's own events: told by them as their plan (not someone else's
+    appointment, a complaint or a wish; not time off, which frees the hours it names; not a
+    time they gave a pull request), or a meeting set by e-mail that they sent or accepted."""
+    if it.category not in HAPPENINGS or cancels(it):
+        return False
     tz = ctx.settings.tz
-    return [
-        it
-        for it in ctx.memory.due_items(scope, lo, hi)
-        if it.category in HAPPENINGS
-        and said_by_person(it)
-        and not cancels(it)
-        and not is_time_off(what(it))  # time off frees the hours it names
+    if not said_by_person(it):
+        return mail_plans.agreed(ctx.memory, scope, it, ctx.now, tz)
+    text = what(it)
+    return (
+        not is_time_off(text)
         and is_own_plan(it, tz, ctx.now, reader_for(ctx.memory.embedder))
-        and not said_when.github_follows(what(it), ctx.settings.github_login)
-    ]
+        and not said_when.github_follows(text, ctx.settings.github_login)
+    )
+
+
+def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
+    return [it for it in ctx.memory.due_items(scope, lo, hi) if _theirs(it, scope, ctx)]
+
+
+_SENDER = re.compile(r"^(?P<name>[^<]+?)\s*<[^>]+>")
+
+
+def _line(item: ItemView, tz: ZoneInfo, zh: bool, ctx: Ctx) -> str:
+    """One of the two events in words written for it: its hours, what it is, and for a meeting
+    set by e-mail, whose mail it is ("11:00 Flat inspection (Markus Leitner's e-mail)")."""
+    took = span(item, tz)
+    hours = f"{took[0]:%H:%M}–{took[1]:%H:%M} " if took is not None else ""
+    if mail_plans.is_mail_meeting(item):
+        said = str(item.l1.get("sentence") or item.l1.get("subject") or what(item))
+        thing = headline(said, item.observed_at or ctx.now, tz)
+        m = _SENDER.match(item.l0)
+        who = m.group("name").strip() if m else str(item.l1.get("from") or "")
+        source = (f"（{who} 的邮件）" if zh else f" ({who}'s e-mail)") if who else ""
+        return f"{hours}{short(thing, 70)}{source}"
+    return f"{hours}{short(headline(what(item), item.observed_at or ctx.now, tz), 80)}"
 
 
 class Conflict:
     name = NAME
 
     def propose(self, trigger: Trigger, ctx: Ctx) -> list[Suggestion]:
-        if not isinstance(trigger, NewItems):
+        if isinstance(trigger, NewItems):
+            news = list(trigger.items)
+        elif isinstance(trigger, ThreadChanged):
+            # the person's reply may have made an e-mailed meeting of the thread theirs
+            news = self._thread_meetings(trigger.scope, trigger.state.thread, ctx)
+        else:
             return []
-        tz = ctx.settings.tz
         out: list[Suggestion] = []
-        for new in trigger.items:
+        for new in news:
             due = new.due_at
-            if new.category not in HAPPENINGS or due is None or due <= ctx.now or active(new) is not None:
+            if due is None or due <= ctx.now or active(new) is not None:
                 continue
-            if not said_by_person(new) or cancels(new):
+            if not _theirs(new, trigger.scope, ctx):
                 continue
-            if is_time_off(what(new)):
-                continue  # a half day off frees the hours: it clashes with nothing
-            if not is_own_plan(new, tz, ctx.now, reader_for(ctx.memory.embedder)):
-                continue  # someone else's appointment, a complaint or a wish clashes with nothing
-            if said_when.github_follows(what(new), ctx.settings.github_login):
-                continue  # "#61 tomorrow at 10": a time the person gave a review, not an appointment
             # in the person's time zone: "九点到十点" ends at ten there, not at ten UTC
-            took = span(new, tz)
+            took = span(new, ctx.settings.tz)
             if took is None:
                 continue
-            start, end = took
-            # the day's events without a time of day are due at its midnight: look from there
-            for old in _plans(
-                ctx, trigger.scope, min(start - timedelta(hours=12), day_start(start, tz)), end
-            ):
-                if old.id == new.id:
-                    continue
-                other = span(old, tz)
-                if other is None or not (other[0] < end and start < other[1]):
-                    continue
-                if what(old) == what(new):
-                    continue  # the same sentence stored twice is one event, not a clash
-                out.append(self._suggest(trigger.scope, old, new, max(start, other[0]), ctx))
+            out.extend(self._clashes(trigger.scope, new, took, ctx))
+        return out
+
+    def _thread_meetings(self, scope: str, thread: str, ctx: Ctx) -> list[ItemView]:
+        """The meetings ahead that e-mails of this thread named."""
+        return [
+            it
+            for it in ctx.memory.due_items(scope, ctx.now, ctx.now + MAIL_HORIZON)
+            if mail_plans.is_mail_meeting(it) and it.l1.get("thread") == thread
+        ]
+
+    def _clashes(
+        self, scope: str, new: ItemView, took: tuple[datetime, datetime], ctx: Ctx
+    ) -> list[Suggestion]:
+        tz = ctx.settings.tz
+        start, end = took
+        out = []
+        # the day's events without a time of day are due at its midnight: look from there
+        for old in _plans(ctx, scope, min(start - timedelta(hours=12), day_start(start, tz)), end):
+            if old.id == new.id:
+                continue
+            other = span(old, tz)
+            if other is None or not (other[0] < end and start < other[1]):
+                continue
+            if what(old) == what(new):
+                continue  # the same sentence stored twice is one event, not a clash
+            out.append(self._suggest(scope, old, new, max(start, other[0]), ctx))
         return out
 
     def _suggest(self, scope: str, a: ItemView, b: ItemView, clash: datetime, ctx: Ctx) -> Suggestion:
         ids = sorted([a.id, b.id])
-        ta, tb = plain(a), plain(b)
-        zh = is_cjk(ta + tb)
         tz = ctx.settings.tz
+        zh = is_cjk(plain(a) + plain(b))
+        la, lb = _line(a, tz, zh, ctx), _line(b, tz, zh, ctx)
         when = when_text(clash.astimezone(tz), ctx.now.astimezone(tz), True, zh)
         if zh:
             title = f"时间冲突：{when}有两件事"
-            body = f"这两件事时间重叠：\n• {short(ta, 80)}\n• {short(tb, 80)}\n要调整其中一个吗？"
+            body = f"这两件事时间重叠：\n• {la}\n• {lb}\n要调整其中一个吗？"
         else:
             title = f"Conflict {when}: two things at once"
-            body = f"These overlap:\n• {short(ta, 90)}\n• {short(tb, 90)}\nMove one of them?"
+            body = f"These overlap:\n• {la}\n• {lb}\nMove one of them?"
         first = clash  # the overlap begins: after that the clash is no news
         return Suggestion(
             scope=scope,

@@ -1,7 +1,7 @@
 """upcoming: an event the person told us about → a reminder at a sensible lead time.
 
 A timed event is announced `remind_lead_hours` before it starts; when that falls in the quiet
-hours, at the last minute before them (the evening before a 06:40 train), or at their end when
+hours, an hour before they begin (the evening before a 06:40 train), or at their end when
 the plan was told only a moment before that evening and the end is still well before the event.
 An event without a time of day gets no reminder of its own (the morning digest lists it) unless
 the person asked to be reminded ("don't let me forget": then on the morning of its day) or its
@@ -56,6 +56,7 @@ SHORT_LEAD = timedelta(minutes=30)
 MIN_NOTICE = timedelta(minutes=10)  # a reminder is not worth sending sooner than this after it was said
 _TIMEISH = re.compile(r"\d|[点时分半]$|^(?:[一二两三四五六七八九十]+)[点时]")
 JUST_SAID = timedelta(hours=3)  # a reminder this soon after the plan was told only repeats it
+WIND_DOWN = timedelta(minutes=59)  # an evening-before reminder comes this long before the quiet hours
 # a time of day said as a clock ("at 2", "3:30", "10am", 三点, 十點半), not a part of the day
 _CLOCK = re.compile(
     r"\d{1,2}[:.h]\d{2}|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b|\bat\s+\d{1,2}\b|\bnoon\b"
@@ -129,8 +130,8 @@ def schedule(due: datetime, ctx: Ctx, spanned: bool = False) -> tuple[datetime, 
 def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
     """When a reminder whose ideal time is `ideal` comes, given the quiet hours: at that time if
     it is allowed; at the end of the quiet hours if at least half the lead is still left then
-    (07:01 for a 09:00 meeting); else at the last good time before it (the evening before a 06:40
-    train) — unless that is within a few hours of when the person said it (they have it in mind: a
+    (07:01 for a 09:00 meeting); else the evening before, an hour before the quiet hours (21:00
+    before a 06:40 train, quiet from 22:00) — unless that is within a few hours of when the person said it (they have it in mind: a
     reminder then repeats them), when the end of the quiet hours stands in if it is still well
     before the event. Never inside the quiet hours, never after the event."""
     if not in_quiet(ideal, ctx.settings):
@@ -138,12 +139,16 @@ def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
     morning = allowed_at(ideal, ctx.settings)
     if morning <= due - (due - ideal) / 2:
         return morning  # the quiet hours end with most of the lead still ahead (a 09:00 meeting)
-    evening = last_allowed_before(ideal, ctx.settings)
+    # the evening before, an hour before the quiet hours begin: the person can still act on it
+    # (pack, set an alarm) and is not yet winding down, as they may be at the last minute
+    last = last_allowed_before(ideal, ctx.settings)
+    evening = last - WIND_DOWN
     if evening >= ctx.now + JUST_SAID:
         return evening
     if morning <= due - SHORT_LEAD:
         return morning
-    return evening if evening >= ctx.now + MIN_NOTICE else None
+    # told late in the evening: the last minutes before the quiet hours are all that is left
+    return next((t for t in (evening, last) if t >= ctx.now + MIN_NOTICE), None)
 
 
 def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:

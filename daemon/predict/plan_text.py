@@ -124,7 +124,7 @@ _CLOCK_ANY = re.compile(
 
 def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
     """What the person said of the plan, to quote as evidence: the sentences of the turn that name
-    a day or a clock (its own, or when to leave, when to stop eating) or a word of its headline,
+    the plan's day or a clock (its own, or when to leave, when to stop eating) or a word of its headline,
     in order, "…" where a sentence was left out. The others are how the person felt or what
     else happened ("ag i can't sleep.", "why do i do this to myself"): quoting them back reads
     as mockery, and they are not what the reminder is about."""
@@ -132,7 +132,11 @@ def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
     zh = bool(_HAN.search(text))
     thing = headline(text, at, tz)
     words = set(tokenize(thing)) if not zh else {thing[i : i + 2] for i in range(len(thing) - 1)}
-    dates = [m.start for m in resolve_dates(text, at, tz)]
+    found = resolve_dates(text, at, tz)
+    ahead = [m for m in found if m.direction == "future" and m.granularity in ("day", "time")]
+    # the plan's own day, as the headline takes it: "今天真的气死" and "催我周末去相亲" name other days
+    day = ahead[0].value.astimezone(tz).date() if ahead else None
+    dates = [m.start for m in found if day is None or m.value.astimezone(tz).date() == day]
     parts: list[tuple[str, bool]] = []
     for m in _SENTENCE.finditer(text):
         piece = m.group(0).strip()

@@ -101,6 +101,8 @@ _PEOPLE_ZH = (
     r"(?i:roommate|flatmate|housemate|bf|gf|boyfriend|girlfriend|partner|husband|wife|boss|manager|"
     r"mom|mum|dad|sister|brother|cousin|colleague|coworker|teammate|landlord)"
 )
+# who a person can be to the speaker in Chinese chat (also read by the promise rules: 我妈 is not 我)
+PEOPLE_ZH = _PEOPLE_ZH
 _THIRD_ZH = re.compile(
     rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
     rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH})"

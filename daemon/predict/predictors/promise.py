@@ -31,7 +31,8 @@ from daemon.predict.base import (
     short,
     what,
 )
-from daemon.predict.plan_text import headline
+from daemon.predict.plan_text import headline, said_of, sentences
+from daemon.predict.plans import PEOPLE_ZH as _PEOPLE_ZH
 from daemon.predict.timing import at_local, next_day_start
 from daemon.state.suggestions import Suggestion
 from daemon.state.types import EmailMessage
@@ -50,12 +51,18 @@ _EN = re.compile(
     re.IGNORECASE,
 )
 _ZH = re.compile(
-    # not "约我": someone asking me to meet is an appointment ("客户经理约我周四打电话"), not a promise
-    r"(?:(?<!约)我(?:会|要|得|来|一定|负责|答应)?|答应|说好了?|保证|承诺).{0,16}?(发|给|交|回复|回|写完|完成|提交|打电话|准备|寄|还|转账|"
+    # not "约我": someone asking me to meet is an appointment ("客户经理约我周四打电话"), not a promise;
+    # not "我妈", "我哥": 我 before a relation is that person, not the speaker ("我妈周三要回诊")
+    rf"(?:(?<!约)我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH}))(?:会|要|得|来|一定|负责|答应|应承)?|答应|应承|说好了?|保证|承诺)"
+    # 回 as "reply", not 回诊 (a follow-up visit), 回家, 回来, 回去, 回国
+    r".{0,16}?(发|给|交|回复|回(?!诊|家|来|去|国|到|老家)|写完|完成|提交|打电话|准备|寄|还|转账|"
     r"打钱|付|缴|签|续|退)"
     # promised someone to do it, whatever the verb: "答应班组长周三前把尺码报上去", "还答应了产品小林，
-    # 周三下班前把文档更新一下" (not "我就答应了": agreeing to what was asked is no act of one's own)
-    r"|(?:答应|说好|保证|承诺)了?[^。；;！!？?\n]{0,14}?(?:把|帮)"
+    # 周三下班前把文档更新一下" (not "我就答应了": agreeing to what was asked is no act of one's own);
+    # 应承 is the Cantonese word for it ("我应承咗星期五之前睇完")
+    r"|(?:答应|应承|说好|保证|承诺)[了咗]?[^。；;！!？?\n]{0,14}?(?:把|帮|之前|前|以前)"
+    # an obligation said without its subject, as Chinese leaves it: "明天一定要把价格表发给 Tony"
+    r"|(?<![他她])(?:一定要|必须|得|记得)把[^。；;！!？?\n]{0,16}?(?:发|给|交|回复|写完|完成|提交|寄|还|转|付|缴|签|续|退)"
 )
 _DONE_EN = re.compile(
     r"\b(sent|done|finished|submitted|delivered|shipped|replied|called|paid|booked|emailed|e-mailed|"
@@ -90,7 +97,13 @@ _HAVE_IT_DONE = re.compile(
 
 
 def is_promise(text: str) -> bool:
-    """Something the person says they will do — not a report that it is done."""
+    """Something the person says they will do — not a report that it is done. Read sentence by
+    sentence: "told him i'll send the revised quote tomorrow. … sent those (the pdfs) during the
+    call already" promises the quote; the report of done is another thing's."""
+    return any(_promises(s) for s in sentences(text)) or _promises(text)
+
+
+def _promises(text: str) -> bool:
     if is_cjk(text):
         cue = _ZH.search(simplified(text))  # the rules read Traditional as Simplified (答應 as 答应)
     else:
@@ -131,7 +144,8 @@ def tells_done(text: str) -> bool:
 # with the person it is for named in it. (Chinese tells it in that order already: "答应小唐把她婚礼
 # 的视频发给她" reads right as it is.)
 _TOLD_EN = re.compile(
-    r"^(?:also\s+|and\s+)?(?:promised|told|said to|agreed with)\s+(?P<who>[^,;]+?)\s+(?:i'?d|i’d|i would|to)\s+"
+    r"^(?:also\s+|and\s+)?(?:promised|told|said to|agreed with)\s+(?P<who>[^,;]+?)\s+"
+    r"(?:i'?d|i’d|i would|i'?ll|i’ll|i will|to)\s+"
     r"(?P<act>.+)$",
     re.IGNORECASE,
 )
@@ -165,14 +179,16 @@ def _check_in(item: ItemView, text: str, zh: bool, scope: str, ctx: Ctx) -> Sugg
     if at <= ctx.now:
         return None
     thing = promised_act(headline(text, item.observed_at or ctx.now, tz))
+    # the sentences of the promise, not the rest of the turn (what else was done or said then)
+    quote = short(said_of(text, item.observed_at or ctx.now, tz), 300)
     if zh:
         day = f"周{'一二三四五六日'[due.weekday()]}"
         title = f"{day}说好的：{short(thing, 50)}——办好了吗？"
-        body = f"你说过：“{text}”"
+        body = f"你说过：“{quote}”"
     else:
         verb = thing[:1].lower() + thing[1:]
         title = f"You said you would {short(verb, 60)} on {due.strftime('%A')} — did it happen?"
-        body = f"You told me: “{text}”. If it is done, tell me and I will stop asking."
+        body = f"You told me: “{quote}”. If it is done, tell me and I will stop asking."
     return Suggestion(
         scope=scope,
         kind="follow_up",

@@ -34,6 +34,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+# as the daemon sets for itself (daemon/__init__.py) before numpy loads: OpenBLAS's spinning
+# threads slow DuckDB down on two cores, and this bench measures the daemon's writes
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -158,23 +158,60 @@ class LifecycleTable(Table):
             digest = hashlib.sha256(f"{count}\x00{summary}".encode()).hexdigest()[:32]
             if stored.get(name) != digest:
                 changed.append((name, summary, count, digest))
-        if changed:
+        if not changed:
+            return []
+        # Rows there are updated and missing ones inserted, not upserted: the digests read above
+        # say which is which, and ON CONFLICT cost DuckDB about 2 ms more per write.
+        with self.db.atomic():
+            self._write_changed(
+                scope, [c for c in changed if c[0] in stored], [c for c in changed if c[0] not in stored], at
+            )
+        return [c[0] for c in changed]
+
+    def _write_changed(
+        self,
+        scope: str,
+        rewrite: list[tuple[str, str, int, str]],
+        new: list[tuple[str, str, int, str]],
+        at: datetime,
+    ) -> None:
+        """Rewrite the stored summaries `rewrite` and insert the `new` ones: (name, summary,
+        item count, digest)."""
+        if len(rewrite) == 1:  # the usual write: a point UPDATE (a join scans the table)
+            name, summary, count, digest = rewrite[0]
             self.con.execute(
-                "INSERT INTO categories (scope, name, summary, version, item_count, updated_at, digest)"
-                " SELECT $scope, unnest($names), unnest($summaries), 1, unnest($counts), $at, unnest($digests)"
-                " ON CONFLICT (scope, name) DO UPDATE SET"
-                " summary = excluded.summary, version = categories.version + 1,"
-                " item_count = excluded.item_count, updated_at = excluded.updated_at, digest = excluded.digest",
+                "UPDATE categories SET summary = ?, version = version + 1, item_count = ?, updated_at = ?,"
+                " digest = ? WHERE scope = ? AND name = ?",
+                [summary, count, _utc(at), digest, scope, name],
+            )
+        elif rewrite:
+            self.con.execute(
+                "UPDATE categories SET summary = c.summary, version = categories.version + 1,"
+                " item_count = c.n, updated_at = $at, digest = c.digest"
+                " FROM (SELECT unnest($names) AS name, unnest($summaries) AS summary, unnest($counts) AS n,"
+                " unnest($digests) AS digest) c WHERE categories.scope = $scope AND categories.name = c.name",
                 {
                     "scope": scope,
-                    "names": [c[0] for c in changed],
-                    "summaries": [c[1] for c in changed],
-                    "counts": [c[2] for c in changed],
-                    "digests": [c[3] for c in changed],
+                    "names": [c[0] for c in rewrite],
+                    "summaries": [c[1] for c in rewrite],
+                    "counts": [c[2] for c in rewrite],
+                    "digests": [c[3] for c in rewrite],
                     "at": _utc(at),
                 },
             )
-        return [c[0] for c in changed]
+        if new:
+            self.con.execute(
+                "INSERT INTO categories (scope, name, summary, version, item_count, updated_at, digest)"
+                " SELECT $scope, unnest($names), unnest($summaries), 1, unnest($counts), $at, unnest($digests)",
+                {
+                    "scope": scope,
+                    "names": [c[0] for c in new],
+                    "summaries": [c[1] for c in new],
+                    "counts": [c[2] for c in new],
+                    "digests": [c[3] for c in new],
+                    "at": _utc(at),
+                },
+            )
 
     def item_ranks(self, scope: str) -> dict[str, tuple[float, int]]:
         """Every item of the scope: id → (importance, created_at in epoch µs), the keys a

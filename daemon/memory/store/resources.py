@@ -11,6 +11,9 @@ from daemon.memory.store.core import Table, _offset_minutes, _require, _utc
 from daemon.memory.types import ResourceIn, TurnView
 from daemon.memory.write import drafts as draftcodec
 
+# up to this many ids per scope, `existing_resources` filters the scan with a list (see there)
+FEW_IDS = 20
+
 
 class ResourceTable(Table):
     """Resources in, resources out: idempotent inserts, session neighbours, reads for re-extraction."""
@@ -26,11 +29,30 @@ class ResourceTable(Table):
         """Which (scope, id) pairs are already stored, or were forgotten (their tombstone stays)."""
         if not keys:
             return set()
+        scopes = {k[0] for k in keys}
+        if len(scopes) > 1:
+            rows = self.con.execute(
+                "WITH k AS (SELECT unnest(?) AS scope, unnest(?) AS id)"
+                " SELECT r.scope, r.id FROM resources r JOIN k ON k.scope = r.scope AND k.id = r.id"
+                " UNION SELECT k.scope, k.id FROM forgotten f JOIN k ON k.scope = f.scope AND k.id = f.resource_id",
+                [[k[0] for k in keys], [k[1] for k in keys]],
+            ).fetchall()
+            return {(r[0], r[1]) for r in rows}
+        # One scope (every write of the daemon's, and of a conversation import): the ids filter
+        # the scan instead of a join with the keys: for a few ids a list_contains (1 id: 0.8
+        # against 1.9 ms at 1k resources, 2.1 against 2.9 ms at 100k), for many a semi-join
+        # (500 ids: 2.2 against 3.1 ms at 1k, 5.5 against 6.5 at 100k).
+        (scope,) = scopes
+        ids = [k[1] for k in keys]
+        r_in, f_in = (
+            ("list_contains(?, id)", "list_contains(?, resource_id)")
+            if len(ids) <= FEW_IDS
+            else ("id IN (SELECT unnest(?))", "resource_id IN (SELECT unnest(?))")
+        )
         rows = self.con.execute(
-            "WITH k AS (SELECT unnest(?) AS scope, unnest(?) AS id)"
-            " SELECT r.scope, r.id FROM resources r JOIN k ON k.scope = r.scope AND k.id = r.id"
-            " UNION SELECT k.scope, k.id FROM forgotten f JOIN k ON k.scope = f.scope AND k.id = f.resource_id",
-            [[k[0] for k in keys], [k[1] for k in keys]],
+            f"SELECT scope, id FROM resources WHERE scope = ? AND {r_in}"
+            f" UNION ALL SELECT scope, resource_id FROM forgotten WHERE scope = ? AND {f_in}",
+            [scope, ids, scope, ids],
         ).fetchall()
         return {(r[0], r[1]) for r in rows}
 

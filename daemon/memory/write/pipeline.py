@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, ParamSpec, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def item_id_for(scope: str, source_id: str, n: int) -> str:
@@ -100,6 +103,18 @@ def _add(report: MemorizeReport, p: _Prepared) -> MemorizeReport:
     )
 
 
+class _OnThisThread(Executor):
+    """Runs what is submitted at once, on the calling thread (a memorize of one batch)."""
+
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        done: Future[T] = Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # as a pool's worker does: raised again by result()
+            done.set_exception(exc)
+        return done
+
+
 class WriteHost(Protocol):
     """What the writer works with, owned by the Memory facade and read at every write (so that
     a model or store swapped on the facade is the one the next write uses)."""
@@ -147,7 +162,15 @@ class Writer:
         carry: dict[tuple[str, str], _Turn] = {}
         report = MemorizeReport()
         done = 0
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memubot-embed") as pool:
+        # One batch (the daemon's usual write: a turn or a few) has nothing to embed beside:
+        # it is embedded on this thread, still without the data lock, which saves starting and
+        # joining a thread per call (about 3 ms on two cores).
+        pool: Executor = (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="memubot-embed")
+            if len(batches) > 1
+            else _OnThisThread()
+        )
+        with pool:
             inflight: tuple[_Prepared, Future[None]] | None = None
             for batch in [*batches, None]:
                 nxt: tuple[_Prepared, Future[None]] | None = None
@@ -424,7 +447,7 @@ class Writer:
                 self.host.store.index.cache_vectors(
                     [h for h, f in zip(p.embed_hashes, p.fresh, strict=True) if f], p.embedded[p.fresh]
                 )
-                self.host.store.items.insert_items(rows, vectors, postings)
+                self.host.store.items.insert_items(rows, vectors)
                 for (scope, target), a in plan.absorbed.items():
                     self.host.store.items.absorb(
                         scope,
@@ -438,16 +461,23 @@ class Writer:
                     )
                 for scope, old, new, at in plan.superseded:
                     self.host.store.items.supersede(scope, old, new, at)
-                for scope, item_id, line, (tf, length) in grown:
-                    self.host.store.items.extend_context(
-                        scope,
-                        item_id,
-                        line,
-                        length,
-                        [(scope, t, item_id, LATER_CONTEXT, c) for t, c in tf.items()],
-                    )
+                later = self.host.store.items.extend_contexts(
+                    [
+                        (
+                            scope,
+                            item_id,
+                            line,
+                            length,
+                            [(scope, t, item_id, LATER_CONTEXT, c) for t, c in tf.items()],
+                        )
+                        for scope, item_id, line, (tf, length) in grown
+                    ]
+                )
+                # the new items' postings and the turns after items' in one statement, in the
+                # order they were written in before
+                self.host.store.index.add_postings([*postings, *later])
                 self.host.store.items.log_ops(plan.ops, now)
-                self.host.store.bump_generation(scopes)
+                generations = self.host.store.bump_generation(scopes)
                 for scope in sorted(scopes):
                     names = sorted(plan.categories.get(scope, set()))
                     idx = self.host._indexes.get(scope)
@@ -463,7 +493,7 @@ class Writer:
                     self.host.store.lifecycle.write_categories(
                         scope, idx.category_summaries(names, CATEGORY_TOP), now
                     )
-                    idx.generation = self.host.store.generation(scope)
+                    idx.generation = generations[scope]  # what the transaction reads (no query)
         except BaseException:
             for scope in patched:
                 self.host._indexes.pop(scope, None)
@@ -508,6 +538,15 @@ class Writer:
         for g_scope, item_id, _, (tf, length) in grown:
             if g_scope == scope:
                 idx.extend_context(item_id, dict(tf), length)
+        # the slotted L1 just stored, as DuckDB gives it back (JSON), so that dedup's next look
+        # at the slot families does not read back what this process wrote
+        for i in sel:
+            if rows[i].category in D.SLOTTED:
+                idx.slots.told(rows[i].id, json.loads(json.dumps(rows[i].l1, ensure_ascii=False)))
+        for (a_scope, target), a in plan.absorbed.items():
+            row = idx.row_of.get(target) if a_scope == scope else None
+            if row is not None and idx.categories[row] in D.SLOTTED:
+                idx.slots.told(target, json.loads(json.dumps(a.l1, ensure_ascii=False)))
 
     def _dedup(self, p: _Prepared, now: datetime) -> DedupPlan:
         """Stage 1 and 2 of dedup, and the update model, for every draft of a batch."""

@@ -87,10 +87,17 @@ class SlotFamilies:
         self._where: dict[tuple[str, str, str, str], list[int]] = {}  # (category, speaker, *key) → rows
         self._covered = 0  # index rows read so far
         self._changed: set[str] = set()  # fields merged into since they were read
+        self._told: dict[str, dict[str, Any]] = {}  # L1 the writer committed, not read back
 
     def changed(self, item_id: str) -> None:
         """A restatement merged new fields into the item: read its L1 again."""
         self._changed.add(item_id)
+
+    def told(self, item_id: str, l1: dict[str, Any]) -> None:
+        """The L1 a commit just stored for a slotted item (new, or merged into), as DuckDB will
+        give it back: the next refresh takes it from here instead of reading it (a query of
+        about 1.4 ms on most writes of a turn at a time)."""
+        self._told[item_id] = l1
 
     def refresh(
         self,
@@ -105,12 +112,14 @@ class SlotFamilies:
         rows += [row_of[i] for i in self._changed if i in row_of and row_of[i] < self._covered]
         self._covered = len(ids)
         self._changed.clear()
+        told, self._told = self._told, {}  # every row told of is an added or changed one
         if not rows:
             return
-        got = read([ids[r] for r in rows])
+        unknown = [ids[r] for r in rows if ids[r] not in told]
+        got = read(unknown) if unknown else {}
         for r in rows:
             item_id, category = ids[r], categories[r]
-            l1 = got.get(item_id, {})
+            l1 = told[item_id] if item_id in told else got.get(item_id, {})
             self.l1[item_id] = l1
             # a changed item keeps its old keys too: a stale key only adds a candidate
             for key in stored_keys(category, l1):

@@ -41,7 +41,9 @@ _QUESTION_TAIL = re.compile(r"^[^.!。！\n]*[?？]")
 # a part of the day without a clock ("tonight", 今晚): "pottery tonight" names the plan's
 # evening, it does not move a 6:30 class to 20:00
 _PART_OF_DAY = re.compile(
-    r"^(?:(?:this|tomorrow|tmrw)\s+)?(?:tonight|morning|afternoon|evening|night)$"
+    # "due to a technician shortage on Thursday afternoon": the day's part, no new clock
+    r"^(?:(?:this|tomorrow|tmrw|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tue|wed|thu|fri|sat|sun)\.?)\s+)?"
+    r"(?:tonight|morning|afternoon|evening|night)$"
     r"|^(?:今|明|今天|明天)?(?:晚|晚上|早|早上|上午|下午|中午)$",
     re.IGNORECASE,
 )

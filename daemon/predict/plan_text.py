@@ -32,6 +32,8 @@ _LEAD_EN = re.compile(
     r"(?:(?:i|we)\s+(?:have|'ve got|’ve got|have got|got|need to|have to|must|am|are|will|'ll|’ll)\s+|"
     r"(?:i'm|i’m|we're|we’re|i am|we are)\s+|(?:i'll|i’ll|we'll|we’ll)\s+|i promise(?: to)?\s+|"
     r"i've got\s+|i’ve got\s+|there's\s+|there’s\s+|there is\s+|"
+    # as chat writes them, without the apostrophe ("tomorrow ive got the dentist")
+    r"(?:ive|weve)\s+got\s+|(?:ive|im)\s+|"
     r"got\s+|(?:i|we)\s+|(?:is|are|'s|’s)\s+)?(?:to\s+)?"
     # "got us a table at …": for whom it was got is not what it is
     r"(?:(?:us|me)\s+(?=(?:a|an|the)\s))?",
@@ -231,7 +233,9 @@ _ARRANGED_EN = re.compile(
 # ... or said of the thing: "the quote is confirmed", "MOT's booked in", "flights are sorted"
 _ARRANGED_PASSIVE_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|and|also)\b[,!]?\s*)*(?P<thing>.+?)\s*(?:\s(?:is|are|has been|have been|got)|['’]s)"
-    r"\s+(?:finally\s+|now\s+|all\s+)?(?:booked(?:\s+in)?|confirmed|sorted|scheduled|arranged|set up|locked in)$",
+    r"\s+(?:finally\s+|now\s+|all\s+)?(?:booked(?:\s+in)?|confirmed|sorted|scheduled|arranged|set up|locked in)"
+    # what it is for belongs to the thing: "flight is sorted for the music educators thing in ottawa"
+    r"(?:\s+(?P<purpose>for\s+.+))?$",
     re.IGNORECASE,
 )
 _ARRANGED_ZH = re.compile(
@@ -256,7 +260,9 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
         if not prior:
             return ""
         announced = prior[-1]
-    announced = announced.strip(" ,，.。!！?？…~")
+    announced = announced.strip(" ,，.。!！?？…~:：")
+    # a lead-in before a colon is not the announcement: "ANYWAY good news: finally got the MRI"
+    announced = re.split(r"[:：]\s*", announced)[-1]
     m = (
         _ARRANGED_ZH.match(announced)
         if zh
@@ -264,7 +270,8 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
     )
     if m is None:
         return ""
-    thing = _strip(m.group("thing"), zh)
+    purpose = m.groupdict().get("purpose")
+    thing = _strip(m.group("thing") + (f" {purpose}" if purpose else ""), zh)
     # an acronym is a thing too ("booked an MRI", "Got the MOT sorted")
     if not (len(thing) >= 2 if zh else re.search(r"[A-Za-z]{2,}", thing)) or not names_a_thing(thing):
         return ""

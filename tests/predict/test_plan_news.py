@@ -123,3 +123,12 @@ def test_a_weekday_beside_the_past_tense_of_the_change_is_the_plans_day() -> Non
         "Tomasz",
     )
     assert got is not None and got.moved_to is None and got.proposed == PROPOSED
+
+
+def test_a_part_of_the_day_beside_the_plans_weekday_moves_nothing() -> None:
+    # written after the rule: "Friday afternoon" is the reason, "Saturday at 7:30pm" the new time
+    got = read(
+        "Sorry Tomasz here, because of a staff shortage on Friday afternoon the Crown moved the quiz "
+        "from Friday 8pm to Saturday at 7:30pm. Same table."
+    )
+    assert got == datetime(2026, 3, 7, 19, 30, tzinfo=TZ)

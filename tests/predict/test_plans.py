@@ -377,6 +377,16 @@ def test_a_plan_in_a_clause_led_by_someone_else_is_theirs(text: str, own: bool) 
             "sorted the kid's vaccination: wednesday 10:20 at the health centre on park road",
             "Kid's vaccination",
         ),
+        # a lead-in before a colon, what the arrangement is for, chat's "ive"
+        (
+            "ok so big news: finally booked the notary for the flat!! tuesday 10:15 at the office on king st",
+            "Notary for the flat",
+        ),
+        (
+            "train tix are sorted for the cousins reunion in york: saturday 8:04, kings cross",
+            "Train tix for the cousins reunion in york",
+        ),
+        ("tmrw ive got physio at 4pm", "Physio"),
         # nothing announced before the place: the place stands
         ("see you there: saturday 8pm at the old fire station", "At the old fire station"),
         ("at the climbing gym on thursday at 7, with ana", "At the climbing gym"),

@@ -85,9 +85,11 @@ def _causative_got(words: list[str], i: int) -> bool:
 _BE_NOW = frozenset("am is are 'm 're 's i'm we're you're they're it's he's she's that's be".split())
 
 
-# A past verb is not said right after a preposition, an article or a possessive: "from
-# stansted", "the red one", "a shed", "my bed" are names and nouns.
-_NOUN_BEFORE = frozenset("from to at in into via near of by the a an my our your his her their its".split())
+# A past verb is not said right after a preposition, an article, a possessive or a quantifier: "from
+# stansted", "the red one", "a shed", "my bed", "one fixed thing" are names and nouns.
+_NOUN_BEFORE = frozenset(
+    "from to at in into via near of by the a an my our your his her their its one no any".split()
+)
 
 
 # The irregular past forms that are also participles: after a present "be" they are a state now

@@ -195,6 +195,16 @@ _EN_DIGIT_FIRST = re.compile(
     re.VERBOSE,
 )
 _EN_IN_YEAR = re.compile(r"in\s+(?P<yy>(?:19|20)[0-9]{2})\b(?![-/:]?[0-9])")
+# "Thursday 5/21", "on 21/5", "5/22/2026": a date in figures. It needs a weekday, a preposition
+# or a year with it ("open 24/7", "a 50/50 split", "1/2 cup" are none). Month first on the
+# American clock (a time zone of the Americas), day first elsewhere, unless only one reading is a
+# date or the weekday said with it picks one.
+_EN_SLASH = re.compile(
+    r"(?:(?P<wd>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?P<a>[0-9]{1,2})/(?P<b>[0-9]{1,2})"
+    r"(?:/(?P<y>[0-9]{4}|[0-9]{2}))?\b(?![/.]?[0-9])"
+)
+_EN_SLASH_PREP = re.compile(r"(?<!\w)(?:on|by|from|to|until|till|before|after|due|for|of)\s+\Z")
+_WEEKDAY_INDEX = {w: i for i, w in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))}
 # "on the 5th", "by the 20th", "pushed back to the 28th", "booked for the 3rd"; not "the 3rd floor"
 _EN_NTH = re.compile(
     r"(?P<prep>on|by|until|till|before|to|from|for)\s+the\s+(?P<nth>[0-9]{1,2})(?:st|nd|rd|th)\b"
@@ -508,6 +518,9 @@ def _absolute(ctx: Ctx) -> list[Hit]:
             if text[max(0, s - 4) : s] == "the ":
                 s -= 4
             hits.extend(_calendar_day(ctx, s, e, _EN_MONTHS[m["mon2"]], int(num), m["y2"]))
+    for m in _EN_SLASH.finditer(text) if "/" in text else ():
+        if (hit := _slash_date(ctx, m)) is not None:
+            hits.append(hit)
     for m in _EN_IN_YEAR.finditer(text):
         if _word_start(text, m.start()):
             hits.append(Hit(*m.span(), date(int(m["yy"]), 1, 1), "year", takes_time=False))
@@ -517,6 +530,35 @@ def _absolute(ctx: Ctx) -> list[Hit]:
         if _word_start(text, s) and (d := day_of_month(ctx, int(m["nth"]), s, deadline)):
             hits.append(Hit(s, m.end(), d, kind="nth"))
     return hits
+
+
+def _slash_date(ctx: Ctx, m: re.Match[str]) -> Hit | None:
+    """A date written in figures (`_EN_SLASH`), or None when it reads as no date."""
+    text = ctx.low
+    s = m.start()
+    if not _word_start(text, s) or (s and text[s - 1] in "/.-"):
+        return None
+    if not (m["wd"] or m["y"] or _EN_SLASH_PREP.search(text, max(0, s - 8), s)):
+        return None
+    a, b = int(m["a"]), int(m["b"])
+    month_first = ctx.tz.key.startswith("America/")
+    readings = [(a, b), (b, a)] if month_first else [(b, a), (a, b)]  # (month, day)
+    years = (
+        [int(m["y"]) + (2000 if len(m["y"]) == 2 else 0)]
+        if m["y"]
+        else [ctx.today.year + k for k in (0, 1, -1)]
+    )
+    if m["wd"]:
+        # a weekday beside it: the nearest day of either reading that falls on it, whatever the
+        # tense ("moved from Thursday 5/21"; "Thursday 10/9" is 10 September in a September)
+        wd = _WEEKDAY_INDEX[m["wd"]]
+        cands = [d for mo, da in readings for y in years if (d := valid(y, mo, da)) and d.weekday() == wd]
+        near = min(cands, default=None, key=lambda c: (abs((c - ctx.today).days), c < ctx.today))
+        return Hit(s, m.end(), near) if near is not None else None
+    for month, day in readings:
+        if cands := [d for y in years if (d := valid(y, month, day))]:
+            return Hit(s, m.end(), ctx.pick(cands, s, _deadline(ctx, s)))
+    return None
 
 
 def _calendar_day(ctx: Ctx, s: int, e: int, month: int, day: int, year: str | None) -> list[Hit]:

@@ -244,11 +244,15 @@ class Upcoming:
             place = ""  # "九点到十点": the word after 到 is an end time, not a place
         rel = enrich.related(ctx, s.scope, item)
         update = n.update if n is not None else ""  # a new place, by e-mail: the plan stands
+        # moved by someone's e-mail: that mail is evidence of the reminder as much as the chat
+        moved = n is not None and n.moved_to is not None and not n.update
         if zh:
             title = f"提醒：{when} — {short(thing, 40)}" + (f"（{place}）" if place and not update else "")
             body = f"{when}：{thing}" + (f"，地点：{place}" if place else "") + f"\n你说过：“{quote}”"
             if update and n is not None:
                 body += f"\n{n.sender} 来信更新：“{short(update, 200)}”"
+            elif moved:
+                body += f"\n时间已按 {n.sender} 的来信更改。" if n is not None else ""
             if rel:
                 body += "\n相关：" + "；".join(r.text for r in rel)
         else:
@@ -258,8 +262,11 @@ class Upcoming:
             body = f"{thing}, {when}" + (f", at {place}" if place else "") + f".\nYou said: “{quote}”"
             if update and n is not None:
                 body += f"\nUpdate from {n.sender}: “{short(update, 200)}”"
+            elif moved:
+                body += f"\nThe time is the one {n.sender}'s e-mail moved it to." if n is not None else ""
             if rel:
                 body += "\nWorth remembering: " + " · ".join(f"you said “{r.text}”" for r in rel)
         evidence = tuple(dict.fromkeys([*s.evidence, *(r.item_id for r in rel)]))
-        sources = tuple(dict.fromkeys([*s.source_ids, *(x for r in rel for x in r.source_ids)]))
+        mail = [n.mail_id] if moved and n is not None else []
+        sources = tuple(dict.fromkeys([*s.source_ids, *mail, *(x for r in rel for x in r.source_ids)]))
         return Recheck(replace(s, title=title, body=body, evidence=evidence, source_ids=sources))

@@ -112,3 +112,9 @@ def test_a_day_span_written_in_24_hour_form_is_read_as_written(text: str, start:
 )
 def test_an_end_written_in_24_hour_form_is_read_as_written(text: str, start: str, end: str) -> None:
     assert end_of(_item(text), at(start)) == at(end)
+
+
+@pytest.mark.parametrize("text", ["周五团建，老板说全员必须到，不许请假", "年底冲业绩，公司不准请假"])
+def test_leave_forbidden_is_no_time_off(text: str) -> None:
+    # written after the rule: a day nobody may take off is a day at work
+    assert not is_time_off(text)

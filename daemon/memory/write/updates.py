@@ -33,6 +33,7 @@ from daemon.memory.models.features import (
     plan_moved,
     reasons_to_keep,
     record_change,
+    sentences,
     shared_words,
     subjects,
 )
@@ -209,7 +210,20 @@ def evidence(
     why = keeps_the_older(main_clause(bare_text(new.l0, speaker)))
     if why is not None:
         return why
+    if says_more(bare_text(old.l0, speaker), bare_text(new.l0, speaker)):
+        return "the older says more than the newer answers"
     return _another_answer(u, old, new, speaker, reading)
+
+
+def says_more(old_text: str, new_text: str) -> bool:
+    """Whether the older statement tells things the newer does not speak to: it has a sentence
+    naming something (its content words) that shares no word with the newer, beside the one the
+    newer answers. "周日早上5:40的KTX去釜山…周日下午我有个oral。导师又让我周末前把PPT改第四版" is a
+    train, a talk and a task; "PPT第四版终于改完了" finishes the task, and retiring the turn would
+    lose the train. A statement is kept whole or retired whole, so it is kept: the newer one
+    ranks first for what it answers (`newer_first`)."""
+    parts = [p for p in sentences(old_text) if activity_terms(p)]
+    return len(parts) > 1 and any(not shared_words(p, new_text) for p in parts)
 
 
 def _another_answer(

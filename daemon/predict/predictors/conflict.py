@@ -144,6 +144,12 @@ class Conflict:
     def propose(self, trigger: Trigger, ctx: Ctx) -> list[Suggestion]:
         if isinstance(trigger, NewItems):
             news = list(trigger.items)
+            # an item drawn from the person's reply: the thread's meetings may be theirs now
+            # (the reply's words are stored with its items, after the thread changed)
+            threads = {it.l1.get("thread") for it in news if it.l1.get("source") == "email"}
+            seen = {it.id for it in news}
+            for thread in sorted(t for t in threads if isinstance(t, str) and t):
+                news += [m for m in self._thread_meetings(trigger.scope, thread, ctx) if m.id not in seen]
         elif isinstance(trigger, ThreadChanged):
             # the person's reply may have made an e-mailed meeting of the thread theirs
             news = self._thread_meetings(trigger.scope, trigger.state.thread, ctx)

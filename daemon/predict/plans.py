@@ -46,6 +46,8 @@ _QUESTION = re.compile(
     # an auxiliary first asks ("Can you…"), its negation does not ("Can't wait for Friday")
     r"[?？]\s*$|^(?:is|are|does|do|did|can|could|will|what|when|where|which|who|how)\b(?!['’]t)"
     r"|[吗呢么]\s*[。.]?\s*$"
+    # asked with its alternative after it: "要穿正式一点吗 还是 smart casual 就行"
+    r"|[吗呢]\s*[，,]?\s*还是"
     r"|几点|什么时候|哪天|多少"
     # a request to the assistant asks for something, it plans nothing ("推荐个周末能去的地方",
     # "suggest somewhere for Saturday"); "remind me…" is a plan, and not in it
@@ -87,7 +89,9 @@ _THIRD_EN = re.compile(
     r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|"
     r"(?:is|'s|’s)\s+(?:\w+ing|off|away|out|on (?:leave|holiday|vacation)|in hospital))\b"
     # "gemma's viewing a flat": the 's is "is", glued to the name
-    r"|[A-Z][^\W\d_]+(?:'s|’s)\s+\w+ing\b)",
+    r"|[A-Z][^\W\d_]+(?:'s|’s)\s+\w+ing\b"
+    # someone's person: "kai's teacher is out friday", "jim's mom fell"
+    rf"|[^\W\d_]+(?:'s|’s)\s+(?:{_PEOPLE_EN})\b)",
     re.IGNORECASE,
 )
 _SELF_EN = re.compile(

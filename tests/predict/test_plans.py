@@ -48,6 +48,10 @@ ROOT = Path(__file__).resolve().parents[2]
         # 男友 / 女友, the short words (written after blind8's first run)
         ("我女友下周二上午去国贸那边面试", "other"),
         ("然後我男友週五晚上要飛去東京出差", "other"),
+        # someone's person, as chat writes it in lower case; a question with its alternative
+        # (written after blind10's first run)
+        ("tom's sister gets married saturday at 3, big fancy thing in bath", "other"),
+        ("周六的聚餐要带酒吗，还是餐厅有得卖", "question"),
     ],
 )
 def test_what_is_not_the_persons_plan_says_why(text: str, why: str) -> None:

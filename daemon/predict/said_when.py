@@ -19,6 +19,7 @@ Only the person's most recent turn that names the item counts: a newer word move
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -33,6 +34,8 @@ from daemon.predict.day_parts import DAY_PARTS, day_ahead
 GRACE = timedelta(hours=1)
 # how far back the conversation is read for what the person said about an item
 LOOKBACK = timedelta(days=3)
+# a part of the day this close to a date is that date's ("tomorrow after lunch"), not today's
+_NEAR = 20
 
 _DEADLINE_BEFORE = re.compile(r"(?:before|by|until|till|no later than)\s*$", re.IGNORECASE)
 _DEADLINE_AFTER_ZH = re.compile(r"^\s*(?:之前|以前|前)")
@@ -95,9 +98,12 @@ def _by_name_or_title(text: str, title: str | None, author: str | None) -> bool:
     return bool(title) and bool(shared_words(text, title or "") - _GENERIC)
 
 
-def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datetime | None:
+def promised_at(
+    text: str, said: datetime, tz: ZoneInfo, morning: time, own: Callable[[str], bool] | None = None
+) -> datetime | None:
     """When a follow-up becomes fair, from the time the person gave themselves in `text` (said at
-    `said`); None when the text names no time ahead."""
+    `said`); None when the text names no time ahead. `own` tells the item's own reference
+    ("#431") from another's ("#428") when the turn names several: the time said nearest it counts."""
     local = said.astimezone(tz)
     plain = simplified(text)  # the word lists are Simplified; 午飯後 and 下晝 read as 午饭后, 下昼
     found: list[tuple[int, datetime | None]] = []  # (where said, when fair) per date ahead
@@ -116,10 +122,21 @@ def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datet
             day = m.value.astimezone(tz).date()
             parts = [at for rx, at in DAY_PARTS if rx.search(plain)]
             found.append((m.start, datetime.combine(day, max(parts) if parts else morning, tz) + GRACE))
+    if found:
+        # a part of the day ahead today said on its own ("i'll look at it after lunch"), beside a
+        # date said of something else ("she's on leave till wed"): one more time to choose from
+        dated = [at for at, _ in found]
+        found += [
+            (m.start(), when + GRACE)
+            for rx, at in DAY_PARTS
+            for m in rx.finditer(plain)
+            if (when := datetime.combine(local.date(), at, tz)) > local
+            and all(abs(m.start() - d) > _NEAR for d in dated)
+        ]
     if not found and (later := day_ahead(plain, morning)):
         # a Cantonese day the resolver does not read (#77 听日下昼先睇): the parts said are that day's
-        n, own = later
-        parts = [at for rx, at in DAY_PARTS if rx.search(plain)] + ([own] if own else [])
+        n, its_part = later
+        parts = [at for rx, at in DAY_PARTS if rx.search(plain)] + ([its_part] if its_part else [])
         return datetime.combine(local.date() + timedelta(days=n), max(parts, default=morning), tz) + GRACE
     if not found and _NOT_TODAY.search(plain):
         # "no way today", 今天没空: not before tomorrow morning
@@ -131,11 +148,11 @@ def promised_at(text: str, said: datetime, tz: ZoneInfo, morning: time) -> datet
         doing = [when for at, when in found if _ACT.search(_clause_at(plain, at))]
         if doing:
             return doing[0]
-        refs = [m.start() for m in _ANY_REF.finditer(text)] or [found[0][0]]
+        refs = [m.start() for m in _ANY_REF.finditer(text) if own is None or own(m.group(0))] or [found[0][0]]
         return min(found, key=lambda f: min(abs(f[0] - r) for r in refs))[1]
     # of the parts of the day still ahead, the one said nearest the item: "上午要盯发版走不开，#77
     # 下午看" says why not this morning and when instead; "#12 晚上弄，下午要开会" means the evening
-    refs = [m.start() for m in _ANY_REF.finditer(text)] or [0]
+    refs = [m.start() for m in _ANY_REF.finditer(text) if own is None or own(m.group(0))] or [0]
     ahead = [
         (min(abs(m.start() - r) for r in refs), when)
         for rx, at in DAY_PARTS
@@ -199,5 +216,5 @@ def said_about(
     follow-up fair, or None when they gave none."""
     for turn in reversed(turns):
         if names(turn.text, repo, number, title, author):
-            return promised_at(turn.text, turn.at, tz, morning)
+            return promised_at(turn.text, turn.at, tz, morning, lambda ref: names(ref, repo, number))
     return None

@@ -139,3 +139,14 @@ def test_a_review_held_until_ci_passes(text: str, held: bool) -> None:
         TurnView("t2", "coffee first", datetime(2026, 5, 12, 9, 5, tzinfo=TZ)),
     ]
     assert waits_on_ci(turns, "acme/api", 512) == (said if held else None)
+
+
+def test_a_part_of_the_day_for_this_item_beats_a_date_said_of_another() -> None:
+    # written after the change: #88 after lunch; the date belongs to #90's reviewer
+    tz = ZoneInfo("Asia/Kolkata")
+    at = datetime(2026, 9, 14, 11, 5, tzinfo=tz)
+    text = (
+        "ugh ok #88 is mine now, will review it after lunch. #90 is stuck with arjun who's out until friday"
+    )
+    got = said_about([TurnView("t1", text, at)], "acme/api", 88, tz, time(9, 0))
+    assert got is not None and got.date() == at.date() and 13 <= got.hour <= 16

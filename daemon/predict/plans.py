@@ -137,10 +137,20 @@ _DONE_ZH = re.compile(
 
 _WORLD_EN = re.compile(
     r"\b(opens?|closes?|closed|launch(?:es)?|comes? out|releases?|is free|are free|run every|runs every|"
-    r"forecast|daylight saving|on sale|goes on sale|shuts?)\b|\bevery\s+\d+\s+minutes\b",
+    r"forecast|daylight saving|on sale|goes on sale|shuts?|"
+    # the weather is the world's, not a plan: "supposed to storm tonight", "typhoon signal 8 tomorrow"
+    r"weather|storms?|thunderstorms?|typhoon|hurricane|cyclone|heatwave|snow(?:s|ing)?|"
+    r"rain(?:s|ing)?(?!\s+(?:or\s+shine|check)))\b"
+    r"|\bevery\s+\d+\s+minutes\b",
     re.IGNORECASE,
 )
-_WORLD_ZH = re.compile(r"开门|关门|闭馆|上线|发布|免费|停课|一班|预报|开售|上映|营业")
+_WORLD_ZH = re.compile(
+    r"开门|关门|闭馆|上线|发布|免费|停课|一班|预报|开售|上映|营业|"
+    # the weather (天文台 is Hong Kong's weather service; 挂波 / 风球 its typhoon signals)
+    r"(?:天气|天文台|气象|台风|挂波|挂[一三八九十]号|风球|暴雨|下雨|下雪|红雨|黑雨|寒潮|降温|高温预警)"
+    # not the weather said as no obstacle: "下雨也照样去" (even if it rains, they go)
+    r"(?![^，,。]{0,3}(?:也|都|照样|照常|照去))"
+)
 _HABIT_EN = re.compile(
     r"\b(usually|every (?:day|week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     r"always|tend to|(?:on )?(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"

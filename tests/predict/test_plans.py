@@ -52,6 +52,9 @@ ROOT = Path(__file__).resolve().parents[2]
         # (written after blind10's first run)
         ("tom's sister gets married saturday at 3, big fancy thing in bath", "other"),
         ("周六的聚餐要带酒吗，还是餐厅有得卖", "question"),
+        # the weather is the world's (written after blind9's 天文台 turn)
+        ("天文台講聽朝可能要掛八號風球", "world"),
+        ("looks like a big storm rolls in sunday night", "world"),
     ],
 )
 def test_what_is_not_the_persons_plan_says_why(text: str, why: str) -> None:
@@ -428,3 +431,10 @@ def test_a_headline_takes_the_thing_from_the_announcement_before_its_details(tex
 )
 def test_a_speaker_who_says_they_are_not_part_of_it_has_no_plan(text: str, own: bool) -> None:
     assert (why_not(text) is None) == own, why_not(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["picnic at the botanic gardens saturday at 12, rain or shine", "下雨也照样去，周日早上九点爬山"]
+)
+def test_a_plan_said_with_the_weather_is_still_a_plan(text: str) -> None:
+    assert why_not(text) is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from daemon.memory import Memory
+from daemon.memory.write.updates import says_more
 from tests.conftest import FakeClock, turn
 
 
@@ -49,3 +50,11 @@ def test_a_chinese_turn_with_three_things_keeps_the_other_two(memory: Memory, cl
     clock.now += timedelta(days=1)
     memory.memorize([turn("z2", "报价单第三版终于改完了，已经发给老板了", at=clock.now)])
     assert _active(memory, "alice", "高铁去杭州")
+
+
+def test_a_title_with_a_full_stop_ends_no_sentence() -> None:
+    # written after blind7 lost its withdrawal: "Prof." split the promise in two
+    assert not says_more(
+        "promised Dr. Osei I'd send the ethics form by thursday", "sent Dr. Osei the ethics form"
+    )
+    assert says_more("Saw Dr. Osei about the ethics form. Flight to Accra on Friday.", "ethics form is sent")

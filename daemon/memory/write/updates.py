@@ -222,8 +222,24 @@ def says_more(old_text: str, new_text: str) -> bool:
     train, a talk and a task; "PPT第四版终于改完了" finishes the task, and retiring the turn would
     lose the train. A statement is kept whole or retired whole, so it is kept: the newer one
     ranks first for what it answers (`newer_first`)."""
-    parts = [p for p in sentences(old_text) if activity_terms(p)]
+    parts = [p for p in _sentences(old_text) if activity_terms(p)]
     return len(parts) > 1 and any(not shared_words(p, new_text) for p in parts)
+
+
+# a title or an abbreviation ends no sentence: "答应了 Prof. Kim 周二中午前把批改传到 Canvas" is one
+_ABBREVIATION = re.compile(
+    r"(?:^|\s)(?:prof|dr|mr|mrs|ms|st|jr|sr|vs|etc|e\.g|i\.e|no|approx)\.$", re.IGNORECASE
+)
+
+
+def _sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for piece in sentences(text):
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def _another_answer(

@@ -54,7 +54,8 @@ _REPLY_HEADER = re.compile(
     re.IGNORECASE,
 )
 _SIGNATURE = re.compile(r"^(--|__)\s*$")
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*|[.!?。！？]+")
+# a parenthesis is part of its sentence, whatever it holds: "the $18 payment (via QKR!) by Tuesday 5pm"
+_SENTENCE = re.compile(r"(?:\([^()\n]{0,80}\)|[^.!?。！？\n])+[.!?。！？]*|[.!?。！？]+")
 _COURTESY = re.compile(
     r"\b(please (find|see|note|ignore|disregard|excuse)|thanks in advance|thank you in advance)\b|请查收|请见附件|请参阅附件",
     re.IGNORECASE,
@@ -251,9 +252,27 @@ def promise_of(text: str) -> str | None:
     return None
 
 
+# a date said as a deadline: "by Wednesday 5pm", "no later than Friday", "於週五中午前", "周四之前"
+_BY_BEFORE = re.compile(r"\b(?:by|before|until|till|no later than|due)\s*$", re.IGNORECASE)
+_BY_AFTER_ZH = re.compile(r"^\s*(?:之前|以前|前|为止|為止)")
+
+
 def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
-    """The first date of `sentence` that lies ahead, resolved against the message's Date `at`."""
-    for m in resolve_dates(sentence, at, tz):
-        if m.direction == "future" or (m.direction == "present" and m.has_time and m.value >= at):
-            return m.value
-    return None
+    """The date of `sentence` that lies ahead, resolved against the message's Date `at`: the one
+    said as a deadline when there is one ("the Oct 27 offsite by Wednesday 5pm" is due on
+    Wednesday; "下週三的校外教學…於週五中午前" on Friday), else the first."""
+    ahead = [
+        m
+        for m in resolve_dates(sentence, at, tz)
+        if m.direction == "future" or (m.direction == "present" and m.has_time and m.value >= at)
+    ]
+    deadline = next(
+        (
+            m
+            for m in ahead
+            if _BY_BEFORE.search(sentence[max(0, m.start - 16) : m.start])
+            or _BY_AFTER_ZH.match(sentence[m.end :])
+        ),
+        None,
+    )
+    return (deadline or ahead[0]).value if ahead else None

@@ -78,6 +78,11 @@ def test_standing_instructions_prohibitions_and_labels_ask_nothing(text: str, as
         # a question in the quoted earlier message is not this message's question
         ("Done.\n\nOn Tue, 3 Mar 2026, Bob wrote:\n> could you send it?", None),
         ("好的。\n在 2026年3月3日，王伟 写道：\n> 能不能发给我？", None),
+        # a parenthesis is part of its sentence, whatever it holds (written after blind10)
+        (
+            "Hi all, I need your RSVP (yes/no!) and dietary needs by Friday noon so I can book.",
+            "Hi all, I need your RSVP (yes/no!) and dietary needs by Friday noon so I can book.",
+        ),
     ],
 )
 def test_what_asks(text: str, ask: str | None) -> None:
@@ -216,3 +221,13 @@ def test_mail_gmail_files_as_promotions_asks_nothing() -> None:
     assert message_from(mail(("INBOX", "CATEGORY_PROMOTIONS")), frozenset({"me@example.com"}), tz).ask is None
     # the same words in the person's primary inbox ask
     assert message_from(mail(("INBOX",)), frozenset({"me@example.com"}), tz).ask is not None
+
+
+def test_the_due_time_of_an_ask_is_its_deadline_not_the_first_date() -> None:
+    # written after the change: the event's date comes first, the deadline after "by" / 前
+    tz = ZoneInfo("Europe/Madrid")
+    sent = datetime(2026, 5, 4, 10, 0, tzinfo=tz)  # a Monday
+    got = due_in("Menus for the 22 May gala need to reach me by Thursday 6pm, please.", sent, tz)
+    assert got == datetime(2026, 5, 7, 18, 0, tzinfo=tz)
+    got = due_in("下个月十号的年会，请大家周三之前把节目报给我。", sent, tz)
+    assert got is not None and got.date() == datetime(2026, 5, 6).date()

@@ -5,8 +5,9 @@ The usual delay is learnt from the mailbox itself: the hours the person took to 
 sender's earlier messages (the median of them). The reminder comes when twice that has passed
 without a reply, so an answer that is merely a little slower than usual is left alone; at least
 an hour, at most two days; with no history, a day. When the message names a deadline ("by
-Thursday"), the reminder comes no later than the morning before it. Withdrawn as soon as the
-person answers in the thread (or a newer message there changes who waits on whom).
+Thursday"), the reminder comes on the eve of it instead (18 hours before; at least an hour after
+the message). Withdrawn as soon as the person answers in the thread (or a newer message there
+changes who waits on whom).
 """
 
 from __future__ import annotations
@@ -49,9 +50,11 @@ class EmailFollowUp:
         history = ctx.memory.reply_hours(t.scope, sender, t.last_inbound_at) if sender else []
         at = t.waiting_since + usual_wait(history)
         if t.ask_due is not None and t.ask_due > t.waiting_since:
-            # the morning before the deadline's day, but never sooner than an hour after the
-            # message came ("Unanswered" a minute after it arrived is a nag: it is being read)
-            at = max(min(at, t.ask_due - BEFORE_DEADLINE), min(t.waiting_since + SHORTEST, t.ask_due))
+            # the ask says when the answer is needed: not late before the eve of that (a consent
+            # form due Tuesday is no "unanswered" on Saturday), and never sooner than an hour
+            # after the message came ("Unanswered" a minute after it arrived is a nag: it is
+            # being read)
+            at = max(t.ask_due - BEFORE_DEADLINE, min(t.waiting_since + SHORTEST, t.ask_due))
         expires: datetime = t.ask_due if t.ask_due is not None and t.ask_due > at else at + timedelta(days=7)
         ask = short(t.ask or t.subject, 120)
         tz = ctx.settings.tz

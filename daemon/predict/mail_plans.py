@@ -11,12 +11,14 @@ time). An invitation left unanswered, or answered with a question, is not yet th
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory import Memory
 from daemon.memory.types import ItemView
-from daemon.predict.plan_news import accepts
+from daemon.predict.base import what
+from daemon.predict.plan_news import accepts, tied
 from daemon.state.email_rules import fresh_text
 
 
@@ -47,4 +49,30 @@ def agreed(memory: Memory, scope: str, item: ItemView, now: datetime, tz: ZoneIn
         own = memory.resources(scope, [msg.id])
         if own and accepts(fresh_text(own[0].text), item.due_at, msg.sent_at, tz):
             return True
+    return False
+
+
+_SENDER = re.compile(r"^(?P<name>[^<]+?)\s*<[^>]+>")
+
+
+def sender_name(item: ItemView) -> str:
+    """Who wrote the mail an item was drawn from ("Markus Leitner"), or its address."""
+    m = _SENDER.match(item.l0)
+    return m.group("name").strip() if m else str(item.l1.get("from") or "")
+
+
+def same_plan(a: ItemView, b: ItemView) -> bool:
+    """Whether two of the person's events are one plan told by two sources: two messages of one
+    thread ("sign-off call Wednesday 14:00" and the reply "speak then"), or a plan told in chat and
+    the mail of its sender or about its words (the dentist in chat and the practice's
+    confirmation). One plan never clashes with itself."""
+    mails = [x for x in (a, b) if is_mail_meeting(x)]
+    if len(mails) == 2:
+        return a.l1.get("thread") == b.l1.get("thread") or tied(
+            str(a.l1.get("sentence") or what(a)), what(b), sender_name(b), str(b.l1.get("from") or "")
+        )
+    if len(mails) == 1:
+        mail = mails[0]
+        chat = b if mail is a else a
+        return tied(what(chat), what(mail), sender_name(mail), str(mail.l1.get("from") or ""))
     return False

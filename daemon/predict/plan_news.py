@@ -86,7 +86,9 @@ def _sender_names(name: str, address: str) -> set[str]:
     return set(words) | cjk
 
 
-def _tied(plan_text: str, mail: str, sender: str, address: str) -> bool:
+def tied(plan_text: str, mail: str, sender: str, address: str) -> bool:
+    """Whether a mail is about the plan told as `plan_text`: its sender is named in the plan
+    ("w hannah"), or it names a word of what the plan is about ("小院子", "yoga")."""
     low = plan_text.lower()
     if any(re.search(rf"(?<![a-z]){re.escape(n)}(?![a-z])", low) for n in _sender_names(sender, address)):
         return True
@@ -200,7 +202,7 @@ def news(
                 continue
             res = stored[0]
             got = read_mail(res.text, msg.sent_at, plan_text, due, tz, msg.id, msg.sender_name or msg.sender)
-            if got is None or not _tied(plan_text, res.text, msg.sender_name, msg.sender):
+            if got is None or not tied(plan_text, res.text, msg.sender_name, msg.sender):
                 continue
             found.append((msg.sent_at, got))
             if got.moved_to is None and got.proposed is not None:

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from daemon.predict.plan_news import _tied, accepts, changes_when, read_mail
+from daemon.predict.plan_news import accepts, changes_when, read_mail, tied
 
 TZ = ZoneInfo("Europe/Lisbon")
 # the plan: Friday 6 March 2026 at 20:00; the mails come on Wednesday 4 March
@@ -57,9 +57,9 @@ def test_a_mail_that_is_no_news_of_the_plan(text: str) -> None:
 
 
 def test_the_mail_is_tied_to_the_plan_by_its_sender_or_its_words() -> None:
-    assert _tied(PLAN, "can't make friday", "Tomasz Nowak", "tnowak@example.com")
-    assert _tied(PLAN, "the quiz at the crown is cancelled friday", "The Crown", "events@crown.example")
-    assert not _tied(PLAN, "can't make friday", "Priya", "priya@example.com")
+    assert tied(PLAN, "can't make friday", "Tomasz Nowak", "tnowak@example.com")
+    assert tied(PLAN, "the quiz at the crown is cancelled friday", "The Crown", "events@crown.example")
+    assert not tied(PLAN, "can't make friday", "Priya", "priya@example.com")
 
 
 def test_a_part_of_the_day_names_the_plans_evening_and_moves_nothing() -> None:

@@ -8,7 +8,8 @@ person's hours: it clashes with nothing, least of all the appointment it was tak
 written in 24-hour form ("08:00–14:30", "06h00-09h00") ends when written, not at a guessed pm.
 A meeting set by e-mail is one of the person's events once they sent or accepted it
 (`mail_plans.py`): the check runs when the e-mail's item is new and again when the person's reply
-arrives in its thread. Re-checked at delivery: if either event moved or was cancelled, the conflict is withdrawn. It
+arrives in its thread; a plan told in chat and by mail is one plan, not a clash. Re-checked at
+delivery: if either event moved or was cancelled, the conflict is withdrawn. It
 waits `SETTLE` after the turn that made it: people correct themselves in the next message ("wait,
 the call is at 3, not 2"), and a clash said in the same minute would then be a false alarm.
 """
@@ -120,9 +121,6 @@ def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
     return [it for it in ctx.memory.due_items(scope, lo, hi) if _theirs(it, scope, ctx)]
 
 
-_SENDER = re.compile(r"^(?P<name>[^<]+?)\s*<[^>]+>")
-
-
 def _line(item: ItemView, tz: ZoneInfo, zh: bool, ctx: Ctx) -> str:
     """One of the two events in words written for it: its hours, what it is, and for a meeting
     set by e-mail, whose mail it is ("11:00 Flat inspection (Markus Leitner's e-mail)")."""
@@ -131,8 +129,7 @@ def _line(item: ItemView, tz: ZoneInfo, zh: bool, ctx: Ctx) -> str:
     if mail_plans.is_mail_meeting(item):
         said = str(item.l1.get("sentence") or item.l1.get("subject") or what(item))
         thing = headline(said, item.observed_at or ctx.now, tz)
-        m = _SENDER.match(item.l0)
-        who = m.group("name").strip() if m else str(item.l1.get("from") or "")
+        who = mail_plans.sender_name(item)
         source = (f"（{who} 的邮件）" if zh else f" ({who}'s e-mail)") if who else ""
         return f"{hours}{short(thing, 70)}{source}"
     return f"{hours}{short(headline(what(item), item.observed_at or ctx.now, tz), 80)}"
@@ -190,8 +187,8 @@ class Conflict:
             other = span(old, tz)
             if other is None or not (other[0] < end and start < other[1]):
                 continue
-            if what(old) == what(new):
-                continue  # the same sentence stored twice is one event, not a clash
+            if what(old) == what(new) or mail_plans.same_plan(old, new):
+                continue  # one event stored twice, or told by chat and by mail, is no clash
             out.append(self._suggest(scope, old, new, max(start, other[0]), ctx))
         return out
 

@@ -44,8 +44,9 @@ DAY_PARTS: tuple[tuple[re.Pattern[str], time], ...] = (
     (re.compile(rf"(?:晚黑|夜晚){_NO_HOUR}"), time(20, 0)),
 )
 
-# Cantonese days ahead the date resolver does not read (not 听日语 "listening to Japanese"):
-# the parts of the day said with them are that day's.
+# Cantonese words for tomorrow (not 听日语 "listening to Japanese"): the date resolver reads them
+# too, and this is the fallback when it gave the turn no date ahead; the parts of the day said
+# with them are that day's.
 _DAY_AHEAD = re.compile(r"听(?P<w>日(?![语文本剧])|朝|晚(?!会))")
 
 

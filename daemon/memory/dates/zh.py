@@ -34,6 +34,11 @@ PERIOD_WORD = {
     "晚上": "evening",
     "夜里": "evening",
     "夜晚": "evening",
+    # Cantonese, in Simplified characters: 朝早 morning, 晏昼 midday, 下昼 afternoon, 晚黑 evening
+    "朝早": "morning",
+    "晏昼": "noon",
+    "下昼": "afternoon",
+    "晚黑": "evening",
 }
 _DIGIT = {
     "零": 0,
@@ -93,7 +98,13 @@ _WD = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "�
 _WD_TAIL = (
     r"(?:(?<=一)(?![直起样般定切些次遍下共边])|(?<=天)(?![气空数内里])|(?<=[二三四五六日]))(?![次遍回趟个])"
 )
-_DEICTIC = re.compile(r"大前天|大后天|今[天日儿晚夜早晨]|昨[天日儿晚夜]|明[天日儿早晚]|前天|后天")
+# and Cantonese, read in Simplified characters (聽日 as 听日): 听日 tomorrow, 听朝 / 听晚 its morning and
+# evening, 后日 the day after, 今朝 this morning, 寻日 / 琴日 yesterday
+_DEICTIC = re.compile(
+    r"大前天|大后天|今[天日儿晚夜早晨]|昨[天日儿晚夜]|明[天日儿早晚]|前天|后天|"
+    # not 听日语 ("listening to Japanese"), 日文, 日本, 日元; not 听晚会 (listening to a gala)
+    r"(?:大后日|后日|听日|[寻琴]日)(?![语文本元剧])|听朝|听晚(?!会)|今朝|[寻琴]晚"
+)
 # Characters that make the match part of another word: 聪明天才, 以前天天, 然后天气, 以后年年.
 _NOT_AFTER = {
     "明": "聪光透清证发英神鲜开文分表黎",
@@ -122,6 +133,16 @@ _DEICTIC_VALUE: dict[str, tuple[int, str | None]] = {
     "明晚": (1, "evening"),
     "前天": (-2, None),
     "后天": (2, None),
+    "听日": (1, None),
+    "听朝": (1, "morning"),
+    "听晚": (1, "evening"),
+    "后日": (2, None),
+    "大后日": (3, None),
+    "今朝": (0, "morning"),
+    "寻日": (-1, None),
+    "琴日": (-1, None),
+    "寻晚": (-1, "evening"),
+    "琴晚": (-1, "evening"),
 }
 _WEEK_REL = {"上上": -2, "下下": 2, "上": -1, "下": 1, "这": 0, "本": 0}
 _WEEK = re.compile(
@@ -166,14 +187,14 @@ _ABSOLUTE = re.compile(
     rf"(?P<m>{_MONTH_NUM})\s*月\s*(?:(?P<d>{_DAY_NUM})\s*[日号])?"
 )
 TIME = re.compile(
-    r"""\s*的?\s*(?P<period>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚)?\s*
+    r"""\s*[的嘅]?\s*(?P<period>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|朝早|晏昼|下昼|晚黑)?\s*
     (?:(?P<hp>
         (?P<hd>\d{1,2})[:：](?P<md>[0-5]\d)
       | (?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*(?:点钟?|(?<=\d)\s*时)
     )(?:(?P<half>半)|(?P<q>[一三])刻|(?P<m>\d{1,2}|[零一二三四五六七八九十]{1,3})\s*(?P<fen>分)?)?)?""",
     re.VERBOSE,
 )
-_TIME_ALONE = re.compile(r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚")
+_TIME_ALONE = re.compile(r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|朝早|晏昼|下昼|晚黑")
 # An hour with its minutes needs no period word to count: 十点半, 3点15分, 九点一刻 (a bare 三点 does).
 _CLOCK_ALONE = re.compile(
     r"(?<![\d零一二两三四五六七八九十])(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点"

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from daemon.predict.plan_text import said_of
-from daemon.predict.predictors.promise import is_promise, promised_act
+from daemon.predict.predictors.promise import is_promise, promised_act, tells_done
 
 TZ = ZoneInfo("Europe/Berlin")
 
@@ -58,3 +58,11 @@ def test_the_quote_of_a_plan_leaves_out_the_sentences_of_other_days() -> None:
     )
     quote = said_of(text, said, TZ)
     assert "车管所" in quote and "心累" not in quote and "收拾" not in quote
+
+
+@pytest.mark.parametrize(
+    "text", ["份proposal send咗俾客喇，收工", "季度总结终于写完了", "阿May份合約睇完喇，comment晒俾佢"]
+)
+def test_done_in_cantonese_and_with_wan(text: str) -> None:
+    # written after blind10: 咗 is Cantonese 了, and "V完了 / V完喇" reports the thing finished
+    assert tells_done(text)

@@ -49,6 +49,7 @@ _TARGET_WORDS = frozenset(("to", "for", "till", "until"))
 # to"), 除了 ("besides"), 算了 ("never mind") or 了解 ("understand")
 ZH_PAST = re.compile(
     r"(?<![对为除算])了(?!解)|(?<!不)过(?!来|几|两天|两周|一阵)|已经|刚才|刚刚|上次|昨天|前天|去年|曾经"
+    r"|咗"  # Cantonese 了: "send咗", "去咗"
 )
 ZH_FUTURE = re.compile(r"要|会(?!议)|将|打算|准备|计划|下次|明天|后天|明年|下周")
 # 约了/定了/改到...了: the arrangement is done, the appointment is ahead.

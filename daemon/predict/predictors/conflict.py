@@ -25,7 +25,7 @@ from daemon.memory.dates.en_time import hour_24h
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.types import ItemView
-from daemon.predict import mail_plans, said_when
+from daemon.predict import mail_plans, plan_news, said_when
 from daemon.predict.base import (
     HAPPENINGS,
     Ctx,
@@ -103,7 +103,8 @@ def span(item: ItemView, tz: ZoneInfo) -> tuple[datetime, datetime] | None:
 def _theirs(it: ItemView, scope: str, ctx: Ctx) -> bool:
     """One of the person's own events: told by them as their plan (not someone else's
     appointment, a complaint or a wish; not time off, which frees the hours it names; not a
-    time they gave a pull request), or a meeting set by e-mail that they sent or accepted."""
+    time they gave a pull request; not called off or moved by someone's e-mail since), or a
+    meeting set by e-mail that they sent or accepted."""
     if it.category not in HAPPENINGS or cancels(it):
         return False
     tz = ctx.settings.tz
@@ -114,6 +115,13 @@ def _theirs(it: ItemView, scope: str, ctx: Ctx) -> bool:
         not is_time_off(text)
         and is_own_plan(it, tz, ctx.now, reader_for(ctx.memory.embedder))
         and not said_when.github_follows(text, ctx.settings.github_login)
+        # not a plan someone's e-mail called off or moved since (its reminder says that)
+        and not (
+            it.due_at is not None
+            and plan_news.changes_when(
+                plan_news.news(ctx.memory, scope, text, it.observed_at or ctx.now, it.due_at, ctx.now, tz)
+            )
+        )
     )
 
 

@@ -34,8 +34,20 @@ from daemon.predict.plan_text import sentences
 from daemon.state.email_rules import fresh_text
 
 # colloquial ways to call something off that the memory's change cues leave to context
+# (English words are bounded by letters, not \b: a Chinese mail writes "要cancel咗佢")
 _OFF = re.compile(
-    r"\b(?:bail(?:ed|ing)?|flak(?:e|ed|ing)|skip(?:ping)? it)\b|鸽|放鸽子|来不成", re.IGNORECASE
+    r"(?<![a-z])(?:bail(?:ed|ing)?|flak(?:e|ed|ing)|skip(?:ping)?|scrap(?:ped|ping)?|count me out"
+    r"|can['’]?t swing it|pull(?:ed|ing)? out|drop(?:ped|ping)? out|bow(?:ed|ing)? out"
+    r"|(?:won['’]?t|will not|not) be able to (?:make|come|do)|no (?:class|lesson|session|practice))(?![a-z])"
+    r"|鸽|放鸽子|来不成|搞唔成|唔去住|去唔到|停课|暂停|不签了|不租了|不出租了|不用过来了",
+    re.IGNORECASE,
+)
+# a plan moved in so many words beyond the memory's change cues: "rebooked your tour for Sunday",
+# "retimed", "swapped our 1:1 to Wednesday", 顺延至, 调到, 调整至, 搬咗去
+_MOVED = re.compile(
+    r"(?<![a-z])(?:rebook(?:ed|ing)?|retimed|swap(?:ped|ping)?|bump(?:ed|ing)? (?:to|back))(?![a-z])"
+    r"|顺延|调到|调整至|调整为|调整到|搬咗去|搬到|改咗",
+    re.IGNORECASE,
 )
 _QUESTION_TAIL = re.compile(r"^[^.!。！\n]*[?？]")
 # a part of the day without a clock ("tonight", 今晚): "pottery tonight" names the plan's
@@ -57,8 +69,8 @@ MAX_MAIL_CHARS = 2000  # the news is in the first lines; a long quote below is o
 # a plan called off in so many words, beside a move ("instead", "moved") that may only be a new
 # place: "book club is at Lena's tomorrow instead … same time, 7pm" calls nothing off
 _CANCEL = re.compile(
-    r"\b(?:cancel+\w*|call(?:ed|ing)? off|(?:is|are|'s|’s) off|can['’]?t make|cannot make|won['’]?t make"
-    r"|no longer|not happening|rain check)\b|取消|去不了|来不了|不去了|泡汤|改天",
+    r"(?<![a-z])(?:cancel+[a-z]*|call(?:ed|ing)? off|(?:is|are|'s|’s) off|can['’]?t make|cannot make"
+    r"|won['’]?t make|no longer|not happening|rain check)(?![a-z])|取消|去不了|来不了|不去了|泡汤|改天",
     re.IGNORECASE,
 )
 
@@ -105,7 +117,7 @@ def read_mail(
     text = simplified(written)
     # _CANCEL reads both languages: a mail that mixes them ("明天吃饭 cannot make it liao") is
     # read for the English words too
-    if not (plan_change_cue(text) or _OFF.search(text) or _CANCEL.search(text)):
+    if not (plan_change_cue(text) or _OFF.search(text) or _CANCEL.search(text) or _MOVED.search(text)):
         return None
     mentions = resolve_dates(text, sent, tz)
     day = due.astimezone(tz).date()

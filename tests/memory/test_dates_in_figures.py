@@ -32,6 +32,9 @@ def days(text: str, tz: str) -> list[tuple[str, date]]:
         # a weekday picks the reading: 10/9 is the 10th of September only on a Thursday
         ("Thursday 10/9 works for the call", "America/New_York", date(2026, 9, 10)),
         ("renewal due 3/15/2027", "America/Phoenix", date(2027, 3, 15)),
+        # in a Chinese sentence, with its weekday after it or a word before it
+        ("原定9/18（五）下午三点的面试改期了", "Asia/Shanghai", date(2026, 9, 18)),
+        ("新的时间是于9/22下午两点", "Asia/Shanghai", date(2026, 9, 22)),
     ],
 )
 def test_a_date_in_figures(text: str, tz: str, day: date) -> None:

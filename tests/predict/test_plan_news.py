@@ -132,3 +132,21 @@ def test_a_part_of_the_day_beside_the_plans_weekday_moves_nothing() -> None:
         "from Friday 8pm to Saturday at 7:30pm. Same table."
     )
     assert got == datetime(2026, 3, 7, 19, 30, tzinfo=TZ)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # written after the tuning set (bench/data/plan_news_pairs_tune.jsonl), not from it
+        ("Gutted, but count me out for Friday, my flight home got changed.", None),
+        (
+            "Heads up, they rebooked Friday's quiz for Saturday 7pm.",
+            datetime(2026, 3, 7, 19, 0, tzinfo=TZ),
+        ),
+        ("Tomasz: 周五嘅quiz搞唔成喇，我要返深圳", None),
+        ("周五的quiz顺延至周六晚上七点，地点不变", datetime(2026, 3, 7, 19, 0, tzinfo=TZ)),
+        ("Friday's quiz, 我要cancel咗佢, sorry", None),
+    ],
+)
+def test_more_ways_to_call_off_or_move_a_plan(text: str, expected: datetime | None) -> None:
+    assert read(text) == expected

@@ -38,7 +38,7 @@ EN_FUTURE_PHRASES = ("going to", "want to", "plan to", "planning to", "hope to",
 # "moved my haircut from Wednesday to Friday", "pushed back to the 28th". The sentence is future.
 EN_RESCHEDULE = re.compile(
     r"\b(?:re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|mov(?:e|ed|es|ing)|delay\w*|bump\w*|shift\w*"
-    r"|switch\w*|chang(?:e|ed|es|ing)|brought\s+forward|put\s+off)\b[^.!?;]*?"
+    r"|switch\w*|chang(?:e|ed|es|ing)|brought\s+forward|put\s+off|rebook\w*|retim\w*|swap\w*)\b[^.!?;]*?"
     r"\b(?:to|till|until|for)\s+(?:the\s+|next\s+|this\s+|following\s+)?"
     r"(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|tmrw|week\b|month\b|\d{1,2}(?:st|nd|rd|th)\b"
     r"|\d{1,2}(?::\d\d)?\s*[ap]\.?m\b|\d{1,2}:\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d)"

@@ -201,9 +201,16 @@ _EN_IN_YEAR = re.compile(r"in\s+(?P<yy>(?:19|20)[0-9]{2})\b(?![-/:]?[0-9])")
 # date or the weekday said with it picks one.
 _EN_SLASH = re.compile(
     r"(?:(?P<wd>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?P<a>[0-9]{1,2})/(?P<b>[0-9]{1,2})"
-    r"(?:/(?P<y>[0-9]{4}|[0-9]{2}))?\b(?![/.]?[0-9])"
+    # (ends at a non-alphanumeric or a Chinese character: "原订5/20的验机")
+    r"(?:/(?P<y>[0-9]{4}|[0-9]{2}))?(?![a-z0-9])(?![/.]?[0-9])"
 )
-_EN_SLASH_PREP = re.compile(r"(?<!\w)(?:on|by|from|to|until|till|before|after|due|for|of)\s+\Z")
+_EN_SLASH_PREP = re.compile(
+    r"(?:(?<![a-z])(?:on|by|from|to|until|till|before|after|due|for|of)\s+"
+    # as Chinese mails write them: 原订6/12, 于5/20, 改到5/22, 延至5/20
+    r"|(?:原订|原定|于|在|到|至|改到|调到|延至|延到|顺延至))\Z"
+)
+# the weekday a Chinese mail writes after the date: 6/12（五）, 5/13(周三)
+_ZH_WEEKDAY_AFTER = re.compile(r"\s*[（(](?:周|星期|礼拜)?(?P<zw>[一二三四五六日天])[)）]")
 _WEEKDAY_INDEX = {w: i for i, w in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))}
 # "on the 5th", "by the 20th", "pushed back to the 28th", "booked for the 3rd"; not "the 3rd floor"
 _EN_NTH = re.compile(
@@ -536,9 +543,15 @@ def _slash_date(ctx: Ctx, m: re.Match[str]) -> Hit | None:
     """A date written in figures (`_EN_SLASH`), or None when it reads as no date."""
     text = ctx.low
     s = m.start()
-    if not _word_start(text, s) or (s and text[s - 1] in "/.-"):
+    # a Chinese character may stand right before it ("原订6/12（五）"), a letter or digit may not
+    cjk_before = s > 0 and "\u3400" <= text[s - 1] <= "\u9fff"
+    if not (_word_start(text, s) or cjk_before) or (s and text[s - 1] in "/.-"):
         return None
-    if not (m["wd"] or m["y"] or _EN_SLASH_PREP.search(text, max(0, s - 8), s)):
+    zh_wd = _ZH_WEEKDAY_AFTER.match(text, m.end())
+    # in a Chinese sentence the time after it is read by the Chinese rules ("5/22（五）上午10点")
+    end = zh_wd.end() if zh_wd else m.end()
+    lang = "zh" if cjk_before or zh_wd or (end < len(text) and "\u3400" <= text[end] <= "\u9fff") else "en"
+    if not (m["wd"] or m["y"] or zh_wd or _EN_SLASH_PREP.search(text, max(0, s - 8), s)):
         return None
     a, b = int(m["a"]), int(m["b"])
     month_first = ctx.tz.key.startswith("America/")
@@ -548,16 +561,16 @@ def _slash_date(ctx: Ctx, m: re.Match[str]) -> Hit | None:
         if m["y"]
         else [ctx.today.year + k for k in (0, 1, -1)]
     )
-    if m["wd"]:
+    if m["wd"] or zh_wd:
         # a weekday beside it: the nearest day of either reading that falls on it, whatever the
         # tense ("moved from Thursday 5/21"; "Thursday 10/9" is 10 September in a September)
-        wd = _WEEKDAY_INDEX[m["wd"]]
+        wd = _WEEKDAY_INDEX[m["wd"]] if m["wd"] else "一二三四五六日天".index(zh_wd["zw"]) % 7 if zh_wd else 0
         cands = [d for mo, da in readings for y in years if (d := valid(y, mo, da)) and d.weekday() == wd]
         near = min(cands, default=None, key=lambda c: (abs((c - ctx.today).days), c < ctx.today))
-        return Hit(s, m.end(), near) if near is not None else None
+        return Hit(s, end, near, lang=lang) if near is not None else None
     for month, day in readings:
         if cands := [d for y in years if (d := valid(y, month, day))]:
-            return Hit(s, m.end(), ctx.pick(cands, s, _deadline(ctx, s)))
+            return Hit(s, end, ctx.pick(cands, s, _deadline(ctx, s)), lang=lang)
     return None
 
 

@@ -6,7 +6,9 @@ with the all-day expo stand they told of there. A meeting an e-mail names (an it
 handler drew, `l1.kind == "meeting"`) is the person's when the person sent that message, or when
 a later message of theirs in the same thread accepts it — turns nothing down, asks nothing, and
 says yes or names the meeting's day (`plan_news.accepts`, the rule that lets a reply accept a new
-time). An invitation left unanswered, or answered with a question, is not yet theirs.
+time). An invitation left unanswered, or answered with a question, is not yet theirs. And a plan
+told twice — in chat and by the practice's confirmation, or by two messages of one thread — is one
+plan (`same_plan`): it never clashes with itself.
 """
 
 from __future__ import annotations

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from daemon.memory import Memory
-from daemon.memory.dates import resolve_dates
+from daemon.memory.dates import DateMention, resolve_dates
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import activity_terms, plan_change_cue
-from daemon.predict.plan_text import sentences
+from daemon.predict.plan_text import sentence_around, sentence_spans, sentences
 from daemon.state.email_rules import fresh_text
 
 # colloquial ways to call something off that the memory's change cues leave to context
@@ -50,15 +50,7 @@ _MOVED = re.compile(
     re.IGNORECASE,
 )
 _QUESTION_TAIL = re.compile(r"^[^.!。！\n]*[?？]")
-# a part of the day without a clock ("tonight", 今晚): "pottery tonight" names the plan's
-# evening, it does not move a 6:30 class to 20:00
-_PART_OF_DAY = re.compile(
-    # "due to a technician shortage on Thursday afternoon": the day's part, no new clock
-    r"^(?:(?:this|tomorrow|tmrw|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tue|wed|thu|fri|sat|sun)\.?)\s+)?"
-    r"(?:tonight|morning|afternoon|evening|night)$"
-    r"|^(?:今|明|今天|明天)?(?:晚|晚上|早|早上|上午|下午|中午)$",
-    re.IGNORECASE,
-)
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b|\d{4}\s*年|(?:今|去|明)年")
 _LAST = re.compile(r"\blast\b|上(?:周|週|个|個)|前天|昨", re.IGNORECASE)
 _WEEKDAY = re.compile(
     r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|(?:周|週|星期|礼拜|禮拜)[一二三四五六日天]", re.IGNORECASE
@@ -73,6 +65,167 @@ _CANCEL = re.compile(
     r"|won['’]?t make|no longer|not happening|rain check)(?![a-z])|取消|去不了|来不了|不去了|泡汤|改天",
     re.IGNORECASE,
 )
+
+
+# a sentence that asks for another time rather than setting it: "would you be able to bring the
+# vehicle in on Wednesday", "we would like to propose rescheduling", 能否调整到, 考虑把…改到
+_PROPOSES = re.compile(
+    r"(?<![a-z])(?:would (?:you|it)|could (?:we|you|it)|can (?:we|you)|any chance|is there any|how about|what about"
+    r"|propos(?:e|ed|ing)|suggest(?:ed|ing)?|if (?:that|it) works|let me know if|does .{1,40} work)(?![a-z])"
+    r"|能否|能不能|可不可以|可否|是否可以|考虑|建议|征询|行不行|好不好|怎么样|如何",
+    re.IGNORECASE,
+)
+# a sentence that sets the plan's new time: moved, rescheduled, instead, now, 改到, 调到, 顺延
+_MOVES = re.compile(
+    r"(?<![a-z])(?:mov(?:e|ed|es|ing)|re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|delay\w*|bump\w*|shift\w*"
+    r"|brought forward|put off|instead|switch\w*|chang(?:e|ed|es|ing)|now|rebook\w*|retimed|swap\w*"
+    r"|new (?:\w+ )?(?:time|departure|arrival|start|slot|date))(?![a-z])"
+    r"|改到|改为|改在|改成|改咗|改期|推迟|推到|延期|延后|延至|顺延|提前|挪到|换到|换成|调到|调整|搬|移到|移至|新的?时间",
+    re.IGNORECASE,
+)
+
+
+# a clock the date reader leaves alone when no day stands beside it ("New departure: 17:20",
+# 由21:10调整为19:35): read in a mail that names the plan's day, it is an hour of that day
+_LONE_CLOCK = re.compile(
+    r"(?<![\d:.])(?:(?P<h24>[01]?\d|2[0-3])[:：](?P<m24>[0-5]\d)(?!\d)(?!\s*(?:am|pm|a\.m|p\.m))"
+    r"|(?P<h12>1[0-2]|0?[1-9])(?:[:.](?P<m12>[0-5]\d))?\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)(?![a-z]))",
+    re.IGNORECASE,
+)
+# what the old time is written after: "(previously 14:50)", "instead of 9:30", 由21:10, 原定
+_BEFORE_OLD = re.compile(
+    r"(?:previously|originally|was|from|instead of|rather than|由|原定?|从)\s*$", re.IGNORECASE
+)
+
+
+def _lone_clock_move(text: str, mentions: list[DateMention], day: date, due: datetime) -> datetime | None:
+    """The plan's new hour told without its day, in a sentence that says it moves: the first
+    clock no date expression covers, not written as the old time, and not the plan's own."""
+    for m in _LONE_CLOCK.finditer(text):
+        if any(d.start <= m.start() < d.end for d in mentions) or _BEFORE_OLD.search(
+            text[max(0, m.start() - 14) : m.start()]
+        ):
+            continue
+        said_in = sentence_around(text, m.start())
+        if not _MOVES.search(said_in) or _PROPOSES.search(said_in):
+            continue
+        hour = int(m["h24"] or m["h12"])
+        minute = int(m["m24"] or m["m12"] or 0)
+        if m["ap"]:
+            hour = hour % 12 + (12 if m["ap"].lower().startswith("p") else 0)
+        if (hour, minute) != (due.hour, due.minute):
+            return due.replace(year=day.year, month=day.month, day=day.day, hour=hour, minute=minute)
+    return None
+
+
+# a cancellation said as a condition: "如需更改或取消预约，请提前致电", "if you need to cancel, call us"
+_IF_BEFORE = re.compile(
+    r"(?:如需|如要|如果|若需|若要|如有需要|(?<![a-z])(?:if you|should you|in case)(?![a-z]))[^,，。.;；]{0,20}$",
+    re.IGNORECASE,
+)
+
+
+_CLAUSE = re.compile(r"[^,，;；:：.!?。！？\n]+[,，;；:：.!?。！？]*")
+_IF_START = re.compile(
+    r"^\W*(?:如需|如要|如果|若需|若要|如有需要|(?:if|should you|in case)(?![a-z]))", re.IGNORECASE
+)
+
+
+def _tells_change(text: str, plan_text: str) -> bool:
+    """Whether the mail tells a change, not only how one would ask for it: a clause with a
+    change cue that is no condition ("如需更改或取消预约", "if you need to reschedule, call us")."""
+    plan = activity_terms(plan_text)
+    for s in sentence_spans(text):
+        if _IF_START.search(s):
+            continue  # "If you need to cancel, please call": the whole sentence is the condition
+        if any(_changes(c) or _no_plan(c, plan) for c in _CLAUSE.findall(s)):
+            return True
+    return False
+
+
+# "no pilates on Thursday", "no choir this week": the plan's own activity, said not to happen
+_NO_THING = re.compile(r"(?<![a-z])no\s+([a-z][a-z'’-]+)", re.IGNORECASE)
+
+
+def _no_plan(clause: str, plan: set[str]) -> bool:
+    return any(activity_terms(m.group(1)) & plan for m in _NO_THING.finditer(clause))
+
+
+def _called_off(text: str, plan_text: str) -> bool:
+    """Whether the mail calls something off, not only says how one would."""
+    plan = activity_terms(plan_text)
+    return any(
+        not _IF_BEFORE.search(text[max(0, m.start() - 24) : m.start()])
+        for cue in (_CANCEL, _OFF)
+        for m in cue.finditer(text)
+    ) or any(_no_plan(s, plan) for s in sentence_spans(text) if not _IF_START.search(s))
+
+
+# a plan said to stand: "still on for lunch", "remains booked for Tuesday at 9am", "will still
+# start at 10:00", 照常, 照旧, 照打, 如期, 时间不变 (a place that stays, 地点不变, says nothing of when)
+_STANDS = re.compile(
+    r"(?<![a-z])(?:still (?:on|happening|going ahead|going|starts?|at|set|booked|scheduled)|remains?"
+    r" (?:booked|on|scheduled|unchanged|as (?:planned|scheduled))|stays? (?:at|on|as)|(?:is|are) unchanged"
+    r"|as planned|as scheduled|goes ahead|going ahead|not affected|unaffected|we['’]ll keep|see you)(?![a-z])"
+    r"|照常|照旧|照打|照去|照开|照样|如期|不受影响",
+    re.IGNORECASE,
+)
+# … and said of the day and time themselves, which needs no word of the plan beside it ("Same day
+# and time, Saturday 2–4pm", 时间不变): a mail that names the plan's day says it of that plan
+_STANDS_TIME = re.compile(
+    r"(?<![a-z])(?:same (?:day|date),? and time|same time and (?:day|date)|(?:class |start )?times? (?:is |are |stays? |remains? )?"
+    r"(?:unchanged|the same))(?![a-z])|时间不变|时间维持|时间照旧|时间没变",
+    re.IGNORECASE,
+)
+
+
+# "we will not be going ahead with your interview", "no longer on", 不再照常
+_NOT_BEFORE = re.compile(
+    r"(?:\b(?:not|never|no longer)\b|n['’]t\b|不|没|未)\W*(?:\w+\W+){0,2}\W*$", re.IGNORECASE
+)
+
+
+def _says_stands(sentence: str) -> bool:
+    return any(not _NOT_BEFORE.search(sentence[: m.start()]) for m in _STANDS.finditer(sentence))
+
+
+def _changes(sentence: str) -> bool:
+    return bool(
+        plan_change_cue(sentence)
+        or _OFF.search(sentence)
+        or _CANCEL.search(sentence)
+        or _MOVED.search(sentence)
+    )
+
+
+def _stands(text: str, plan_text: str, due: datetime, sent: datetime, tz: ZoneInfo) -> tuple[bool, str]:
+    """Whether the mail says the plan stands ("周一上午例会照常" — in a mail that moves another
+    event), and what else it says changed about it: (False, "") when no sentence about the plan
+    (one of its words, and no day but the plan's) says it stands; (True, "") when the only
+    changes the mail tells are in sentences about something else; (True, sentence) when a
+    change is told of the plan itself ("stays at 14:00, but we'll be in room Jacarandá")."""
+    plan = activity_terms(plan_text)
+    spans = sentence_spans(text)
+    day = due.date()
+
+    def about(s: str) -> bool:
+        return bool(activity_terms(s) & plan)
+
+    stand = [
+        s
+        for s in spans
+        if ((_says_stands(s) and about(s)) or _STANDS_TIME.search(s))
+        and all(
+            _on_day(m, day, tz)
+            and not (m.has_clock and (m.value.astimezone(tz).hour, m.value.minute) != (due.hour, due.minute))
+            for m in resolve_dates(s, sent, tz)
+            if m.granularity in ("day", "time")
+        )
+    ]
+    if not stand:
+        return False, ""
+    told = [s for s in spans if _changes(s) and (s in stand or about(s) or not activity_terms(s))]
+    return True, (told[0] if told else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +260,49 @@ def tied(plan_text: str, mail: str, sender: str, address: str) -> bool:
     return bool(activity_terms(plan_text) & activity_terms(mail))
 
 
+# what makes an hour exact: am/pm, a part of the day, a 24-hour clock ("08:15", "19:00")
+_HALF_SAID = re.compile(
+    r"[ap]\.?m\b|morning|afternoon|evening|night|noon|midnight|\b0\d|\b(?:1[3-9]|2[0-3])[:.h]"
+    r"|凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|朝早|下昼|晚黑",
+    re.IGNORECASE,
+)
+
+
+def _nearer_half(m: DateMention, when: datetime, due: datetime) -> datetime:
+    """A new hour said on a 12-hour clock without am or pm ("see you at 8:15 instead"): the half
+    of the day nearer the plan's own hour, as a reader would take it of an evening plan."""
+    if not m.has_clock or when.hour >= 12 or _HALF_SAID.search(m.text):
+        return when
+    later = when + timedelta(hours=12)
+    return (
+        later
+        if abs(later.hour * 60 + later.minute - (due.hour * 60 + due.minute))
+        < abs(when.hour * 60 + when.minute - (due.hour * 60 + due.minute))
+        else when
+    )
+
+
+def _on_day(m: DateMention, day: date, tz: ZoneInfo) -> bool:
+    """Whether the mention names `day`: as it reads, or as a weekday or a date beside the past
+    tense of the change ("they asked us to move Wednesday's showing", "Leo's cleaning on Tuesday
+    has been cancelled"), which the date reader takes for last week's or last year's; news of a
+    plan still ahead is of the coming one."""
+    when = m.value.astimezone(tz)
+    if when.date() == day:
+        return True
+    if m.direction != "past" or m.granularity not in ("day", "time") or _LAST.search(m.text):
+        return False
+    if _WEEKDAY.search(m.text) and (when + timedelta(days=7)).date() == day:
+        return True
+    # … and a date without its year ("your flight on 14 December has been retimed"), read as
+    # last year's
+    return not _YEAR.search(m.text) and (when.year + 1, when.month, when.day) == (
+        day.year,
+        day.month,
+        day.day,
+    )
+
+
 def read_mail(
     text: str, sent: datetime, plan_text: str, due: datetime, tz: ZoneInfo, mail_id: str, sender: str
 ) -> PlanNews | None:
@@ -117,52 +313,76 @@ def read_mail(
     text = simplified(written)
     # _CANCEL reads both languages: a mail that mixes them ("明天吃饭 cannot make it liao") is
     # read for the English words too
-    if not (plan_change_cue(text) or _OFF.search(text) or _CANCEL.search(text) or _MOVED.search(text)):
+    if not _tells_change(text, plan_text):
         return None
     mentions = resolve_dates(text, sent, tz)
     day = due.astimezone(tz).date()
     # a weekday beside the past tense of the change ("they asked us to move Wednesday's showing",
     # "my Wednesday afternoon has filled up") is read as last week's; news of a plan still ahead
     # is of the coming one
-    if not any(
-        m.value.astimezone(tz).date() == day
-        or (
-            m.direction == "past"
-            and m.granularity in ("day", "time")
-            and _WEEKDAY.search(m.text)
-            and not _LAST.search(m.text)
-            and (m.value.astimezone(tz) + timedelta(days=7)).date() == day
-        )
-        for m in mentions
-    ):
+    if not any(_on_day(m, day, tz) for m in mentions):
         return None
+    stands, changed = _stands(text, plan_text, due.astimezone(tz), sent, tz)
+    if stands:
+        # the plan's day and time hold: news only of what else changed about it
+        if not changed:
+            return None
+        at = text.find(changed)  # `simplified` maps one character to one: the same place as written
+        return PlanNews(
+            mail_id, sender, due.astimezone(tz), update=" ".join(written[at : at + len(changed)].split())
+        )
     moved = None
+    called_off = _called_off(text, plan_text)
     local_due = due.astimezone(tz)
     restated = False  # the mail says the plan's own day and time again ("same time, 7pm")
     proposed: datetime | None = None
+    named = False  # the mail names the plan's day without another hour
+    other_hour = False  # … or names only another hour of it ("Mia's visit on Thursday at 4:15")
     for m in mentions:
         when = m.value.astimezone(tz)
+        if m.granularity in ("day", "time") and _on_day(m, day, tz):
+            if m.has_clock and (when.hour, when.minute) != (local_due.hour, local_due.minute):
+                other_hour = True
+            else:
+                named = True
         if m.direction == "past" or m.granularity not in ("day", "time"):
             continue
         restated |= (
             when.date() == day
-            and m.has_time
+            and m.has_clock
             and (when.hour, when.minute) == (local_due.hour, local_due.minute)
         )
         if when.date() == day and not (
-            m.has_time
-            and (when.hour, when.minute) != (local_due.hour, local_due.minute)
-            and not _PART_OF_DAY.match(m.text.strip())
+            m.has_clock and (when.hour, when.minute) != (local_due.hour, local_due.minute)
         ):
-            continue  # the plan's own day (and time, or its part of the day): the old plan, not the new one
-        if _QUESTION_TAIL.match(text[m.end :]):
-            # "next Tuesday instead?": a proposal, not the new plan (unless the person accepts it)
+            # the plan's own day (and time, or only a part of the day: "pottery tonight",
+            # 5月27日上午 name the plan, they do not move a 6:30 class to 20:00): the old plan
+            continue
+        said_in = sentence_around(text, m.start)
+        if _QUESTION_TAIL.match(text[m.end :]) or _PROPOSES.search(said_in):
+            # "next Tuesday instead?", "would you be able to come on Wednesday 26/11": a proposal,
+            # not the new plan (unless the person accepts it)
             if proposed is None:
                 proposed = when if m.has_time else when.replace(hour=local_due.hour, minute=local_due.minute)
             continue
-        moved = when if m.has_time else when.replace(hour=local_due.hour, minute=local_due.minute)
+        if (called_off or when.date() == day) and not _MOVES.search(said_in):
+            # another day beside a plan called off ("明天再说", "we'll carry on next Wednesday as
+            # usual"), or another hour of the plan's day not said to be its new one (Mia's 4:15
+            # visit is cancelled, not Lucas's 3:45 moved): no new time for this plan
+            continue
+        moved = (
+            _nearer_half(m, when, local_due)
+            if m.has_time
+            else when.replace(hour=local_due.hour, minute=local_due.minute)
+        )
         break
-    if moved is None and restated and not (_CANCEL.search(text) or _OFF.search(text)):
+    if moved is None and proposed is None and not called_off:
+        moved = _lone_clock_move(text, mentions, day, local_due)
+    if moved is None and other_hour and not named:
+        # what the mail calls off or changes is another appointment of that day (the flu jab at
+        # 10:00, not the 14:30 doctor's visit): no news of this plan
+        return None
+    if moved is None and restated and not called_off:
         # the same day and time, something else changed (the place): the plan stands, with news
         body, as_written = (t.split("\n\n", 1)[-1] for t in (text, written))  # after the header line
         said = next(

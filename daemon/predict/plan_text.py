@@ -65,6 +65,17 @@ def sentences(text: str) -> list[str]:
     return [m.group(0).strip() for m in _SENTENCE.finditer(text)]
 
 
+def sentence_spans(text: str) -> list[str]:
+    """The sentences of `text` as written (unstripped), one per line at most."""
+    return [m.group(0) for m in _SENTENCE.finditer(text)]
+
+
+def sentence_around(text: str, pos: int) -> str:
+    """The sentence of `text` that holds the character at `pos`."""
+    start, end = _span_sentence(text, pos)
+    return text[start:end]
+
+
 def _span_sentence(text: str, pos: int) -> tuple[int, int]:
     for m in _SENTENCE.finditer(text):
         if m.start() <= pos < m.end():

@@ -47,3 +47,36 @@ def test_a_date_in_figures(text: str, tz: str, day: date) -> None:
 )
 def test_figures_that_are_no_date(text: str) -> None:
     assert days(text, "America/Chicago") == []
+
+
+def clocks(text: str, tz: str) -> list[tuple[str, datetime]]:
+    zone = ZoneInfo(tz)
+    return [
+        (m.text, m.value.replace(tzinfo=None))
+        for m in resolve_dates(text, datetime(*SAID, tzinfo=zone), zone)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # the weekday a notice writes between a date and its hour: one date and time
+        (
+            "您预约的9月17日（星期四）下午3点半复诊",
+            ("9月17日（星期四）下午3点半", datetime(2026, 9, 17, 15, 30)),
+        ),
+        ("9月18日（五）上午10时面谈", ("9月18日（五）上午10时", datetime(2026, 9, 18, 10, 0))),
+        # 周一下午 is Monday afternoon (一下 starts 一下子, not this)
+        ("下周一下午两点半交房", ("下周一下午两点半", datetime(2026, 9, 21, 14, 30))),
+    ],
+)
+def test_a_chinese_date_and_its_hour_are_one_mention(text: str, said: tuple[str, datetime]) -> None:
+    assert clocks(text, "Asia/Shanghai") == [said]
+
+
+def test_a_clock_and_a_part_of_the_day_are_told_apart() -> None:
+    zone = ZoneInfo("Asia/Shanghai")
+    at = datetime(*SAID, tzinfo=zone)
+    clocked, part = (resolve_dates(t, at, zone)[0] for t in ("周三上午十点见", "周三上午见"))
+    assert clocked.has_clock and clocked.has_time
+    assert part.has_time and not part.has_clock

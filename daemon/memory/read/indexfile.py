@@ -13,24 +13,37 @@ old pointer (to an older generation: rebuilt) or the new one (to a complete dire
 
 What changes without a new generation (recall's access counts) and the cheap per-row columns
 are never persisted: they are read from DuckDB on every load.
+
+Format 2 adds the write quantiser (`write/neighbours.py`, trained on a scope's first write
+past `COARSE_MIN` rows: 1.9–2.5 s at 100k, which stalled the first write after every start):
+its mean, centroids and lists (`coarse.*.npy`, rows in the directory's row order) and, in
+`meta.json`, its parameters, known rows and training size. A format 1 directory, or a
+quantiser that does not check out (other parameters than this code's, files that do not
+agree), still loads: the quantiser is then trained on the next write, as before.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import uuid
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from daemon.memory.read.scope import Derived
 from daemon.memory.store import FieldPostings
+from daemon.memory.write.neighbours import CoarseLists, CoarseParams
 
-FORMAT = 1
+log = logging.getLogger(__name__)
+
+FORMAT = 2  # written; 2 adds the write quantiser
+READABLE = (1, 2)  # read (1: no quantiser)
 _FIELDS = ("own", "context", "sessions")
 
 
@@ -115,6 +128,21 @@ def write(root: Path, stamp: Stamp, derived: Derived) -> Path:
         _save(tmp, f"{name}.starts", field.starts.astype(np.int64, copy=False))
         _save(tmp, f"{name}.docs", field.docs.astype(np.int32))
         _save(tmp, f"{name}.tfs", field.tfs.astype(np.float32, copy=False))
+    coarse: dict[str, Any] | None = None
+    if derived.coarse is not None:
+        q = derived.coarse
+        assert q.centroids is not None and q.known == len(derived.ids)
+        rows, starts = q.flat()
+        _save(tmp, "coarse.mean", q.mean.astype(np.float32, copy=False))
+        _save(tmp, "coarse.centroids", q.centroids.astype(np.float32, copy=False))
+        _save(tmp, "coarse.rows", rows)
+        _save(tmp, "coarse.starts", starts)
+        coarse = {
+            "params": asdict(q.params),
+            "known": q.known,
+            "trained_at": q.trained_at,
+            "lists": len(q.lists),
+        }
     meta = {
         "format": FORMAT,
         "scope": stamp.scope,
@@ -123,6 +151,7 @@ def write(root: Path, stamp: Stamp, derived: Derived) -> Path:
         "model": stamp.model,
         "dim": stamp.dim,
         "rows": len(derived.ids),
+        "coarse": coarse,
     }
     with open(tmp / "meta.json", "w", encoding="utf-8") as fh:
         json.dump(meta, fh)
@@ -147,8 +176,9 @@ def read(root: Path, stamp: Stamp) -> Derived:
         raise Unusable(f"no directory {folder.name}") from exc
     except (OSError, ValueError) as exc:
         raise Unusable(f"unreadable meta.json: {exc}") from exc
+    if meta.get("format") not in READABLE:
+        raise Unusable(f"format {meta.get('format')!r} on disk, one of {READABLE} expected")
     want = {
-        "format": FORMAT,
         "scope": stamp.scope,
         "token": stamp.token,
         "generation": stamp.generation,
@@ -189,6 +219,7 @@ def read(root: Path, stamp: Stamp) -> Derived:
         sources.append(flat[at : at + c])
         at += c
     return Derived(
+        coarse=_read_coarse(folder, meta, n, stamp.dim),
         ids=ids,
         l0=l0,
         source_ids=sources,
@@ -197,6 +228,34 @@ def read(root: Path, stamp: Stamp) -> Derived:
         context=fields[1],
         sessions_index=fields[2],
     )
+
+
+def _read_coarse(folder: Path, meta: dict[str, Any], rows: int, dim: int) -> CoarseLists | None:
+    """The persisted write quantiser, or None (logged) when there is none or it cannot be used:
+    the index loads all the same, and the next write trains the quantiser as before."""
+    about = meta.get("coarse")
+    if about is None:  # format 1, or not trained when written
+        return None
+    try:
+        params = CoarseParams(**about["params"])
+        if params != CoarseParams():
+            raise ValueError(f"parameters {params} on disk, {CoarseParams()} in this code")
+        known, trained_at = int(about["known"]), int(about["trained_at"])
+        if known > rows:
+            raise ValueError(f"{known} rows known of {rows}")
+        return CoarseLists.restore(
+            params,
+            mean=_load(folder, "coarse.mean"),
+            centroids=_load(folder, "coarse.centroids"),
+            rows=_load(folder, "coarse.rows"),
+            starts=_load(folder, "coarse.starts"),
+            known=known,
+            trained_at=trained_at,
+            dim=dim,
+        )
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        log.warning("write quantiser in %s not used (trained on the next write): %s", folder.name, exc)
+        return None
 
 
 def remove_others(root: Path, scope: str, keep: str | None) -> None:

@@ -50,6 +50,8 @@ class Derived:
     own: FieldPostings
     context: FieldPostings
     sessions_index: FieldPostings
+    # the write quantiser in these rows' numbering, every row in a list (None: not trained)
+    coarse: CoarseLists | None = None
 
 
 class ScopeIndex:
@@ -281,7 +283,8 @@ class ScopeIndex:
 
     def export(self) -> Derived:
         """The derived part of this index as a rebuild from DuckDB would read it: rows ordered
-        by item id, sessions numbered by their first row, postings sorted by (term, doc).
+        by item id, sessions numbered by their first row, postings sorted by (term, doc); and
+        the write quantiser, when trained, renumbered to those rows.
 
         A patched index keeps appended rows in write order; this puts them where a rebuild puts
         them, so that an index loaded from the export equals the rebuilt one row for row.
@@ -294,6 +297,11 @@ class ScopeIndex:
         matrix = self.vectors.matrix
         in_order = bool(np.array_equal(perm, np.arange(n)))
         vectors = matrix if in_order else matrix[perm]
+        coarse = (
+            self.coarse.exported(matrix, None if in_order else new_row)
+            if self.coarse is not None and self.coarse.centroids is not None
+            else None
+        )
         if in_order:  # as built (rows appended since would be in the tails): no re-sort
             fields = [f.bulk() for f in (self.own, self.context, self.by_session)]
             if all(f is not None for f in fields):
@@ -306,6 +314,7 @@ class ScopeIndex:
                     own=own,
                     context=context,
                     sessions_index=per_session,
+                    coarse=coarse,
                 )
         sessions = [self.sessions[r] for r in order]
         numbered: dict[str, int] = {}
@@ -335,6 +344,7 @@ class ScopeIndex:
             own=own,
             context=context,
             sessions_index=per_session,
+            coarse=coarse,
         )
 
     def category_summaries(self, names: list[str], top: int) -> dict[str, tuple[int, list[str]]]:

@@ -18,6 +18,7 @@ project's rule ("when unsure keep both") asks for.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,6 +105,67 @@ class CoarseLists:
         for c, part in zip(lists.tolist(), np.split(rows[order], starts[1:]), strict=True):
             part = part.astype(np.int32)  # 4 bytes a row
             self.lists[c] = np.concatenate([self.lists[c], part]) if self.lists[c].size else part
+
+    def exported(self, matrix: np.ndarray, new_row: np.ndarray | None) -> CoarseLists:
+        """A copy that holds every row of `matrix` (the rows appended since the last `follow`
+        assigned to their lists, never a retraining: the next `follow` decides that as it would
+        have), renumbered by `new_row` (old row → new; None: unchanged), each list ascending.
+
+        What a persisted index keeps of the quantiser (`read/indexfile.py`): the copy is written
+        in the export's row order, so its rows 0..known-1 are the export's, in every list.
+        """
+        assert self.centroids is not None, "trained first"
+        n = matrix.shape[0]
+        assert n >= self.known, "rows are appended, never taken away (a deletion rebuilds)"
+        out = CoarseLists(self.params)
+        out.centroids, out.mean, out.trained_at = self.centroids, self.mean, self.trained_at
+        out.lists = list(self.lists)  # `_add` replaces a list, it never writes into one
+        if n > self.known:
+            out._add(matrix, np.arange(self.known, n))
+        out.known = n
+        if new_row is not None:
+            out.lists = [np.sort(new_row[part]).astype(np.int32) for part in out.lists]
+        return out
+
+    def flat(self) -> tuple[np.ndarray, np.ndarray]:
+        """The lists as one array of rows (int32) and where each list starts in it (one more
+        than there are lists)."""
+        starts = np.zeros(len(self.lists) + 1, dtype=np.int64)
+        np.cumsum([part.size for part in self.lists], out=starts[1:])
+        rows = np.concatenate(self.lists).astype(np.int32) if self.lists else np.zeros(0, np.int32)
+        return rows, starts
+
+    @classmethod
+    def restore(
+        cls,
+        params: CoarseParams,
+        *,
+        mean: np.ndarray,
+        centroids: np.ndarray,
+        rows: np.ndarray,
+        starts: np.ndarray,
+        known: int,
+        trained_at: int,
+        dim: int,
+    ) -> CoarseLists:
+        """A quantiser as `flat` and `exported` wrote it, or ValueError saying why not: every
+        row 0..known-1 in exactly one list, centroids of the vectors' width."""
+        nlist = centroids.shape[0] if centroids.ndim == 2 else -1
+        if nlist < 1 or centroids.shape[1] != dim or mean.shape != (dim,):
+            raise ValueError(f"centroids {centroids.shape} and mean {mean.shape} for width {dim}")
+        if centroids.dtype != np.float32 or mean.dtype != np.float32:
+            raise ValueError(f"centroids {centroids.dtype}, mean {mean.dtype}: float32 expected")
+        if starts.shape != (nlist + 1,) or starts[0] != 0 or bool(np.any(np.diff(starts) < 0)):
+            raise ValueError("list starts do not match the centroids")
+        if not 0 < trained_at <= known or int(starts[-1]) != known or rows.shape != (known,):
+            raise ValueError(f"rows {rows.shape} in the lists, known {known}, trained at {trained_at}")
+        if known and not np.array_equal(np.sort(rows), np.arange(known)):
+            raise ValueError(f"the lists do not hold rows 0..{known - 1} once each")
+        out = cls(params)
+        out.mean, out.centroids = mean, centroids
+        out.lists = [rows[int(a) : int(b)].astype(np.int32) for a, b in itertools.pairwise(starts)]
+        out.known, out.trained_at = known, trained_at
+        return out
 
     def probe(self, vectors: np.ndarray) -> list[np.ndarray]:
         """Per vector, the rows of its `nprobe` nearest lists, ascending."""

@@ -73,6 +73,10 @@ TRAIN = (
 CHECKS = {
     "check": ROOT / "bench" / "check" / "plans_asks.jsonl",  # written apart by the project
     "blind": ROOT / "bench" / "check" / "plans_asks_blind.jsonl",  # by a stranger, never tuned on
+    # whether the person takes part: someone else's event they are out of, one they skip, the
+    # world's calendar (clocks change, a strike), beside look-alikes they drive, host or attend;
+    # written by a stranger as categories after blind11 showed such sentences read as plans
+    "involvement": ROOT / "bench" / "check" / "plans_involvement.jsonl",
 }
 # why_not's reasons, one column each in the plan model
 REASONS = ("question", "vent", "hypothetical", "nothing", "habit", "routine", "other", "done", "world")

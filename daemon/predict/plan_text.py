@@ -23,7 +23,12 @@ from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
 
 # a sentence ends at . ! ? … (not the point of "4.15")
-_SENTENCE = re.compile(r"(?:[^.!?。！？…\n]|(?<=\d)\.(?=\d))+[.!?。！？…]*")
+# a title's full stop ends no sentence: "I'll email Mr. Haddad the photos tonight" is one
+_TITLE_DOT = (
+    r"(?:(?<=\b[Mm]r)|(?<=\b[Mm]rs)|(?<=\b[Mm]s)|(?<=\b[Dd]r)|(?<=\b[Pp]rof)|(?<=\b[Ss]t)|(?<=\b[Jj]r)"
+    r"|(?<=\b[Ss]r)|(?<=\bvs))\.(?=\s+\w)"
+)
+_SENTENCE = re.compile(rf"(?:[^.!?。！？…\n]|(?<=\d)\.(?=\d)|{_TITLE_DOT})+[.!?。！？…]*")
 # a clause; a space between two Chinese characters ends one as a comma does ("…送别会 新宿的鸟贵族")
 _CLAUSE_ZH = re.compile(r"(?:[^，,；;：:\s]|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff]))+")
 _CLAUSE_EN = re.compile(r"(?:[^,;:]|(?<=\d):(?=\d))+")  # "8:30 retro" is one clause

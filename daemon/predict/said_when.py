@@ -32,6 +32,8 @@ from daemon.predict.day_parts import DAY_PARTS, day_ahead
 
 # how long the person has, after the time they named, before a nudge is fair
 GRACE = timedelta(hours=1)
+# a day named for a work item without a part of it: ask from its early afternoon
+WHOLE_DAY = time(14, 0)
 # how far back the conversation is read for what the person said about an item
 LOOKBACK = timedelta(days=3)
 # a part of the day this close to a date is that date's ("tomorrow after lunch"), not today's
@@ -117,11 +119,15 @@ def promised_at(
         elif m.has_time:
             found.append((m.start, m.value.astimezone(tz) + GRACE))
         elif m.value.astimezone(tz).date() > local.date():
-            # a day without a time ("tomorrow", "on Friday"): its morning is when it is fair to
-            # ask, or the part of the day the turn names for it ("tomorrow after lunch")
+            # a day without a time ("tomorrow", "on Friday"): the part of the day the turn names
+            # for it ("tomorrow after lunch"), else the whole day is the person's — its morning
+            # is when they do it, not when to ask (a stranger's "I'll get to it monday", approved
+            # at 10:05 on Monday, was nudged at 10:00)
             day = m.value.astimezone(tz).date()
             parts = [at for rx, at in DAY_PARTS if rx.search(plain)]
-            found.append((m.start, datetime.combine(day, max(parts) if parts else morning, tz) + GRACE))
+            found.append(
+                (m.start, datetime.combine(day, max(parts) if parts else max(morning, WHOLE_DAY), tz) + GRACE)
+            )
     if found:
         # a part of the day ahead today said on its own ("i'll look at it after lunch"), beside a
         # date said of something else ("she's on leave till wed"): one more time to choose from

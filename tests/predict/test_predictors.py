@@ -340,8 +340,9 @@ async def test_a_review_waits_for_the_time_the_person_said_in_chat(
     pclock.now = at("2026-03-03 14:00")
     assert await outbox.deliver_due() == 0
     [s] = pmemory.suggestions.of_scope("alice")
-    assert s.status == "pending" and s.deliver_at == at("2026-03-04 10:00")
-    pclock.now = at("2026-03-04 10:00")
+    # a whole day named: its morning is theirs, the follow-up from its early afternoon
+    assert s.status == "pending" and s.deliver_at == at("2026-03-04 15:00")
+    pclock.now = at("2026-03-04 15:00")
     assert await outbox.deliver_due() == 1 and "#2" in bus.titles[0]
 
 

@@ -22,7 +22,8 @@ SAID = datetime(2026, 5, 12, 10, 5, tzinfo=TZ)
         ("ok I'll go through #77 once I've had lunch", datetime(2026, 5, 12, 14, 0, tzinfo=TZ)),
         ("will do #77 at 3pm", datetime(2026, 5, 12, 16, 0, tzinfo=TZ)),
         ("#77 can wait till tomorrow", datetime(2026, 5, 13, 9, 0, tzinfo=TZ)),  # a deadline: its morning
-        ("#77 tomorrow, promise", datetime(2026, 5, 13, 10, 0, tzinfo=TZ)),
+        # a whole day named: its morning is the person's, ask from the early afternoon
+        ("#77 tomorrow, promise", datetime(2026, 5, 13, 15, 0, tzinfo=TZ)),
         ("I'll get #77 reviewed before Friday", datetime(2026, 5, 15, 9, 0, tzinfo=TZ)),
         ("#77 我周四之前看完", datetime(2026, 5, 14, 9, 0, tzinfo=TZ)),
         ("#77 等我下午三点开完会再说", datetime(2026, 5, 12, 16, 0, tzinfo=TZ)),
@@ -37,7 +38,7 @@ SAID = datetime(2026, 5, 12, 10, 5, tzinfo=TZ)
         ("今天下午三点要去客户那边，实在顾不上，#77 后天上午审", datetime(2026, 5, 14, 10, 0, tzinfo=TZ)),
         (
             "tonight is book club so #77 will have to be thursday, I'll look then",
-            datetime(2026, 5, 14, 10, 0, tzinfo=TZ),
+            datetime(2026, 5, 14, 15, 0, tzinfo=TZ),
         ),
         # today ruled out and no other time: not before tomorrow morning
         ("#77 not happening today, sorry", datetime(2026, 5, 13, 10, 0, tzinfo=TZ)),

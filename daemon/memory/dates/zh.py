@@ -96,9 +96,7 @@ _DAY_NUM = r"\d{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四
 _WD = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 # 一 after 周 starts many words: 这周一直 "all this week", 周一起, 这周一下 ...; 天 starts 天气 "weather".
 # 周一下午 and 周一下班 are Monday's afternoon and Monday after work.
-_WD_TAIL = (
-    r"(?:(?<=一)(?![直起样般定切些次遍共边])(?!下(?![午班]))|(?<=天)(?![气空数内里])|(?<=[二三四五六日]))(?![次遍回趟个])"
-)
+_WD_TAIL = r"(?:(?<=一)(?![直起样般定切些次遍共边])(?!下(?![午班]))|(?<=天)(?![气空数内里])|(?<=[二三四五六日]))(?![次遍回趟个])"
 # and Cantonese, read in Simplified characters (聽日 as 听日): 听日 tomorrow, 听朝 / 听晚 its morning and
 # evening, 后日 the day after, 今朝 this morning, 寻日 / 琴日 yesterday
 _DEICTIC = re.compile(

@@ -51,9 +51,10 @@ _EN = re.compile(
     re.IGNORECASE,
 )
 _ZH = re.compile(
-    # not "约我": someone asking me to meet is an appointment ("客户经理约我周四打电话"), not a promise;
+    # not "约我": someone asking me to meet is an appointment ("客户经理约我周四打电话"), not a promise,
+    # nor 我 as anyone's object ("préfecture 把我周三的 rdv 取消了 说会再发新的 convocation");
     # not "我妈", "我哥": 我 before a relation is that person, not the speaker ("我妈周三要回诊")
-    rf"(?:(?<!约)我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH}))(?:会|要|得|来|一定|负责|答应|应承)?|答应|应承|说好了?|保证|承诺)"
+    rf"(?:(?<![约把将被给让叫帮])我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH}))(?:会|要|得|来|一定|负责|答应|应承)?|答应|应承|说好了?|保证|承诺)"
     # 回 as "reply", not 回诊 (a follow-up visit), 回家, 回来, 回去, 回国
     r".{0,16}?(发|给|交|回复|回(?!诊|家|来|去|国|到|老家)|写完|完成|提交|打电话|准备|寄|还|转账|"
     r"打钱|付|缴|签|续|退)"
@@ -61,8 +62,10 @@ _ZH = re.compile(
     # 周三下班前把文档更新一下" (not "我就答应了": agreeing to what was asked is no act of one's own);
     # 应承 is the Cantonese word for it ("我应承咗星期五之前睇完")
     r"|(?:答应|应承|说好|保证|承诺)[了咗]?[^。；;！!？?\n]{0,14}?(?:把|帮|之前|前|以前)"
-    # an obligation said without its subject, as Chinese leaves it: "明天一定要把价格表发给 Tony"
-    r"|(?<![他她])(?:一定要|必须|得|记得)把[^。；;！!？?\n]{0,16}?(?:发|给|交|回复|写完|完成|提交|寄|还|转|付|缴|签|续|退)"
+    # an obligation said without its subject, as Chinese leaves it: "明天一定要把价格表发给 Tony";
+    # Cantonese says 将 for 把 and 俾 for 给 ("今晚一定要将啲收据 send 俾 Winnie")
+    r"|(?<![他她])(?:一定要|必须|得|记得)(?:把|将)[^。；;！!？?\n]{0,40}?"
+    r"(?:发|给|俾|交|回复|写完|完成|提交|寄|还|转|付|缴|签|续|退|send|email|submit)"
 )
 _DONE_EN = re.compile(
     r"\b(sent|done|finished|submitted|delivered|shipped|replied|called|paid|booked|emailed|e-mailed|"

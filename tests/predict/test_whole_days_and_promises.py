@@ -1,0 +1,65 @@
+"""A day the person fills with one thing gets no reminder of its own, and promises read the way
+people write them: a title's full stop inside the sentence ("Mr. Haddad"), Cantonese 将…俾, and 我
+as someone's object. Sentences written after the code, as someone who had not read it would."""
+
+from __future__ import annotations
+
+import pytest
+
+from daemon.config import Settings
+from daemon.memory import Memory
+from daemon.predict import engine
+from daemon.predict.outbox import SuggestionOutbox
+from daemon.predict.plan_text import sentences
+from daemon.predict.predictors.promise import is_promise
+from tests.conftest import FakeClock
+from tests.predict.conftest import Bus, at, say
+
+
+async def test_a_day_filled_with_one_thing_gets_no_reminder_of_its_own(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:40")
+    say(pmemory, "c1", "saturday is the craft fair, I am on our stall from 9 to 5 the whole day", pclock.now)
+    say(pmemory, "c2", "dentist on friday at 4:20, the one on Elm St", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    reminders = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "reminder"]
+    # one reminder, the dentist's: due on Friday, none for Saturday's fair
+    assert [s.data["due_at"][:10] for s in reminders] == ["2026-03-06"]
+    pclock.now = at("2026-03-06 15:00")
+    assert await outbox.deliver_due() == 1 and "dentist" in bus.titles[0].lower()
+
+
+async def test_a_filled_day_the_person_asks_to_be_reminded_of_is_reminded_before_it_starts(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:40")
+    say(pmemory, "c1", "remind me: saturday is the craft fair stall, 10 till 6", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [s] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "reminder"]
+    assert s.deliver_at < at("2026-03-07 10:00")
+    pclock.now = s.deliver_at
+    assert await outbox.deliver_due() == 1 and "craft fair" in bus.titles[0].lower()
+
+
+def test_a_title_ends_no_sentence() -> None:
+    text = "ceiling's worse. I'll send Dr. Osei and Mrs. Petit the photos tonight, promise."
+    assert sentences(text) == [
+        "ceiling's worse.",
+        "I'll send Dr. Osei and Mrs. Petit the photos tonight, promise.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "promise"),
+    [
+        ("聽晚一定要將份 quotation email 俾 Kelvin，佢問咗好耐", True),
+        ("今晚必须将报销单交给财务", True),
+        ("地产佬将我礼拜六嘅睇楼取消咗，话会再 send 新时间过嚟", False),
+        ("客户把我周三的会议推掉了 说下周再发邀请", False),
+    ],
+)
+def test_cantonese_and_objects_in_promises(text: str, promise: bool) -> None:
+    assert is_promise(text) is promise

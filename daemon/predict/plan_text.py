@@ -18,7 +18,7 @@ import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from daemon.memory.dates import resolve_dates
+from daemon.memory.dates import planned, resolve_dates
 from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
 
@@ -31,7 +31,8 @@ _TITLE_DOT = (
 _SENTENCE = re.compile(rf"(?:[^.!?。！？…\n]|(?<=\d)\.(?=\d)|{_TITLE_DOT})+[.!?。！？…]*")
 # a clause; a space between two Chinese characters ends one as a comma does ("…送别会 新宿的鸟贵族")
 _CLAUSE_ZH = re.compile(r"(?:[^，,；;：:\s]|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff]))+")
-_CLAUSE_EN = re.compile(r"(?:[^,;:]|(?<=\d):(?=\d))+")  # "8:30 retro" is one clause
+# "8:30 retro" is one clause; an emoji ends one, as people type it for a comma ("this weekend 🙃 …")
+_CLAUSE_EN = re.compile(r"(?:[^,;:\U0001F300-\U0001FAFF\u2600-\u27BF]|(?<=\d):(?=\d))+")
 _LEAD_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|ah|ugh|argh|omg|welp|meh|hmm+|hey|yay|phew|btw|by the way|also|and|just|reminder|remind me|note|fyi)\b[,:]?\s*)*"
     r"(?:(?:i|we)\s+(?:have|'ve got|’ve got|have got|got|need to|have to|must|am|are|will|'ll|’ll)\s+|"
@@ -184,6 +185,9 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     ahead = [m for m in found if m.direction == "future"]
     # the plan's own day, not a week or a month said before it ("next week: wednesday is …")
     first = next((m for m in ahead if m.granularity in ("day", "time")), ahead[0] if ahead else found[0])
+    if first in ahead:
+        # a time said inside it ("this weekend … 5:45am sunday"): the plan's own date is that one
+        first = planned(ahead[ahead.index(first) :]) or first
     lo, hi = _span_sentence(text, first.start)
     sentence = text[lo:hi]
     spans = [(m.start - lo, m.end - lo) for m in found if lo <= m.start < hi]
@@ -249,7 +253,7 @@ _ARRANGED_EN = re.compile(
 # ... or said of the thing: "the quote is confirmed", "MOT's booked in", "flights are sorted"
 _ARRANGED_PASSIVE_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|and|also)\b[,!]?\s*)*(?P<thing>.+?)\s*(?:\s(?:is|are|has been|have been|got)|['’]s)"
-    r"\s+(?:finally\s+|now\s+|all\s+)?(?:booked(?:\s+in)?|confirmed|sorted|scheduled|arranged|set up|locked in)"
+    r"\s+(?:finally\s+|now\s+|all\s+)?(?:booked(?:\s+in)?|confirmed|sorted|scheduled|arranged|set up|set|locked in)"
     # what it is for belongs to the thing: "flight is sorted for the music educators thing in ottawa"
     r"(?:\s+(?P<purpose>for\s+.+))?$",
     re.IGNORECASE,

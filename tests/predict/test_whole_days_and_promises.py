@@ -63,3 +63,17 @@ def test_a_title_ends_no_sentence() -> None:
 )
 def test_cantonese_and_objects_in_promises(text: str, promise: bool) -> None:
     assert is_promise(text) is promise
+
+
+def test_a_headline_takes_the_thing_announced_as_set_and_the_time_said_inside_the_weekend() -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from daemon.predict.plan_text import headline
+
+    tz = ZoneInfo("America/Toronto")
+    at = datetime(2026, 5, 11, 9, 20, tzinfo=tz)
+    told = "ugh, printer jammed twice. anyway: the closing for the condo is finally set, friday at 2:30, Harmon & Co on Bay St"
+    assert headline(told, at, tz) == "The closing for the condo"
+    weekend = "tournament is this weekend 😬 Leo's first game is 8:15am saturday at Westway Arena"
+    assert headline(weekend, at, tz) == "Leo's first game is at Westway Arena"

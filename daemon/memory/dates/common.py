@@ -5,6 +5,7 @@ per-turn context and the resolution of candidates into mentions. Conventions: da
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -366,3 +367,21 @@ def mention(ctx: Ctx, hit: Hit) -> DateMention:
         granularity=granularity,
         has_clock=hit.instant is not None or hit.clock is not None,
     )
+
+
+# how long a coarse date lasts, for a finer one said inside it
+_SPAN_DAYS = {"week": 7, "month": 31, "year": 366}
+_WEEKEND = re.compile(r"weekend|周末|週末", re.IGNORECASE)
+
+
+def planned(ahead: list[DateMention]) -> DateMention | None:
+    """The date a plan is for, of the dates ahead in its turn: the first, or a time said inside
+    it ("regionals are this weekend … check-in is 5:45am sunday": Sunday 05:45, not Saturday)."""
+    if not ahead:
+        return None
+    first = ahead[0]
+    if first.has_time:
+        return first
+    days = _SPAN_DAYS.get(first.granularity, 2 if _WEEKEND.search(first.text) else 1)
+    end = first.value + timedelta(days=days)
+    return next((d for d in ahead[1:] if d.has_time and first.value <= d.value < end), first)

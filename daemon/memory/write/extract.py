@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 
 import rjieba
 
-from daemon.memory.dates import DateMention, resolve_dates
+from daemon.memory.dates import DateMention, planned, resolve_dates
 from daemon.memory.types import ItemDraft, ResourceIn
 from daemon.memory.write.noise import is_noise
 
@@ -414,7 +414,8 @@ def extract(resource: ResourceIn, ctx: TurnContext, category: str | None = None)
     # a habit is not due ("I run at 6am" recurs): the date resolver gives a routine no date, so a
     # date ahead it did find is a one-off, whatever the category model says ("明早七点半体检 …
     # 要空腹" read as a routine would get no reminder)
-    due_at = future[0].value if future else None
+    due = planned(future)
+    due_at = due.value if due is not None else None
     if category == "events" or fields is None:
         fields = event_fields(text, speaker, dates, resource.occurred_at, ctx)
     l1 = {**fields, "speaker": speaker, "role": resource.role}

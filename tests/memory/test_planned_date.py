@@ -1,0 +1,37 @@
+"""The date a plan is for, of the dates ahead in its turn (`dates.planned`): the first, or a time
+said inside it ("this weekend … sunday 5:45am"); and the due time an event item gets from it.
+Sentences written after the code, as someone who had not read it would."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from daemon.memory.dates import planned, resolve_dates
+
+TZ = ZoneInfo("Europe/London")
+SAID = datetime(2026, 6, 3, 19, 0, tzinfo=TZ)  # a Wednesday evening
+
+
+def plan_of(text: str) -> datetime | None:
+    found = planned([m for m in resolve_dates(text, SAID, TZ) if m.direction == "future"])
+    return None if found is None else found.value.replace(tzinfo=None)
+
+
+@pytest.mark.parametrize(
+    ("text", "when"),
+    [
+        ("away this weekend, flight's sunday at 6:10am from gatwick", datetime(2026, 6, 7, 6, 10)),
+        ("这周末去考科目三，周日早上八点半到考场", datetime(2026, 6, 7, 8, 30)),
+        # a time after a day outside it is another plan's: the first date stands
+        (
+            "friday is the school run, then saturday at 9 the car goes in for its MOT",
+            datetime(2026, 6, 5, 0, 0),
+        ),
+        ("tomorrow, nothing fixed yet", datetime(2026, 6, 4, 0, 0)),
+    ],
+)
+def test_the_date_a_plan_is_for(text: str, when: datetime) -> None:
+    assert plan_of(text) == when

@@ -399,8 +399,10 @@ _REFUSES = re.compile(
     re.IGNORECASE,
 )
 _ACCEPTS = re.compile(
-    r"\b(?:works|sounds good|fine|ok(?:ay)?|sure|perfect|great|see you|confirmed|yes|yep|no problem|deal)\b"
-    r"|好的|好啊|可以|没问题|沒問題|就这么定|就這麼定|到时见|到時見",
+    r"\b(?:works|sounds good|fine|ok(?:ay)?|sure|perfect|great|see you|confirmed|yes|yep|no problem|deal"
+    # a calendar's answer and its plain-word peers: "Accepted: …", "looking forward to it"
+    r"|accept(?:ed|s)?|looking forward|count me in|i['’]ll be there|will be there)\b"
+    r"|好的|好啊|可以|没问题|沒問題|就这么定|就這麼定|到时见|到時見|接受|准时参加|準時參加|会准时到|會準時到",
     re.IGNORECASE,
 )
 

@@ -81,3 +81,18 @@ def day_span(item: ItemView, day: datetime) -> tuple[datetime, datetime] | None:
     if _ALL_DAY.search(text):
         return day.replace(hour=WORKING_DAY[0]), day.replace(hour=WORKING_DAY[1])
     return None
+
+
+_CLAUSE = re.compile(r"[^,，;；.。!！?？]+")
+
+
+def span_clause(item: ItemView) -> str:
+    """The clause of the event's sentence that names the hours it takes ("估计要折腾一整天" of
+    "周五搬家，请了一天假，估计要折腾一整天"), or "" when none does."""
+    text = what(item)
+    found = (_ZH_DAY_SPAN.search(text) if is_cjk(text) else _EN_DAY_SPAN.search(text)) or _ALL_DAY.search(
+        text
+    )
+    if found is None:
+        return ""
+    return next((c.group(0) for c in _CLAUSE.finditer(text) if c.start() <= found.start() < c.end()), text)

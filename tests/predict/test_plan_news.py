@@ -105,6 +105,11 @@ REPLIED = datetime(2026, 3, 4, 21, 0, tzinfo=TZ)
         ("Saturday's no good for me, I'm away. Sunday?", False),
         ("Could we do Sunday instead?", False),
         ("周六不行，我要加班", False),
+        # a calendar's answer, and plain words of one (written after the change, 2026-12-05)
+        ("Accepted. Thanks Kasia!", True),
+        ("looking forward to it, I'll bring the slides", True),
+        ("已接受，届时准时参加", True),
+        ("I can't accept Saturday, sorry", False),
     ],
 )
 def test_a_reply_accepts_a_proposed_time_only_when_it_says_yes(reply: str, yes: bool) -> None:

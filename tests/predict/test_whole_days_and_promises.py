@@ -77,3 +77,20 @@ def test_a_headline_takes_the_thing_announced_as_set_and_the_time_said_inside_th
     assert headline(told, at, tz) == "The closing for the condo"
     weekend = "tournament is this weekend 😬 Leo's first game is 8:15am saturday at Westway Arena"
     assert headline(weekend, at, tz) == "Leo's first game is at Westway Arena"
+
+
+@pytest.mark.parametrize(
+    ("text", "frees"),
+    [
+        ("took friday off work, we're moving flats, it'll take all day", False),
+        ("禮拜五搬屋，請咗一日假，搬屋公司話要搞一整天", False),
+        ("booked wednesday 1 to 4 as time off", True),
+        ("day off tomorrow, doing absolutely nothing", True),
+        ("下周一调休，终于可以睡懒觉", True),
+    ],
+)
+def test_time_off_frees_its_hours_unless_the_day_is_given_to_something(text: str, frees: bool) -> None:
+    from daemon.memory.types import ItemView
+    from daemon.predict.predictors.conflict import frees_hours
+
+    assert frees_hours(ItemView("i1", "alice", "events", text, {"what": text})) is frees

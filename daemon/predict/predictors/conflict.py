@@ -46,7 +46,7 @@ from daemon.predict.plan_model import reader_for
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import is_own_plan
 from daemon.predict.predictors.upcoming import when_text
-from daemon.predict.spans import day_span
+from daemon.predict.spans import day_span, span_clause
 from daemon.predict.time_off import is_time_off
 from daemon.predict.timing import day_start, is_timed
 from daemon.state.suggestions import Suggestion
@@ -100,6 +100,13 @@ def span(item: ItemView, tz: ZoneInfo) -> tuple[datetime, datetime] | None:
     return day_span(item, due)
 
 
+def frees_hours(it: ItemView) -> bool:
+    """Time off, which frees the hours it names — unless a clause of its own gives the day to
+    something else ("周五搬家！！已经请了一天假 … 估计要折腾一整天": moving takes the day)."""
+    clause = span_clause(it)
+    return is_time_off(what(it)) and (not clause or is_time_off(clause))
+
+
 def _theirs(it: ItemView, scope: str, ctx: Ctx) -> bool:
     """One of the person's own events: told by them as their plan (not someone else's
     appointment, a complaint or a wish; not time off, which frees the hours it names; not a
@@ -112,7 +119,7 @@ def _theirs(it: ItemView, scope: str, ctx: Ctx) -> bool:
         return mail_plans.agreed(ctx.memory, scope, it, ctx.now, tz)
     text = what(it)
     return (
-        not is_time_off(text)
+        not frees_hours(it)
         and is_own_plan(it, tz, ctx.now, reader_for(ctx.memory.embedder))
         and not said_when.github_follows(text, ctx.settings.github_login)
         # not a plan someone's e-mail called off or moved since (its reminder says that)

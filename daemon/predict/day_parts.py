@@ -28,9 +28,18 @@ DAY_PARTS: tuple[tuple[re.Pattern[str], time], ...] = (
         time(13, 0),
     ),
     (re.compile(r"\b(?:end of (?:the )?day|eod|close of play|later today)\b", re.IGNORECASE), time(17, 0)),
+    # the start of a working morning: "first thing", "after standup" (a team's morning meeting)
+    (
+        re.compile(
+            r"\bfirst thing\b|\bafter (?:the |our |my )?(?:stand-?ups?|morning (?:meeting|sync)|scrum)\b",
+            re.IGNORECASE,
+        ),
+        time(9, 30),
+    ),
     # Mandarin, Simplified and Traditional (午餐 is Taiwan's 午饭)
     (re.compile(r"午饭后|吃完午饭|吃完饭|午休后|中午之后|午饭之后|午餐(?:之)?后|吃完午餐"), time(13, 0)),
     (re.compile(r"下班前|今天之内|今天下班(?![之以]?后)"), time(17, 0)),
+    (re.compile(r"(?:早会|晨会|站会)(?:开完)?[之以]?后|开完(?:早会|晨会|站会)|一早|一上班"), time(9, 30)),
     (re.compile(r"下班[之以]?后"), time(18, 0)),
     # a bare part of the day (下午看, 晚上弄), at the hours the date resolver gives its parts
     (re.compile(rf"上午{_NO_HOUR}"), time(9, 0)),

@@ -24,6 +24,10 @@ SAID = datetime(2026, 5, 12, 10, 5, tzinfo=TZ)
         ("#77 can wait till tomorrow", datetime(2026, 5, 13, 9, 0, tzinfo=TZ)),  # a deadline: its morning
         # a whole day named: its morning is the person's, ask from the early afternoon
         ("#77 tomorrow, promise", datetime(2026, 5, 13, 15, 0, tzinfo=TZ)),
+        # the start of the working morning (written after the change, 2026-12-05)
+        ("I'll get through #77 first thing tomorrow", datetime(2026, 5, 13, 10, 30, tzinfo=TZ)),
+        ("#77 after standup tomorrow, swear", datetime(2026, 5, 13, 10, 30, tzinfo=TZ)),
+        ("#77 明天开完早会就看", datetime(2026, 5, 13, 10, 30, tzinfo=TZ)),
         ("I'll get #77 reviewed before Friday", datetime(2026, 5, 15, 9, 0, tzinfo=TZ)),
         ("#77 我周四之前看完", datetime(2026, 5, 14, 9, 0, tzinfo=TZ)),
         ("#77 等我下午三点开完会再说", datetime(2026, 5, 12, 16, 0, tzinfo=TZ)),

@@ -94,3 +94,19 @@ def test_time_off_frees_its_hours_unless_the_day_is_given_to_something(text: str
     from daemon.predict.predictors.conflict import frees_hours
 
     assert frees_hours(ItemView("i1", "alice", "events", text, {"what": text})) is frees
+
+
+async def test_a_day_a_clash_already_named_is_not_listed_again_that_morning(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:40")
+    say(pmemory, "c1", "thursday is the regional sales kickoff, 9 to 5 at the Hilton, no way out of it", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-02 11:00")
+    say(pmemory, "c2", "the mortgage advisor can only do thursday at 3pm, booked it", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-02 11:30")
+    assert await outbox.deliver_due() == 1 and "Conflict" in bus.titles[0]
+    # Thursday morning: the kickoff was named by the clash, the 3pm call gets its own reminder
+    assert engine.morning(pmemory, settings, at("2026-03-05 09:00")) == []

@@ -2,7 +2,8 @@
 
 Nothing is said twice. An event of today with a reminder of its own (the evening before,
 earlier today, or later today) is left out: the reminder says it at a better time, and a digest
-listing an event that gets its own reminder a few hours later is noise; nor is an event due within
+listing an event that gets its own reminder a few hours later is noise; so is an event a clash
+message already named (the all-day offsite beside the 14:00 call); nor is an event due within
 the hour, which is under way or about to be (its reminder, if any, came before). What waits on the person
 (a review, an assigned issue) appears once its own follow-up was delivered on an earlier day and
 nothing has been said about it for three days: one reminder, then a repeat at that pace, not a
@@ -77,7 +78,15 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
     keys = [f"{w.kind}:{ref(w)}" for w in waiting]
     older = ctx.memory.suggestions.said_before(scope, keys, today)
     recent = ctx.memory.suggestions.covered(scope, keys, today - REPEAT_AFTER, ctx.now + SOON)
-    events = [e for e in events if f"item:{e.id}" not in told]
+    # … and one a clash named when it was made: the person heard of that day's event then, with
+    # what it collides with (strangers counted a digest re-listing it as noise)
+    clashed = {
+        i
+        for c in ctx.memory.suggestions.of_scope(scope, "delivered")
+        if c.kind == "conflict"
+        for i in c.evidence
+    }
+    events = [e for e in events if f"item:{e.id}" not in told and e.id not in clashed]
     waiting = [w for w in waiting if f"{w.kind}:{ref(w)}" in older - recent]
     return events, waiting
 

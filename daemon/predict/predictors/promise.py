@@ -184,7 +184,10 @@ def _check_in(item: ItemView, text: str, zh: bool, scope: str, ctx: Ctx) -> Sugg
     at = at_local(nxt, ctx.settings.morning_at, tz)
     if at <= ctx.now:
         return None
-    thing = promised_act(headline(text, item.observed_at or ctx.now, tz))
+    # the thing of the sentence that promises, not of another dated one beside it ("…同意书我周一去
+    # 医院打印了签。对了老公周一下午去 Fremantle 面试" promises the consent form)
+    promised = next((s for s in sentences(text) if _promises(s)), text)
+    thing = promised_act(headline(promised, item.observed_at or ctx.now, tz))
     # the sentences of the promise, not the rest of the turn (what else was done or said then)
     quote = short(said_of(text, item.observed_at or ctx.now, tz), 300)
     if zh:

@@ -225,6 +225,22 @@ def sent_to_a_list(text: str) -> bool:
     return any(_OPT_OUT.search(line) for line in tail)
 
 
+# an invitation to take up an offer, as a list's update words it ("Register by Friday for our free
+# webinar", "Save your seat", 立即报名): nobody waits on this reader's answer to it
+_OFFER = re.compile(
+    r"^\W*(?:(?:please\s+)?(?:register|sign up|enrol+|join us|join our|save your (?:seat|spot)|reserve your"
+    r" (?:seat|spot|place)|book (?:now|your)|claim|redeem|grab|shop|don['’]t miss|get (?:your|\d+%)|rsvp (?:now|here)"
+    r"|download|try|watch|read more|learn more))\b"
+    r"|^\W*(?:立即|马上|赶快|现在)?(?:报名|注册|预约名额|抢|领取|下载|点击)",
+    re.IGNORECASE,
+)
+
+
+def is_offer(sentence: str) -> bool:
+    """Whether an ask only invites the reader to take up an offer (a webinar, a sale, a download)."""
+    return bool(_OFFER.search(sentence))
+
+
 def ask_of(text: str) -> str | None:
     """The first sentence of the message's new part that asks something, or None."""
     written = fresh_text(text)

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from daemon.events import EmailEvent
 from daemon.memory.types import ItemDraft
-from daemon.state.email_rules import ask_of, due_in, fresh_text, promise_of, sentences
+from daemon.state.email_rules import ask_of, due_in, fresh_text, is_offer, promise_of, sentences
 from daemon.state.types import EmailMessage
 from handlers.github.summary import one_line
 
@@ -98,6 +98,10 @@ def message_from(event: EmailEvent, mine: frozenset[str], tz: ZoneInfo) -> Email
     # its sentences ask ("不想再收到？")
     bulk = any(label in BULK_LABELS for label in event.labels)
     ask = None if bulk else ask_of(event.text)
+    if ask is not None and "CATEGORY_UPDATES" in event.labels and is_offer(ask):
+        # a list's update that only invites ("Register by Friday for our free webinar"): a bank's
+        # or a school's notice there that asks for something still asks
+        ask = None
     if (
         ask is None
         and not bulk

@@ -101,7 +101,12 @@ async def test_a_day_a_clash_already_named_is_not_listed_again_that_morning(
 ) -> None:
     engine.start_cursor(pmemory)
     pclock.now = at("2026-03-02 09:40")
-    say(pmemory, "c1", "thursday is the regional sales kickoff, 9 to 5 at the Hilton, no way out of it", pclock.now)
+    say(
+        pmemory,
+        "c1",
+        "thursday is the regional sales kickoff, 9 to 5 at the Hilton, no way out of it",
+        pclock.now,
+    )
     engine.after_memory(pmemory, settings, pclock.now)
     pclock.now = at("2026-03-02 11:00")
     say(pmemory, "c2", "the mortgage advisor can only do thursday at 3pm, booked it", pclock.now)

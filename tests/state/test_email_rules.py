@@ -223,6 +223,30 @@ def test_mail_gmail_files_as_promotions_asks_nothing() -> None:
     assert message_from(mail(("INBOX",)), frozenset({"me@example.com"}), tz).ask is not None
 
 
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        # an update from a list that only invites (written after the change, 2026-12-05)
+        ("This month in solar: three case studies. Sign up before Thursday for the installer meetup.", False),
+        ("本周精选：储能新政解读。立即报名周五的线上分享会！", False),
+        # a notice there that asks for something of this reader still asks
+        ("Your card ending 4411 expires soon. Please confirm your new address by 30 June.", True),
+    ],
+)
+def test_an_update_that_only_invites_asks_nothing(text: str, asks: bool) -> None:
+    event = EmailEvent(
+        id="u1",
+        scope="s",
+        sender="Updates <news@list.example>",
+        to=("me@example.com",),
+        date=datetime(2026, 6, 2, 8, 0, tzinfo=UTC),
+        subject="This week",
+        labels=("INBOX", "CATEGORY_UPDATES"),
+        text=text,
+    )
+    assert (message_from(event, frozenset({"me@example.com"}), ZoneInfo("UTC")).ask is not None) is asks
+
+
 def test_the_due_time_of_an_ask_is_its_deadline_not_the_first_date() -> None:
     # written after the change: the event's date comes first, the deadline after "by" / 前
     tz = ZoneInfo("Europe/Madrid")

@@ -138,6 +138,8 @@ _DONE_ZH = re.compile(
 _WORLD_EN = re.compile(
     r"\b(opens?|closes?|closed|launch(?:es)?|comes? out|releases?|is free|are free|run every|runs every|"
     r"forecast|daylight saving|on sale|goes on sale|shuts?|"
+    # the clocks change for everyone: "clocks go back tonight", "clocks spring forward sunday"
+    r"clocks?\s+(?:go|goes|going|went|spring|springs|fall|falls|fell|change|changes)\s*(?:back|forward|ahead)?|"
     # the weather is the world's, not a plan: "supposed to storm tonight", "typhoon signal 8 tomorrow"
     r"weather|storms?|thunderstorms?|typhoon|hurricane|cyclone|heatwave|snow(?:s|ing)?|"
     r"rain(?:s|ing)?(?!\s+(?:or\s+shine|check)))\b"
@@ -145,7 +147,7 @@ _WORLD_EN = re.compile(
     re.IGNORECASE,
 )
 _WORLD_ZH = re.compile(
-    r"开门|关门|闭馆|上线|发布|免费|停课|一班|预报|开售|上映|营业|"
+    r"开门|关门|闭馆|上线|发布|免费|停课|一班|预报|开售|上映|营业|夏令时|冬令时|校钟|拨快|拨慢|"
     # the weather (天文台 is Hong Kong's weather service; 挂波 / 风球 its typhoon signals)
     r"(?:天气|天文台|气象|台风|挂波|挂[一三八九十]号|风球|暴雨|下雨|下雪|红雨|黑雨|寒潮|降温|高温预警)"
     # not the weather said as no obstacle: "下雨也照样去" (even if it rains, they go)
@@ -197,13 +199,21 @@ _OPENER_ZH = re.compile(
 _OUT_EN = re.compile(
     r"\b(?:off the hook|without me|no need for (?:me|us) to (?:go|come|be there|join|tag along)|"
     r"(?:i|we)\s+(?:don'?t|do not|won'?t|will not)\s+(?:have to\s+|need to\s+)?(?:go|come|be there|join|tag along)|"
-    r"(?:i'?m|i am)\s+not\s+(?:going|coming|needed|invited))\b",
+    r"(?:i'?m|i am)\s+not\s+(?:going|coming|needed|invited)|"
+    # skipping it, or left a part nobody needs them for: "we're skipping it", "no airport run for me"
+    r"(?:i'?m|i am|we'?re|we are)\s+(?:skipping|giving)\s+(?:it|that|this)(?:\s+a\s+miss)?|"
+    r"(?:sitting|sit)\s+(?:it|this(?:\s+one)?)\s+out|"
+    r"no\s+(?:airport\s+run|pick-?up|lift|ride|drop-?off|school\s+run)\s+(?:needed\s+)?for\s+(?:me|us))\b",
     re.IGNORECASE,
 )
-_OUT_ZH = re.compile(r"不用我|不需要我|用不着我|不必我|我(?:就)?不(?:用|必)?去|没我(?:什么|啥)?事")
+_OUT_ZH = re.compile(
+    r"不用我|不需要我|用不着我|不必我|我(?:就)?不(?:用|必)?去|没我(?:什么|啥)?事"
+    # staying home while someone else goes: "老公话佢带佢去，我留喺屋企派糖就得"
+    r"|我(?:就)?留(?:喺|在)(?:屋企|家)|我们不去|我(?:们)?(?:就)?不(?:参加|凑热闹)"
+)
 # someone else in the sentence, by a pronoun
 _OTHERS_EN = re.compile(r"\b(?:she|he|they|her|his|their|them|him)\b", re.IGNORECASE)
-_OTHERS_ZH = re.compile(r"他|她")
+_OTHERS_ZH = re.compile(r"他|她|佢")  # 佢: Cantonese he / she
 _NOT_EN = re.compile(r"\b(?:not|no need|don'?t|doesn'?t|won'?t|can'?t|never)\b|n['’]t\b", re.IGNORECASE)
 _NOT_ZH = re.compile(r"不|没|别|无需|不用")
 

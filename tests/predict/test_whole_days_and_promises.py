@@ -115,3 +115,21 @@ async def test_a_day_a_clash_already_named_is_not_listed_again_that_morning(
     assert await outbox.deliver_due() == 1 and "Conflict" in bus.titles[0]
     # Thursday morning: the kickoff was named by the clash, the 3pm call gets its own reminder
     assert engine.morning(pmemory, settings, at("2026-03-05 09:00")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("the Okafors are having their housewarming saturday night, we're giving it a miss", "other"),
+        ("dad flies in tuesday at 6, his mate's collecting him so no airport run for me", "other"),
+        ("clocks spring forward on sunday, lose an hour of sleep yay", "world"),
+        ("呢個禮拜六夏令時開始，要校鐘", "world"),
+        ("細佬聽日畢業禮，阿媽陪佢去，我留喺屋企湊BB", "other"),
+        # they take part: still their plan
+        ("dad flies in tuesday at 6 and I'm collecting him from arrivals", None),
+    ],
+)
+def test_whose_plan_when_the_person_is_out_of_it(text: str, why: str | None) -> None:
+    from daemon.predict.plans import why_not
+
+    assert why_not(text) == why

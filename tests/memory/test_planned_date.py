@@ -25,6 +25,12 @@ def plan_of(text: str) -> datetime | None:
     [
         ("away this weekend, flight's sunday at 6:10am from gatwick", datetime(2026, 6, 7, 6, 10)),
         ("这周末去考科目三，周日早上八点半到考场", datetime(2026, 6, 7, 8, 30)),
+        # a weekday later in a sentence about next week is next week's
+        (
+            "next week is chaos, only fixed thing is thursday 2pm with the auditors",
+            datetime(2026, 6, 11, 14, 0),
+        ),
+        ("下礼拜好忙，礼拜二下午三点还要去签合同", datetime(2026, 6, 9, 15, 0)),
         # a time after a day outside it is another plan's: the first date stands
         (
             "friday is the school run, then saturday at 9 the car goes in for its MOT",

@@ -242,6 +242,12 @@ def _weekday_named_with_its_date(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
 # Between a week and a weekday that says which day of it: "next week: thursday", "next week, on
 # Thursday", "this week - tues"; and between two weekdays of that week: "thursday and friday".
 _WEEK_THEN_WEEKDAY = re.compile(r"[\s,，:：]*(?:[-–—]\s*)?(?:on\s+)?(?:the\s+)?")
+# … or later in the same sentence, with words but no sentence end between ("next week is mad, the
+# only fixed thing is thursday 2pm", "下周很忙，周四下午两点要见审计")
+# (not past a contrast: "next week is busy, but thursday works" is the Thursday coming)
+_SAME_SENTENCE = re.compile(
+    r"(?:(?!\b(?:but|though|however|except|instead|so)\b|不过|但|可是|倒是|所以)[^.!?。！？\n;；])*"
+)
 # A count of weeks from now ("3 weeks ago", "in two weeks", 两周后) is a distance, not a calendar
 # week whose days are named next.
 _WEEKS_COUNTED = re.compile(r"\d|\bago\b|\bin\b|later|from now|[一二两三四五六七八九十几]|前|后")
@@ -251,8 +257,9 @@ _WEEKDAY_AND_WEEKDAY = re.compile(
 
 
 def _weekdays_of_the_week_named(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
-    """A weekday said right after a week is that week's day ("next week: thursday is the review"
-    is the Thursday of next week, not the Thursday coming), and so is each weekday joined to it
+    """A weekday said right after a week, or later in its sentence, is that week's day ("next
+    week: thursday is the review", "next week is mad, the only fixed thing is thursday 2pm" are
+    the Thursday of next week, not the Thursday coming), and so is each weekday joined to it
     ("next week, thursday and friday"). The week stays a mention of its own, as before: what reads
     a turn's clauses finds the weekday in its own clause. Not the current week: there the weekday's
     own reading (the one coming, or the one gone in a past account) is the day meant, and on a
@@ -271,7 +278,10 @@ def _weekdays_of_the_week_named(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             and a.day != this_week
             and not _WEEKS_COUNTED.search(ctx.low, a.start, a.end)
             and b.kind == "weekday"
-            and _WEEK_THEN_WEEKDAY.fullmatch(ctx.low, a.end, b.start)
+            and (
+                _WEEK_THEN_WEEKDAY.fullmatch(ctx.low, a.end, b.start)
+                or _SAME_SENTENCE.fullmatch(ctx.low, a.end, b.start)
+            )
             and along(a, b)
         ):
             week = a

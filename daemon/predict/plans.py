@@ -35,7 +35,7 @@ from daemon.memory.dates.cues import tense
 from daemon.memory.dates.hant import simplified
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
-from daemon.predict.plan_text import dated_sentences, headline, names_a_thing
+from daemon.predict.plan_text import dated_sentences, headline, names_a_thing, sentences
 
 # clause breaks; in Chinese chat a space between two characters is one ("…送别会 新宿的鸟贵族 位子我订的")
 _SPLIT = re.compile(
@@ -191,7 +191,9 @@ _OPENER_EN = re.compile(
 )
 _OPENER_ZH = re.compile(
     # ... and where news came from ("家长群里说", "新闻上讲"): not the people in it
-    r"^(?:(?:对了|另外|还有|而且|然后|哈哈|话说)+|[\u4e00-\u9fff]{1,6}?[里上](?:说|通知|讲)(?:了)?)[，,:：\s]*"
+    # and what only opens the telling ("跟你说", "告诉你", Cantonese 同你讲)
+    r"^(?:(?:对了|另外|还有|而且|然后|哈哈|话说|跟你说|跟你讲|告诉你|我跟你说|同你讲|话你知|你知道吗)+"
+    r"|[\u4e00-\u9fff]{1,6}?[里上](?:说|通知|讲)(?:了)?)[，,:：\s]*"
 )
 
 
@@ -273,7 +275,7 @@ def why_not(text: str) -> str | None:
     ).search(t):
         return "routine"
     said = clauses(t)  # with their sources ("天气预报说…")
-    parts = [_OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p) for p in said]
+    parts = [q for p in said if (q := _OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p))]
     first = parts[0] if parts else t
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
     # the speaker says in so many words they are not part of it ("不用我去", "so I'm off the hook")
@@ -351,9 +353,25 @@ def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime, own: Callable[[str]
     # any sentence of that day may make it the person's: "我妈周四五点四十落地。我得四点半出门去接"
     # (their part is the second sentence); and it names what is on: a day with nothing named
     # ("tuesday. raining sideways") is talk
+    return (
+        any(own(s) and not _someone_elses_clause(s, said, tz) for s in dated_sentences(what(item), said, tz))
+        and names_a_thing(headline(what(item), said, tz))
+        and not _left_out_after(what(item), said, tz)
+    )
+
+
+def _left_out_after(text: str, said: datetime, tz: ZoneInfo) -> bool:
+    """A sentence after the plan's, with no date of its own, in which the speaker says they are
+    not part of it: "the Lindqvists are doing their halloween party tonight. we're skipping it"."""
+    said_in = sentences(" ".join(text.split()))
+    dated = [bool(resolve_dates(s, said, tz)) for s in said_in]
+    if True not in dated:
+        return False
+    later = said_in[dated.index(True) + 1 :]
     return any(
-        own(s) and not _someone_elses_clause(s, said, tz) for s in dated_sentences(what(item), said, tz)
-    ) and names_a_thing(headline(what(item), said, tz))
+        (_OUT_ZH if _zh(simplified(s)) else _OUT_EN).search(simplified(s)) and not resolve_dates(s, said, tz)
+        for s in later
+    )
 
 
 # a clause led by he / she / they, with no word of the speaker in it

@@ -133,3 +133,51 @@ def test_whose_plan_when_the_person_is_out_of_it(text: str, why: str | None) -> 
     from daemon.predict.plans import why_not
 
     assert why_not(text) == why
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # an opener that only starts the telling is not the plan's first clause
+        ("跟你講，我室友禮拜五要去考駕照", "other"),
+        ("告诉你，周五下午我要去面试了", None),
+    ],
+)
+def test_an_opener_is_not_the_first_clause(text: str, why: str | None) -> None:
+    from daemon.predict.plans import why_not
+
+    assert why_not(text) == why
+
+
+def test_a_later_sentence_that_leaves_the_person_out_makes_it_someone_elses() -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from daemon.memory.types import ItemView
+    from daemon.predict.plans import is_own_plan
+
+    tz = ZoneInfo("America/Denver")
+    said = datetime(2026, 10, 28, 18, 0, tzinfo=tz)
+
+    def item(text: str) -> ItemView:
+        return ItemView("i1", "alice", "events", text, {"what": text}, observed_at=said)
+
+    assert not is_own_plan(
+        item("The Garcias are throwing a big pumpkin party friday night. We're sitting it out."), tz, said
+    )
+    assert is_own_plan(
+        item("The Garcias are throwing a big pumpkin party friday night. We're bringing the chili."), tz, said
+    )
+
+
+async def test_a_promise_for_tonight_said_in_the_evening_is_checked_the_next_morning(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 19:30")
+    say(pmemory, "c1", "ok decided. I'll send Mrs. Ortiz the signed lease tonight", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [s] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "follow_up"]
+    assert s.deliver_at.astimezone(at("2026-03-03 09:00").tzinfo).date().isoformat() == "2026-03-03"
+    pclock.now = s.deliver_at
+    assert await outbox.deliver_due() == 1 and "Ortiz" in bus.titles[0]

@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
+from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.cues import tense
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import shared_words
@@ -25,7 +27,6 @@ from daemon.predict.base import (
     Recheck,
     Trigger,
     active,
-    due_of,
     is_cjk,
     said_by_person,
     short,
@@ -176,10 +177,24 @@ def promised_act(thing: str) -> str:
     return named if named != act else f"{act} ({who})"
 
 
-def _check_in(item: ItemView, text: str, zh: bool, scope: str, ctx: Ctx) -> Suggestion | None:
+def _later_today(text: str, said: datetime, tz: ZoneInfo) -> datetime | None:
+    """A part of the day still under way when the promise was said ("I'll email him the photos
+    tonight" at 19:40): the date reader calls it present, the memory no date ahead; the promise
+    is for today all the same."""
+    return next(
+        (
+            m.value
+            for m in resolve_dates(text, said, tz)
+            if m.direction == "present" and m.granularity == "time" and m.value > said
+        ),
+        None,
+    )
+
+
+def _check_in(item: ItemView, due: datetime, text: str, zh: bool, scope: str, ctx: Ctx) -> Suggestion | None:
     """The one check-in the morning after a promise's day, withdrawn if it was done by then."""
     tz = ctx.settings.tz
-    due = due_of(item).astimezone(tz)
+    due = due.astimezone(tz)
     nxt = next_day_start(due, tz)
     at = at_local(nxt, ctx.settings.morning_at, tz)
     if at <= ctx.now:
@@ -225,13 +240,16 @@ class Promise:
         out = []
         for item in trigger.items:
             text = what(item)
-            if item.due_at is None or not said_by_person(item) or not is_promise(text):
+            if not said_by_person(item) or not is_promise(text):
+                continue
+            due = item.due_at or _later_today(text, item.observed_at or ctx.now, ctx.settings.tz)
+            if due is None:
                 continue
             if said_when.github_follows(text, ctx.settings.github_login):
                 continue  # "I'll check #1187 tonight": the pull request's follow-up (github.py)
             if active(item) is not None:
                 continue
-            check = _check_in(item, text, is_cjk(text), trigger.scope, ctx)
+            check = _check_in(item, due, text, is_cjk(text), trigger.scope, ctx)
             if check is not None:
                 out.append(check)
         return out

@@ -139,7 +139,7 @@ _WORLD_EN = re.compile(
     r"\b(opens?|closes?|closed|launch(?:es)?|comes? out|releases?|is free|are free|run every|runs every|"
     r"forecast|daylight saving|on sale|goes on sale|shuts?|"
     # the clocks change for everyone: "clocks go back tonight", "clocks spring forward sunday"
-    r"clocks?\s+(?:go|goes|going|went|spring|springs|fall|falls|fell|change|changes)\s*(?:back|forward|ahead)?|"
+    r"clocks?\s+(?:go|goes|going|went|spring|springs|fall|falls|fell)\s+(?:back|forward|ahead)|clocks?\s+change|"
     # the weather is the world's, not a plan: "supposed to storm tonight", "typhoon signal 8 tomorrow"
     r"weather|storms?|thunderstorms?|typhoon|hurricane|cyclone|heatwave|snow(?:s|ing)?|"
     r"rain(?:s|ing)?(?!\s+(?:or\s+shine|check)))\b"

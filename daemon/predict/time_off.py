@@ -68,13 +68,3 @@ def is_time_off(text: str) -> bool:
     return any(_taken(zh, m, True) for m in _ZH_LEAVE.finditer(zh)) or any(
         _taken(text, m, False) for m in _EN_LEAVE.finditer(text)
     )
-
-
-def without_leave(text: str) -> str:
-    """`text` with its words of leave taken left out: what else the turn says the day is for."""
-    zh = simplified(text)
-    spans = [m.span() for m in _ZH_LEAVE.finditer(zh) if _taken(zh, m, True)]
-    spans += [m.span() for m in _EN_LEAVE.finditer(text) if _taken(text, m, False)]
-    for a, b in sorted(spans, reverse=True):
-        text = text[:a] + " " + text[b:]
-    return text

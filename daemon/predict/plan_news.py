@@ -119,16 +119,15 @@ def _lone_clock_move(text: str, mentions: list[DateMention], day: date, due: dat
 
 
 # a cancellation said as a condition: "如需更改或取消预约，请提前致电", "if you need to cancel, call us"
+_IF_ZH = "如需|如要|如果|若需|若要|如有需要"
 _IF_BEFORE = re.compile(
-    r"(?:如需|如要|如果|若需|若要|如有需要|(?<![a-z])(?:if you|should you|in case)(?![a-z]))[^,，。.;；]{0,20}$",
-    re.IGNORECASE,
+    rf"(?:{_IF_ZH}|(?<![a-z])(?:if you|should you|in case)(?![a-z]))[^,，。.;；]{{0,20}}$", re.IGNORECASE
 )
 
 
 _CLAUSE = re.compile(r"[^,，;；:：.!?。！？\n]+[,，;；:：.!?。！？]*")
-_IF_START = re.compile(
-    r"^\W*(?:如需|如要|如果|若需|若要|如有需要|(?:if|should you|in case)(?![a-z]))", re.IGNORECASE
-)
+# … or opening its sentence: the whole sentence is the condition
+_IF_START = re.compile(rf"^\W*(?:{_IF_ZH}|(?:if|should you|in case)(?![a-z]))", re.IGNORECASE)
 
 
 def _tells_change(text: str, plan_text: str) -> bool:

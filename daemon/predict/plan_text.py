@@ -14,12 +14,14 @@ announcement told before it ("finally booked the dentist. thurs arvo, half 2, th
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import planned, resolve_dates
+from daemon.memory.dates.cues import tense
 from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
 
@@ -30,8 +32,11 @@ _TITLE_DOT = (
     r"|(?<=\b[Ss]r)|(?<=\bvs))\.(?=\s+\w)"
 )
 _SENTENCE = re.compile(rf"(?:[^.!?。！？…\n]|(?<=\d)\.(?=\d)|{_TITLE_DOT})+[.!?。！？…]*")
-# a clause; a space between two Chinese characters ends one as a comma does ("…送别会 新宿的鸟贵族")
-_CLAUSE_ZH = re.compile(r"(?:[^，,；;：:\s]|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff]))+")
+# a clause; a space between two Chinese characters ends one as a comma does ("…送别会 新宿的鸟贵族"),
+# the colon of a clock does not ("周日早上5:40的KTX")
+_CLAUSE_ZH = re.compile(
+    r"(?:[^，,；;：:\s]|(?<=\d)[:：](?=\d)|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff]))+"
+)
 # "8:30 retro" is one clause; an emoji ends one, as people type it for a comma ("this weekend 🙃 …")
 _CLAUSE_EN = re.compile(r"(?:[^,;:\U0001F300-\U0001FAFF\u2600-\u27BF]|(?<=\d):(?=\d))+")
 _LEAD_EN = re.compile(
@@ -142,6 +147,10 @@ _CLOCK_ANY = re.compile(
 )
 
 
+# a clause that turns from what was said before ("and the dog…", "but", "然后", "不过")
+_TURNS = re.compile(
+    r"(?:and|but|so|because|which|then|also|plus|anyway|though)\b|然后|但是|不过|可是|而且|还有|另外|所以|因为"
+)
 # characters that make a two-character piece a function word ("那个", "我们", "然后"), not a topic
 _FUNCTION_ZH = frozenset("的了个那这我你他她它们是在要有和就都也还很把被给然后吗呢吧啊")
 
@@ -153,9 +162,9 @@ def _topic_words(thing: str, zh: bool) -> set[str]:
     if not zh:
         return set(tokenize(thing))
     pairs = (thing[i : i + 2] for i in range(len(thing) - 1))
-    return {p for p in pairs if _HAN.fullmatch(p[0]) and _HAN.fullmatch(p[1]) and not _FUNCTION_ZH.intersection(p)} | set(
-        re.findall(r"[A-Za-z][A-Za-z0-9'-]{2,}", thing)
-    )
+    return {
+        p for p in pairs if _HAN.fullmatch(p[0]) and _HAN.fullmatch(p[1]) and not _FUNCTION_ZH.intersection(p)
+    } | set(re.findall(r"[A-Za-z][A-Za-z0-9'-]{2,}", thing))
 
 
 def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
@@ -177,23 +186,41 @@ def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
     day = ahead[0].value.astimezone(tz).date() if ahead else None
     dates = [m.start for m in found if day is None or m.value.astimezone(tz).date() == day]
 
+    def dated(lo: int, hi: int) -> bool:
+        return any(lo <= d < hi for d in dates) or bool(_CLOCK_ANY.search(text[lo:hi]))
+
     def keeps(lo: int, hi: int) -> bool:
         piece = text[lo:hi]
         shared = any(w in piece for w in words) if zh else bool(words & set(tokenize(piece)))
-        return shared or any(lo <= d < hi for d in dates) or bool(_CLOCK_ANY.search(piece))
+        return shared or dated(lo, hi)
 
     parts: list[tuple[str, bool]] = []
     for m in _SENTENCE.finditer(text):
         if m.group(0).strip():
-            parts.append((_clauses_of(text, m.start(), m.end(), zh, keeps), keeps(m.start(), m.end())))
+            parts.append((_clauses_of(text, m.start(), m.end(), zh, keeps, dated), keeps(m.start(), m.end())))
     return _elide(parts, "" if zh else " ", "" if zh else " ") or text
 
 
-def _clauses_of(text: str, lo: int, hi: int, zh: bool, keeps: Callable[[int, int], bool]) -> str:
-    """A sentence as quoted: whole, or its kept clauses when it has three or more and not all are."""
+def _clauses_of(
+    text: str,
+    lo: int,
+    hi: int,
+    zh: bool,
+    keeps: Callable[[int, int], bool],
+    dated: Callable[[int, int], bool],
+) -> str:
+    """A sentence as quoted: whole, or its kept clauses when it has three or more and not all are.
+    The clause right after one with the plan's date is kept too when it goes on about it, telling
+    where or what ("friday at 11:45, Cartório Notarial Seabra on Rua de São Bento"), not when it
+    turns to something else ("and the dog barked all night", "隔壁的狗叫了一整晚")."""
     spans = [(lo + c.start(), lo + c.end()) for c in (_CLAUSE_ZH if zh else _CLAUSE_EN).finditer(text[lo:hi])]
     spans = [(a, b) for a, b in spans if text[a:b].strip()]
-    kept = [keeps(a, b) for a, b in spans]
+
+    def goes_on(i: int) -> bool:
+        piece = text[spans[i][0] : spans[i][1]].strip().lower()
+        return dated(*spans[i - 1]) and not _TURNS.match(piece) and tense(piece) != "past"
+
+    kept = [keeps(a, b) or (i > 0 and goes_on(i)) for i, (a, b) in enumerate(spans)]
     if len(spans) < 3 or all(kept) or not any(kept):
         return text[lo:hi].strip()
     pieces = [(text[a:b].strip(" ,，;；:："), k) for (a, b), k in zip(spans, kept, strict=True)]
@@ -212,7 +239,7 @@ def _elide(parts: list[tuple[str, bool]], sep: str, gap: str) -> str:
         elif not out or out[-1] != "…":
             out.append("…")
     text = out[0]
-    for before, piece in zip(out, out[1:], strict=False):
+    for before, piece in itertools.pairwise(out):
         text += (gap if "…" in (before, piece) else sep) + piece
     return text
 

@@ -296,15 +296,18 @@ def reasons(text: str) -> list[str]:
     # the speaker takes part when a clause of theirs says so ("I'm driving her"); a clause that
     # says they do not ("我就不请假了", "I'm not going") leaves it someone else's
     # (nor does a clause of what they did already: "让我帮他过了一遍简历")
-    if other or third.search(first) and (
-        # left out in so many words: whatever else they say of themselves ("我乐得躺平") is not
-        # their part
-        left_out
-        or not any(
-            me.search(_without_subject(p, zh))
-            and not (_NOT_ZH if zh else _NOT_EN).search(p)
-            and tense(p.lower()) != "past"
-            for p in parts
+    if other or (
+        third.search(first)
+        and (
+            # left out in so many words: whatever else they say of themselves ("我乐得躺平") is
+            # not their part
+            left_out
+            or not any(
+                me.search(_without_subject(p, zh))
+                and not (_NOT_ZH if zh else _NOT_EN).search(p)
+                and tense(p.lower()) != "past"
+                for p in parts
+            )
         )
     ):
         out.append("other")

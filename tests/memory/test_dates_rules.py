@@ -162,6 +162,28 @@ def test_dates_next_to_a_habit_stay(text: str, expected: list[tuple[date, str | 
             [(date(2024, 3, 11), None, "past"), (date(2024, 3, 12), None, "past")],
         ),
         ("The party is on Friday the 5th", [(date(2024, 4, 5), None, "future")]),
+        # a slot arranged for a day is ahead, whatever else in the clause is past (written after
+        # the change, 2026-12-05)
+        (
+            "finally got the cat booked in with the vet for Monday at 9:10, it was the last slot they had",
+            [(date(2024, 3, 18), "09:10", "future")],
+        ),
+        (
+            "the garage squeezed me in for Friday, which was nice of them",
+            [(date(2024, 3, 15), None, "future")],
+        ),
+        (
+            "my MRI got put at 8:45 on Friday, which was the earliest",
+            [(date(2024, 3, 15), "08:45", "future")],
+        ),
+        # what one was roped into or volunteered for is ahead too
+        (
+            "got roped into running the bake sale stall on Saturday, send help",
+            [(date(2024, 3, 16), None, "future")],
+        ),
+        ("I volunteered to drive the minibus for Friday's away game", [(date(2024, 3, 15), None, "future")]),
+        # ... and a booking made for a day that has gone stays there
+        ("we booked the hall for last Saturday and nobody came", [(date(2024, 3, 9), None, "past")]),
     ],
 )
 def test_moved_appointments_and_fragments(text: str, expected: list[tuple[date, str | None, str]]) -> None:

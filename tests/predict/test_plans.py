@@ -11,7 +11,7 @@ import pytest
 from daemon.config import Settings
 from daemon.memory import Memory
 from daemon.memory.types import ItemView
-from daemon.predict import engine
+from daemon.predict import engine, plans
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_text import headline, names_a_thing, said_of
 from daemon.predict.plans import is_own_plan, own_plan, why_not
@@ -171,6 +171,22 @@ async def test_a_reminder_is_written_for_the_reminder_with_the_quote_as_evidence
         (
             "Next Monday at 10:00 I have the project demo for the board.",
             "Next Monday at 10:00 I have the project demo for the board.",
+        ),
+        # one run-on sentence of the week's complaints: only the plan's clauses are quoted
+        # (written after the change, 2026-12-05)
+        (
+            "the printer jammed twice, my boss wants the deck redone, the optician is thursday at "
+            "5:40 on Kastanienallee, and the neighbours' dog barked all night",
+            "… the optician is thursday at 5:40 on Kastanienallee …",
+        ),
+        (
+            "地铁又晚点了，午饭也没吃上，周四下午五点四十去配眼镜，隔壁的狗叫了一整晚",
+            "…周四下午五点四十去配眼镜…",
+        ),
+        # two clauses: quoted whole, as a sentence is
+        (
+            "ugh, the optician is thursday at 5:40",
+            "ugh, the optician is thursday at 5:40",
         ),
     ],
 )
@@ -438,3 +454,31 @@ def test_a_speaker_who_says_they_are_not_part_of_it_has_no_plan(text: str, own: 
 )
 def test_a_plan_said_with_the_weather_is_still_a_plan(text: str) -> None:
     assert why_not(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # written after the change (2026-12-05): venting about someone else's day is both
+        "my sister has her viva on thursday morning, she is so stressed she can't sleep ugh",
+        "我哥下周一面试，紧张得要命，烦死了",
+    ],
+)
+def test_every_reason_against_a_plan_is_found(text: str) -> None:
+    """`reasons` gives the plan model every cue the rules find, `why_not` the first of them."""
+    found = plans.reasons(text)
+    assert found[:2] == ["vent", "other"]
+    assert why_not(text) == found[0]
+
+
+def test_why_not_is_the_first_reason_on_every_labelled_sentence() -> None:
+    rows = [
+        json.loads(line)
+        for f in sorted((ROOT / "bench" / "data").glob("plans_asks*.jsonl"))
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    assert len(rows) > 1000
+    for r in rows:
+        found = plans.reasons(r["text"])
+        assert why_not(r["text"]) == (found[0] if found else None), r["text"]

@@ -142,7 +142,7 @@ from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import en as dates_en
 from daemon.memory.dates import zh as dates_zh
-from daemon.memory.dates.common import Ctx, DateMention, Hit, mention, monday, planned
+from daemon.memory.dates.common import PERIODS, Ctx, DateMention, Hit, mention, monday, planned
 from daemon.memory.dates.cues import own_account
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.recurrence import Recurrence, recurrence
@@ -202,7 +202,7 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             _same_day_as(timed[0], times)
             before, timed, prev = [], [], i
             continue
-        timed = [h for h in group if h.kind != "time" and h.granularity == "day" and h.clock is not None]
+        timed = [h for h in group if _day_with_time(h)]
         if times and len(bare) == 1:
             bare[0].clock = times[0].said
             dropped.add(id(times[0]))
@@ -214,7 +214,7 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             # before it is the day it is said: "call at 3pm, and the dentist at 5pm tomorrow")
             _same_day_as(timed[0], [t for t in times if t.start > timed[0].start])
         before = [h for h in bare if h.clock is None] if not times else []
-        timed = [h for h in group if h.kind != "time" and h.granularity == "day" and h.clock is not None]
+        timed = [h for h in group if _day_with_time(h)]
         prev = i
     return [h for h in kept if id(h) not in dropped]
 
@@ -299,11 +299,22 @@ def _weekdays_of_the_week_named(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     return kept
 
 
+def _day_with_time(hit: Hit) -> bool:
+    """A day said with its time of day: a clock ("Thursday at 5:40") or a part of the day
+    ("禮拜天一早", "Sunday morning"), whose lone times later in the sentence are that day's."""
+    return (
+        hit.kind != "time"
+        and hit.granularity == "day"
+        and (hit.clock is not None or (hit.period is not None and hit.takes_time and hit.span_days is None))
+    )
+
+
 def _same_day_as(anchor: Hit, times: list[Hit]) -> None:
     """Put lone times on the day of `anchor` (a day said with its time), each at the reading of
-    it nearest the anchor's time when it was said without am/pm."""
-    assert anchor.clock is not None
-    offset, hour, minute = anchor.clock
+    it nearest the anchor's time when it was said without am/pm (of a part of the day, its
+    representative hour: "禮拜天一早 … 6:55 那班" is 06:55)."""
+    assert anchor.clock is not None or anchor.period is not None
+    offset, hour, minute = anchor.clock or (0, PERIODS[anchor.period or "morning"][0], 0)
     at = hour * 60 + minute
     for t in times:
         if t.said is None:
@@ -384,7 +395,10 @@ def _resolve(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
     for hit in hits:
         if hit.granularity == "day" and hit.takes_time and hit.span_days is None:
             (dates_zh.attach if hit.lang == "zh" else dates_en.attach)(ctx, hit)
-    hits = [h for h in hits if not ctx.sentence(h.start)[1].habitual(h.start, h.kind)]
+    days = tuple(
+        h.start for h in hits if h.kind != "time" and not ctx.sentence(h.start)[1].habitual(h.start, h.kind)
+    )
+    hits = [h for h in hits if not ctx.sentence(h.start)[1].habitual(h.start, h.kind, days)]
     # Longest first, then leftmost: "the day before yesterday" over "yesterday", 上周五 over 周五.
     kept: list[Hit] = []
     for hit in sorted(hits, key=lambda h: (h.start - h.end, h.start)):

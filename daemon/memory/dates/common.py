@@ -380,6 +380,20 @@ def planned(ahead: list[DateMention]) -> DateMention | None:
     if not ahead:
         return None
     first = ahead[0]
+    if first.has_time and not first.has_clock:
+        # a part of the day, refined by a clock said near its hour ("禮拜天一早 … 6:55 那班",
+        # "sunday afternoon, kick-off 2:30"); not by one hours away ("evening drinks, then the
+        # 11:15 train home")
+        return next(
+            (
+                d
+                for d in ahead[1:]
+                if d.has_clock
+                and d.value.date() == first.value.date()
+                and abs(d.value - first.value) <= timedelta(hours=3)
+            ),
+            first,
+        )
     if first.has_time:
         return first
     days = _SPAN_DAYS.get(first.granularity, 2 if _WEEKEND.search(first.text) else 1)

@@ -53,6 +53,14 @@ EN_ARRANGED = re.compile(
     r"\b(?:book(?:ed)?|reserv(?:e|ed)|schedul(?:e|ed)|got\s+(?:\w+\s+)?in|fit\s+(?:\w+\s+)?in|squeez\w*\s+(?:\w+\s+)?in"
     r"|made\s+(?:an?|the)\s+appointment|set\s+(?:it\s+|that\s+)?up|sign(?:ed)?\s+(?:\w+\s+)?up)\b[^.!?;]*?"
     rf"\bfor\s+{_EN_SLOT}"
+    # ... or taken on, with its day: what one is roped into, signs up or agrees to is ahead ("just got
+    # roped into chaperoning the field trip on Thursday", "volunteered to drive on Saturday")
+    r"|\b(?:roped\s+(?:\w+\s+)?into|volunteered\s+(?:\w+\s+)?(?:for|to)|agreed\s+to"
+    r"|(?:got|was|were|been)\s+(?:asked|invited|picked|chosen|drafted|volunteered)\s+(?:to|for))\b[^.!?;]*?"
+    rf"\b(?:on|for|at)\s+{_EN_SLOT}"
+    # ... or given a slot, in the passive: "the interview got put at 2:20 on Wednesday", "was set for"
+    r"|\b(?:got|was|were|been|is|are)\s+(?:put|set|slotted|pencill?ed|scheduled|booked)\s+(?:in\s+|down\s+)?"
+    rf"(?:for|at|on)\s+{_EN_SLOT}"
 )
 _TARGET_WORDS = frozenset(("to", "for", "till", "until"))
 # 过 of experience (去过, 吃过), not the direction of 过来 ("飞过来", coming over) nor the wait of
@@ -125,8 +133,10 @@ def tense(low: str) -> str:
     low = low.replace("’", "'")
     words = EN_WORD.findall(low)
     zh = ZH_ARRANGED.sub("", low) if not low.isascii() else ""
-    if (zh and zh != low) or (
-        not _TARGET_WORDS.isdisjoint(words) and (EN_RESCHEDULE.search(low) or EN_ARRANGED.search(low))
+    if (
+        (zh and zh != low)
+        or (not _TARGET_WORDS.isdisjoint(words) and EN_RESCHEDULE.search(low))
+        or (("for" in words or "at" in words or "on" in words) and EN_ARRANGED.search(low))
     ):
         return "future"
     past = any(
@@ -330,13 +340,17 @@ class Sentence:
                 return part.tense or self.tense
         return self.tense
 
-    def habitual(self, pos: int, kind: str) -> bool:
-        """Whether a hit of ``kind`` at ``pos`` is part of a routine, not a one-off date."""
+    def habitual(self, pos: int, kind: str, days: tuple[int, ...] = ()) -> bool:
+        """Whether a hit of ``kind`` at ``pos`` is part of a routine, not a one-off date. ``days``:
+        where the sentence's other date expressions (not times) start. A present simple beside a
+        one-off day is a timetable, not a routine ("sunday we play in Milwaukee at 6:55am", "the
+        train leaves Friday at 7:05"): its time stays."""
         if kind == "fixed":
             return False
         for c in self.clauses:
             if c.start <= pos < c.end:
-                return c.habit or (kind == "time" and c.routine_time)
+                dated = any(c.start <= d < c.end for d in days)
+                return c.habit or (kind == "time" and c.routine_time and not dated)
         return False
 
 

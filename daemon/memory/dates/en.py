@@ -248,6 +248,8 @@ def evening_clock(ctx: Ctx, pos: int, clk: Clock) -> Clock:
 
 
 _EN_PREP_BEFORE = re.compile(r"(?<!\w)(?:at|around|about|by|from|until|till|@)\s*\Z")
+# a clock that names a thing's time in Chinese: "6:55 那班 Amtrak", "7:05的航班", "8:30这趟"
+_ZH_NAMED_AFTER = re.compile(r"\s?(?:的|那班|这班|那趟|这趟|那场|这场|班|趟|场)")
 _EN_THE_BEFORE = re.compile(r"(?<!\w)the\s+\Z")
 
 
@@ -467,7 +469,10 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             # "the 6:15 ferry", "8:30 retro tomorrow": a clock time that names a thing's time
             # (after "the", or opening a sentence), not a score
             named = m["mc"] and (
-                _EN_THE_BEFORE.search(text, max(0, s - 4), s) or ctx.sentence(s)[0] != ctx.sentence(s - 1)[0]
+                _EN_THE_BEFORE.search(text, max(0, s - 4), s)
+                or ctx.sentence(s)[0] != ctx.sentence(s - 1)[0]
+                # ... as Chinese says it after the clock: "6:55 那班 Amtrak", "7:05的航班"
+                or _ZH_NAMED_AFTER.match(text, m.end())
                 if s
                 else True
             )

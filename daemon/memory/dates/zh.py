@@ -39,6 +39,9 @@ PERIOD_WORD = {
     "晏昼": "noon",
     "下昼": "afternoon",
     "晚黑": "evening",
+    # only right after a day ("礼拜天一早"): alone, Cantonese 一早 is "long since" (我一早知道)
+    "一大早": "morning",
+    "一早": "morning",
 }
 _DIGIT = {
     "零": 0,
@@ -186,7 +189,7 @@ _ABSOLUTE = re.compile(
     rf"(?P<m>{_MONTH_NUM})\s*月\s*(?:(?P<d>{_DAY_NUM})\s*[日号])?"
 )
 TIME = re.compile(
-    r"""\s*[的嘅]?\s*(?P<period>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|朝早|晏昼|下昼|晚黑)?\s*
+    r"""\s*[的嘅]?\s*(?P<period>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|朝早|晏昼|下昼|晚黑|一大早|一早)?\s*
     (?:(?P<hp>
         (?P<hd>\d{1,2})[:：](?P<md>[0-5]\d)
       | (?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*(?:点钟?|(?<=\d)\s*时)

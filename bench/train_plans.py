@@ -79,6 +79,11 @@ TRAIN = (
     # someone else's): the model weighing every sentence read the first kind as someone else's;
     # written by a stranger as categories, not sentences (2026-12-05)
     STRANGER.with_name("plans_asks_stranger5.jsonl"),
+    # the person as the one an event comes to ("the dentist can only see me tomorrow at 3pm"),
+    # beside someone else as that one; someone else's event told with the person's feelings
+    # about it ("女朋友周六考科目二…我也跟着紧张") beside one they take part in: the model read the
+    # first as someone else's and the second as the person's (2026-12-05, as categories)
+    STRANGER.with_name("plans_asks_stranger6.jsonl"),
 )
 CHECKS = {
     "check": ROOT / "bench" / "check" / "plans_asks.jsonl",  # written apart by the project

@@ -308,6 +308,23 @@ def test_day_span_reads_hours_in_both_languages() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        # written after the change (2026-12-05): a day taken whole, with the time it starts
+        ("Wednesday's the staff away-day, all day, coach at 8:15 from the car park", "2026-03-04 18:00"),
+        ("周三全天外出培训，早上8:15在公司门口上车", "2026-03-04 18:00"),
+        # ... and a timed event that says nothing of the day lasts its hour
+        ("Wednesday at 8:15 I have the coach to the away-day", "2026-03-04 09:15"),
+    ],
+)
+def test_a_timed_event_said_to_take_the_whole_day_lasts_the_working_day(text: str, end: str) -> None:
+    from daemon.predict.predictors.conflict import span
+
+    item = ItemView("i1", "alice", "events", "", {"what": text}, due_at=at("2026-03-04 08:15"))
+    assert span(item, BERLIN) == (at("2026-03-04 08:15"), at(end))
+
+
 def test_the_labelled_sets_are_apart_and_in_both_languages() -> None:
     def rows(name: str) -> list[dict[str, object]]:
         path = ROOT / name / "plans_asks.jsonl"

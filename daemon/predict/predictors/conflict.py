@@ -96,7 +96,11 @@ def span(item: ItemView, tz: ZoneInfo) -> tuple[datetime, datetime] | None:
     """When an event takes place, in the person's time zone, or None when it takes no hours."""
     due = due_of(item).astimezone(tz)
     if is_timed(due, tz):
-        return due, end_of(item, due)
+        end = end_of(item, due)
+        whole = day_span(item, due.replace(hour=0, minute=0)) if end == due + DEFAULT_LENGTH else None
+        # a day said to take all of it, with the time it starts ("the field trip on Thursday, all
+        # day, bus leaves at 7:40"): from that time to the end of the working day at least
+        return due, max(end, whole[1]) if whole is not None else end
     return day_span(item, due)
 
 

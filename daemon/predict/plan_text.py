@@ -37,8 +37,8 @@ _SENTENCE = re.compile(rf"(?:[^.!?。！？…\n]|(?<=\d)\.(?=\d)|{_TITLE_DOT})+
 _CLAUSE_ZH = re.compile(
     r"(?:[^，,；;：:\s]|(?<=\d)[:：](?=\d)|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff]))+"
 )
-# "8:30 retro" is one clause; an emoji ends one, as people type it for a comma ("this weekend 🙃 …")
-_CLAUSE_EN = re.compile(r"(?:[^,;:\U0001F300-\U0001FAFF\u2600-\u27BF]|(?<=\d):(?=\d))+")
+# "8:30 retro" and "$1,850" are one clause; an emoji ends one, as people type it for a comma ("this weekend 🙃 …")
+_CLAUSE_EN = re.compile(r"(?:[^,;:\U0001F300-\U0001FAFF\u2600-\u27BF]|(?<=\d)[:,](?=\d))+")
 _LEAD_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|ah|ugh|argh|omg|welp|meh|hmm+|hey|yay|phew|btw|by the way|also|and|just|reminder|remind me|note|fyi)\b[,:]?\s*)*"
     r"(?:(?:i|we)\s+(?:have|'ve got|’ve got|have got|got|need to|have to|must|am|are|will|'ll|’ll)\s+|"
@@ -147,6 +147,9 @@ _CLOCK_ANY = re.compile(
 )
 
 
+# someone named before the clause that says the plan ("transfer it to her on Friday")
+_PRONOUN_EN = re.compile(r"\b(?:him|her|them|his|their|he|she|they)\b", re.IGNORECASE)
+_PRONOUN_ZH = re.compile(r"[他她]")
 # a clause that turns from what was said before ("and the dog…", "but", "然后", "不过")
 _TURNS = re.compile(
     r"(?:and|but|so|because|which|then|also|plus|anyway|though)\b|然后|但是|不过|可是|而且|还有|另外|所以|因为"
@@ -220,7 +223,17 @@ def _clauses_of(
         piece = text[spans[i][0] : spans[i][1]].strip().lower()
         return dated(*spans[i - 1]) and not _TURNS.match(piece) and tense(piece) != "past"
 
-    kept = [keeps(a, b) or (i > 0 and goes_on(i)) for i, (a, b) in enumerate(spans)]
+    def points_back(j: int) -> bool:
+        # "大刘帮我垫了票钱，1280，答应他周四把钱转给他": the plan's "他" is said in a clause before
+        piece = text[spans[j][0] : spans[j][1]]
+        return dated(*spans[j]) and bool(_PRONOUN_ZH.search(piece) if zh else _PRONOUN_EN.search(piece))
+
+    kept = [
+        keeps(a, b)
+        or (i > 0 and goes_on(i))
+        or any(points_back(j) for j in range(i + 1, min(i + 3, len(spans))))
+        for i, (a, b) in enumerate(spans)
+    ]
     if len(spans) < 3 or all(kept) or not any(kept):
         return text[lo:hi].strip()
     pieces = [(text[a:b].strip(" ,，;；:："), k) for (a, b), k in zip(spans, kept, strict=True)]
@@ -241,7 +254,7 @@ def _elide(parts: list[tuple[str, bool]], sep: str, gap: str) -> str:
     text = out[0]
     for before, piece in itertools.pairwise(out):
         text += (gap if "…" in (before, piece) else sep) + piece
-    return text
+    return re.sub(r"…(?:\s*…)+", "…", text)  # a sentence cut at both ends beside one left out
 
 
 def headline(text: str, at: datetime, tz: ZoneInfo) -> str:

@@ -499,3 +499,25 @@ def test_why_not_is_the_first_reason_on_every_labelled_sentence() -> None:
     for r in rows:
         found = plans.reasons(r["text"])
         assert why_not(r["text"]) == (found[0] if found else None), r["text"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "left_out"),
+    [
+        # written after the change (2026-12-05): who "him" / "她" is, is said in a clause before
+        (
+            "ugh what a week, Jonas lent me the deposit, $2,300, I'll pay him back on Saturday, promise",
+            ["Jonas lent me the deposit", "$2,300", "pay him back on Saturday"],
+            ["what a week"],
+        ),
+        (
+            "累死了，小周上个月帮我交了物业费，八百块，周六把钱还给她，别忘了",
+            ["小周上个月帮我交了物业费", "周六把钱还给她"],
+            ["累死了"],
+        ),
+    ],
+)
+def test_the_quote_keeps_who_the_plan_points_back_to(text: str, kept: list[str], left_out: list[str]) -> None:
+    quote = said_of(text, at("2026-03-02 10:00"), BERLIN)
+    assert all(k in quote for k in kept), quote
+    assert not any(k in quote for k in left_out), quote

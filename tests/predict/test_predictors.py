@@ -114,7 +114,7 @@ async def test_a_clash_corrected_in_the_next_message_is_never_said(
     pclock.now = at("2026-03-02 09:02")
     say(pmemory, "c3", "Actually the boiler visit got moved to Friday at 11, never mind", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now = at("2026-03-02 09:06")
+    pclock.now = at("2026-03-02 09:01") + SETTLE
     await outbox.deliver_due()
     assert not [b for _, b, _ in bus.sent if b["kind"] == "conflict"]
     [c] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "conflict"]

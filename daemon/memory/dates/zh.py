@@ -40,8 +40,8 @@ PERIOD_WORD = {
     "下昼": "afternoon",
     "晚黑": "evening",
     # only right after a day ("礼拜天一早"): alone, Cantonese 一早 is "long since" (我一早知道)
-    "一大早": "morning",
-    "一早": "morning",
+    "一大早": "early",
+    "一早": "early",
 }
 _DIGIT = {
     "零": 0,

@@ -215,7 +215,9 @@ def _clauses_of(
     """A sentence as quoted: whole, or its kept clauses when it has three or more and not all are.
     The clause right after one with the plan's date is kept too when it goes on about it, telling
     where or what ("friday at 11:45, Cartório Notarial Seabra on Rua de São Bento"), not when it
-    turns to something else ("and the dog barked all night", "隔壁的狗叫了一整晚")."""
+    turns to something else ("and the dog barked all night", "隔壁的狗叫了一整晚"); so are the one or
+    two before a clause of the plan that points back with a pronoun ("Mia covered my half, I'll
+    transfer it to her on Friday")."""
     spans = [(lo + c.start(), lo + c.end()) for c in (_CLAUSE_ZH if zh else _CLAUSE_EN).finditer(text[lo:hi])]
     spans = [(a, b) for a, b in spans if text[a:b].strip()]
 

@@ -26,6 +26,7 @@ def plan_time(text: str) -> str | None:
     [
         ("sunday we race in Leeds at 7:30am, bring the spare wheel", "Sun 17 07:30"),
         ("周六一早去爬山，坐 7:10 那班大巴，别睡过头", "Sat 16 07:10"),
+        ("周六一大早出发，赶7:25那趟高铁", "Sat 16 07:25"),  # no space: the clock ends at 那
         ("saturday morning the club rides out, meeting point is the 8:15 ferry", "Sat 16 08:15"),
     ],
 )

@@ -55,10 +55,11 @@ TIME_BEFORE = re.compile(
     rf"(?<![\w:.])(?:(?P<prep>at|around|about|by|from|until|till|@)\s*)?{CORE}\s+(?:on\s+)?\Z", re.VERBOSE
 )
 # A time with no date next to it: "3pm", "10 a.m.", "at 10:30", "at noon" (a lone "10:30" may be a score).
+# A Chinese character may follow the minutes ("7:25那趟"): a word boundary would not end the clock there.
 TIME_ALONE = re.compile(
     r"""(?P<h>[0-9]{1,2})(?:
         (?:[:.](?P<m>[0-5][0-9]))?\s*(?P<ap>[ap])\.?m\b\.?
-      | :(?P<mc>[0-5][0-9])\b(?!:[0-9])
+      | :(?P<mc>[0-5][0-9])(?![0-9A-Za-z_])(?!:[0-9])
       | h(?P<mh>[0-5][0-9])\b
       | \s*o['’]?clock\b)""",
     re.VERBOSE,

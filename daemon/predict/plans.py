@@ -261,8 +261,9 @@ def why_not(text: str) -> str | None:
 
 def reasons(text: str) -> list[str]:
     """Every reason the rules find against a dated sentence being the person's own plan, in
-    `why_not`'s order: "女朋友周六考科目二，紧张得饭都吃不下" is venting and someone else's, and
-    the plan model weighs both (the first alone hid that it is not the person's)."""
+    `why_not`'s order: "女朋友周六考科目二，紧张得饭都吃不下" is venting and someone else's. The
+    committed plan model reads only the first (`why_not`); a model reading them all was tried on
+    2026-12-05 and not kept (docs/predict.md, "Twelfth session")."""
     t = simplified(" ".join(text.split()))  # the rules read Traditional as Simplified ("下週" as "下周")
     if not t:
         return ["nothing"]

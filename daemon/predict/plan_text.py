@@ -204,6 +204,15 @@ def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
     return _elide(parts, "" if zh else " ", "" if zh else " ") or text
 
 
+def plan_part(sentence: str, at: datetime, tz: ZoneInfo) -> str:
+    """The clauses of a run-on sentence that tell its plan (what `said_of` quotes of it), joined
+    as clauses; the sentence itself when it is not cut ("这周烦死了，shader 又崩了，然后下周二早上
+    9点40要考路考" → "然后下周二早上9点40要考路考")."""
+    cut = said_of(sentence, at, tz)
+    sep = "，" if _HAN.search(cut) else ", "
+    return re.sub(r"\s*…\s*", sep, cut).strip(" ,，")
+
+
 def _clauses_of(
     text: str,
     lo: int,

@@ -35,7 +35,7 @@ from daemon.memory.dates.cues import tense
 from daemon.memory.dates.hant import simplified
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
-from daemon.predict.plan_text import dated_sentences, headline, names_a_thing, sentences
+from daemon.predict.plan_text import dated_sentences, headline, names_a_thing, plan_part, sentences
 
 # clause breaks; in Chinese chat a space between two characters is one ("…送别会 新宿的鸟贵族 位子我订的")
 _SPLIT = re.compile(
@@ -210,6 +210,8 @@ _OUT_EN = re.compile(
 )
 _OUT_ZH = re.compile(
     r"不用我|不需要我|用不着我|不必我|我(?:就)?不(?:用|必)?去|没我(?:什么|啥)?事"
+    # the same in Cantonese (唔 is 不, 唔使 is 不用): "佢話唔使我陪", "我唔去"
+    r"|唔(?:使|驶|駛|洗|需要|用)我|我(?:就)?唔(?:使|驶|駛|洗|用)?去"
     # staying home while someone else goes: "老公话佢带佢去，我留喺屋企派糖就得"
     r"|我(?:就)?留(?:喺|在)(?:屋企|家)|我们不去|我(?:们)?(?:就)?不(?:参加|凑热闹)"
 )
@@ -217,7 +219,7 @@ _OUT_ZH = re.compile(
 _OTHERS_EN = re.compile(r"\b(?:she|he|they|her|his|their|them|him)\b", re.IGNORECASE)
 _OTHERS_ZH = re.compile(r"他|她|佢")  # 佢: Cantonese he / she
 _NOT_EN = re.compile(r"\b(?:not|no need|don'?t|doesn'?t|won'?t|can'?t|never)\b|n['’]t\b", re.IGNORECASE)
-_NOT_ZH = re.compile(r"不|没|别|无需|不用")
+_NOT_ZH = re.compile(r"不|没|别|无需|不用|唔|冇")  # 唔 / 冇: Cantonese not / have not
 
 
 # the person asks to be reminded ("don't let me forget", 别让我忘了): whatever else the sentence
@@ -367,10 +369,25 @@ def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime, own: Callable[[str]
     # (their part is the second sentence); and it names what is on: a day with nothing named
     # ("tuesday. raining sideways") is talk
     return (
-        any(own(s) and not _someone_elses_clause(s, said, tz) for s in dated_sentences(what(item), said, tz))
+        any(
+            _judged(s, said, tz, own) and not _someone_elses_clause(s, said, tz)
+            for s in dated_sentences(what(item), said, tz)
+        )
         and names_a_thing(headline(what(item), said, tz))
         and not _left_out_after(what(item), said, tz)
     )
+
+
+def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bool]) -> bool:
+    """`own`'s verdict on a dated sentence; when venting is all the rules hold against it, the
+    verdict on the clauses that tell the plan. A complaint in one clause of a run-on message is
+    about what that clause says, not about an appointment in another ("ugh the landlord STILL
+    hasn't sent anyone, …, so I booked her in at the clinic for Tuesday at 4:15, …"); who takes
+    part, a wish or a "done" can be said anywhere in the sentence, so those still read it whole."""
+    if own(sentence):
+        return True
+    part = plan_part(sentence, said, tz)
+    return part != sentence and reasons(sentence) == ["vent"] and own(part)
 
 
 def _left_out_after(text: str, said: datetime, tz: ZoneInfo) -> bool:

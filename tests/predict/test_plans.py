@@ -521,3 +521,35 @@ def test_the_quote_keeps_who_the_plan_points_back_to(text: str, kept: list[str],
     quote = said_of(text, at("2026-03-02 10:00"), BERLIN)
     assert all(k in quote for k in kept), quote
     assert not any(k in quote for k in left_out), quote
+
+
+@pytest.mark.parametrize(
+    ("text", "own"),
+    [
+        # written after the change (2026-12-06): a run-on message's complaints are about their own
+        # clauses; the appointment in another clause is still the person's
+        (
+            "honestly this week is killing me, the printer jammed twice, my inbox is a disaster, "
+            "anyway the physio can fit me in on thursday at 8:30, then straight to the office",
+            True,
+        ),
+        ("最近真的烦死了，房东又要涨租，组里的会一个接一个，周五下午三点半约了牙医洗牙，得请半天假", True),
+        # the complaint is in the plan's own clause: quoting it back would mock them
+        ("the week's a mess, my car's in the shop, friday at 10 is the review I've been dreading", False),
+        # someone else's plan stays theirs however the message runs on
+        ("ugh the week, my boss pings me at midnight, my sister's flight lands saturday at 6, she'll grab a cab", False),
+    ],
+)
+def test_venting_elsewhere_in_a_run_on_message_leaves_the_plan(text: str, own: bool) -> None:
+    said = at("2026-03-02 10:00")
+    item = ItemView("i1", "alice", "events", f"alice: {text}", {"what": text}, observed_at=said)
+    assert is_own_plan(item, BERLIN, said) is own
+
+
+@pytest.mark.parametrize(
+    "text",
+    # written after the change (2026-12-06): Cantonese says "not needed" with 唔使 / 唔駛, "not" with 唔
+    ["我老公星期五朝早九點見工，佢話唔使我陪", "阿媽下個禮拜三覆診，細佬陪佢去，我唔去"],
+)
+def test_cantonese_left_out_is_someone_elses_plan(text: str) -> None:
+    assert why_not(text) == "other"

@@ -144,6 +144,27 @@ def test_dates_next_to_a_habit_stay(text: str, expected: list[tuple[date, str | 
     assert found(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # written after the change (2026-12-06): a habit told as a statement of its own is about that
+        # statement; the next comma clause with a tense or an arrangement of its own is a one-off
+        (
+            "been swamped every single day lately, on friday I'm getting my teeth cleaned at 2:30",
+            [(date(2024, 3, 15), "14:30", "future")],
+        ),
+        ("我妈天天打电话催我，周六下午两点要去见她介绍的人", [(date(2024, 3, 16), "14:00", "future")]),
+        # ... one without either stays in the routine, and a cue said alone heads what follows
+        ("我平常骑车上班，周四坐地铁", []),
+        ("every other week, thursday at 5, the team does a retro", []),
+    ],
+)
+def test_a_habit_said_in_its_own_clause_leaves_a_one_off_beside_it(
+    text: str, expected: list[tuple[date, str | None, str]]
+) -> None:
+    assert found(text) == expected
+
+
 # --- reschedules, fragments, "Friday the 5th" ---------------------------------------------------------
 
 

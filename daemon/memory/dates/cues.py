@@ -252,6 +252,8 @@ class Clause:
     end: int
     habit: bool  # a recurrence cue: every weekday, time and "on the 5th" in it is a routine
     routine_time: bool  # present simple without tense cues: its lone times of day are a routine
+    # comma clauses past the reach of the habit cue that say a one-off of their own (`_habit_reach`)
+    one_offs: tuple[tuple[int, int], ...] = ()
 
 
 # A comma and a coordinator start a clause with a tense of its own: "We're hosting a barbecue on
@@ -311,6 +313,12 @@ def _plain_event(part: str) -> bool:
     return len(re.findall(r"[\u4e00-\u9fff]", _ZH_DATE_CHARS.sub("", part))) >= 2
 
 
+def _ahead_of_its_own(part: str) -> bool:
+    """A comma clause beside a past one that is not in the past: a plain event with its date, or
+    a clause whose own tense is the future or an arrangement."""
+    return _plain_event(part) or tense(part) == "future" or _arranged(part)
+
+
 def _arranged(part: str) -> bool:
     """An arrangement: a present progressive and an "on/this <weekday>" in the same clause
     ("recovering from Saturday" is no arrangement)."""
@@ -350,8 +358,43 @@ class Sentence:
         for c in self.clauses:
             if c.start <= pos < c.end:
                 dated = any(c.start <= d < c.end for d in days)
+                for lo, hi in c.one_offs if c.habit else ():
+                    if lo <= pos < hi and (kind != "time" or any(lo <= d < hi for d in days)):
+                        return False
                 return c.habit or (kind == "time" and c.routine_time and not dated)
         return False
+
+
+_EN_COMMA = re.compile(r"[,;]")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _habit_reach(part: str, offset: int) -> tuple[tuple[int, int], ...]:
+    """The comma clauses a clause's recurrence cue does not reach. A cue said with a statement of
+    its own in its comma clause ("组里天天开会", "I run every morning") is about that statement; a
+    later comma clause that says a one-off of its own, by its tense or an arrangement ("…，周五下午
+    三点半约了牙医", "…, friday I'm seeing the dentist at 3"), is not part of the routine. A later
+    clause without one stays in it ("我平时七点起床，周末睡到九点"), and so does everything after a
+    cue said alone ("every other week, friday at 4, the retro", "每周，周一…"). Offsets in the turn."""
+    cut_at = [m.end() for m in (_EN_COMMA if part.isascii() else ZH_COMMA).finditer(part)]
+    bounds = list(pairwise([0, *cut_at, len(part)]))
+    last = None
+    for k, (lo, hi) in enumerate(bounds):
+        piece = part[lo:hi]
+        cue = EN_HABIT.search(piece) or (None if piece.isascii() else ZH_HABIT.search(piece))
+        if cue is None:
+            continue
+        rest = piece[: cue.start()] + " " + piece[cue.end() :]
+        if (len(EN_WORD.findall(rest)) < 2) if piece.isascii() else (len(_HAN.findall(rest)) < 3):
+            return ()  # the cue alone heads what follows
+        last = k
+    if last is None:
+        return ()
+    return tuple(
+        (offset + lo, offset + hi)
+        for lo, hi in bounds[last + 1 :]
+        if tense(part[lo:hi]) in ("future", "past") or _arranged(part[lo:hi])
+    )
 
 
 def sentence(text: str, low: str, offset: int) -> Sentence:
@@ -368,7 +411,8 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
         routine = (
             not habit and simple_present(part) and (tense(part) if len(bounds) > 2 else info.tense) == ""
         )
-        info.clauses.append(Clause(offset + lo, offset + hi, habit, routine))
+        one_offs = _habit_reach(part, offset + lo) if habit else ()
+        info.clauses.append(Clause(offset + lo, offset + hi, habit, routine, one_offs))
     if not low.isascii():
         # "周六早上六点四十的火车，票已经买好了": a clause whose subject is a thing and whose cue is
         # 已(经) states that thing now (the ticket is bought); it does not put the train in the past
@@ -399,12 +443,17 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
         # bare date clause ("on Saturday, went hiking", "周六，去爬山了") still takes the sentence's.
         # A timeline is the exception: "事故下午两点二十开始，三点十分才恢复了" — when the past
         # clause names a time of its own, the clauses before it are earlier steps of the same story.
+        # A clause that says its own future or arrangement is ahead all the more ("been swamped all
+        # week, on friday I'm getting my teeth cleaned").
         cuts = [0, *(m.end() for m in ZH_COMMA.finditer(low)), len(low)]
         spans = list(pairwise(cuts))
-        past_dated = any(tense(low[lo:hi]) == "past" and _TIMED.search(low[lo:hi]) for lo, hi in spans)
+        past_dated = any(
+            tense(low[lo:hi]) == "past" and _TIMED.search(low[lo:hi]) and not _arranged(low[lo:hi])
+            for lo, hi in spans
+        )
         if len(cuts) > 2 and not past_dated:
             info.parts = [
-                Part(offset + lo, offset + hi, "future" if _plain_event(low[lo:hi]) else "")
+                Part(offset + lo, offset + hi, "future" if _ahead_of_its_own(low[lo:hi]) else "")
                 for lo, hi in spans
             ]
     return info

@@ -181,3 +181,19 @@ async def test_a_promise_for_tonight_said_in_the_evening_is_checked_the_next_mor
     assert s.deliver_at.astimezone(at("2026-03-03 09:00").tzinfo).date().isoformat() == "2026-03-03"
     pclock.now = s.deliver_at
     assert await outbox.deliver_due() == 1 and "Ortiz" in bus.titles[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    # written after the change (2026-12-06): said after tonight's hour (20:00) the evening is not over
+    ["fine, I'll email Priya the revised floor plan tonight", "我今晚一定把两份合同签好寄给房东"],
+)
+async def test_a_promise_for_tonight_said_late_in_the_evening_is_checked_the_next_morning(
+    text: str, pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 21:15")
+    say(pmemory, "c1", text, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [s] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "follow_up"]
+    assert s.deliver_at.astimezone(at("2026-03-03 09:00").tzinfo).date().isoformat() == "2026-03-03"

@@ -180,12 +180,16 @@ def promised_act(thing: str) -> str:
 def _later_today(text: str, said: datetime, tz: ZoneInfo) -> datetime | None:
     """A part of the day still under way when the promise was said ("I'll email him the photos
     tonight" at 19:40): the date reader calls it present, the memory no date ahead; the promise
-    is for today all the same."""
+    is for today all the same. So it is when the part of the day's hour has passed (tonight's is
+    20:00; "我今晚把行程单整理好发给她" said at 20:40): the evening is not over."""
+    today = said.astimezone(tz).date()
     return next(
         (
-            m.value
+            max(m.value, said)
             for m in resolve_dates(text, said, tz)
-            if m.direction == "present" and m.granularity == "time" and m.value > said
+            if m.direction == "present"
+            and m.granularity == "time"
+            and (m.value > said or (not m.has_clock and m.value.astimezone(tz).date() == today))
         ),
         None,
     )

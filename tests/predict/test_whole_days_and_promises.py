@@ -4,6 +4,8 @@ as someone's object. Sentences written after the code, as someone who had not re
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from daemon.config import Settings
@@ -197,3 +199,36 @@ async def test_a_promise_for_tonight_said_late_in_the_evening_is_checked_the_nex
     engine.after_memory(pmemory, settings, pclock.now)
     [s] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "follow_up"]
     assert s.deliver_at.astimezone(at("2026-03-03 09:00").tzinfo).date().isoformat() == "2026-03-03"
+
+
+@pytest.mark.parametrize(
+    ("told", "day", "reminded"),
+    # written after the change (2026-12-06): the clash notice is the reminder within three days of
+    # the day; told a week and more before, the day's reminder still comes
+    [("2026-03-02 10:00", "2026-03-04", False), ("2026-03-02 10:00", "2026-03-12", True)],
+)
+async def test_a_clash_notice_a_few_days_before_stands_in_for_the_reminders(
+    told: str,
+    day: str,
+    reminded: bool,
+    pmemory: Memory,
+    settings: Settings,
+    outbox: SuggestionOutbox,
+    bus: Bus,
+    pclock: FakeClock,
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at(told)
+    weekday = at(f"{day} 12:00").strftime("%A").lower()
+    when = "next " + weekday if day > "2026-03-08" else weekday
+    say(pmemory, "c1", f"physio moved me to {when} at 2:30pm, fine by me", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(minutes=5)
+    say(pmemory, "c2", f"and the electrician is coming {when} at 2:30pm to redo the fuse box", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(minutes=30)
+    assert await outbox.deliver_due() == 1 and "Conflict" in bus.titles[-1]
+    pclock.now = at(f"{day} 14:29")
+    await outbox.deliver_due()
+    later = [t for t in bus.titles[1:] if t.startswith("Reminder")]
+    assert bool(later) is reminded, bus.titles

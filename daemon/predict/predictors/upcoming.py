@@ -56,6 +56,10 @@ SHORT_LEAD = timedelta(minutes=30)
 MIN_NOTICE = timedelta(minutes=10)  # a reminder is not worth sending sooner than this after it was said
 _TIMEISH = re.compile(r"\d|[点时分半]$|^(?:[一二两三四五六七八九十]+)[点时]")
 JUST_SAID = timedelta(hours=3)  # a reminder this soon after the plan was told only repeats it
+# a clash notice names both events with their times and asks the person to move one; within this
+# many days of the event's day it is the reminder (strangers' scenarios counted a reminder after
+# it noise 5 times of 6, 1-3 days after); a week on, the day's own reminder is worth sending
+CLASH_STANDS_DAYS = 3
 WIND_DOWN = timedelta(minutes=59)  # an evening-before reminder comes this long before the quiet hours
 # a time of day said as a clock ("at 2", "3:30", "10am", 三点, 十點半), not a part of the day
 _CLOCK = re.compile(
@@ -194,6 +198,22 @@ def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
     )
 
 
+def _clash_named(ctx: Ctx, scope: str, item: ItemView) -> str | None:
+    """Why a clash notice stands in for the event's reminder: one named the event and went out
+    within `CLASH_STANDS_DAYS` of its day. None: no such notice."""
+    if item.due_at is None:
+        return None
+    tz = ctx.settings.tz
+    day = item.due_at.astimezone(tz).date()
+    for c in ctx.memory.suggestions.of_scope(scope, "delivered"):
+        if c.kind != "conflict" or item.id not in c.evidence:
+            continue
+        told = (c.delivered_at or c.deliver_at).astimezone(tz).date()
+        if 0 <= (day - told).days <= CLASH_STANDS_DAYS:
+            return f"the clash notice of {told.isoformat()} named it"
+    return None
+
+
 class Upcoming:
     name = NAME
 
@@ -208,6 +228,9 @@ class Upcoming:
         gone = active(item)
         if gone is not None or item is None:
             return Recheck(None, f"the event changed: {gone}")
+        clash = _clash_named(ctx, s.scope, item)
+        if clash is not None:
+            return Recheck(None, clash)
         due = item.due_at
         moved_by = s.data.get("moved_by")
         if due is None or (

@@ -654,6 +654,11 @@ def test_the_digest_leaves_out_an_event_starting_within_the_hour(
     pmemory: Memory, settings: Settings, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
+    # the same kind of event later in the day is still the digest's to tell (told more than a
+    # day before it: one told the evening before is still in mind, digest.FRESH)
+    pclock.now = at("2026-03-03 20:30")
+    say(pmemory, "w2", "Thursday the locksmith comes by some time, no idea when.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
     pclock.now = at("2026-03-04 08:52")
     # minutes away when said: no reminder of its own, and at the 09:00 digest it is under way
     say(
@@ -665,10 +670,6 @@ def test_the_digest_leaves_out_an_event_starting_within_the_hour(
     engine.after_memory(pmemory, settings, pclock.now)
     assert pmemory.suggestions.of_scope("alice") == []
     assert engine.morning(pmemory, settings, at("2026-03-04 09:00")) == []
-    # the same kind of event later in the day is still the digest's to tell
-    pclock.now = at("2026-03-04 20:30")
-    say(pmemory, "w2", "Tomorrow the locksmith comes by some time, no idea when.", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
     [sid] = engine.morning(pmemory, settings, at("2026-03-05 09:00"))
     d = pmemory.suggestions.get(sid)
     assert d is not None and "locksmith" in d.body.lower()
@@ -733,3 +734,21 @@ def test_a_day_said_of_a_pull_request_is_no_digest_line(
     assert d is not None and "monitor" in d.body and "915" not in d.body and "dig" not in d.body.lower(), (
         d.body
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    # written after the change (2026-12-06): told the evening before, it is still in mind
+    [
+        "the boiler service guy is coming round tomorrow, some time after lunch",
+        "明天把冬天的被子和衣服都翻出来晒一晒",
+    ],
+)
+def test_a_plan_told_the_evening_before_is_no_digest_line_the_next_morning(
+    text: str, pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-03 19:40")
+    say(pmemory, "g1", text, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert engine.morning(pmemory, settings, at("2026-03-04 09:00")) == []

@@ -1,6 +1,7 @@
 """digest: on the morning tick, what no other message says — or nothing.
 
-Nothing is said twice. An event of today with a reminder of its own (the evening before,
+Nothing is said twice, nor what the person has just said: an event told within the last day
+(`FRESH`) is still in mind. An event of today with a reminder of its own (the evening before,
 earlier today, or later today) is left out: the reminder says it at a better time, and a digest
 listing an event that gets its own reminder a few hours later is noise; so is an event a clash
 message already named (the all-day offsite beside the 14:00 call); nor is an event due within
@@ -44,6 +45,10 @@ NAME = "digest"
 SOON = timedelta(hours=1, seconds=1)  # a suggestion due within the hour speaks for itself
 EVENING_BEFORE = timedelta(hours=6)  # a reminder since 18:00 the day before has told today's event
 REPEAT_AFTER = timedelta(days=3)  # what still waits is repeated once its last mention is this old
+# a plan told within the last day is still in mind: listing it the next morning repeats what the
+# person said last night ("doing a shop tomorrow", "明天继续"); the digest is for what was told
+# before, which a night and a day may have pushed out of mind (like a reminder's JUST_SAID)
+FRESH = timedelta(days=1)
 
 
 def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
@@ -61,6 +66,7 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
         # (as for a reminder or a clash of its own)
         and not said_when.github_follows(what(it), ctx.settings.github_login)
         and it.due_at is not None  # always, for a due item
+        and (it.observed_at or it.happened_at or ctx.now) <= ctx.now - FRESH
         # a timed event within the hour is under way or about to be: no news for the day ahead
         and (it.due_at >= ctx.now + SOON or not is_timed(it.due_at, tz))
         # not a plan someone's e-mail called off or moved to another day (its reminder says that)

@@ -379,15 +379,20 @@ def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime, own: Callable[[str]
 
 
 def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bool]) -> bool:
-    """`own`'s verdict on a dated sentence; when venting is all the rules hold against it, the
-    verdict on the clauses that tell the plan. A complaint in one clause of a run-on message is
+    """`own`'s verdict on a dated sentence; when venting, a habit or the day's routine is all the rules
+    hold against it, the verdict on the clauses that tell the plan. A complaint in one clause of a run-on message is
     about what that clause says, not about an appointment in another ("ugh the landlord STILL
     hasn't sent anyone, …, so I booked her in at the clinic for Tuesday at 4:15, …"); who takes
     part, a wish or a "done" can be said anywhere in the sentence, so those still read it whole."""
     if own(sentence):
         return True
     part = plan_part(sentence, said, tz)
-    return part != sentence and reasons(sentence) == ["vent"] and own(part)
+    return part != sentence and set(reasons(sentence)) <= _OF_THEIR_CLAUSE and own(part)
+
+
+# readings about what a clause says (a complaint, a habit, the day's routine: "…, the lamination at work is
+# falling apart"), not about whose the sentence's plan is
+_OF_THEIR_CLAUSE = frozenset(("vent", "routine", "habit"))
 
 
 def _left_out_after(text: str, said: datetime, tz: ZoneInfo) -> bool:

@@ -534,10 +534,18 @@ def test_the_quote_keeps_who_the_plan_points_back_to(text: str, kept: list[str],
             True,
         ),
         ("最近真的烦死了，房东又要涨租，组里的会一个接一个，周五下午三点半约了牙医洗牙，得请半天假", True),
+        # ... and so is the day's routine told in another clause
+        (
+            "long week, the commute has been brutal, trains cancelled every day, saturday at 11 I'm getting a haircut",
+            True,
+        ),
         # the complaint is in the plan's own clause: quoting it back would mock them
         ("the week's a mess, my car's in the shop, friday at 10 is the review I've been dreading", False),
         # someone else's plan stays theirs however the message runs on
-        ("ugh the week, my boss pings me at midnight, my sister's flight lands saturday at 6, she'll grab a cab", False),
+        (
+            "ugh the week, my boss pings me at midnight, my sister's flight lands saturday at 6, she'll grab a cab",
+            False,
+        ),
     ],
 )
 def test_venting_elsewhere_in_a_run_on_message_leaves_the_plan(text: str, own: bool) -> None:

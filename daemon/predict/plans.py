@@ -108,7 +108,8 @@ _PEOPLE_ZH = (
 # who a person can be to the speaker in Chinese chat (also read by the promise rules: 我妈 is not 我)
 PEOPLE_ZH = _PEOPLE_ZH
 _THIRD_ZH = re.compile(
-    rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
+    # (阿 before a relation is Cantonese for the relation itself: 阿妈, 阿老公)
+    rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|阿?(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
     rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH})"
     # a surname and a title: 王老师, 张医生, 刘总, 李阿姨
     r"|[\u4e00-\u9fff](?:老师|医生|大夫|总|经理|阿姨|叔叔|主任|教授))"
@@ -167,7 +168,9 @@ _ROUTINE_EN = re.compile(
     r"|school run|another (?:day|week) at)\b",
     re.IGNORECASE,
 )
-_ROUTINE_ZH = re.compile(r"起床|起来|早起|挤地铁|挤公交|通勤|上班|打卡|搬砖|调休")
+_ROUTINE_ZH = re.compile(
+    r"起床|起来|早起|挤地铁|挤公交|通勤|上班|打卡|搬砖|调休|返工"
+)  # 返工: Cantonese 上班
 # ... unless the early start is for something ("up at 5 for the airport", 五点起床赶飞机)
 _FOR_SOMETHING_EN = re.compile(
     r"\b(?:flight|plane|airport|train|ferry|bus to|coach|interview|exam|appointment|doctor|dentist|hospital"
@@ -304,13 +307,7 @@ def reasons(text: str) -> list[str]:
         and (
             # left out in so many words: whatever else they say of themselves ("我乐得躺平") is
             # not their part
-            left_out
-            or not any(
-                me.search(_without_subject(p, zh))
-                and not (_NOT_ZH if zh else _NOT_EN).search(p)
-                and tense(p.lower()) != "past"
-                for p in parts
-            )
+            left_out or not any(_takes_part(p, zh) for p in parts)
         )
     ):
         out.append("other")
@@ -324,6 +321,25 @@ def reasons(text: str) -> list[str]:
     ).search(t):
         out.append("world")
     return out
+
+
+# 我 as the owner of a thing, by its classifier ("會揸我架車去": she takes my car), not as someone
+# who takes part ("我的绩效面谈" is their own review: 的 says nothing of what is owned)
+_OWNER_ZH = re.compile(r"我(?=[架部間间台辆輛])")
+
+
+def _takes_part(clause: str, zh: bool) -> bool:
+    """A clause in which the speaker takes part: they are in it (not as the owner of a thing),
+    not negated, not in the past, and not only going about their day ("我搭火車返工", "I'll get
+    the train to work": their commute, while someone else has the appointment) unless the clause
+    reaches someone ("I'm up at 5 to drive her")."""
+    me = _SELF_ZH if zh else _SELF_EN
+    if not me.search(_without_subject(_OWNER_ZH.sub("", clause) if zh else clause, zh)):
+        return False
+    if (_NOT_ZH if zh else _NOT_EN).search(clause) or tense(clause.lower()) == "past":
+        return False
+    routine = (_ROUTINE_ZH if zh else _ROUTINE_EN).search(clause)
+    return not routine or bool((_OTHERS_ZH if zh else _OTHERS_EN).search(clause))
 
 
 def _without_subject(clause: str, zh: bool) -> str:

@@ -561,3 +561,16 @@ def test_venting_elsewhere_in_a_run_on_message_leaves_the_plan(text: str, own: b
 )
 def test_cantonese_left_out_is_someone_elses_plan(text: str) -> None:
     assert why_not(text) == "other"
+
+
+@pytest.mark.parametrize(
+    "text",
+    # written after the change (2026-12-06): the speaker only goes about their day (to work) or
+    # owns a thing someone else takes; the appointment is that someone's
+    [
+        "阿老公星期五要飛新加坡開會，揸我部車去機場，我自己搭巴士返工",
+        "my husband's job interview is monday at 10 in the city, he's borrowing the car so I'll cycle to work",
+    ],
+)
+def test_going_to_work_or_lending_a_thing_is_no_part_in_someone_elses_plan(text: str) -> None:
+    assert why_not(text) == "other"

@@ -119,8 +119,14 @@ _EN_WEEKDAY = re.compile(
 )
 _SHORT = frozenset("mon tue wed thu fri sat sun".split())  # also words: "sat", "sun", "wed"
 _SHORT_BEFORE = re.compile(r"(?<!\w)(?:on|next|last|this|coming|by|until|till|before|due)\s+\Z")
-# ... or a clock time right after it: "wed, 7.30", "sat 10am", "sun at 9:15" (not "they wed in 2019")
-_SHORT_AFTER = re.compile(r"\s*,?\s*(?:at\s+|@\s*)?\d{1,2}(?:[:.h][0-5]\d|\s*[ap]\.?m\b)")
+# ... or a clock time right after it: "wed, 7.30", "sat 10am", "sun at 9:15" (not "they wed in 2019"),
+# or a part of the day: "wed night", "sat morning", "fri arvo"
+_SHORT_AFTER = re.compile(
+    r"\s*,?\s*(?:at\s+|@\s*)?\d{1,2}(?:[:.h][0-5]\d|\s*[ap]\.?m\b)"
+    r"|\s+(?:morning|afternoon|evening|night|arvo|lunchtime|lunch)\b"
+)
+# ... after a subject it is the verb: "we sat morning till night", "they wed at 3"
+_VERB_AFTER = re.compile(r"(?<!\w)(?:i|we|they|you|he|she|it|who)\s+\Z")
 _EN_WD_REL_BEFORE = re.compile(r"(?<!\w)(this\s+coming|this\s+past|last|this|next|coming|past)\s+\Z")
 _EN_WD_WEEK_AFTER = re.compile(r"\s+(?:of\s+)?(last|this|next)\s+week\b")
 # "Tuesday week", "next tue week" (British): that weekday, a week later (not "weekend", "week's")
@@ -279,7 +285,9 @@ def _weekday_words(low: str) -> Iterator[tuple[int, int, int]]:
     if any(w in low for w in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")):
         for m in _EN_WEEKDAY.finditer(low):
             s = m.start()
-            short_ok = _SHORT_BEFORE.search(low, max(0, s - 8), s) or _SHORT_AFTER.match(low, m.end())
+            short_ok = _SHORT_BEFORE.search(low, max(0, s - 8), s) or (
+                _SHORT_AFTER.match(low, m.end()) and not _VERB_AFTER.search(low, max(0, s - 8), s)
+            )
             if _word_start(low, s) and (m[0] not in _SHORT or short_ok):
                 found.append((s, m.end(), ("mo", "tu", "we", "th", "fr", "sa", "su").index(m[0][:2])))
     if "dy" in low or "day" in low:

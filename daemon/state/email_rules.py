@@ -93,7 +93,8 @@ _IMPERATIVE_EN = re.compile(
     r"^(?:(?:just|also|and|so|then|now)\s+)?(?:send|forward|bring|reply|respond|fill|return|submit|confirm|check|"
     r"review|sign|book|make sure|remember to|don'?t forget|do not forget|get back|drop me|let us know|let me know|"
     r"call|email|e-mail|ping|share|update|add|pay|join|tell|give|hand in|upload|approve|schedule|print|"
-    r"have (?:the|your|it|them|this)|put|pick up|reserve|register|sort out|take care|follow up)\b",
+    # (a verb joined by a hyphen is a noun: "Check-in closes 45 minutes before departure")
+    r"have (?:the|your|it|them|this)|put|pick up|reserve|register|sort out|take care|follow up)\b(?![-‐])",
     re.IGNORECASE,
 )
 _NEED_ZH = re.compile(

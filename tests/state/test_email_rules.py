@@ -38,6 +38,10 @@ from handlers.email.items import message_from
         ("别忘了周四前把发票发我。", "别忘了周四前把发票发我。"),
         # a field label is no verb
         ("Outbound: Mon 3 Mar LHR 09:40\nReturn: Fri 7 Mar JFK 18:05", None),
+        # written after the change (2026-12-06): a verb joined by a hyphen is a noun
+        ("Bag drop-off and check-in open 3 hours before your departure.", None),
+        ("Sign-in sheets will be at the front desk.", None),
+        ("Check in online and print your boarding pass.", "Check in online and print your boarding pass."),
         # the polite conditional is a request
         (
             "If you could get the signed copy back to me by Wednesday, that'd be brilliant.",

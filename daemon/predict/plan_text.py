@@ -67,6 +67,7 @@ _TAIL_ZH = re.compile(r"(?:的|了|在|是|有|要|改到|改成|改在)+$")
 _LEFT_ZH = re.compile(
     r"^(?:的|之前|以前|前|(?:到|至|-|–)\s*[一二两三四五六七八九十\d]+[点:：](?:半|\d+分?|[一二三四五六七八九十]+分?)?)+"
 )
+_CONJUNCTION_EN = re.compile(r"^\s*(?:and|but|so)\s+", re.IGNORECASE)
 _AND_EN = re.compile(r"\s+(?:and|but|so)\s+(?:i|we|i'm|i’m|we're|we’re|i'll|i’ll)\b.*$", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:a|an)\s+", re.IGNORECASE)
 _HAN = re.compile(r"[\u3400-\u9fff]")
@@ -95,8 +96,14 @@ def _span_sentence(text: str, pos: int) -> tuple[int, int]:
     return 0, len(text)
 
 
+# why, after what: "… bc that was literally the only slot", "… because the car's in the shop"
+_WHY_EN = re.compile(r"\s+(?:bc|b/c|because|cos|cuz|coz|since)\s+.*$", re.IGNORECASE)
+
+
 def _strip(piece: str, zh: bool) -> str:
     piece = " ".join(piece.split()).strip(" ,，。.!！;；:：-–")
+    if not zh and _enough(_WHY_EN.sub("", piece), zh):
+        piece = _WHY_EN.sub("", piece)
     if zh:
         for _ in range(2):
             piece = _LEFT_ZH.sub("", piece)
@@ -150,6 +157,9 @@ _CLOCK_ANY = re.compile(
 # someone named before the clause that says the plan ("transfer it to her on Friday")
 _PRONOUN_EN = re.compile(r"\b(?:him|her|them|his|their|he|she|they)\b", re.IGNORECASE)
 _PRONOUN_ZH = re.compile(r"[他她]")
+# a name inside a clause (a capitalised word after its first character, not "I"): what a pronoun
+# after it most likely points to
+_NAME_EN = re.compile(r"(?<=\s)(?!I\b|I['’])[A-Z][a-z]+")
 # a clause that turns from what was said before ("and the dog…", "but", "然后", "不过")
 _TURNS = re.compile(
     r"(?:and|but|so|because|which|then|also|plus|anyway|though)\b|然后|但是|不过|可是|而且|还有|另外|所以|因为"
@@ -235,9 +245,15 @@ def _clauses_of(
         return dated(*spans[i - 1]) and not _TURNS.match(piece) and tense(piece) != "past"
 
     def points_back(j: int) -> bool:
-        # "大刘帮我垫了票钱，1280，答应他周四把钱转给他": the plan's "他" is said in a clause before
+        # "大刘帮我垫了票钱，1280，答应他周四把钱转给他": the plan's "他" is said in a clause before;
+        # not when its clause names someone before it ("Juniper's limping so I booked her in")
         piece = text[spans[j][0] : spans[j][1]]
-        return dated(*spans[j]) and bool(_PRONOUN_ZH.search(piece) if zh else _PRONOUN_EN.search(piece))
+        pronoun = _PRONOUN_ZH.search(piece) if zh else _PRONOUN_EN.search(piece)
+        return (
+            dated(*spans[j])
+            and pronoun is not None
+            and (zh or not _NAME_EN.search(piece, 1, pronoun.start()))
+        )
 
     kept = [
         keeps(a, b)
@@ -304,6 +320,11 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     )
     cue_at = marks[own] if own < len(marks) else cut.find("\x00")
     clause = next((m.group(0) for m in clause_rx.finditer(cut) if m.start() <= cue_at < m.end()), cut)
+    tail = None if zh else _AND_EN.search(clause)
+    if tail is not None and "\x00" in clause[tail.start() :] and "\x00" not in clause[: tail.start()]:
+        # the plan is told after "so I …", the clause before it is why: "Juniper's limping again
+        # so I booked her in at Rose City Animal Clinic for tuesday at 4:15"
+        clause = _CONJUNCTION_EN.sub("", clause[tail.start() :])
     piece = _strip(_drop_marks(clause, zh), zh)
     # what was arranged, not that it was: "booked the ferry out of horseshoe bay" → "Ferry out of
     # horseshoe bay", "港澳通行证续签约上了" → "港澳通行证续签"
@@ -339,6 +360,8 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
 _ARRANGED_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finally)\b[,!]?\s*)*(?:(?:i|we)\s+)?(?:(?:have|'ve|’ve)\s+)?"
     r"(?:just\s+|finally\s+)?(?:booked(?:\s+in)?|made|got|scheduled|set up|arranged|confirmed|sorted(?:\s+out)?)\s+"
+    # who was booked in is not what: "booked her in at Rose City Animal Clinic" → the clinic
+    r"(?:(?:her|him|them|me|us|it)\s+in\s+(?:at|with)\s+)?"
     r"(?:(?:an?|the|my|our)\s+)?(?:appointment\s+(?:for|with|at)\s+(?:(?:an?|the|my|our)\s+)?)?(?P<thing>.+?)"
     r"(?:\s+(?:sorted|booked|confirmed|(?:is|'s|’s)\s+(?:booked|confirmed|on)))?$",
     re.IGNORECASE,

@@ -574,3 +574,16 @@ def test_cantonese_left_out_is_someone_elses_plan(text: str) -> None:
 )
 def test_going_to_work_or_lending_a_thing_is_no_part_in_someone_elses_plan(text: str) -> None:
     assert why_not(text) == "other"
+
+
+def test_a_plan_told_after_so_i_in_a_run_on_message_is_quoted_and_named_on_its_own() -> None:
+    # written after the change (2026-12-06): the pronoun's name is in its own clause, the plan
+    # comes after "so I", and the why after "because" is not what it is
+    text = (
+        "the kitchen tap is dripping again, my brother wants to talk about Easter in Leeds, ugh, "
+        "and Biscuit ate a sock so I booked him in at Harbourside Vets for thursday at 9:10 because nothing else was free"
+    )
+    said = at("2026-03-02 10:00")
+    quote = said_of(text, said, BERLIN)
+    assert "Biscuit ate a sock" in quote and "Leeds" not in quote, quote
+    assert headline(text, said, BERLIN) == "Harbourside Vets"

@@ -232,3 +232,34 @@ async def test_a_clash_notice_a_few_days_before_stands_in_for_the_reminders(
     await outbox.deliver_due()
     later = [t for t in bus.titles[1:] if t.startswith("Reminder")]
     assert bool(later) is reminded, bus.titles
+
+
+async def test_a_clash_the_person_answered_leaves_the_reminder_of_the_event_they_kept(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-06)
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 10:00")
+    say(pmemory, "c1", "wednesday is the first-aid course at the community hall, 9 to 5, all day", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(minutes=5)
+    say(
+        pmemory,
+        "c2",
+        "the insurance assessor wants a video call wednesday at 11:30 about the flood claim",
+        pclock.now,
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(minutes=30)
+    assert await outbox.deliver_due() == 1 and "Conflict" in bus.titles[-1]
+    pclock.now = at("2026-03-02 19:00")
+    say(
+        pmemory,
+        "c3",
+        "sorted the flood claim thing, the assessor call stays, I'll take it in the hall's side room",
+        pclock.now,
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-04 11:29")
+    await outbox.deliver_due()
+    assert any(t.startswith("Reminder") and "assessor" in t.lower() for t in bus.titles), bus.titles

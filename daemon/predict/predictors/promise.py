@@ -10,6 +10,7 @@ nudge (8 of 8) was read as noise, and the issue asks for the check-in only once 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -269,21 +270,32 @@ class Promise:
         return Recheck(replace(s))
 
 
-def kept(ctx: Ctx, scope: str, item: ItemView, said: datetime) -> str | None:
-    """Why the promise `item` (said at `said`) is kept by now, or None: a later statement of the
-    person about the same thing that says it is done, or a mail they sent that keeps it."""
+def spoken_of_since(
+    ctx: Ctx, scope: str, item: ItemView, since: datetime, says: Callable[[str], bool] = lambda _: True
+) -> ItemView | None:
+    """A statement of the person after `since` about the same thing as `item` (and for which
+    `says` holds), or None."""
     for h in ctx.memory.recall(what(item), scope, k=6, ts=ctx.now, reinforce=False):
-        if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= said:
+        if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= since:
             continue
         row = ctx.memory.item_view(scope, h.item_id)
-        if row is None or not said_by_person(row) or not tells_done(what(row)):
+        if row is None or not said_by_person(row) or not says(what(row)):
             continue
-        # about the same thing: sharing the promise's words ("空调", "房东"), two of them, or
+        # about the same thing: sharing the item's words ("空调", "房东"), two of them, or
         # one when near in recall (a recall score alone moves with the scope's size and age:
         # in a small memory "表弟让我…把旧显示器寄给他" was near the wedding video promised)
         shared = len(shared_words(what(item), what(row)))
         if shared >= 2 or (shared and h.score >= 0.3):
-            return f"kept: {short(what(row), 60)}"
+            return row
+    return None
+
+
+def kept(ctx: Ctx, scope: str, item: ItemView, said: datetime) -> str | None:
+    """Why the promise `item` (said at `said`) is kept by now, or None: a later statement of the
+    person about the same thing that says it is done, or a mail they sent that keeps it."""
+    row = spoken_of_since(ctx, scope, item, said, tells_done)
+    if row is not None:
+        return f"kept: {short(what(row), 60)}"
     mail = sent_since(ctx, scope, what(item), said)
     if mail is not None:
         return f"kept by e-mail: {short(mail.subject, 60)} to {', '.join(mail.recipients)}"

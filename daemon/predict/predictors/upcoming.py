@@ -200,7 +200,9 @@ def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
 
 def _clash_named(ctx: Ctx, scope: str, item: ItemView) -> str | None:
     """Why a clash notice stands in for the event's reminder: one named the event and went out
-    within `CLASH_STANDS_DAYS` of its day. None: no such notice."""
+    within `CLASH_STANDS_DAYS` of its day, and the person has not spoken of the event since (an
+    answer to the clash, "told the trainers I'll step out at 2 for the call", settles it: the
+    event's reminder comes). None: no such notice."""
     if item.due_at is None:
         return None
     tz = ctx.settings.tz
@@ -208,8 +210,12 @@ def _clash_named(ctx: Ctx, scope: str, item: ItemView) -> str | None:
     for c in ctx.memory.suggestions.of_scope(scope, "delivered"):
         if c.kind != "conflict" or item.id not in c.evidence:
             continue
-        told = (c.delivered_at or c.deliver_at).astimezone(tz).date()
-        if 0 <= (day - told).days <= CLASH_STANDS_DAYS:
+        sent = c.delivered_at or c.deliver_at
+        told = sent.astimezone(tz).date()
+        if (
+            0 <= (day - told).days <= CLASH_STANDS_DAYS
+            and promise.spoken_of_since(ctx, scope, item, sent) is None
+        ):
             return f"the clash notice of {told.isoformat()} named it"
     return None
 
@@ -266,9 +272,12 @@ class Upcoming:
         zh = is_cjk(text)
         when = when_text(due.astimezone(tz), ctx.now.astimezone(tz), is_timed(due, tz), zh)
         thing = headline(text, item.observed_at or ctx.now, tz)
-        quote = short(said_of(text, item.observed_at or ctx.now, tz), 200)  # what was said of the plan
+        told = said_of(text, item.observed_at or ctx.now, tz)  # what was said of the plan
+        quote = short(told, 200)
         where = item.l1.get("where")
-        place = where if isinstance(where, str) and where and where not in thing else ""
+        # a place said of the plan, not of another clause of the turn ("… Thanksgiving in Boise …,
+        # so I booked her in at the clinic for Tuesday at 4:15")
+        place = where if isinstance(where, str) and where and where not in thing and where in told else ""
         if _TIMEISH.search(place):
             place = ""  # "九点到十点": the word after 到 is an end time, not a place
         rel = enrich.related(ctx, s.scope, item)

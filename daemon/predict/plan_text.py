@@ -55,7 +55,7 @@ _TAIL_EN = re.compile(
     r"(?:\s+(?:is|are|was|'s|’s|now|moved|got moved|has been moved|is now|will be|starts?|begins?|"
     r"on|at|by|for|from|to|until|till|in|the|this|next|and|with|around|about|between|before|after|"
     # what was done to arrange it is not what it is: "the booster is booked", "MOT sorted"
-    r"booked|confirmed|scheduled|arranged|sorted))+\s*[.!]*$",
+    r"booked|confirmed|scheduled|arranged|sorted|(?:got|was|is|been)\s+(?:put|set|slotted|pencill?ed)(?:\s+in)?))+\s*[.!]*$",
     re.IGNORECASE,
 )
 _LEAD_ZH = re.compile(
@@ -157,6 +157,10 @@ _CLOCK_ANY = re.compile(
 # someone named before the clause that says the plan ("transfer it to her on Friday")
 _PRONOUN_EN = re.compile(r"\b(?:him|her|them|his|their|he|she|they)\b", re.IGNORECASE)
 _PRONOUN_ZH = re.compile(r"[他她]")
+# a clause about the plan told before it: "it's in room 114", "it'll be at the annex"
+_IT_LEADS = re.compile(
+    r"(?:and\s+|so\s+)?it(?:['’]s|\s+is|['’]ll\s+be|\s+will\s+be)\s+(?:in|at|on|with)\b", re.IGNORECASE
+)
 # a name inside a clause (a capitalised word after its first character, not "I"): what a pronoun
 # after it most likely points to
 _NAME_EN = re.compile(r"(?<=\s)(?!I\b|I['’])[A-Z][a-z]+")
@@ -255,9 +259,17 @@ def _clauses_of(
             and (zh or not _NAME_EN.search(piece, 1, pronoun.start()))
         )
 
+    def says_more(i: int) -> bool:
+        # "…got put at 2:20 on Wednesday, which is smack in my sleep, it's in room 114 at Harbour
+        # Ridge": a clause up to two after the plan's that opens on "it" says where or with whom
+        piece = text[spans[i][0] : spans[i][1]].strip()
+        return (
+            not zh and bool(_IT_LEADS.match(piece)) and any(dated(*spans[j]) for j in range(max(0, i - 2), i))
+        )
+
     kept = [
         keeps(a, b)
-        or (i > 0 and goes_on(i))
+        or (i > 0 and (goes_on(i) or says_more(i)))
         or any(points_back(j) for j in range(i + 1, min(i + 3, len(spans))))
         for i, (a, b) in enumerate(spans)
     ]

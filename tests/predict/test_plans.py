@@ -587,3 +587,15 @@ def test_a_plan_told_after_so_i_in_a_run_on_message_is_quoted_and_named_on_its_o
     quote = said_of(text, said, BERLIN)
     assert "Biscuit ate a sock" in quote and "Leeds" not in quote, quote
     assert headline(text, said, BERLIN) == "Harbourside Vets"
+
+
+def test_a_clause_that_opens_on_it_after_the_plan_says_where_it_is() -> None:
+    # written after the change (2026-12-06)
+    text = (
+        "the clinic rang back, my follow-up scan got slotted in for friday at 8:40, which means no "
+        "breakfast, it's at the Westfield imaging centre on level 2, so that's my morning gone"
+    )
+    said = at("2026-03-02 10:00")
+    quote = said_of(text, said, BERLIN)
+    assert "Westfield imaging centre" in quote and "morning gone" not in quote, quote
+    assert headline(text, said, BERLIN) == "My follow-up scan"

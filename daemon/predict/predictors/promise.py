@@ -271,10 +271,16 @@ class Promise:
 
 
 def spoken_of_since(
-    ctx: Ctx, scope: str, item: ItemView, since: datetime, says: Callable[[str], bool] = lambda _: True
+    ctx: Ctx,
+    scope: str,
+    item: ItemView,
+    since: datetime,
+    says: Callable[[str], bool] = lambda _: True,
+    words: int = 2,
 ) -> ItemView | None:
     """A statement of the person after `since` about the same thing as `item` (and for which
-    `says` holds), or None."""
+    `says` holds), or None. About the same thing: `words` of its words shared, or one when near
+    in recall."""
     for h in ctx.memory.recall(what(item), scope, k=6, ts=ctx.now, reinforce=False):
         if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= since:
             continue
@@ -285,7 +291,7 @@ def spoken_of_since(
         # one when near in recall (a recall score alone moves with the scope's size and age:
         # in a small memory "表弟让我…把旧显示器寄给他" was near the wedding video promised)
         shared = len(shared_words(what(item), what(row)))
-        if shared >= 2 or (shared and h.score >= 0.3):
+        if shared >= words or (shared and h.score >= 0.3):
             return row
     return None
 

@@ -212,9 +212,11 @@ def _clash_named(ctx: Ctx, scope: str, item: ItemView) -> str | None:
             continue
         sent = c.delivered_at or c.deliver_at
         told = sent.astimezone(tz).date()
+        # (one shared word is enough: after a clash notice the person's next word of the event,
+        # "update: ochieng can't move it", most likely answers it; a wrong guess costs a reminder)
         if (
             0 <= (day - told).days <= CLASH_STANDS_DAYS
-            and promise.spoken_of_since(ctx, scope, item, sent) is None
+            and promise.spoken_of_since(ctx, scope, item, sent, words=1) is None
         ):
             return f"the clash notice of {told.isoformat()} named it"
     return None

@@ -186,6 +186,23 @@ def test_a_short_weekday_with_a_part_of_the_day(
     assert found(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # written after the change (2026-12-06): a dotted clock after a preposition is a time, on the
+        # day said before it; a dotted number without one is a number
+        (
+            "quiz night at the rugby club friday, doors from 6.45 apparently",
+            [(date(2024, 3, 15), "18:45", "future")],
+        ),
+        ("swim gala on saturday. need to be poolside by 10.15", [(date(2024, 3, 16), "10:15", "future")]),
+        ("did 5.25 km on saturday", [(date(2024, 3, 9), None, "past")]),
+    ],
+)
+def test_a_dotted_clock_after_a_preposition(text: str, expected: list[tuple[date, str | None, str]]) -> None:
+    assert found(text) == expected
+
+
 # --- reschedules, fragments, "Friday the 5th" ---------------------------------------------------------
 
 

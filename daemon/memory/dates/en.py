@@ -484,6 +484,8 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
                 if s
                 else True
             )
+            if m["md"] and not (m["ap"] or prep):
+                continue  # "7.15" alone is a number ("7.15 km", "£7.15"); "by 7.15" is a time
             if (m["ap"] or not m["mc"] or prep or named) and (clk := en_clock(m, None)):
                 # "at 6:15" may be morning or evening; "at 14:20" or "at 08:05" is as said
                 # ("17h30", "6h12" are the 24-hour clock's)

@@ -54,12 +54,14 @@ TIME_AFTER = re.compile(rf"\s*,?\s*(?:(?P<prep>at|around|about|by|from|until|til
 TIME_BEFORE = re.compile(
     rf"(?<![\w:.])(?:(?P<prep>at|around|about|by|from|until|till|@)\s*)?{CORE}\s+(?:on\s+)?\Z", re.VERBOSE
 )
-# A time with no date next to it: "3pm", "10 a.m.", "at 10:30", "at noon" (a lone "10:30" may be a score).
+# A time with no date next to it: "3pm", "10 a.m.", "at 10:30", "at noon" (a lone "10:30" may be a score;
+# a dotted "7.15" is a time only after a preposition: "by 7.15", not "7.15 km").
 # A Chinese character may follow the minutes ("7:25那趟"): a word boundary would not end the clock there.
 TIME_ALONE = re.compile(
     r"""(?P<h>[0-9]{1,2})(?:
         (?:[:.](?P<m>[0-5][0-9]))?\s*(?P<ap>[ap])\.?m\b\.?
       | :(?P<mc>[0-5][0-9])(?![0-9A-Za-z_])(?!:[0-9])
+      | \.(?P<md>[0-5][0-9])(?![0-9A-Za-z_%])(?!\.[0-9])
       | h(?P<mh>[0-5][0-9])\b
       | \s*o['’]?clock\b)""",
     re.VERBOSE,
@@ -148,7 +150,7 @@ def en_clock(m: re.Match[str], period: str | None, after_day: bool = False) -> C
         return clock(_hour(m["wh"]), minute, None if m["wap"] else period, m["wap"], False)
     if "hc" not in g:  # TIME_ALONE: "10:30", "17h30" or "3 o'clock"
         raw = m["h"]
-        said_minute: str = m["mc"] or g.get("mh") or "0"
+        said_minute: str = m["mc"] or g.get("mh") or g.get("md") or "0"
         return clock(int(raw), int(said_minute), period, None, raw.startswith("0") or bool(g.get("mh")))
     raw = m["ho"] or m["hb"]
     if m["hb"] and not m["prep"]:

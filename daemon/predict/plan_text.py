@@ -308,7 +308,7 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     first = next((m for m in ahead if m.granularity in ("day", "time")), ahead[0] if ahead else found[0])
     if first in ahead:
         # a time said inside it ("this weekend … 5:45am sunday"): the plan's own date is that one
-        first = planned(ahead[ahead.index(first) :]) or first
+        first = planned(ahead[ahead.index(first) :], text) or first
     lo, hi = _span_sentence(text, first.start)
     sentence = text[lo:hi]
     spans = [(m.start - lo, m.end - lo) for m in found if lo <= m.start < hi]

@@ -10,7 +10,7 @@ from dateutil.relativedelta import FR, MO, SA, SU, TH, TU, WE, relativedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from daemon.memory.dates import resolve_dates
+from daemon.memory.dates import planned, resolve_dates
 
 SH = ZoneInfo("Asia/Shanghai")
 # Wednesday 13 March 2024, noon: Thu 14, Fri 15, Sat 16, Sun 17, Mon 18, Tue 19; last Sun 10, Mon 11.
@@ -201,6 +201,18 @@ def test_a_short_weekday_with_a_part_of_the_day(
 )
 def test_a_dotted_clock_after_a_preposition(text: str, expected: list[tuple[date, str | None, str]]) -> None:
     assert found(text) == expected
+
+
+def test_the_slot_said_instead_is_ahead_and_is_the_plans() -> None:
+    # written after the change (2026-12-06): the move is past, the new slot is ahead and planned
+    text = "yoga got shuffled, the teacher is off thursday so it's friday 6.30pm instead"
+    ahead = [m for m in resolve_dates(text, WED, SH) if m.direction == "future"]
+    due = planned(ahead, text)
+    assert due is not None and (due.value.date(), due.value.strftime("%H:%M")) == (date(2024, 3, 15), "18:30")
+    assert found("we skipped thursday and went on friday instead") == [
+        (date(2024, 3, 7), None, "past"),
+        (date(2024, 3, 8), None, "past"),
+    ]
 
 
 # --- reschedules, fragments, "Friday the 5th" ---------------------------------------------------------

@@ -374,11 +374,21 @@ _SPAN_DAYS = {"week": 7, "month": 31, "year": 366}
 _WEEKEND = re.compile(r"weekend|周末|週末", re.IGNORECASE)
 
 
-def planned(ahead: list[DateMention]) -> DateMention | None:
+# the slot a change lands on: "Bruna can't do friday so it's saturday half 3 instead"
+_INSTEAD_AFTER = re.compile(r"[^.!?;。！？；\n]{0,40}?\binstead\b(?!\s+of)", re.IGNORECASE)
+
+
+def planned(ahead: list[DateMention], text: str | None = None) -> DateMention | None:
     """The date a plan is for, of the dates ahead in its turn: the first, or a time said inside
-    it ("regionals are this weekend … check-in is 5:45am sunday": Sunday 05:45, not Saturday)."""
+    it ("regionals are this weekend … check-in is 5:45am sunday": Sunday 05:45, not Saturday);
+    with the turn's `text`, the one said with "instead" after it ("can't do friday so it's
+    saturday half 3 instead": Saturday)."""
     if not ahead:
         return None
+    if text is not None and "instead" in text.lower():
+        ahead = next(
+            (ahead[i:] for i, d in enumerate(ahead) if i and _INSTEAD_AFTER.match(text, d.end)), ahead
+        )
     first = ahead[0]
     if first.has_time and not first.has_clock:
         # a part of the day, refined by a clock said near its hour ("禮拜天一早 … 6:55 那班",

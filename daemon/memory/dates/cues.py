@@ -46,6 +46,9 @@ EN_RESCHEDULE = re.compile(
     r"|switch\w*|chang(?:e|ed|es|ing)|brought\s+forward|put\s+off|rebook\w*|retim\w*|swap\w*)\b[^.!?;]*?"
     rf"\b(?:to|till|until|for)\s+{_EN_SLOT}"
 )
+# ... or the new slot said as what it is now: "class got moved — Bruna can't do friday so it's
+# saturday half 3 instead" (the move is past, the class is ahead)
+EN_INSTEAD = re.compile(rf"\b(?:it's|it is|it'll be|now)\s+(?:on\s+|at\s+)?{_EN_SLOT}[^.!?;]*?\binstead\b")
 # Arranging a slot tells when the thing will be, as ZH_ARRANGED's 约了 does: "booked her in at the
 # clinic for Tuesday at 4:15 bc that was the only slot" — the booking and the "was" are past, the
 # visit is not. Only "for" + a day or clock: "booked it for the 14th", "got us in for 9am".
@@ -137,6 +140,7 @@ def tense(low: str) -> str:
         (zh and zh != low)
         or (not _TARGET_WORDS.isdisjoint(words) and EN_RESCHEDULE.search(low))
         or (("for" in words or "at" in words or "on" in words) and EN_ARRANGED.search(low))
+        or ("instead" in words and EN_INSTEAD.search(low))
     ):
         return "future"
     past = any(

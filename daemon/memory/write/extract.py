@@ -414,7 +414,7 @@ def extract(resource: ResourceIn, ctx: TurnContext, category: str | None = None)
     # a habit is not due ("I run at 6am" recurs): the date resolver gives a routine no date, so a
     # date ahead it did find is a one-off, whatever the category model says ("明早七点半体检 …
     # 要空腹" read as a routine would get no reminder)
-    due = planned(future)
+    due = planned(future, text)
     due_at = due.value if due is not None else None
     if category == "events" or fields is None:
         fields = event_fields(text, speaker, dates, resource.occurred_at, ctx)

@@ -132,6 +132,8 @@ _DONE_EN = re.compile(
     r"went fine|it went)\b",
     re.IGNORECASE,
 )
+# an arrangement made: the ticket bought, the slot booked (已经订好了, 已经约上了, 票买好了)
+_BOOKED_ZH = re.compile(r"(?:已经|已)?(?:订|买|约|定|预约|预订|安排|报名|挂号|抢)(?:好|到|上)?了")
 _DONE_ZH = re.compile(
     r"已经|过了|完了|做完|开完|昨天|前天|上周|上个月|刚才|刚刚|翘了|交了|取了|吃了|去过|开过|报完"
 )
@@ -311,9 +313,11 @@ def reasons(text: str) -> list[str]:
         )
     ):
         out.append("other")
-    # a clause that reads as done; "已经" in a clause of its own belongs to that clause's thing
+    # a clause that reads as done; "已经" in a clause of its own belongs to that clause's thing,
+    # and an arrangement made is no event done ("去成都出差的机票已经订好了": the trip is ahead)
     done = _DONE_ZH if zh else _DONE_EN
-    if done.search(first) or (len(parts) == 1 and done.search(t)):
+    arranged = _BOOKED_ZH.sub("", first) if zh else first
+    if done.search(arranged) or (len(parts) == 1 and done.search(_BOOKED_ZH.sub("", t) if zh else t)):
         out.append("done")
     world = _WORLD_ZH if zh else _WORLD_EN
     if (world.search(first) or world.search(said[0] if said else t)) and not (

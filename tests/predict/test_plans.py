@@ -599,3 +599,17 @@ def test_a_clause_that_opens_on_it_after_the_plan_says_where_it_is() -> None:
     quote = said_of(text, said, BERLIN)
     assert "Westfield imaging centre" in quote and "morning gone" not in quote, quote
     assert headline(text, said, BERLIN) == "My follow-up scan"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # written after the change (2026-12-06): the booking is made, the trip is ahead
+        ("下礼拜四回老家的高铁票已经抢到了，早上7:48虹桥出发", None),
+        ("周日的羽毛球场已经订好了，下午四点到六点", None),
+        # ... and what is done is done
+        ("周日的羽毛球已经打完了，累瘫", "done"),
+    ],
+)
+def test_a_booking_made_is_no_event_done(text: str, why: str | None) -> None:
+    assert why_not(text) == why

@@ -31,3 +31,16 @@ def test_yesterday_in_cantonese_and_a_word_that_is_no_day() -> None:
     [m] = resolve_dates("琴日去咗飲茶，好飽", SAID, HK)
     assert m.value.date() == datetime(2026, 9, 7).date() and m.direction == "past"
     assert resolve_dates("以後日子會好啲", SAID, HK) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "when"),
+    [
+        # written after the change (2026-12-06): signing up and booking with 咗 are arrangements, the
+        # day they are for is ahead
+        ("禮拜四我報咗名去上陶藝堂，夜晚七點", datetime(2026, 9, 10, 19, 0, tzinfo=HK)),
+        ("我同阿Ken約咗禮拜六打波", datetime(2026, 9, 12, 0, 0, tzinfo=HK)),
+    ],
+)
+def test_an_arrangement_made_with_zo_is_for_a_day_ahead(text: str, when: datetime) -> None:
+    assert [m.value for m in resolve_dates(text, SAID, HK) if m.direction == "future"] == [when]

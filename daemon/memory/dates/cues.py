@@ -76,7 +76,8 @@ ZH_PAST = re.compile(
 ZH_FUTURE = re.compile(r"要|会(?!议)|将|打算|准备|计划|下次|明天|后天|明年|下周")
 # 约了/定了/改到...了: the arrangement is done, the appointment is ahead.
 ZH_ARRANGED = re.compile(
-    r"(?:约|定|订|预约|安排|约好|说好)了|(?:改|推迟|推|挪|延|延期|延后|提前|换|调)(?:到|至|成|为)"
+    # (咗 is Cantonese 了: "约咗", "报咗名"; signing up is arranging too: 报了名)
+    r"(?:约|定|订|预约|安排|约好|说好|报名)[了咗]|报[了咗]名|(?:改|推迟|推|挪|延|延期|延后|提前|换|调)(?:到|至|成|为)"
 )
 EN_CONTINUES = re.compile(r"\s*(?:or|and)\b")
 

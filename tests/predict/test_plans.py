@@ -613,3 +613,15 @@ def test_a_clause_that_opens_on_it_after_the_plan_says_where_it_is() -> None:
 )
 def test_a_booking_made_is_no_event_done(text: str, why: str | None) -> None:
     assert why_not(text) == why
+
+
+def test_a_dawn_event_told_just_before_the_quiet_hours_gets_no_last_minute_repeat(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-06): told at 21:35, quiet from 22:00; the 05:50 coach is
+    # hours past the quiet hours' start, so 21:59 would only repeat what was just said
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 21:35")
+    say(pmemory, "d1", "coach to the airport leaves at 5:50 tomorrow morning from Victoria", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert [s.deliver_at for s in pmemory.suggestions.of_scope("alice")] == []

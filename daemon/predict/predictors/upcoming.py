@@ -157,7 +157,11 @@ def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
         return evening
     if morning <= due - SHORT_LEAD:
         return morning
-    # told late in the evening: the last minutes before the quiet hours are all that is left
+    # told late in the evening: the last minutes before the quiet hours are all that is left, for
+    # an event soon after they begin (a 22:40 call); one at dawn is hours past them, and a
+    # reminder minutes after the telling only repeats it ("明天一早就去汇房租" said at 23:15)
+    if due - last > JUST_SAID:
+        return None
     return next((t for t in (evening, last) if t >= ctx.now + MIN_NOTICE), None)
 
 

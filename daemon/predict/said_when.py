@@ -151,9 +151,12 @@ def promised_at(
         # of two times, the one said with the doing: "今天下午要盯灰度发布，实在没空，明天下午看吧"
         # gives this afternoon as the reason and tomorrow afternoon as when
         # else the one said nearest the item ("tonight is book club so #77 will have to be thursday")
-        doing = [when for at, when in found if _ACT.search(_clause_at(plain, at))]
+        doing = [(when, _clause_at(plain, at)) for at, when in found if _ACT.search(_clause_at(plain, at))]
         if doing:
-            return doing[0]
+            # after a meeting said with its hours, its end: "两点到三点一刻都在开会，开完会再看" is 15:15
+            if any(_AFTER_IT.search(clause) for _, clause in doing):
+                return max(when for when, _ in doing)
+            return doing[0][0]
         refs = [m.start() for m in _ANY_REF.finditer(text) if own is None or own(m.group(0))] or [found[0][0]]
         return min(found, key=lambda f: min(abs(f[0] - r) for r in refs))[1]
     # of the parts of the day still ahead, the one said nearest the item: "上午要盯发版走不开，#77
@@ -182,6 +185,8 @@ _ACT = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"[^,;，；。.!！?？\n]+")
+# the doing comes after what the times are of: "开完会再看", "看完再说", "after the meeting"
+_AFTER_IT = re.compile(r"完[^，。,.]{0,4}?再|之后|以后|后再|\bafter\b|\bonce\b", re.IGNORECASE)
 
 
 def _clause_at(text: str, pos: int) -> str:

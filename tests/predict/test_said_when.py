@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from daemon.memory.types import TurnView
-from daemon.predict.said_when import names, promised_at, said_about, waits_on_ci
+from daemon.predict.said_when import GRACE, names, promised_at, said_about, waits_on_ci
 
 TZ = ZoneInfo("Europe/Madrid")
 MORNING = time(9, 0)
@@ -155,3 +155,28 @@ def test_a_part_of_the_day_for_this_item_beats_a_date_said_of_another() -> None:
     )
     got = said_about([TurnView("t1", text, at)], "acme/api", 88, tz, time(9, 0))
     assert got is not None and got.date() == at.date() and 13 <= got.hour <= 16
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        # written after the change (2026-12-06): after a meeting said with its hours, its end
+        ("#88 今天下午两点到四点半在开会 开完会再看", (16, 30)),
+        ("I am in a call 2pm-3:30pm today, will look at #88 after it", (15, 30)),
+        # known misses: a lone end hour (三点) and "from 1 to 2:45" without am/pm are not read,
+        # and a comma puts the doing in a clause of its own
+        pytest.param(
+            "#88 下午一点半到三点都在面试，面完再看",
+            (15, 0),
+            marks=pytest.mark.xfail(reason="range end not read"),
+        ),
+        pytest.param(
+            "stuck in the vendor call from 1 to 2:45, I'll check #88 once that's over",
+            (14, 45),
+            marks=pytest.mark.xfail(reason="a range without am/pm is not read"),
+        ),
+    ],
+)
+def test_the_doing_after_a_meeting_with_its_hours_waits_for_its_end(text: str, end: tuple[int, int]) -> None:
+    fair = promised_at(text, SAID, TZ, MORNING)
+    assert fair is not None and fair == SAID.replace(hour=end[0], minute=end[1]) + GRACE

@@ -73,6 +73,12 @@ def names(text: str, repo: str, number: int, title: str | None = None, author: s
         # they were just asked about ("421 is tiny, doing it now", "1050 周五再说")
         or (number >= 100 and re.search(rf"(?:^|[,.;:!?，。；：！？]\s*){n}(?=\s|[，,]|$)(?![\d.:])", text))
         or (_REVIEW_TALK.search(text) is not None and _by_name_or_title(text, title, author))
+        # ... or anywhere, beside its author's name ("saw Lina's ping on 1207")
+        or (
+            number >= 100
+            and re.search(rf"(?<![\w#.:]){n}(?![\w:]|\.\d)", text) is not None
+            and _by_name_or_title(text, None, author)
+        )
     )
 
 

@@ -180,3 +180,10 @@ def test_a_part_of_the_day_for_this_item_beats_a_date_said_of_another() -> None:
 def test_the_doing_after_a_meeting_with_its_hours_waits_for_its_end(text: str, end: tuple[int, int]) -> None:
     fair = promised_at(text, SAID, TZ, MORNING)
     assert fair is not None and fair == SAID.replace(hour=end[0], minute=end[1]) + GRACE
+
+
+def test_a_bare_number_beside_its_authors_name_names_the_item() -> None:
+    # written after the change (2026-12-06)
+    text = "got Tomasz's nudge about 3318. flat out today, I'll go through it on the train home"
+    assert names(text, "acme/billing", 3318, "Split invoice renderer", "tomasz-w")
+    assert not names(text, "acme/billing", 3318, "Split invoice renderer", "priya-k")

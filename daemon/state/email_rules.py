@@ -242,6 +242,14 @@ def is_offer(sentence: str) -> bool:
     return bool(_OFFER.search(sentence))
 
 
+# a question that asks the reader to do something ("Can you send me…?"), not one that leads into a
+# pitch ("Staying on campus for Thanksgiving?")
+_REQUESTS = re.compile(
+    r"\b(?:can|could|would|will)\s+(?:you|u)\b|\b(?:send|give|tell|let)\s+me\b|你能|你可以|能不能|可不可以|麻烦|请你",
+    re.IGNORECASE,
+)
+
+
 def ask_of(text: str) -> str | None:
     """The first sentence of the message's new part that asks something, or None."""
     written = fresh_text(text)
@@ -251,8 +259,17 @@ def ask_of(text: str) -> str | None:
     if sent_to_a_list(fresh):
         return None
     notice = bool(_TO_GROUP.match(fresh))
-    for s, as_written in zip(sentences(fresh), sentences(written), strict=True):
-        if _offers_another_time(s, fresh):
+    said = sentences(fresh)
+    # a question that leads into an offer is the offer's own, and the offer is then optional:
+    # "Staying on campus for Thanksgiving? Sign up for the holiday meal plan by November 10."
+    pitched = {
+        i
+        for i in range(len(said) - 1)
+        if said[i].rstrip().endswith(("?", "？")) and is_offer(said[i + 1]) and not _REQUESTS.search(said[i])
+    }
+    pitched |= {i + 1 for i in pitched}
+    for i, (s, as_written) in enumerate(zip(said, sentences(written), strict=True)):
+        if _offers_another_time(s, fresh) or i in pitched:
             continue
         if asks(s) and (not notice or "?" in s or "？" in s or _DELIVER.search(s)):
             return _cut(as_written)

@@ -38,6 +38,13 @@ from handlers.email.items import message_from
         ("别忘了周四前把发票发我。", "别忘了周四前把发票发我。"),
         # a field label is no verb
         ("Outbound: Mon 3 Mar LHR 09:40\nReturn: Fri 7 Mar JFK 18:05", None),
+        # written after the change (2026-12-06): a question that leads into a pitch asks nothing of
+        # this reader; a request before an offer still does
+        ("Heading home for the holidays? Book your airport shuttle by December 15 and save 10%.", None),
+        (
+            "Could you confirm the venue by Monday? Register for the parking pass on the portal.",
+            "Could you confirm the venue by Monday?",
+        ),
         # written after the change (2026-12-06): a verb joined by a hyphen is a noun
         ("Bag drop-off and check-in open 3 hours before your departure.", None),
         ("Sign-in sheets will be at the front desk.", None),

@@ -160,8 +160,9 @@ def promised_at(
         doing = [(when, _clause_at(plain, at)) for at, when in found if _ACT.search(_clause_at(plain, at))]
         if doing:
             # after a meeting said with its hours, its end: "两点到三点一刻都在开会，开完会再看" is 15:15
-            if any(_AFTER_IT.search(clause) for _, clause in doing):
-                return max(when for when, _ in doing)
+            ends = [when for when, clause in doing if when is not None and _AFTER_IT.search(clause)]
+            if ends:
+                return max(ends)
             return doing[0][0]
         refs = [m.start() for m in _ANY_REF.finditer(text) if own is None or own(m.group(0))] or [found[0][0]]
         return min(found, key=lambda f: min(abs(f[0] - r) for r in refs))[1]

@@ -152,6 +152,11 @@ def main() -> int:
     ap.add_argument("--code", type=Path, default=ROOT, help="checkout whose daemon package runs")
     ap.add_argument("--profile", type=int, default=0, help="print the top N of a cProfile of the writes")
     ap.add_argument(
+        "--profile-out",
+        type=Path,
+        help="with --profile: also dump the cProfile stats of the writes to this file",
+    )
+    ap.add_argument(
         "--cue-cache",
         type=int,
         default=0,
@@ -234,6 +239,8 @@ def main() -> int:
                 "cpu_ms_per_item": round(1000 * cpu / max(1, added), 2),
             }
             if prof:
+                if args.profile_out:  # for comparing two sizes or two checkouts function by function
+                    prof.dump_stats(str(args.profile_out))
                 stats = pstats.Stats(prof)
                 total = max(stats.total_tt, 1e-9)  # type: ignore[attr-defined]
                 cum = {f"{k[0].split('/')[-1]}:{k[2]}": v[3] for k, v in stats.stats.items()}  # type: ignore[attr-defined]

@@ -910,6 +910,58 @@ def pair_features(
     return np.asarray(text, dtype=np.float32)
 
 
+def pair_feature_ranges(
+    new: str, new_category: str, old_categories: list[str], cosines: list[float] | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per older statement, the least and the most each of `pair_features` can be when only the
+    newer statement, the categories and the cosines are known: (lo, hi), one row per older
+    statement, float64. The features of the newer statement alone, the category match and the
+    cosine cues are exact (lo = hi); those that read the older statement's words span what they
+    can take (an overlap in [0, 1], a cue 0 or 1), or 0 when the newer one leaves them no room
+    (no terms, no names, no relations). Used to skip reading an older statement's words when no
+    value of them can lift the update model's P to a bar (write/pairbound.py)."""
+    b = _statement_cues(new)
+    terms, named, related = float(bool(b.terms)), float(bool(b.names)), float(bool(b.relations))
+    # name → (least, most) over every older statement (`pair_features` computes each)
+    text = {
+        "content_overlap": (0.0, terms),
+        "shared_names": (0.0, named),
+        "change_new": (b.change, b.change),
+        "change_old": (0.0, 1.0),
+        "history_new": (b.history, b.history),
+        "history_old": (0.0, 1.0),
+        "additive_new": (b.additive, b.additive),
+        "negation_new": (b.negation, b.negation),
+        "trip_new": (b.trip, b.trip),
+        "relation_mismatch": (0.0, related),
+        "same_category": (0.0, 0.0),  # exact, per older statement: set below
+        "novelty_new": (0.0, terms),
+        "novelty_old": (0.0, 1.0),
+        "overlap_x_change": (0.0, terms * b.change),
+    }
+    width = len(PAIR_TEXT_FEATURES) + (len(PAIR_COSINE_FEATURES) if cosines is not None else 0)
+    lo = np.zeros((len(old_categories), width))
+    hi = lo.copy()
+    lo[:, : len(PAIR_TEXT_FEATURES)] = [text[name][0] for name in PAIR_TEXT_FEATURES]
+    hi[:, : len(PAIR_TEXT_FEATURES)] = [text[name][1] for name in PAIR_TEXT_FEATURES]
+    at = PAIR_TEXT_FEATURES.index("same_category")
+    lo[:, at] = hi[:, at] = [float(c == new_category) for c in old_categories]
+    if cosines is not None:
+        c = np.asarray(cosines, dtype=np.float64)
+        cues = {
+            "cosine": c,
+            "cosine_sq": c * c,
+            "cosine_over_085": c > 0.85,
+            "cosine_over_090": c > 0.9,
+            "cosine_x_change": c * b.change,
+            "cosine_x_additive": c * b.additive,
+            "cosine_x_history": c * b.history,
+        }
+        exact = np.stack([cues[name] for name in PAIR_COSINE_FEATURES], axis=1).astype(np.float64)
+        lo[:, len(PAIR_TEXT_FEATURES) :] = hi[:, len(PAIR_TEXT_FEATURES) :] = exact
+    return lo, hi
+
+
 _FREQ_EN = re.compile(
     r"\b(?:every|each|usually|normally|always|often|daily|weekly|nightly|most (?:days|mornings|nights|weekends)"
     r"|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays|weekends)"

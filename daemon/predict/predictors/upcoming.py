@@ -216,14 +216,29 @@ def _clash_named(ctx: Ctx, scope: str, item: ItemView) -> str | None:
             continue
         sent = c.delivered_at or c.deliver_at
         told = sent.astimezone(tz).date()
-        # (one shared word is enough: after a clash notice the person's next word of the event,
-        # "update: ochieng can't move it", most likely answers it; a wrong guess costs a reminder)
-        if (
-            0 <= (day - told).days <= CLASH_STANDS_DAYS
-            and promise.spoken_of_since(ctx, scope, item, sent, words=1) is None
-        ):
+        if 0 <= (day - told).days <= CLASH_STANDS_DAYS and not _answered(ctx, scope, item, sent):
             return f"the clash notice of {told.isoformat()} named it"
     return None
+
+
+# what settles a clash: a move, a skip, a way round it ("can't move it … I'll step out at 2. sorted")
+_SETTLES = re.compile(
+    r"\b(?:sorted|settled|fixed|moved?|moving|rescheduled|pushed|swapped|instead|skip\w*|cancel\w*|"
+    r"step(?:ping)? out|dial(?:ling)? in|join(?:ing)? late|leave early|leaving early|miss(?:ing)?)\b"
+    r"|改到|改成|改时间|取消|不去了|搞定|请假|早退|晚到|挪到|推到|调到|换到|缺席",
+    re.IGNORECASE,
+)
+
+
+def _answered(ctx: Ctx, scope: str, item: ItemView, since: datetime) -> bool:
+    """The person spoke of the event after the clash notice: of the same thing (two of its words,
+    or near in recall), or with one of its words while settling the clash ("update: ochieng can't
+    move it, … I'll step out at 2. sorted"); a word in passing ("back to back") is not an answer."""
+    return (
+        promise.spoken_of_since(ctx, scope, item, since) is not None
+        or promise.spoken_of_since(ctx, scope, item, since, lambda t: bool(_SETTLES.search(t)), words=1)
+        is not None
+    )
 
 
 class Upcoming:

@@ -625,3 +625,23 @@ def test_a_dawn_event_told_just_before_the_quiet_hours_gets_no_last_minute_repea
     say(pmemory, "d1", "coach to the airport leaves at 5:50 tomorrow morning from Victoria", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     assert [s.deliver_at for s in pmemory.suggestions.of_scope("alice")] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "reminded"),
+    [
+        # written after the change (2026-12-06): a flight's reminder leaves time for the airport
+        ("my flight to Lisbon is at 15:20 tomorrow, terminal 2", "2026-03-03 11:20"),
+        ("明天下午三点二十的航班去深圳，T2", "2026-03-03 11:20"),
+        # ... anything else keeps the usual lead
+        ("dentist tomorrow at 15:20, the one on Kastanienallee", "2026-03-03 13:20"),
+    ],
+)
+def test_a_flight_is_reminded_with_time_to_get_to_the_airport(
+    text: str, reminded: str, pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 12:00")
+    say(pmemory, "f1", text, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert [s.deliver_at for s in pmemory.suggestions.of_scope("alice")] == [at(reminded)]

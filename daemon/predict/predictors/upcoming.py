@@ -19,6 +19,7 @@ import re
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from daemon.memory.dates.hant import simplified
 from daemon.memory.types import ItemView
 from daemon.predict import enrich, plan_news, said_when
 from daemon.predict.base import (
@@ -56,6 +57,13 @@ SHORT_LEAD = timedelta(minutes=30)
 MIN_NOTICE = timedelta(minutes=10)  # a reminder is not worth sending sooner than this after it was said
 _TIMEISH = re.compile(r"\d|[点时分半]$|^(?:[一二两三四五六七八九十]+)[点时]")
 JUST_SAID = timedelta(hours=3)  # a reminder this soon after the plan was told only repeats it
+# a flight is boarded after check-in and the way to the airport: its reminder comes this long
+# before it (a stranger's 10:35 flight out of Pudong: "by 08:00, to leave time to get there")
+FLIGHT_LEAD = timedelta(hours=4)
+_FLIGHT = re.compile(
+    r"\b(?:flight|flights|fly|flying|plane|airport|boarding|check-?in desk)\b|航班|飞机|机场|机票|登机|起飞|[0-9:：]\s*飞",
+    re.IGNORECASE,
+)
 # a clash notice names both events with their times and asks the person to move one; within this
 # many days of the event's day it is the reminder (strangers' scenarios counted a reminder after
 # it noise 5 times of 6, 1-3 days after); a week on, the day's own reminder is worth sending
@@ -103,7 +111,7 @@ def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
         return None
     due = due_of(item).astimezone(tz)
     if is_timed(due, tz):
-        return schedule(due, ctx)
+        return schedule(due, ctx, lead=FLIGHT_LEAD if _FLIGHT.search(simplified(text)) else None)
     if not asks_reminder(text):
         # a day without a time, or one the event fills ("Thursday is the offsite, 9 to 5", "an
         # all-day audit"): the person arranged the day around it. Strangers' scenarios counted
@@ -115,9 +123,12 @@ def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
     return schedule(hours[0], ctx, spanned=True) if hours is not None else schedule(due, ctx)
 
 
-def schedule(due: datetime, ctx: Ctx, spanned: bool = False) -> tuple[datetime, datetime] | None:
+def schedule(
+    due: datetime, ctx: Ctx, spanned: bool = False, lead: timedelta | None = None
+) -> tuple[datetime, datetime] | None:
     """(remind at, expires at) for an event at `due` (at midnight: a day without a time, unless
-    `spanned`, the first hour of a day's span), or None when no reminder makes sense."""
+    `spanned`, the first hour of a day's span), or None when no reminder makes sense. `lead`:
+    longer than the usual one for this event (a flight)."""
     tz = ctx.settings.tz
     due = due.astimezone(tz)
     if due <= ctx.now:
@@ -127,7 +138,7 @@ def schedule(due: datetime, ctx: Ctx, spanned: bool = False) -> tuple[datetime, 
         expires = next_day_start(due, tz)
         at = max(morning, ctx.now + MIN_NOTICE)
         return (at, expires) if at < expires else None
-    lead = timedelta(hours=ctx.settings.remind_lead_hours)
+    lead = max(timedelta(hours=ctx.settings.remind_lead_hours), lead or timedelta(0))
     for ideal in (due - lead, due - SHORT_LEAD):
         if ideal < ctx.now + MIN_NOTICE:
             continue

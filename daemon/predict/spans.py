@@ -10,6 +10,7 @@ import re
 from datetime import datetime, timedelta
 
 from daemon.memory.dates.en_time import hour_24h
+from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.types import ItemView
 from daemon.predict.base import is_cjk, what
@@ -25,10 +26,12 @@ _EN_DAY_SPAN = re.compile(
     rf"{_EN_CLOCK.format(n=2)}\b",
     re.IGNORECASE,
 )
+# (Cantonese says 朝早 for the morning, 下昼 / 晏昼 for the afternoon, 晚黑 / 夜晚 for the evening)
 _ZH_DAY_SPAN = re.compile(
-    r"(上午|早上|下午|晚上)?\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*点(半)?\s*(?:到|至|-|–)\s*"
-    r"(上午|中午|下午|晚上)?\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*点(半)?"
+    r"(上午|早上|朝早|下午|下昼|晏昼|晚上|晚黑|夜晚)?\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*点(半)?\s*(?:到|至|-|–)\s*"
+    r"(上午|中午|下午|下昼|晏昼|晚上|晚黑|夜晚)?\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*点(半)?"
 )
+_ZH_AFTER_NOON = ("下午", "下昼", "晏昼", "晚上", "晚黑", "夜晚")
 _ALL_DAY = re.compile(
     r"\b(?:all[- ]day|the whole day|whole day|all day long)\b|全天|一整天|整天", re.IGNORECASE
 )
@@ -47,14 +50,15 @@ def _span(day: datetime, h1: int, m1: int, h2: int, m2: int) -> tuple[datetime, 
 
 def day_span(item: ItemView, day: datetime) -> tuple[datetime, datetime] | None:
     """The hours an event without a time of day still takes: "9 to 5", "九点到五点", "the whole
-    day" (the working day); None when its sentence names none (a birthday takes no hours)."""
-    text = what(item)
+    day" (the working day); None when its sentence names none (a birthday takes no hours).
+    Traditional is read as Simplified ("9點到5點")."""
+    text = simplified(what(item))
     if is_cjk(text):
         z = _ZH_DAY_SPAN.search(text)
         if z:
             h1, h2 = _hour(z.group(2)), _hour(z.group(5))
             if h1 is not None and h2 is not None:
-                if z.group(1) in ("下午", "晚上") and h1 < 12:
+                if z.group(1) in _ZH_AFTER_NOON and h1 < 12:
                     h1 += 12
                 m1, m2 = 30 if z.group(3) else 0, 30 if z.group(6) else 0
                 as_written = hour_24h(z.group(5))
@@ -88,11 +92,15 @@ _CLAUSE = re.compile(r"[^,，;；.。!！?？]+")
 
 def span_clause(item: ItemView) -> str:
     """The clause of the event's sentence that names the hours it takes ("估计要折腾一整天" of
-    "周五搬家，请了一天假，估计要折腾一整天"), or "" when none does."""
-    text = what(item)
+    "周五搬家，请了一天假，估计要折腾一整天"), or "" when none does (read as Simplified, quoted as
+    written)."""
+    written = what(item)
+    text = simplified(written)
     found = (_ZH_DAY_SPAN.search(text) if is_cjk(text) else _EN_DAY_SPAN.search(text)) or _ALL_DAY.search(
         text
     )
     if found is None:
         return ""
-    return next((c.group(0) for c in _CLAUSE.finditer(text) if c.start() <= found.start() < c.end()), text)
+    return next(
+        (c.group(0) for c in _CLAUSE.finditer(written) if c.start() <= found.start() < c.end()), written
+    )

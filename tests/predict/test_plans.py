@@ -645,3 +645,13 @@ def test_a_flight_is_reminded_with_time_to_get_to_the_airport(
     say(pmemory, "f1", text, pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     assert [s.deliver_at for s in pmemory.suggestions.of_scope("alice")] == [at(reminded)]
+
+
+def test_day_span_reads_traditional_hours() -> None:
+    # written after the change (2026-12-06)
+    from daemon.predict.spans import day_span, span_clause
+
+    day = at("2026-03-04 00:00")
+    item = ItemView("i1", "alice", "events", "", {"what": "禮拜三去幫手搬貨倉，朝早9點到下晝6點，會好攰"})
+    assert day_span(item, day) == (at("2026-03-04 09:00"), at("2026-03-04 18:00"))
+    assert span_clause(item) == "朝早9點到下晝6點"

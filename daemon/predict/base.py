@@ -143,6 +143,11 @@ def due_of(item: ItemView) -> datetime:
     return item.due_at
 
 
+def calls_off(text: str) -> bool:
+    """A statement that calls an event off ("the demo is cancelled", "LEA 把我周四的 Termin 取消了")."""
+    return bool(_CANCEL.search(text))
+
+
 def cancels(item: ItemView) -> bool:
     """The statement calls an event off ("the demo is cancelled", "会议取消了"): it retires the
     event (the memory supersedes it) and is not itself something to remind of."""

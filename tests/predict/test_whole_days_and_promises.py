@@ -289,3 +289,33 @@ async def test_a_word_in_passing_after_a_clash_is_no_answer_to_it(
     pclock.now = at("2026-03-04 13:29")
     await outbox.deliver_due()
     assert not any(t.startswith("Reminder") for t in bus.titles), bus.titles
+
+
+@pytest.mark.parametrize(
+    ("later", "reminded"),
+    [
+        # written after the change (2026-12-06): called off in chat, in other words, on its day
+        ("ugh Kwik Fit just rang, they cancelled friday, some staffing thing, they'll call to rebook", False),
+        # ... another thing called off that day is not this one
+        ("friday's pilates is cancelled, the instructor is sick", True),
+    ],
+)
+async def test_a_plan_the_person_calls_off_later_gets_no_reminder(
+    later: str,
+    reminded: bool,
+    pmemory: Memory,
+    settings: Settings,
+    outbox: SuggestionOutbox,
+    bus: Bus,
+    pclock: FakeClock,
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 10:00")
+    say(pmemory, "m1", "MOT booked at Kwik Fit for friday at 11:30, finally", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-04 17:00")
+    say(pmemory, "m2", later, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-06 11:29")
+    await outbox.deliver_due()
+    assert any(t.startswith("Reminder") for t in bus.titles) is reminded, bus.titles

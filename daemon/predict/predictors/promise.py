@@ -277,10 +277,11 @@ def spoken_of_since(
     since: datetime,
     says: Callable[[str], bool] = lambda _: True,
     words: int = 2,
+    same_day: bool = False,
 ) -> ItemView | None:
     """A statement of the person after `since` about the same thing as `item` (and for which
     `says` holds), or None. About the same thing: `words` of its words shared, or one when near
-    in recall."""
+    in recall, or (`same_day`) one when the statement names the item's day too."""
     for h in ctx.memory.recall(what(item), scope, k=6, ts=ctx.now, reinforce=False):
         if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= since:
             continue
@@ -291,9 +292,18 @@ def spoken_of_since(
         # one when near in recall (a recall score alone moves with the scope's size and age:
         # in a small memory "表弟让我…把旧显示器寄给他" was near the wedding video promised)
         shared = len(shared_words(what(item), what(row)))
-        if shared >= words or (shared and h.score >= 0.3):
+        on_its_day = same_day and _same_day(row, item, ctx.settings.tz)
+        if shared >= words or (shared and (h.score >= 0.3 or on_its_day)):
             return row
     return None
+
+
+def _same_day(a: ItemView, b: ItemView, tz: ZoneInfo) -> bool:
+    return (
+        a.due_at is not None
+        and b.due_at is not None
+        and a.due_at.astimezone(tz).date() == b.due_at.astimezone(tz).date()
+    )
 
 
 def kept(ctx: Ctx, scope: str, item: ItemView, said: datetime) -> str | None:

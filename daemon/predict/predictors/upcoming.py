@@ -29,6 +29,7 @@ from daemon.predict.base import (
     Recheck,
     Trigger,
     active,
+    calls_off,
     cancels,
     due_of,
     is_cjk,
@@ -269,6 +270,13 @@ class Upcoming:
         clash = _clash_named(ctx, s.scope, item)
         if clash is not None:
             return Recheck(None, clash)
+        # the person said since that it is off ("我靠，LEA 把我周四的 Termin 取消了"), and the memory
+        # kept both statements (it retires only on sure evidence)
+        off = promise.spoken_of_since(
+            ctx, s.scope, item, item.observed_at or ctx.now, calls_off, same_day=True
+        )
+        if off is not None:
+            return Recheck(None, f"called off: {short(what(off), 60)}")
         due = item.due_at
         moved_by = s.data.get("moved_by")
         if due is None or (

@@ -210,13 +210,18 @@ _OUT_EN = re.compile(
     # skipping it, or left a part nobody needs them for: "we're skipping it", "no airport run for me"
     r"(?:i'?m|i am|we'?re|we are)\s+(?:skipping|giving)\s+(?:it|that|this)(?:\s+a\s+miss)?|"
     r"(?:sitting|sit)\s+(?:it|this(?:\s+one)?)\s+out|"
-    r"no\s+(?:airport\s+run|pick-?up|lift|ride|drop-?off|school\s+run)\s+(?:needed\s+)?for\s+(?:me|us))\b",
+    r"no\s+(?:airport\s+run|pick-?up|lift|ride|drop-?off|school\s+run)\s+(?:needed\s+)?for\s+(?:me|us)|"
+    # the other goes by themself: "she's driving herself", "he'll go on his own"
+    r"(?:he|she|they)(?:'s|’s|'ll|’ll|'re|’re| is| will| are)?\s+(?:going|driving|getting|taking|go|drive|get|take)\b"
+    r"[^,.;]{0,25}?\b(?:by\s+(?:himself|herself|themselves)|on\s+(?:his|her|their)\s+own))\b",
     re.IGNORECASE,
 )
 _OUT_ZH = re.compile(
     r"不用我|不需要我|用不着我|不必我|我(?:就)?不(?:用|必)?去|没我(?:什么|啥)?事"
     # the same in Cantonese (唔 is 不, 唔使 is 不用): "佢話唔使我陪", "我唔去"
     r"|唔(?:使|驶|駛|洗|需要|用)我|我(?:就)?唔(?:使|驶|駛|洗|用)?去"
+    # the other goes by themself: "佢自己去", "她自己打车过去"
+    r"|[他她佢](?:们|哋)?自己(?:一个人)?(?:去|过去|搭|坐|开车|揸车|打车|打的|叫车)"
     # staying home while someone else goes: "老公话佢带佢去，我留喺屋企派糖就得"
     r"|我(?:就)?留(?:喺|在)(?:屋企|家)|我们不去|我(?:们)?(?:就)?不(?:参加|凑热闹)"
 )

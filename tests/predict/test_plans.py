@@ -655,3 +655,16 @@ def test_day_span_reads_traditional_hours() -> None:
     item = ItemView("i1", "alice", "events", "", {"what": "禮拜三去幫手搬貨倉，朝早9點到下晝6點，會好攰"})
     assert day_span(item, day) == (at("2026-03-04 09:00"), at("2026-03-04 18:00"))
     assert span_clause(item) == "朝早9點到下晝6點"
+
+
+@pytest.mark.parametrize(
+    "text",
+    # written after the change (2026-12-06): the other goes by themself
+    [
+        "阿爸禮拜五朝早十點喺瑪麗醫院覆診，佢自己搭的士去，我喺公司開會",
+        "我哥周六下午两点的面试，他自己开车过去，我在家打游戏",
+        "my flatmate has her driving test monday at 10, she's going by herself, I'll be at uni anyway",
+    ],
+)
+def test_someone_going_by_themself_is_their_appointment(text: str) -> None:
+    assert why_not(text) == "other"

@@ -668,3 +668,19 @@ def test_day_span_reads_traditional_hours() -> None:
 )
 def test_someone_going_by_themself_is_their_appointment(text: str) -> None:
     assert why_not(text) == "other"
+
+
+def test_a_dawn_event_told_earlier_in_the_evening_still_gets_the_last_minutes(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-06): told at 20:30, quiet from 22:00, more than an hour left
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 20:30")
+    say(
+        pmemory,
+        "d2",
+        "ferry to the island at 6:10 tomorrow morning, nothing to eat after midnight",
+        pclock.now,
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert [s.deliver_at for s in pmemory.suggestions.of_scope("alice")] == [at("2026-03-02 21:59")]

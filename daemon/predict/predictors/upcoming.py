@@ -58,6 +58,7 @@ SHORT_LEAD = timedelta(minutes=30)
 MIN_NOTICE = timedelta(minutes=10)  # a reminder is not worth sending sooner than this after it was said
 _TIMEISH = re.compile(r"\d|[点时分半]$|^(?:[一二两三四五六七八九十]+)[点时]")
 JUST_SAID = timedelta(hours=3)  # a reminder this soon after the plan was told only repeats it
+REPEATS = timedelta(hours=1)  # ... and this soon, when the evening before is all that is left
 # a flight is boarded after check-in and the way to the airport: its reminder comes this long
 # before it (a stranger's 10:35 flight out of Pudong: "by 08:00, to leave time to get there")
 FLIGHT_LEAD = timedelta(hours=4)
@@ -170,11 +171,11 @@ def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
     if morning <= due - SHORT_LEAD:
         return morning
     # told late in the evening: the last minutes before the quiet hours are all that is left, for
-    # an event soon after they begin (a 22:40 call); one at dawn is hours past them, and a
-    # reminder minutes after the telling only repeats it ("明天一早就去汇房租" said at 23:15)
-    if due - last > JUST_SAID:
-        return None
-    return next((t for t in (evening, last) if t >= ctx.now + MIN_NOTICE), None)
+    # an event soon after they begin (a 22:40 call); for one at dawn, hours past them, a reminder
+    # within the hour of the telling only repeats it ("明天一早就去汇房租" said at 23:15), one later
+    # in the evening still helps ("明早七点半体检 要空腹" said at 20:40: 22:00)
+    soon = due - last <= JUST_SAID
+    return next((t for t in (evening, last) if t >= ctx.now + (MIN_NOTICE if soon else REPEATS)), None)
 
 
 def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:

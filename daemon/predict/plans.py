@@ -404,11 +404,13 @@ def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime, own: Callable[[str]
 
 
 def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bool]) -> bool:
-    """`own`'s verdict on a dated sentence; when venting, a habit or the day's routine is all the rules
-    hold against it, the verdict on the clauses that tell the plan. A complaint in one clause of a run-on message is
-    about what that clause says, not about an appointment in another ("ugh the landlord STILL
-    hasn't sent anyone, …, so I booked her in at the clinic for Tuesday at 4:15, …"); who takes
-    part, a wish or a "done" can be said anywhere in the sentence, so those still read it whole."""
+    """`own`'s verdict on a dated sentence; when venting, a habit or the day's routine is all the
+    rules hold against it (or nothing: the plan model's veto of the whole sentence), the verdict on
+    the clauses that tell the plan. A complaint in one clause of a run-on message is about what
+    that clause says, not about an appointment in another ("ugh the landlord STILL hasn't sent
+    anyone, …, so I booked her in at the clinic for Tuesday at 4:15, …"), and the sentence's vector
+    is mostly the complaints; who takes part, a wish or a "done" can be said anywhere in the
+    sentence, so those still read it whole."""
     if own(sentence):
         return True
     part = plan_part(sentence, said, tz)

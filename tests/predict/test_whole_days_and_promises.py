@@ -319,3 +319,23 @@ async def test_a_plan_the_person_calls_off_later_gets_no_reminder(
     pclock.now = at("2026-03-06 11:29")
     await outbox.deliver_due()
     assert any(t.startswith("Reminder") for t in bus.titles) is reminded, bus.titles
+
+
+@pytest.mark.xfail(
+    reason="known miss (2026-12-06): the memory retires Friday's physio on Thursday's yoga call-off "
+    "(the update model; withdrawn: its memory was superseded)"
+)
+async def test_a_call_off_of_the_same_thing_on_another_day_leaves_the_reminder(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # Friday's physio stands when Thursday's yoga at the same studio is off
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 10:00")
+    say(pmemory, "d1", "physio at the Mitte studio on friday at 11:30", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-03 18:00")
+    say(pmemory, "d2", "thursday's yoga at the Mitte studio is cancelled, teacher's ill", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-06 11:29")
+    await outbox.deliver_due()
+    assert any(t.startswith("Reminder") and "11:30" in t for t in bus.titles), bus.titles

@@ -217,17 +217,18 @@ async def test_a_clash_notice_a_few_days_before_stands_in_for_the_reminders(
     bus: Bus,
     pclock: FakeClock,
 ) -> None:
-    engine.start_cursor(pmemory)
     pclock.now = at(told)
     weekday = at(f"{day} 12:00").strftime("%A").lower()
     when = "next " + weekday if day > "2026-03-08" else weekday
-    say(pmemory, "c1", f"physio moved me to {when} at 2:30pm, fine by me", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now += timedelta(minutes=5)
-    say(pmemory, "c2", f"and the electrician is coming {when} at 2:30pm to redo the fuse box", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now += timedelta(minutes=30)
-    assert await outbox.deliver_due() == 1 and "Conflict" in bus.titles[-1]
+    await _clash(
+        pmemory,
+        settings,
+        outbox,
+        bus,
+        pclock,
+        f"physio moved me to {when} at 2:30pm, fine by me",
+        f"and the electrician is coming {when} at 2:30pm to redo the fuse box",
+    )
     pclock.now = at(f"{day} 14:29")
     await outbox.deliver_due()
     later = [t for t in bus.titles[1:] if t.startswith("Reminder")]
@@ -238,28 +239,23 @@ async def test_a_clash_the_person_answered_leaves_the_reminder_of_the_event_they
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     # written after the change (2026-12-06)
-    engine.start_cursor(pmemory)
     pclock.now = at("2026-03-02 10:00")
-    say(pmemory, "c1", "wednesday is the first-aid course at the community hall, 9 to 5, all day", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now += timedelta(minutes=5)
-    say(
+    await _clash(
         pmemory,
-        "c2",
+        settings,
+        outbox,
+        bus,
+        pclock,
+        "wednesday is the first-aid course at the community hall, 9 to 5, all day",
         "the insurance assessor wants a video call wednesday at 11:30 about the flood claim",
-        pclock.now,
     )
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now += timedelta(minutes=30)
-    assert await outbox.deliver_due() == 1 and "Conflict" in bus.titles[-1]
-    pclock.now = at("2026-03-02 19:00")
-    say(
+    _later(
         pmemory,
-        "c3",
+        settings,
+        pclock,
+        "2026-03-02 19:00",
         "sorted the flood claim thing, the assessor call stays, I'll take it in the hall's side room",
-        pclock.now,
     )
-    engine.after_memory(pmemory, settings, pclock.now)
     pclock.now = at("2026-03-04 11:29")
     await outbox.deliver_due()
     assert any(t.startswith("Reminder") and "assessor" in t.lower() for t in bus.titles), bus.titles
@@ -269,23 +265,17 @@ async def test_a_word_in_passing_after_a_clash_is_no_answer_to_it(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     # written after the change (2026-12-06): "filling" is said of the dentist and of the freezer
-    engine.start_cursor(pmemory)
     pclock.now = at("2026-03-02 10:00")
-    say(
+    await _clash(
         pmemory,
-        "c1",
+        settings,
+        outbox,
+        bus,
+        pclock,
         "wednesday is the year 4 aquarium trip, I'm helping from 9 to 4, the bus gets back at 4",
-        pclock.now,
+        "the dentist moved my filling to wednesday at 1:30pm",
     )
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now += timedelta(minutes=5)
-    say(pmemory, "c2", "the dentist moved my filling to wednesday at 1:30pm", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now += timedelta(minutes=30)
-    assert await outbox.deliver_due() == 1 and "Conflict" in bus.titles[-1]
-    pclock.now = at("2026-03-02 18:00")
-    say(pmemory, "c3", "nan is filling my freezer with soup again lol", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
+    _later(pmemory, settings, pclock, "2026-03-02 18:00", "nan is filling my freezer with soup again lol")
     pclock.now = at("2026-03-04 13:29")
     await outbox.deliver_due()
     assert not any(t.startswith("Reminder") for t in bus.titles), bus.titles
@@ -339,3 +329,29 @@ async def test_a_call_off_of_the_same_thing_on_another_day_leaves_the_reminder(
     pclock.now = at("2026-03-06 11:29")
     await outbox.deliver_due()
     assert any(t.startswith("Reminder") and "11:30" in t for t in bus.titles), bus.titles
+
+
+async def _clash(
+    pmemory: Memory,
+    settings: Settings,
+    outbox: SuggestionOutbox,
+    bus: Bus,
+    pclock: FakeClock,
+    first: str,
+    second: str,
+) -> None:
+    """Tell two plans of the same hour five minutes apart; the clash notice goes out after them."""
+    engine.start_cursor(pmemory)
+    for cid, text in (("c1", first), ("c2", second)):
+        say(pmemory, cid, text, pclock.now)
+        engine.after_memory(pmemory, settings, pclock.now)
+        pclock.now += timedelta(minutes=5)
+    pclock.now += timedelta(minutes=25)
+    assert await outbox.deliver_due() == 1 and "Conflict" in bus.titles[-1]
+
+
+def _later(pmemory: Memory, settings: Settings, pclock: FakeClock, when: str, text: str) -> None:
+    """The person says something more at `when`."""
+    pclock.now = at(when)
+    say(pmemory, "c3", text, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)

@@ -56,6 +56,9 @@ class ItemDraft:
     happened_at: datetime | None = None  # when the fact happened ("yesterday" resolved)
     observed_at: datetime | None = None  # when it was said: orders the session's turns
     due_at: datetime | None = None
+    # the days it names as days, ahead or not ("monday's spin class", "昨天"; not "this weekend",
+    # "next week"): aware, in the speaker's time zone
+    days: tuple[datetime, ...] = ()
     evergreen: bool = False
     # False for a record of what happened elsewhere (a GitHub event, a CI case): history states
     # no new truth about anything, so it retires nothing (the update model still may not retire it

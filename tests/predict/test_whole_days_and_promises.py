@@ -311,10 +311,6 @@ async def test_a_plan_the_person_calls_off_later_gets_no_reminder(
     assert any(t.startswith("Reminder") for t in bus.titles) is reminded, bus.titles
 
 
-@pytest.mark.xfail(
-    reason="known miss (2026-12-06): the memory retires Friday's physio on Thursday's yoga call-off "
-    "(the update model; withdrawn: its memory was superseded)"
-)
 async def test_a_call_off_of_the_same_thing_on_another_day_leaves_the_reminder(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:

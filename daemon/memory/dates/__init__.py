@@ -142,12 +142,12 @@ from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import en as dates_en
 from daemon.memory.dates import zh as dates_zh
-from daemon.memory.dates.common import PERIODS, Ctx, DateMention, Hit, mention, monday, planned
+from daemon.memory.dates.common import PERIODS, Ctx, DateMention, Hit, mention, monday, planned, span_days
 from daemon.memory.dates.cues import own_account
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.recurrence import Recurrence, recurrence
 
-__all__ = ["DateMention", "Recurrence", "planned", "recurrence", "resolve_dates"]
+__all__ = ["DateMention", "Recurrence", "planned", "recurrence", "resolve_dates", "span_days"]
 
 
 def _has_digit(text: str) -> bool:

@@ -374,6 +374,14 @@ _SPAN_DAYS = {"week": 7, "month": 31, "year": 366}
 _WEEKEND = re.compile(r"weekend|周末|週末", re.IGNORECASE)
 
 
+def span_days(d: DateMention) -> int:
+    """How many days a date said covers from its value: 1 for a day or a time, 2 for a
+    weekend, 7 for a week, 31 for a month, 366 for a year."""
+    if d.has_time:
+        return 1
+    return _SPAN_DAYS.get(d.granularity, 2 if _WEEKEND.search(d.text) else 1)
+
+
 # the slot a change lands on: "Bruna can't do friday so it's saturday half 3 instead"
 _INSTEAD_AFTER = re.compile(r"[^.!?;。！？；\n]{0,40}?\binstead\b(?!\s+of)", re.IGNORECASE)
 
@@ -406,6 +414,5 @@ def planned(ahead: list[DateMention], text: str | None = None) -> DateMention | 
         )
     if first.has_time:
         return first
-    days = _SPAN_DAYS.get(first.granularity, 2 if _WEEKEND.search(first.text) else 1)
-    end = first.value + timedelta(days=days)
+    end = first.value + timedelta(days=span_days(first))
     return next((d for d in ahead[1:] if d.has_time and first.value <= d.value < end), first)

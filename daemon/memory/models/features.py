@@ -640,6 +640,27 @@ def plan_moved(old: str, new: str) -> bool:
     return bool(activity_terms(old) & activity_terms(new))
 
 
+# A plan called off, not moved: no other time is given for it ("Thursday's yoga is cancelled",
+# 周四的瑜伽取消了), against a move to one ("pushed to Friday", "cancelled, going Friday instead", 改到周五)
+_CALL_OFF_EN = re.compile(
+    r"\b(?:cancel+\w*|call(?:ed|ing|s)? (?:it )?off|" + _CANT_MAKE + r"|(?:is|'s|are|was) off|scrapped"
+    r"|fell through)\b",
+    re.IGNORECASE,
+)
+_CALL_OFF_ZH = re.compile(r"取消|不去了|去不了|来不了|黄了|泡汤")
+_MOVE_EN = re.compile(
+    r"\b(?:mov(?:e|ed|es|ing)|re-?schedul\w*|postpon\w*|push\w*|delay\w*|bump\w*|shift\w*|brought forward"
+    r"|put off|instead|rain check|chang(?:e|ed|es|ing)|switch\w*|re-?book\w*|re-?arrang\w*)\b",
+    re.IGNORECASE,
+)
+_MOVE_ZH = re.compile(r"改|推迟|推到|延期|延后|顺延|提前|挪到|换到|换成|重新安排|安排到|重新约")
+
+
+def calls_off_only(text: str) -> bool:
+    """Whether a statement calls a plan off and gives it no other time (no move, no "instead")."""
+    return bool(_cue(_CALL_OFF_EN, _CALL_OFF_ZH, text)) and not _cue(_MOVE_EN, _MOVE_ZH, text)
+
+
 def plan_change_cue(text: str) -> bool:
     """Whether a statement says a plan changed (moved, cancelled, instead, 改到, 取消, ...)."""
     return _cue(_PLAN_CHANGE_EN, _PLAN_CHANGE_ZH, text) > 0

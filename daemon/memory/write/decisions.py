@@ -412,6 +412,7 @@ class BatchDecisions:
             judge,
             d.due_at,
             by_slot=self.retire_by_slot,
+            new_days=d.days,
         )
         if not gone:
             return decision

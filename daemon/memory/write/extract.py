@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 
 import rjieba
 
-from daemon.memory.dates import DateMention, planned, resolve_dates
+from daemon.memory.dates import DateMention, planned, resolve_dates, span_days
 from daemon.memory.types import ItemDraft, ResourceIn
 from daemon.memory.write.noise import is_noise
 
@@ -434,6 +434,7 @@ def extract(resource: ResourceIn, ctx: TurnContext, category: str | None = None)
             happened_at=past[0].value if past else resource.occurred_at,
             observed_at=resource.occurred_at,
             due_at=due_at,
+            days=tuple(d.value for d in dates if span_days(d) == 1),
             evergreen=bool(_PIN.search(text)),
         )
     ]

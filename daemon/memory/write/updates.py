@@ -24,6 +24,7 @@ from daemon.memory.models import SLOTS, Understanding, bare_text
 from daemon.memory.models.features import (
     about_speaker,
     activity_terms,
+    calls_off_only,
     introduced,
     keeps_the_older,
     led_by_someone,
@@ -98,7 +99,12 @@ def still_ahead(due: datetime | None, said: datetime) -> bool:
 
 
 def another_plan(
-    new: Statement, old: Statement, speaker: str, new_due: datetime | None, old_due: datetime | None
+    new: Statement,
+    old: Statement,
+    speaker: str,
+    new_due: datetime | None,
+    old_due: datetime | None,
+    new_days: tuple[datetime, ...] = (),
 ) -> bool:
     """Two plans or routines, each with its own time, and the newer says nothing of a change:
     another appointment, not the older one moved ("meeting 9 to 10 on Thursday" and then
@@ -106,9 +112,26 @@ def another_plan(
     06:07 train to Jinan for the handover" and then "the handover in Jinan starts at ten" are the
     train and the meeting, and deleting the train loses its reminder. A move says so ("the Acme
     call moved to Friday", "牙医改到周六", "dinner's at 9 now")."""
+    if called_off_another_day(new, speaker, new_days, old_due):
+        return True
     if not (new_due is not None or _timed(new.l0)) or not (old_due is not None or _timed(old.l0)):
         return False
     return not plan_change_cue(bare_text(new.l0, speaker))
+
+
+def called_off_another_day(
+    new: Statement, speaker: str, new_days: tuple[datetime, ...], old_due: datetime | None
+) -> bool:
+    """The newer calls off a plan of a day it names, and the older plan is on none of the days
+    it names: "physio at the Mitte studio on Friday at 11:30", then "Thursday's yoga at the Mitte
+    studio is cancelled". Calling a plan off leaves its day as it was, so a call-off that names
+    only other days is of another plan, whatever words the two share. Only days said as days
+    (`new_days`: "this weekend" or "this week" may hold the older one's day), and only a call-off
+    (a move names the new day: "pushed to Friday" is left to the other rules). The days are the
+    speaker's calendar days (aware): the older due time is read in their zone."""
+    if not new_days or old_due is None or not calls_off_only(bare_text(new.l0, speaker)):
+        return False
+    return all(old_due.astimezone(d.tzinfo).date() != d.date() for d in new_days)
 
 
 def _share_a_word(old: Statement, new: Statement, speaker: str) -> bool:
@@ -275,6 +298,7 @@ def retired(
     judge: Judge | None = None,
     new_due: datetime | None = None,
     by_slot: bool = False,
+    new_days: tuple[datetime, ...] = (),
 ) -> tuple[str, ...]:
     """The ids among `pool` (the speaker's older statements) that `new` retires.
 
@@ -336,7 +360,7 @@ def retired(
             # with no due time is past (a past incident's date is read but is no due time).
             or (s.item_id in moved_ids and not _dated(s.l0))
         )
-        and not another_plan(new, s, speaker, new_due, due.get(s.item_id))
+        and not another_plan(new, s, speaker, new_due, due.get(s.item_id), new_days)
     ]
     # A statement updates what it is most about: only its nearest retirable older statements
     # are weighed (a new database choice is nearer the old favourite dish than the dentist

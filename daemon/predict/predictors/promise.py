@@ -281,7 +281,9 @@ def spoken_of_since(
 ) -> ItemView | None:
     """A statement of the person after `since` about the same thing as `item` (and for which
     `says` holds), or None. About the same thing: `words` of its words shared, or one when near
-    in recall, or (`same_day`) one when the statement names the item's day too."""
+    in recall; with `same_day` (of a dated item), one when the statement names the item's day
+    too, and none when it names only another day ("Thursday's yoga at the studio is cancelled"
+    is not Friday's physio there)."""
     for h in ctx.memory.recall(what(item), scope, k=6, ts=ctx.now, reinforce=False):
         if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= since:
             continue
@@ -291,8 +293,10 @@ def spoken_of_since(
         # about the same thing: sharing the item's words ("空调", "房东"), two of them, or
         # one when near in recall (a recall score alone moves with the scope's size and age:
         # in a small memory "表弟让我…把旧显示器寄给他" was near the wedding video promised)
-        shared = len(shared_words(what(item), what(row)))
         on_its_day = same_day and _same_day(row, item, ctx.settings.tz)
+        if same_day and row.due_at is not None and item.due_at is not None and not on_its_day:
+            continue
+        shared = len(shared_words(what(item), what(row)))
         if shared >= words or (shared and (h.score >= 0.3 or on_its_day)):
             return row
     return None

@@ -33,6 +33,7 @@ from zoneinfo import ZoneInfo
 from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.cues import tense
 from daemon.memory.dates.hant import simplified
+from daemon.memory.models.features import MOVED_TO_TIME as _MOVED_TO_TIME
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
 from daemon.predict.plan_text import dated_sentences, headline, names_a_thing, plan_part, sentences
@@ -132,6 +133,15 @@ _DONE_EN = re.compile(
     r"went fine|it went)\b",
     re.IGNORECASE,
 )
+# a plan moved to a time: the move is told in the past or with a groan, the plan is ahead ("had to
+# push my haircut to thursday", "ugh, the salon moved my haircut to thursday at 5", "复诊改到下周一")
+_MOVED_TO_EN = re.compile(
+    r"\b(?:(?:moved|pushed|shifted|bumped|rescheduled|postponed|brought forward|put off) (?:to|till|until|back)\b|"
+    + _MOVED_TO_TIME
+    + r")",
+    re.IGNORECASE,
+)
+_MOVED_TO_ZH = re.compile(r"(?:改|推|挪|换|延|调|提前|推迟|延期|顺延)(?:到|至)")
 # an arrangement made: the ticket bought, the slot booked (已经订好了, 已经约上了, 票买好了)
 _BOOKED_ZH = re.compile(r"(?:已经|已)?(?:订|买|约|定|预约|预订|安排|报名|挂号|抢)(?:好|到|上)?了")
 _DONE_ZH = re.compile(
@@ -285,7 +295,9 @@ def reasons(text: str) -> list[str]:
     out: list[str] = []
     if _QUESTION.search(t):
         out.append("question")
-    if (_VENT_ZH if zh else _VENT_EN).search(t):
+    # a plan moved to a time is news of a plan ahead, told with a groan or in the past tense
+    moved = bool((_MOVED_TO_ZH if zh else _MOVED_TO_EN).search(t))
+    if (_VENT_ZH if zh else _VENT_EN).search(t) and not moved:
         out.append("vent")
     if (_HYPO_ZH if zh else _HYPO_EN).search(t):
         out.append("hypothetical")
@@ -322,7 +334,9 @@ def reasons(text: str) -> list[str]:
     # and an arrangement made is no event done ("去成都出差的机票已经订好了": the trip is ahead)
     done = _DONE_ZH if zh else _DONE_EN
     arranged = _BOOKED_ZH.sub("", first) if zh else first
-    if done.search(arranged) or (len(parts) == 1 and done.search(_BOOKED_ZH.sub("", t) if zh else t)):
+    if not moved and (
+        done.search(arranged) or (len(parts) == 1 and done.search(_BOOKED_ZH.sub("", t) if zh else t))
+    ):
         out.append("done")
     world = _WORLD_ZH if zh else _WORLD_EN
     if (world.search(first) or world.search(said[0] if said else t)) and not (

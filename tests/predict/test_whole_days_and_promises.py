@@ -351,3 +351,40 @@ def _later(pmemory: Memory, settings: Settings, pclock: FakeClock, when: str, te
     pclock.now = at(when)
     say(pmemory, "c3", text, pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
+
+
+async def test_a_plan_someone_else_moved_is_reminded_at_its_new_time_only(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # "the salon moved my haircut to thursday": one plan at its new time, not two
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:00")
+    say(pmemory, "h1", "haircut at Salon Mira on tuesday at 5", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-02 13:00")
+    say(pmemory, "h2", "ugh, Salon Mira moved my haircut to thursday at 5", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    for day in ("2026-03-03 16:59", "2026-03-05 16:59"):
+        pclock.now = at(day)
+        await outbox.deliver_due()
+    reminders = [t for t in bus.titles if t.startswith("Reminder")]
+    assert len(reminders) == 1 and "haircut" in reminders[0].lower(), bus.titles
+    assert not any("tuesday" in t.lower() for t in bus.titles), bus.titles
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # a move to a time is news of a plan ahead, groaned about or told in the past tense
+        ("ugh, the garage moved my MOT to friday at 9", None),
+        ("had to push the vet to next tuesday, cat's fine for now", None),
+        ("唉，物业把验房挪到下周三上午了", None),
+        # guards: a groan or a past with no move stays what it was
+        ("ugh, MOT friday at 9, dreading the bill", "vent"),
+        ("had the vet on tuesday, cat's fine", "done"),
+    ],
+)
+def test_a_plan_moved_to_a_time_is_ahead(text: str, why: str | None) -> None:
+    from daemon.predict.plans import why_not
+
+    assert why_not(text) == why

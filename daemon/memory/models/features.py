@@ -607,7 +607,7 @@ _CANT_MAKE = (
 )
 # moved with its object between, to a day or a time: "pushed my haircut to thursday", "moved the
 # call with Acme to 3", "bumped our dinner back an hour"
-_MOVED_TO_TIME = (
+MOVED_TO_TIME = (
     r"(?:mov|push|shift|bump|reschedul|chang)\w* (?:[\w']+ ){1,4}?(?:(?:to|till|until) (?:(?:next |this )?"
     r"(?:mon|tue|wed|thu|fri|sat|sun)\w*|tomorrow|tonight|noon|midday|the \d{1,2}(?:st|nd|rd|th)"
     r"|\d{1,2}(?:[:.]\d{2})?(?:\s*[ap]m)?(?!\w|[:.]\d))|back (?:by )?(?:a|an|one|two|half|\d+) (?:hour|day|week)s?)"
@@ -632,7 +632,7 @@ _PLAN_CHANGE_ZH = re.compile(
 _PLAN_OFF_EN = re.compile(
     r"\b(?:cancel+\w*|call(?:ed|ing|s)? (?:it )?off|postpon\w*|re-?schedul\w*|push(?:ed|ing)? (?:back|to)"
     r"|delay(?:ed|ing)?|put off|" + _CANT_MAKE + r"|rain check|instead(?! of)|(?:is|'s|are|was) off"
-    r"|moved (?:to|from)|brought forward|scrapped|fell through|" + _MOVED_TO_TIME + r")\b",
+    r"|moved (?:to|from)|brought forward|scrapped|fell through|" + MOVED_TO_TIME + r")\b",
     re.IGNORECASE,
 )
 _PLAN_OFF_ZH = re.compile(r"取消|推迟|延期|延后|改期|改到|改成|改在|挪到|不去了|去不了|来不了|黄了|泡汤")
@@ -738,7 +738,7 @@ _RECORD_CHANGE_EN = re.compile(
     r" (?:to|back|forward|over)\b|no longer|not any ?more|(?:is|are|was) now|now (?:is|are|lives|works|meets"
     r"|runs|starts|costs|goes|belongs|reports)|(?:is|was|are|were) off|called off|fell through|instead(?! of)"
     r"|" + _CANT_MAKE + r"|rain check|changed my mind|switched (?:to|from|over)|from now on"
-    r"|going forward|now (?:prefer|use|like|live|work|drive|take|eat|have|see|go)|" + _MOVED_TO_TIME + r")\b",
+    r"|going forward|now (?:prefer|use|like|live|work|drive|take|eat|have|see|go)|" + MOVED_TO_TIME + r")\b",
     re.IGNORECASE,
 )
 _RECORD_CHANGE_ZH = re.compile(

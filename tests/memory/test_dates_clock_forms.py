@@ -61,3 +61,17 @@ def test_the_clock_change_keeps_the_local_time_named() -> None:
     assert (m.value.hour, m.value.minute) == (6, 7)
     assert m.value.utcoffset() == timedelta(hours=1)
     assert m.value.astimezone(UTC) == datetime(2026, 3, 29, 5, 7, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a day named by its week with its date in brackets beside it is one day, and the
+        # time after the bracket is its time
+        ("表格请在下周二（3月31日）上午11点前交回", datetime(2026, 3, 31, 11, 0, tzinfo=LON)),
+        ("the form's due this Monday (March 30) at 2pm", datetime(2026, 3, 30, 14, 0, tzinfo=LON)),
+    ],
+)
+def test_a_day_with_its_date_in_brackets_takes_the_time_after_them(text: str, expected: datetime) -> None:
+    found = resolve_dates(text, SAT, LON)
+    assert [d.value for d in found if d.has_time] == [expected], found

@@ -219,16 +219,25 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     return [h for h in kept if id(h) not in dropped]
 
 
-_WEEKDAY_THEN_DATE = re.compile(r"[\s,，]*(?:the\s+)?")
+# between: a comma, or an opening bracket ("本周五（5月15日）", "Friday (the 15th)")
+_WEEKDAY_THEN_DATE = re.compile(r"[\s,，]*[（(]?\s*(?:the\s+)?")
 
 
 def _weekday_named_with_its_date(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     """A weekday right before a written date only names that date's day ("Friday, October 25,
-    2024" is one day; alone, "Friday" would be read as the Friday nearest the day it is said)."""
+    2024", "本周五（5月15日）" are one day; alone, "Friday" would be read as the Friday nearest the day it is said)."""
     drop = set()
     for a, b in pairwise(kept):
         if (
-            a.kind == "weekday"
+            # (or a weekday named by its week, with its date beside it: "本周五（5月15日）",
+            # "this Monday (March 30)": the written date says which)
+            (
+                a.kind == "weekday"
+                or (
+                    a.day.weekday() == b.day.weekday()
+                    and not any(c.isdigit() for c in ctx.low[a.start : a.end])
+                )
+            )
             and b.kind in ("fixed", "nth")
             and any(c.isdigit() for c in ctx.low[b.start : b.end])  # a written date, not "tomorrow"
             and _WEEKDAY_THEN_DATE.fullmatch(ctx.low, a.end, b.start)

@@ -388,3 +388,38 @@ def test_a_plan_moved_to_a_time_is_ahead(text: str, why: str | None) -> None:
     from daemon.predict.plans import why_not
 
     assert why_not(text) == why
+
+
+async def test_one_plan_told_twice_is_reminded_once(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # the same appointment, told again later with other words around it: one reminder
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:00")
+    say(
+        pmemory, "t1", "parents' evening at St Jude's on thursday at 6:15. Mr Clarke wants a word", pclock.now
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-03 20:00")
+    say(pmemory, "t2", "swapped my late shift so I can do thursday 6:15 parents evening", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-05 18:14")
+    await outbox.deliver_due()
+    reminders = [t for t in bus.titles if t.startswith("Reminder")]
+    assert len(reminders) == 1 and not any("Conflict" in t for t in bus.titles), bus.titles
+
+
+async def test_two_calls_at_one_time_sharing_a_word_still_clash(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # guard (passes before the rule too): one word in common is no plan told twice
+    pclock.now = at("2026-03-02 09:00")
+    await _clash(
+        pmemory,
+        settings,
+        outbox,
+        bus,
+        pclock,
+        "call with Acme's CFO friday at 3pm",
+        "call with my landlord friday 3pm",
+    )

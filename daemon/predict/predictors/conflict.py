@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo
 from daemon.memory.dates.en_time import hour_24h
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number as zh_number
+from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict import mail_plans, plan_news, said_when
 from daemon.predict.base import (
@@ -138,6 +139,13 @@ def _theirs(it: ItemView, scope: str, ctx: Ctx) -> bool:
     )
 
 
+def _told_twice(a: ItemView, b: ItemView) -> bool:
+    """One plan told twice in chat: the same moment, and two words in common ("parents' evening at
+    St Jude's on thursday at 6:15", then "swapped my late shift so I can do thursday 6:15 parents
+    evening"). One word is not enough: "call with Acme at 3" and "call with Bob at 3" clash."""
+    return a.due_at is not None and a.due_at == b.due_at and len(shared_words(what(a), what(b))) >= 2
+
+
 def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
     return [it for it in ctx.memory.due_items(scope, lo, hi) if _theirs(it, scope, ctx)]
 
@@ -208,7 +216,7 @@ class Conflict:
             other = span(old, tz)
             if other is None or not (other[0] < end and start < other[1]):
                 continue
-            if what(old) == what(new) or mail_plans.same_plan(old, new):
+            if what(old) == what(new) or mail_plans.same_plan(old, new) or _told_twice(old, new):
                 continue  # one event stored twice, or told by chat and by mail, is no clash
             out.append(self._suggest(scope, old, new, max(start, other[0]), ctx))
         return out

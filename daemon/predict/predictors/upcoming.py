@@ -20,6 +20,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from daemon.memory.dates.hant import simplified
+from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict import enrich, plan_news, said_when
 from daemon.predict.base import (
@@ -234,6 +235,24 @@ def _clash_named(ctx: Ctx, scope: str, item: ItemView) -> str | None:
     return None
 
 
+def _reminded_already(ctx: Ctx, s: Suggestion, due: datetime, text: str) -> str | None:
+    """The title of a reminder delivered for another item due at the same moment and naming a
+    word of this plan, or None: one plan told twice ("physio thursday 4:30 at the Norwood
+    clinic", moved to Tuesday 7:30 by the clinic's e-mail, then "physio's moved to tuesday
+    7:30am ugh" in chat) is reminded once."""
+    for r in ctx.memory.suggestions.of_scope(s.scope, "delivered"):
+        if (
+            r.predictor == NAME
+            and r.id != s.id
+            and r.data.get("item_id") != s.data.get("item_id")
+            and isinstance(r.data.get("due_at"), str)
+            and datetime.fromisoformat(r.data["due_at"]) == due
+            and shared_words(text, f"{r.title}\n{r.body}")
+        ):
+            return r.title
+    return None
+
+
 # what settles a clash: a move, a skip, a way round it ("can't move it … I'll step out at 2. sorted")
 _SETTLES = re.compile(
     r"\b(?:sorted|settled|fixed|moved?|moving|rescheduled|pushed|swapped|instead|skip\w*|cancel\w*|"
@@ -310,6 +329,9 @@ class Upcoming:
                 s = replace(s, deliver_at=times[0], expires_at=times[1], data=data)
                 if times[0] > ctx.now:
                     return Recheck(s, f"moved in an e-mail from {n.sender}")
+        twin = _reminded_already(ctx, s, due, text)
+        if twin is not None:
+            return Recheck(None, f"the same plan was reminded: {short(twin, 60)}")
         zh = is_cjk(text)
         when = when_text(due.astimezone(tz), ctx.now.astimezone(tz), is_timed(due, tz), zh)
         thing = headline(text, item.observed_at or ctx.now, tz)

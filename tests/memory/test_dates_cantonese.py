@@ -44,3 +44,20 @@ def test_yesterday_in_cantonese_and_a_word_that_is_no_day() -> None:
 )
 def test_an_arrangement_made_with_zo_is_for_a_day_ahead(text: str, when: datetime) -> None:
     assert [m.value for m in resolve_dates(text, SAID, HK) if m.direction == "future"] == [when]
+
+
+@pytest.mark.parametrize(
+    ("text", "when"),
+    [
+        # 今個 / 呢個: this week's day, this month
+        ("今個禮拜四下晝三點半睇牙", datetime(2026, 9, 10, 15, 30, tzinfo=HK)),
+        ("呢個星期日朝早八點行山，喺西貢集合", datetime(2026, 9, 13, 8, 0, tzinfo=HK)),
+    ],
+)
+def test_this_week_in_cantonese(text: str, when: datetime) -> None:
+    assert when in [d.value for d in resolve_dates(text, SAID, HK)]
+
+
+def test_this_month_in_cantonese_and_a_word_that_is_no_week() -> None:
+    assert [d.value.day for d in resolve_dates("呢個月尾要交稅", SAID, HK)] == [1]
+    assert resolve_dates("今個人好攰", SAID, HK) == []

@@ -66,3 +66,18 @@ def test_the_quote_of_a_plan_leaves_out_the_sentences_of_other_days() -> None:
 def test_done_in_cantonese_and_with_wan(text: str) -> None:
     # written after blind10: 咗 is Cantonese 了, and "V完了 / V完喇" reports the thing finished
     assert tells_done(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "promise"),
+    [
+        # reaching someone, with what the speaker will do (the second passed before too)
+        ("聽日朝早我一定 call 返個地產問下按金幾時退", True),
+        ("下礼拜一我要通知物业来修电梯门禁", True),
+        # guards (pass before the change too): a number or a phone that says nothing of doing
+        ("我的联系方式改咗，新號碼遲啲俾你", False),
+        ("我的 Pixel 又 call 唔出，煩", False),
+    ],
+)
+def test_a_promise_to_reach_someone(text: str, promise: bool) -> None:
+    assert is_promise(text) is promise

@@ -75,7 +75,7 @@ _PEOPLE_EN = (
     r"sister|brother|son|daughter|kids?|child|children|baby|grandma|grandpa|grandmother|grandfather|"
     r"aunt|uncle|cousin|nephew|niece|friend|roommate|flatmate|housemate|neighbou?r|boss|manager|"
     r"team ?lead|lead|ceo|cto|colleague|coworker|co-worker|teammate|landlord|teacher|doctor|"
-    r"client|assistant|intern|director|supervisor"
+    r"client|assistant|intern|director|supervisor|buddy|mate|pal|bestie|bff"
 )
 _THIRD_EN = re.compile(
     rf"^(?:(?:my|our|the)\s+(?:\w+\s+)?(?:{_PEOPLE_EN})(?:'s|’s)?\b|(?:he|she|they)\b|"
@@ -219,6 +219,8 @@ _OUT_EN = re.compile(
     r"(?:i'?m|i am)\s+not\s+(?:going|coming|needed|invited)|"
     # skipping it, or left a part nobody needs them for: "we're skipping it", "no airport run for me"
     r"(?:i'?m|i am|we'?re|we are)\s+(?:skipping|giving)\s+(?:it|that|this)(?:\s+a\s+miss)?|"
+    # ... or skipping said at the end of its clause: "…plays the echo tonight, i'm skipping, dead tired"
+    r"(?:i'?m|i am|we'?re|we are|i'?ll be)\s+skipping(?=\s*(?:[,.;!]|$))|"
     r"(?:sitting|sit)\s+(?:it|this(?:\s+one)?)\s+out|"
     r"no\s+(?:airport\s+run|pick-?up|lift|ride|drop-?off|school\s+run)\s+(?:needed\s+)?for\s+(?:me|us)|"
     # the other goes by themself: "she's driving herself", "he'll go on his own"
@@ -296,7 +298,15 @@ def reasons(text: str) -> list[str]:
     if _QUESTION.search(t):
         out.append("question")
     # a plan moved to a time is news of a plan ahead, told with a groan or in the past tense
-    moved = bool((_MOVED_TO_ZH if zh else _MOVED_TO_EN).search(t))
+    move = (_MOVED_TO_ZH if zh else _MOVED_TO_EN).search(t)
+    moved = move is not None
+    # ... and moved by someone else, of the speaker's own ("they moved my MRI up to monday",
+    # "诊所给我改到下周一"): theirs, whoever moved it
+    mine_moved = move is not None and bool(
+        re.search(r"[给把帮]我", t[max(0, move.start() - 12) : move.end()])
+        if zh
+        else re.search(r"\b(?:my|our|me|us)\b", move.group(0), re.IGNORECASE)
+    )
     if (_VENT_ZH if zh else _VENT_EN).search(t) and not moved:
         out.append("vent")
     if (_HYPO_ZH if zh else _HYPO_EN).search(t):
@@ -322,7 +332,8 @@ def reasons(text: str) -> list[str]:
     # says they do not ("我就不请假了", "I'm not going") leaves it someone else's
     # (nor does a clause of what they did already: "让我帮他过了一遍简历")
     if other or (
-        third.search(first)
+        not mine_moved
+        and third.search(first)
         and (
             # left out in so many words: whatever else they say of themselves ("我乐得躺平") is
             # not their part
@@ -359,10 +370,19 @@ def _takes_part(clause: str, zh: bool) -> bool:
     me = _SELF_ZH if zh else _SELF_EN
     if not me.search(_without_subject(_OWNER_ZH.sub("", clause) if zh else clause, zh)):
         return False
-    if (_NOT_ZH if zh else _NOT_EN).search(clause) or tense(clause.lower()) == "past":
+    if (_NOT_ZH if zh else _NOT_EN).search(clause):
+        return False
+    # a word given is ahead, though told in the past ("I said I'd help him with the van")
+    if tense(clause.lower()) == "past" and not (not zh and _WORD_GIVEN_EN.search(clause)):
         return False
     routine = (_ROUTINE_ZH if zh else _ROUTINE_EN).search(clause)
     return not routine or bool((_OTHERS_ZH if zh else _OTHERS_EN).search(clause))
+
+
+_WORD_GIVEN_EN = re.compile(
+    r"\b(?:i|we)\s+(?:said|promised|told\s+\w+|agreed|offered)\s+(?:(?:i|we)['’]d|(?:i|we)\s+would|to)\b",
+    re.IGNORECASE,
+)
 
 
 def _without_subject(clause: str, zh: bool) -> str:

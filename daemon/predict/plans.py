@@ -331,7 +331,10 @@ def reasons(text: str) -> list[str]:
     # the speaker takes part when a clause of theirs says so ("I'm driving her"); a clause that
     # says they do not ("我就不请假了", "I'm not going") leaves it someone else's
     # (nor does a clause of what they did already: "让我帮他过了一遍简历")
-    if other or (
+    # skipping it, whoever's it is: nothing to remind them of ("roommate's band plays the echo
+    # tonight, i'm skipping")
+    skipped = not zh and bool(_SKIP_EN.search(t))
+    if other or skipped or (
         not mine_moved
         and third.search(first)
         and (
@@ -379,6 +382,11 @@ def _takes_part(clause: str, zh: bool) -> bool:
     return not routine or bool((_OTHERS_ZH if zh else _OTHERS_EN).search(clause))
 
 
+_SKIP_EN = re.compile(
+    r"\b(?:(?:i'?m|i am|we'?re|we are|i'?ll be)\s+(?:skipping(?:\s+(?:it|that|this(?:\s+one)?))?(?=\s*(?:[,.;!]|$))"
+    r"|giving\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss)|(?:sitting|sit)\s+(?:it|this(?:\s+one)?)\s+out)",
+    re.IGNORECASE,
+)
 _WORD_GIVEN_EN = re.compile(
     r"\b(?:i|we)\s+(?:said|promised|told\s+\w+|agreed|offered)\s+(?:(?:i|we)['’]d|(?:i|we)\s+would|to)\b",
     re.IGNORECASE,

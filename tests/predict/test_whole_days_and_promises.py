@@ -451,3 +451,19 @@ def test_whose_plan_when_it_is_skipped_promised_or_moved(text: str, why: str | N
     from daemon.predict.plans import why_not
 
     assert why_not(text) == why
+
+
+@pytest.mark.parametrize(
+    ("text", "skipped"),
+    [
+        # skipped, whoever's it is: nothing to remind of
+        ("open mic at the Lantern friday 9pm, i'm skipping, too knackered", True),
+        ("the street party is sunday from 2, we're giving it a miss", True),
+        # guard: skipping something else for the plan
+        ("i'm skipping lunch before the ultrasound at 2 tomorrow", False),
+    ],
+)
+def test_a_plan_the_person_skips_is_not_theirs_to_be_reminded_of(text: str, skipped: bool) -> None:
+    from daemon.predict.plans import reasons
+
+    assert ("other" in reasons(text)) is skipped

@@ -353,9 +353,10 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
             if _enough(other, zh) and activity_terms(other) - _WHEN_WORDS - _MOVE_WORDS - _MESSAGES:
                 piece = other
                 break
-    if not zh and _PLACE_ONLY_EN.match(piece):
+    if not zh and (_PLACE_ONLY_EN.match(piece) or _POINTS_BACK_EN.match(piece)):
         # "wed 4:15pm at the clinic on tanjong pagar rd": the date's clause says only where; what
-        # it is was announced before it ("finally got a physio slot for my shoulder!!")
+        # it is was announced before it ("finally got a physio slot for my shoulder!!"); or it
+        # points back to it ("signed up for the wheel class at Kiln & Co!! first one is thursday")
         told = _told_before(text[:lo], cut, cue_at, zh)
         if told:
             return _cap(told, zh)
@@ -367,11 +368,18 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     return _cap(piece if _enough(piece, zh) else _strip(sentence, zh) or text, zh)
 
 
+# a thing named only as one of what was told before: "first one", "the next one", "that"
+_POINTS_BACK_EN = re.compile(
+    r"^(?:the\s+)?(?:(?:first|next|second|1st|2nd)(?:\s+one)?|it|that(?:\s+one)?|this\s+one)$", re.IGNORECASE
+)
+
+
 # a sentence that announces an arrangement: "finally booked the dentist", "Got the MOT sorted",
 # "体检约好了", "签证面签终于约上了"; what was arranged is what is left
 _ARRANGED_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finally)\b[,!]?\s*)*(?:(?:i|we)\s+)?(?:(?:have|'ve|’ve)\s+)?"
-    r"(?:just\s+|finally\s+)?(?:booked(?:\s+in)?|made|got|scheduled|set up|arranged|confirmed|sorted(?:\s+out)?)\s+"
+    r"(?:just\s+|finally\s+)?(?:booked(?:\s+in)?|made|got|scheduled|set up|arranged|confirmed|sorted(?:\s+out)?"
+    r"|signed\s+up\s+(?:for|to)|enrolled\s+(?:in|on)|registered\s+for)\s+"
     # who was booked in is not what: "booked her in at Rose City Animal Clinic" → the clinic
     r"(?:(?:her|him|them|me|us|it)\s+in\s+(?:at|with)\s+)?"
     r"(?:(?:an?|the|my|our)\s+)?(?:appointment\s+(?:for|with|at)\s+(?:(?:an?|the|my|our)\s+)?)?(?P<thing>.+?)"

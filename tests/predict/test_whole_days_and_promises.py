@@ -15,7 +15,7 @@ from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_text import sentences
 from daemon.predict.predictors.promise import is_promise
 from tests.conftest import FakeClock
-from tests.predict.conftest import Bus, at, say
+from tests.predict.conftest import BERLIN, Bus, at, say
 
 
 async def test_a_day_filled_with_one_thing_gets_no_reminder_of_its_own(
@@ -467,3 +467,20 @@ def test_a_plan_the_person_skips_is_not_theirs_to_be_reminded_of(text: str, skip
     from daemon.predict.plans import reasons
 
     assert ("other" in reasons(text)) is skipped
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        # the dated clause points back to what was signed up for
+        (
+            "registered for the 10-week life drawing course at Holloway Arts, next one is monday 7pm",
+            "10-week life drawing course at Holloway Arts",
+        ),
+        ("signed up for salsa at the Barrio!! first one's wednesday at 8", "Salsa at the Barrio"),
+    ],
+)
+def test_a_headline_of_a_plan_that_points_back(text: str, thing: str) -> None:
+    from daemon.predict.plan_text import headline
+
+    assert headline(text, at("2026-03-02 10:00"), BERLIN) == thing

@@ -334,13 +334,17 @@ def reasons(text: str) -> list[str]:
     # skipping it, whoever's it is: nothing to remind them of ("roommate's band plays the echo
     # tonight, i'm skipping")
     skipped = not zh and bool(_SKIP_EN.search(t))
-    if other or skipped or (
-        not mine_moved
-        and third.search(first)
-        and (
-            # left out in so many words: whatever else they say of themselves ("我乐得躺平") is
-            # not their part
-            left_out or not any(_takes_part(p, zh) for p in parts)
+    if (
+        other
+        or skipped
+        or (
+            not mine_moved
+            and third.search(first)
+            and (
+                # left out in so many words: whatever else they say of themselves ("我乐得躺平") is
+                # not their part
+                left_out or not any(_takes_part(p, zh) for p in parts)
+            )
         )
     ):
         out.append("other")

@@ -250,6 +250,22 @@ _REQUESTS = re.compile(
 )
 
 
+# a message whose replies nobody reads: "This mailbox is not monitored", "Please do not reply to
+# this email", "请勿直接回复本邮件"
+_NO_REPLY = re.compile(
+    r"\b(?:(?:this\s+)?(?:mailbox|inbox|email address|address)\s+is\s+(?:not|un)\s*monitored"
+    r"|(?:please\s+)?(?:do\s+not|don['’]t)\s+reply(?:\s+(?:to|directly))?|no-?reply\b|replies\s+(?:to\s+this\s+"
+    r"(?:email|message)\s+)?(?:are|will)\s+not\s+(?:be\s+)?(?:read|monitored|answered))"
+    r"|请勿(?:直接)?回复|不要(?:直接)?回复|无需回复|此邮件为系统自动发送|本邮件由系统自动发送",
+    re.IGNORECASE,
+)
+# a sentence that says by when: "Complete the form by 31 January", "请于周五前提交"
+_DEADLINE = re.compile(
+    r"\b(?:by|before|no later than|until|deadline|due)\b|截止|之前|以前|前(?:提交|交|完成|回复)",
+    re.IGNORECASE,
+)
+
+
 def ask_of(text: str) -> str | None:
     """The first sentence of the message's new part that asks something, or None."""
     written = fresh_text(text)
@@ -259,6 +275,8 @@ def ask_of(text: str) -> str | None:
     if sent_to_a_list(fresh):
         return None
     notice = bool(_TO_GROUP.match(fresh))
+    # replies are not read: nobody waits on an answer, only on what is due by a time
+    unread = bool(_NO_REPLY.search(fresh))
     said = sentences(fresh)
     # a question that leads into an offer is the offer's own, and the offer is then optional:
     # "Staying on campus for Thanksgiving? Sign up for the holiday meal plan by November 10."
@@ -269,7 +287,7 @@ def ask_of(text: str) -> str | None:
     }
     pitched |= {i + 1 for i in pitched}
     for i, (s, as_written) in enumerate(zip(said, sentences(written), strict=True)):
-        if _offers_another_time(s, fresh) or i in pitched:
+        if _offers_another_time(s, fresh) or i in pitched or (unread and not _DEADLINE.search(s)):
             continue
         if asks(s) and (not notice or "?" in s or "？" in s or _DELIVER.search(s)):
             return _cut(as_written)

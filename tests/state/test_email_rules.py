@@ -266,3 +266,27 @@ def test_the_due_time_of_an_ask_is_its_deadline_not_the_first_date() -> None:
     assert got == datetime(2026, 5, 7, 18, 0, tzinfo=tz)
     got = due_in("下个月十号的年会，请大家周三之前把节目报给我。", sent, tz)
     assert got is not None and got.date() == datetime(2026, 5, 6).date()
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        # nobody reads the replies: instructions ask for no answer
+        (
+            "Hello Ana,\n\nYour blood test is booked for 14 May at 08:10. Please bring your NHS number "
+            "and fast from midnight.\n\nPlease do not reply to this email.",
+            None,
+        ),
+        (
+            "您好，您预约的护照办理时间为5月20日上午9点，请携带身份证原件和户口本。\n\n此邮件为系统自动发送，请勿直接回复。",
+            None,
+        ),
+        # ... but a thing due by a time still is ("by")
+        (
+            "Hi,\n\nPlease submit your meter reading by 31 May.\n\nThis inbox is not monitored.",
+            "Please submit your meter reading by 31 May.",
+        ),
+    ],
+)
+def test_a_message_whose_replies_nobody_reads(text: str, asks: str | None) -> None:
+    assert ask_of(text) == asks

@@ -96,3 +96,17 @@ def test_a_day_with_its_date_in_brackets_takes_the_time_after_them(text: str, ex
 def test_a_clock_with_what_happens_at_it_is_read_in_chinese(text: str, expected: datetime) -> None:
     found = resolve_dates(text, SAT, LON)
     assert expected in [d.value for d in found], found
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a weekday with its day of the month, then its time: that day's time (SAT is 28 March)
+        ("牙医那边说医生今天不在，给我改到下周二31号上午9:40", datetime(2026, 3, 31, 9, 40, tzinfo=LON)),
+        # the day of the month says which of the weekdays: Friday the 10th is in April
+        ("周五10号下午四点半面试", datetime(2026, 4, 10, 16, 30, tzinfo=LON)),
+    ],
+)
+def test_a_weekday_with_its_day_of_the_month_and_a_time(text: str, expected: datetime) -> None:
+    found = resolve_dates(text, SAT, LON)
+    assert [d.value for d in found if d.has_time] == [expected], found

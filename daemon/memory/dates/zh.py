@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 from daemon.memory.dates.common import (
     Clock,
@@ -377,7 +377,26 @@ def time_clock(t: re.Match[str], anchor_period: str | None) -> Clock | None:
 
 
 # the weekday a notice writes between a date and its time: 6月5日（星期四）上午10时
-_WEEKDAY_BETWEEN = re.compile(r"\s*[（(](?:周|星期|礼拜)?[一二三四五六日天][)）]")
+# between a day and its time: its weekday in brackets ("3月5日（周四）下午"), or its day of the month
+# after a weekday ("下周一30号早上10:15")
+_WEEKDAY_BETWEEN = re.compile(
+    r"\s*[（(](?:周|星期|礼拜)?[一二三四五六日天][)）]|\s*(?P<dom>[12]\d|3[01]|0?[1-9])\s*[号日](?!\d)"
+)
+
+
+def _weekday_on(day: date, dom: int, today: date) -> date | None:
+    """The first date from `today` on, within a year, that falls on `day`'s weekday and on the
+    `dom`-th of its month; None when there is none."""
+    for k in range(13):
+        month = (today.month - 1 + k) % 12 + 1
+        year = today.year + (today.month - 1 + k) // 12
+        try:
+            d = date(year, month, dom)
+        except ValueError:
+            continue
+        if d >= today and d.weekday() == day.weekday():
+            return d
+    return None
 
 
 def attach(ctx: Ctx, hit: Hit) -> None:
@@ -385,6 +404,9 @@ def attach(ctx: Ctx, hit: Hit) -> None:
     t = TIME.match(ctx.text, between.end() if between else hit.end)
     if t is None or not (t["period"] or t["hp"]):
         return
+    if between is not None and between["dom"] and hit.day.day != int(between["dom"]):
+        # the day of the month says which of the weekdays ("周五 3号" a fortnight on is that Friday)
+        hit.day = _weekday_on(hit.day, int(between["dom"]), ctx.today) or hit.day
     if t["hp"] and (clk := time_clock(t, hit.period)):
         hit.clock, hit.end = clk, _time_end(t)
         if t["period"]:

@@ -353,6 +353,16 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
             if _enough(other, zh) and activity_terms(other) - _WHEN_WORDS - _MOVE_WORDS - _MESSAGES:
                 piece = other
                 break
+    if zh and piece and _ONLY_A_MOVE_ZH.fullmatch(piece):
+        # "诊所刚打电话来，…，给我改到下周一30号早上10:15了": the date's clause says only that it
+        # moved; who rang about it is what it is ("诊所"), the nearest clause before that names one
+        others = [m.group(0) for m in clause_rx.finditer(cut) if "\x00" not in m.group(0)]
+        before = [c for c in others if cut.find(c) < cue_at][::-1]
+        for c in before:
+            other = _strip(_SAID_BY_ZH.sub("", _drop_marks(c, zh)), zh)
+            if other != _strip(_drop_marks(c, zh), zh) and _enough(other, zh):
+                piece = other
+                break
     if not zh and (_PLACE_ONLY_EN.match(piece) or _POINTS_BACK_EN.match(piece)):
         # "wed 4:15pm at the clinic on tanjong pagar rd": the date's clause says only where; what
         # it is was announced before it ("finally got a physio slot for my shoulder!!"); or it
@@ -465,6 +475,15 @@ _MESSAGES = frozenset(
 _SAID_BY_EN = re.compile(
     r"\s+(?:rang|rung|called|phoned|texted|emailed|e-mailed|messaged|wrote|said|confirmed)\b.*$",
     re.IGNORECASE,
+)
+
+
+# ... in Chinese: "给我改到了", "又推到", "帮我挪到"; and who told of it: "诊所刚打电话来" → "诊所"
+_ONLY_A_MOVE_ZH = re.compile(
+    r"(?:[又都就]|[给帮把替]我(?:的)?|他们|她们|他|她)*(?:改到|改成|改在|推到|推迟到|挪到|换到|调到|延到|提前到|改)?了?"
+)
+_SAID_BY_ZH = re.compile(
+    r"(?:刚刚?|刚才|今天|早上|上午|下午)?(?:打(?:了)?电话|来电话?|发(?:了)?(?:短信|消息|邮件)|通知(?:我)?|说)(?:来|过来)?了?$"
 )
 
 

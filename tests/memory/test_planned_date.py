@@ -41,3 +41,16 @@ def plan_of(text: str) -> datetime | None:
 )
 def test_the_date_a_plan_is_for(text: str, when: datetime) -> None:
     assert plan_of(text) == when
+
+
+@pytest.mark.parametrize(
+    ("text", "when"),
+    [
+        # the day a plan was moved to is its date, not the day it was moved from
+        ("车行说周五修不了，帮我改到下周一下午两点", datetime(2026, 6, 8, 14, 0, tzinfo=TZ)),
+        ("the salon pushed my cut from friday to saturday 10am", datetime(2026, 6, 6, 10, 0, tzinfo=TZ)),
+    ],
+)
+def test_a_plan_moved_is_on_the_day_it_moved_to(text: str, when: datetime) -> None:
+    found = planned([m for m in resolve_dates(text, SAID, TZ) if m.direction == "future"], text)
+    assert found is not None and found.value == when

@@ -484,3 +484,17 @@ def test_a_headline_of_a_plan_that_points_back(text: str, thing: str) -> None:
     from daemon.predict.plan_text import headline
 
     assert headline(text, at("2026-03-02 10:00"), BERLIN) == thing
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        # the dated clause says only that it moved: who rang about it is what it is
+        ("物业刚才打电话来，说师傅周四没空，帮我改到下周二上午十点了", "物业"),
+        ("健身房发消息了，给我调到周六早上八点", "健身房"),
+    ],
+)
+def test_a_chinese_headline_of_a_move_that_names_nothing(text: str, thing: str) -> None:
+    from daemon.predict.plan_text import headline
+
+    assert headline(text, at("2026-03-02 10:00"), BERLIN) == thing

@@ -382,6 +382,12 @@ def span_days(d: DateMention) -> int:
     return _SPAN_DAYS.get(d.granularity, 2 if _WEEKEND.search(d.text) else 1)
 
 
+# the slot a move lands on, said before it: "改到下周二", "pushed it to monday"
+_MOVED_TO_BEFORE = re.compile(
+    r"(?:改到|改成|改在|推到|推迟到|挪到|换到|调到|延到|提前到|"
+    r"\b(?:moved|pushed|rescheduled|bumped|shifted|changed|brought)\b[^.;!?]{0,20}?\b(?:to|till|until|forward to))\s*$",
+    re.IGNORECASE,
+)
 # the slot a change lands on: "Bruna can't do friday so it's saturday half 3 instead"
 _INSTEAD_AFTER = re.compile(r"[^.!?;。！？；\n]{0,40}?\binstead\b(?!\s+of)", re.IGNORECASE)
 
@@ -396,6 +402,17 @@ def planned(ahead: list[DateMention], text: str | None = None) -> DateMention | 
     if text is not None and "instead" in text.lower():
         ahead = next(
             (ahead[i:] for i, d in enumerate(ahead) if i and _INSTEAD_AFTER.match(text, d.end)), ahead
+        )
+    if text is not None and len(ahead) > 1:
+        # ... or the one it was moved to ("师傅周四没空，帮我改到下周二上午十点", "moved from thursday
+        # to monday 9am")
+        ahead = next(
+            (
+                ahead[i:]
+                for i, d in enumerate(ahead)
+                if i and _MOVED_TO_BEFORE.search(text, max(0, d.start - 40), d.start)
+            ),
+            ahead,
         )
     first = ahead[0]
     if first.has_time and not first.has_clock:

@@ -61,7 +61,7 @@ def github_follows(text: str, github_login: str | None) -> bool:
 
 def names(text: str, repo: str, number: int, title: str | None = None, author: str | None = None) -> bool:
     """Whether `text` names the pull request or issue `repo#number` ("#418", "orders-api#418",
-    "PR 418", "pull request 418", "issue 418", or "418" opening the turn or a clause), or, given
+    "PR 418", "pull request 418", "issue 418", "review 418", or "418" opening the turn or a clause), or, given
     its `title` and `author`, speaks of a review or a PR by its author's name or a word of its
     title ("aoife wants my eyes on her shift swap PR", "周浩让我review退款那个PR")."""
     n = str(number)
@@ -69,6 +69,8 @@ def names(text: str, repo: str, number: int, title: str | None = None, author: s
     return bool(
         re.search(rf"(?<![\w#])(?:{short})?#{n}(?!\d)", text, re.IGNORECASE)
         or re.search(rf"\b(?:pr|pull request|issue|ticket)\s*#?\s*{n}(?!\d)", text, re.IGNORECASE)
+        # asked to review it by number ("志豪叫我 review 57", "reviewing 88 now")
+        or re.search(rf"(?<![a-z])review(?:ing)?\s*#?\s*{n}(?![\d:.])", text, re.IGNORECASE)
         # a number of three digits or more opening the turn or a clause, as people name the item
         # they were just asked about ("421 is tiny, doing it now", "1050 周五再说")
         or (number >= 100 and re.search(rf"(?:^|[,.;:!?，。；：！？]\s*){n}(?=\s|[，,]|$)(?![\d.:])", text))
@@ -187,7 +189,8 @@ _NOT_TODAY = re.compile(
 )
 # what the person will do to the item, in the clause that says when
 _ACT = re.compile(
-    r"\b(?:look|review|check|do|go through|get to|have a (?:look|squiz|peek)|read|test|merge|approve)\b"
+    r"\b(?:look|review|check|do|go through|get (?:on)?to|get round to|tackle|jump on|pick (?:it|that|this) up"
+    r"|have a (?:look|squiz|peek)|read|test|merge|approve)\b"
     r"|看|睇|审|弄|处理|搞|过一下|过一遍|review",  # 睇: Cantonese "look"
     re.IGNORECASE,
 )

@@ -187,3 +187,27 @@ def test_a_bare_number_beside_its_authors_name_names_the_item() -> None:
     text = "got Tomasz's nudge about 3318. flat out today, I'll go through it on the train home"
     assert names(text, "acme/billing", 3318, "Split invoice renderer", "tomasz-w")
     assert not names(text, "acme/billing", 3318, "Split invoice renderer", "priya-k")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the time said with the doing, whatever the verb ("get onto it", "tackle it")
+        (
+            "off thursday and friday, so the earliest is monday; monday arvo i'll get onto it",
+            datetime(2026, 5, 18, 15, 0, tzinfo=TZ) + GRACE,
+        ),
+        (
+            "tomorrow's all meetings. wednesday evening I'll tackle it",
+            datetime(2026, 5, 13, 20, 0, tzinfo=TZ) + GRACE,
+        ),
+    ],
+)
+def test_the_time_said_with_the_doing_in_other_words(text: str, expected: datetime) -> None:
+    assert promised_at(text, SAID, TZ, MORNING) == expected
+
+
+def test_a_review_asked_for_by_its_number() -> None:
+    assert names("阿杰叫我 review 42，今天没空", "acme/api", 42)
+    assert names("reviewing #42 after lunch", "acme/api", 42)
+    assert not names("review 420 later", "acme/api", 42)

@@ -43,7 +43,12 @@ _DEADLINE_BEFORE = re.compile(r"(?:before|by|until|till|no later than)\s*$", re.
 _DEADLINE_AFTER_ZH = re.compile(r"^\s*(?:之前|以前|前)")
 
 
-_ANY_REF = re.compile(r"(?<![\w&#])[\w.-]*#\d{1,6}(?!\d)")
+_ANY_REF = re.compile(
+    r"(?<![\w&#])[\w.-]*#\d{1,6}(?!\d)"
+    # ... or by the word for it and its number ("PR 57", "review 57")
+    r"|(?<![a-z])(?:pr|pull request|review(?:ing)?)\s*#?\s*\d{1,6}(?![\d:.]|\s*(?:am|pm|min|h\b))",
+    re.IGNORECASE,
+)
 
 
 def names_a_work_item(text: str) -> bool:
@@ -159,7 +164,13 @@ def promised_at(
         # of two times, the one said with the doing: "今天下午要盯灰度发布，实在没空，明天下午看吧"
         # gives this afternoon as the reason and tomorrow afternoon as when
         # else the one said nearest the item ("tonight is book club so #77 will have to be thursday")
-        doing = [(when, _clause_at(plain, at)) for at, when in found if _ACT.search(_clause_at(plain, at))]
+        # (in one clause, the time said nearest the doing: "tues morning is sprint planning till 12
+        # so tues arvo i'll get onto it" is the afternoon)
+        doing = [
+            (when, _clause_at(plain, at))
+            for at, when in sorted(found, key=lambda f: _from_the_doing(plain, f[0]))
+            if _ACT.search(_clause_at(plain, at))
+        ]
         if doing:
             # after a meeting said with its hours, its end: "两点到三点一刻都在开会，开完会再看" is 15:15
             ends = [when for when, clause in doing if when is not None and _AFTER_IT.search(clause)]
@@ -197,6 +208,15 @@ _ACT = re.compile(
 _CLAUSE = re.compile(r"[^,;，；。.!！?？\n]+")
 # the doing comes after what the times are of: "开完会再看", "看完再说", "after the meeting"
 _AFTER_IT = re.compile(r"完[^，。,.]{0,4}?再|之后|以后|后再|\bafter\b|\bonce\b", re.IGNORECASE)
+
+
+def _from_the_doing(text: str, pos: int) -> int:
+    """How far `pos` is from the doing said in its clause (0 when the clause says none)."""
+    for m in _CLAUSE.finditer(text):
+        if m.start() <= pos < m.end():
+            act = _ACT.search(m.group(0))
+            return abs(m.start() + act.start() - pos) if act else 0
+    return 0
 
 
 def _clause_at(text: str, pos: int) -> str:

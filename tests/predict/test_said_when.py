@@ -211,3 +211,16 @@ def test_a_review_asked_for_by_its_number() -> None:
     assert names("阿杰叫我 review 42，今天没空", "acme/api", 42)
     assert names("reviewing #42 after lunch", "acme/api", 42)
     assert not names("review 420 later", "acme/api", 42)
+
+
+def test_in_one_clause_the_time_nearest_the_doing() -> None:
+    # the morning is what is in the way, the afternoon is when
+    text = "PR #9: thursday morning is the board meeting till 12 so thursday afternoon i'll review it"
+    assert promised_at(text, SAID, TZ, MORNING) == datetime(2026, 5, 14, 15, 0, tzinfo=TZ) + GRACE
+
+
+def test_a_turn_that_names_a_review_by_number_is_githubs_to_follow() -> None:
+    from daemon.predict.said_when import names_a_work_item
+
+    assert names_a_work_item("小林让我 review 312，周五再看")
+    assert not names_a_work_item("review 10 min before the call")

@@ -529,7 +529,11 @@ def names_a_thing(thing: str) -> bool:
     """Whether a plan's headline names something to do or go to, not only when: "tuesday.
     raining sideways" leaves "Tuesday", "next tue week" leaves "Week", "the 5:50" leaves "5:50",
     "7ish in the evening" a rounded hour; nothing there to remind anyone of."""
-    return any(not _ROUGH_HOUR.fullmatch(t) for t in activity_terms(thing) - _WHEN_WORDS)
+    return any(not _ROUGH_HOUR.fullmatch(t) for t in activity_terms(thing) - _WHEN_WORDS - _HOW_BUSY)
 
 
+# how full a day is says nothing on it: "at least wednesday's quiet", "friday's mental"
+_HOW_BUSY = frozenset(
+    tokenize("quiet free busy clear empty chill dead packed hectic mad mental crazy rammed slammed least full")
+)
 _ROUGH_HOUR = re.compile(r"\d+(?:ish|am|pm|h)?")

@@ -498,3 +498,12 @@ def test_a_chinese_headline_of_a_move_that_names_nothing(text: str, thing: str) 
     from daemon.predict.plan_text import headline
 
     assert headline(text, at("2026-03-02 10:00"), BERLIN) == thing
+
+
+def test_how_full_a_day_is_names_nothing_on_it() -> None:
+    from daemon.predict.plan_text import names_a_thing
+
+    assert not names_a_thing("At least 's quiet")
+    assert not names_a_thing("Packed")
+    # guard: a thing whose name has such a word still names one
+    assert names_a_thing("Free swim at the lido")

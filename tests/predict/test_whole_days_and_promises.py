@@ -507,3 +507,17 @@ def test_how_full_a_day_is_names_nothing_on_it() -> None:
     assert not names_a_thing("Packed")
     # guard: a thing whose name has such a word still names one
     assert names_a_thing("Free swim at the lido")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the ticket bought (Cantonese 咗), the trip ahead (the second, without 已經, passed before too)
+        "機票已經訂咗喇，下個禮拜三朝早七點半飛台北開會",
+        "戲飛買咗啦，星期六晚八點喺 K11 睇",
+    ],
+)
+def test_a_ticket_bought_in_cantonese_is_no_plan_done(text: str) -> None:
+    from daemon.predict.plans import reasons
+
+    assert "done" not in reasons(text)

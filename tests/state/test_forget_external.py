@@ -66,6 +66,7 @@ def test_drafts_round_trip_through_json() -> None:
         source_ids=("m-1", "m-2"),
         happened_at=at,
         due_at=at.astimezone(UTC),
+        days=(at,),
         evergreen=True,
     )
     assert draftcodec.loads(draftcodec.dumps((d,))) == (d,)

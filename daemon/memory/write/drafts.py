@@ -22,6 +22,7 @@ def _plain(d: ItemDraft) -> dict[str, Any]:
     for key in _TIMES:
         value = getattr(d, key)
         out[key] = value.isoformat() if value is not None else None  # the offset is kept
+    out["days"] = [day.isoformat() for day in d.days]
     return out
 
 
@@ -40,5 +41,6 @@ def loads(text: str | None) -> tuple[ItemDraft, ...]:
             if raw.get(key) is not None:
                 raw[key] = datetime.fromisoformat(raw[key])
         raw["source_ids"] = tuple(raw.get("source_ids") or ())
+        raw["days"] = tuple(datetime.fromisoformat(day) for day in raw.get("days") or ())
         out.append(ItemDraft(**raw))
     return tuple(out)

@@ -21,6 +21,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import planned, resolve_dates
+from daemon.memory.dates.common import MOVED_TO_ZH
 from daemon.memory.dates.cues import tense
 from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
@@ -479,9 +480,7 @@ _SAID_BY_EN = re.compile(
 
 
 # ... in Chinese: "给我改到了", "又推到", "帮我挪到"; and who told of it: "诊所刚打电话来" → "诊所"
-_ONLY_A_MOVE_ZH = re.compile(
-    r"(?:[又都就]|[给帮把替]我(?:的)?|他们|她们|他|她)*(?:改到|改成|改在|推到|推迟到|挪到|换到|调到|延到|提前到|改)?了?"
-)
+_ONLY_A_MOVE_ZH = re.compile(rf"(?:[又都就]|[给帮把替]我(?:的)?|他们|她们|他|她)*(?:{MOVED_TO_ZH}|改)?了?")
 _SAID_BY_ZH = re.compile(
     r"(?:刚刚?|刚才|今天|早上|上午|下午)?(?:打(?:了)?电话|来电话?|发(?:了)?(?:短信|消息|邮件)|通知(?:我)?|说)(?:来|过来)?了?$"
 )
@@ -534,6 +533,8 @@ def names_a_thing(thing: str) -> bool:
 
 # how full a day is says nothing on it: "at least wednesday's quiet", "friday's mental"
 _HOW_BUSY = frozenset(
-    tokenize("quiet free busy clear empty chill dead packed hectic mad mental crazy rammed slammed least full")
+    tokenize(
+        "quiet free busy clear empty chill dead packed hectic mad mental crazy rammed slammed least full"
+    )
 )
 _ROUGH_HOUR = re.compile(r"\d+(?:ish|am|pm|h)?")

@@ -144,7 +144,9 @@ _MOVED_TO_EN = re.compile(
 _MOVED_TO_ZH = re.compile(r"(?:改|推|挪|换|延|调|提前|推迟|延期|顺延)(?:到|至)")
 # an arrangement made: the ticket bought, the slot booked (已经订好了, 已经约上了, 票买好了)
 # (Cantonese says 咗 for 了: "車飛已經買咗啦")
-_BOOKED_ZH = re.compile(r"(?:已经|已)?(?:订|买|约|定|预约|预订|安排|报名|挂号|抢)(?:好|到|上)?(?:了|咗)[啦喇]?")
+_BOOKED_ZH = re.compile(
+    r"(?:已经|已)?(?:订|买|约|定|预约|预订|安排|报名|挂号|抢)(?:好|到|上)?(?:了|咗)[啦喇]?"
+)
 _DONE_ZH = re.compile(
     r"已经|过了|完了|做完|开完|昨天|前天|上周|上个月|刚才|刚刚|翘了|交了|取了|吃了|去过|开过|报完"
 )

@@ -316,12 +316,17 @@ async def test_a_call_off_of_the_same_thing_on_another_day_leaves_the_reminder(
 ) -> None:
     # Friday's physio stands when Thursday's yoga at the same studio is off
     engine.start_cursor(pmemory)
-    pclock.now = at("2026-03-02 10:00")
-    say(pmemory, "d1", "physio at the Mitte studio on friday at 11:30", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now = at("2026-03-03 18:00")
-    say(pmemory, "d2", "thursday's yoga at the Mitte studio is cancelled, teacher's ill", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
+    _later(
+        pmemory, settings, pclock, "2026-03-02 10:00", "physio at the Mitte studio on friday at 11:30", "d1"
+    )
+    _later(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-03 18:00",
+        "thursday's yoga at the Mitte studio is cancelled, teacher's ill",
+        "d2",
+    )
     pclock.now = at("2026-03-06 11:29")
     await outbox.deliver_due()
     assert any(t.startswith("Reminder") and "11:30" in t for t in bus.titles), bus.titles
@@ -346,10 +351,12 @@ async def _clash(
     assert await outbox.deliver_due() == 1 and "Conflict" in bus.titles[-1]
 
 
-def _later(pmemory: Memory, settings: Settings, pclock: FakeClock, when: str, text: str) -> None:
-    """The person says something more at `when`."""
+def _later(
+    pmemory: Memory, settings: Settings, pclock: FakeClock, when: str, text: str, rid: str = "c3"
+) -> None:
+    """The person says something more at `when` (as resource `rid`)."""
     pclock.now = at(when)
-    say(pmemory, "c3", text, pclock.now)
+    say(pmemory, rid, text, pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
 
 
@@ -358,12 +365,15 @@ async def test_a_plan_someone_else_moved_is_reminded_at_its_new_time_only(
 ) -> None:
     # "the salon moved my haircut to thursday": one plan at its new time, not two
     engine.start_cursor(pmemory)
-    pclock.now = at("2026-03-02 09:00")
-    say(pmemory, "h1", "haircut at Salon Mira on tuesday at 5", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now = at("2026-03-02 13:00")
-    say(pmemory, "h2", "ugh, Salon Mira moved my haircut to thursday at 5", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
+    _later(pmemory, settings, pclock, "2026-03-02 09:00", "haircut at Salon Mira on tuesday at 5", "h1")
+    _later(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-02 13:00",
+        "ugh, Salon Mira moved my haircut to thursday at 5",
+        "h2",
+    )
     for day in ("2026-03-03 16:59", "2026-03-05 16:59"):
         pclock.now = at(day)
         await outbox.deliver_due()
@@ -395,14 +405,22 @@ async def test_one_plan_told_twice_is_reminded_once(
 ) -> None:
     # the same appointment, told again later with other words around it: one reminder
     engine.start_cursor(pmemory)
-    pclock.now = at("2026-03-02 09:00")
-    say(
-        pmemory, "t1", "parents' evening at St Jude's on thursday at 6:15. Mr Clarke wants a word", pclock.now
+    _later(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-02 09:00",
+        "parents' evening at St Jude's on thursday at 6:15. Mr Clarke wants a word",
+        "t1",
     )
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now = at("2026-03-03 20:00")
-    say(pmemory, "t2", "swapped my late shift so I can do thursday 6:15 parents evening", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
+    _later(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-03 20:00",
+        "swapped my late shift so I can do thursday 6:15 parents evening",
+        "t2",
+    )
     pclock.now = at("2026-03-05 18:14")
     await outbox.deliver_due()
     reminders = [t for t in bus.titles if t.startswith("Reminder")]

@@ -382,9 +382,11 @@ def span_days(d: DateMention) -> int:
     return _SPAN_DAYS.get(d.granularity, 2 if _WEEKEND.search(d.text) else 1)
 
 
+# the Chinese words of a plan moved to a time: 改到下周二, 挪到周五, 提前到九点
+MOVED_TO_ZH = "改到|改成|改在|推到|推迟到|挪到|换到|调到|延到|提前到"
 # the slot a move lands on, said before it: "改到下周二", "pushed it to monday"
 _MOVED_TO_BEFORE = re.compile(
-    r"(?:改到|改成|改在|推到|推迟到|挪到|换到|调到|延到|提前到|"
+    rf"(?:{MOVED_TO_ZH}|"
     r"\b(?:moved|pushed|rescheduled|bumped|shifted|changed|brought)\b[^.;!?]{0,20}?\b(?:to|till|until|forward to))\s*$",
     re.IGNORECASE,
 )

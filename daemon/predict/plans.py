@@ -172,7 +172,7 @@ _WORLD_ZH = re.compile(
 _HABIT_EN = re.compile(
     r"\b(usually|every (?:day|week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     r"always|tend to|(?:on )?(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
-    r"each week|typically|normally)\b",
+    r"each week|typically|normally|as usual|as always|like always|same as always)\b",
     re.IGNORECASE,
 )
 _HABIT_ZH = re.compile(r"一般|每周|每天|每个|通常|总是|平时|经常|往往")
@@ -324,6 +324,11 @@ def reasons(text: str) -> list[str]:
         out.append("routine")
     said = clauses(t)  # with their sources ("天气预报说…")
     parts = [q for p in said if (q := _OPENER_ZH.sub("", p) if zh else _OPENER_EN.sub("", p))]
+    if not zh:
+        # a clause of one word before the rest only opens the telling ("grand, so clocks go
+        # forward tonight", "right, …"): what the sentence is about starts after it
+        while len(parts) > 1 and len(parts[0].split()) == 1:
+            parts = parts[1:]
     first = parts[0] if parts else t
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
     # the speaker says in so many words they are not part of it ("不用我去", "so I'm off the hook")

@@ -240,7 +240,9 @@ def main() -> None:
         lr, c_best, cv = fit(xtr, ytr)
         vec, _, cv_vec = fit(vtr, ytr)
         # the n-gram experiment (plans): weighs every sentence, yes from P 0.5
-        grams, g_c, cv_grams = fit(with_ngrams(xtr, tr), ytr, NGRAM_CS) if task == "plan" else (None, 0.0, None)
+        grams, g_c, cv_grams = (
+            fit(with_ngrams(xtr, tr), ytr, NGRAM_CS) if task == "plan" else (None, 0.0, None)
+        )
         rules_tr = [rule(task, r["text"]) for r in tr]
         bar = veto_bar(cv, rules_tr, tr)
         print(

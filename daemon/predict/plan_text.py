@@ -117,6 +117,8 @@ def _strip(piece: str, zh: bool) -> str:
 
 # a clause that names only a place: "at the clinic on high st", "@ the studio"
 _PLACE_ONLY_EN = re.compile(r"^(?:at|@)\s+(?:the\s+|a\s+)?\S", re.IGNORECASE)
+# ... or only who with: "tues the 7th at 4.15 with ms kowalczyk" (what it is was announced before)
+_WITH_ONLY_EN = re.compile(r"^(?:with|w/)\s+\S", re.IGNORECASE)
 
 
 def _enough(piece: str, zh: bool) -> bool:
@@ -364,7 +366,7 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
             if other != _strip(_drop_marks(c, zh), zh) and _enough(other, zh):
                 piece = other
                 break
-    if not zh and (_PLACE_ONLY_EN.match(piece) or _POINTS_BACK_EN.match(piece)):
+    if not zh and (_PLACE_ONLY_EN.match(piece) or _WITH_ONLY_EN.match(piece) or _POINTS_BACK_EN.match(piece)):
         # "wed 4:15pm at the clinic on tanjong pagar rd": the date's clause says only where; what
         # it is was announced before it ("finally got a physio slot for my shoulder!!"); or it
         # points back to it ("signed up for the wheel class at Kiln & Co!! first one is thursday")
@@ -390,6 +392,7 @@ _POINTS_BACK_EN = re.compile(
 _ARRANGED_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finally)\b[,!]?\s*)*(?:(?:i|we)\s+)?(?:(?:have|'ve|’ve)\s+)?"
     r"(?:just\s+|finally\s+)?(?:booked(?:\s+in)?|made|got|scheduled|set up|arranged|confirmed|sorted(?:\s+out)?"
+    r"|managed\s+to\s+(?:get|book|grab|snag)|snagged|grabbed|landed"
     r"|signed\s+up\s+(?:for|to)|enrolled\s+(?:in|on)|registered\s+for)\s+"
     # who was booked in is not what: "booked her in at Rose City Animal Clinic" → the clinic
     r"(?:(?:her|him|them|me|us|it)\s+in\s+(?:at|with)\s+)?"

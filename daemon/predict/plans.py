@@ -83,7 +83,12 @@ _THIRD_EN = re.compile(
     r"March|April|May|June|July|August|September|October|November|December|Dinner|Lunch|Breakfast|Got|"
     r"Need|Remind|Tomorrow|Today|Tonight|Next|This|Our|My|The|Call|Meeting|Flight|Moving|Picking|Heading|"
     r"Catching|Cooking|Team|Final|Piano|Gym|Yoga|Haircut|Doctor|Vet|Standup|Sprint|Demo|Wedding|Book|"
-    r"Concert|Parent|Performance|Allergy|Blood|Mechanic|Flying|Drop)\b)[A-Z][^\W\d_]+(?:'s|’s)?"
+    r"Concert|Parent|Performance|Allergy|Blood|Mechanic|Flying|Drop|"
+    # no name: the speaker or everyone, with the apostrophe chat leaves out ("we got tickets",
+    # "ive got the dentist"), and the adverbs before a verb ("finally got a slot", "just got a call")
+    r"We|You|U|Ive|Im|Ill|Id|Weve|Were|Everyone|Everybody|Nobody|Somebody|Someone|It|That|There|Who|"
+    r"Just|Finally|Also|Already|Still|Only|Really|Actually|Eventually|Literally|Luckily|Thankfully|"
+    r"Somehow|Even|Now|Then|Never|Ever)\b)[A-Z][^\W\d_]+(?:'s|’s)?"
     # a name told who it is: "Léa (flatmate) has…"
     r"(?:\s*\([^()]{1,30}\))?\s+"
     r"(?:has|had|got|will|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
@@ -130,7 +135,7 @@ _HYPO_ZH = re.compile(r"要是|如果|假如|假设|万一|哪天|总有一天|�
 _DONE_EN = re.compile(
     r"\b(already|finally|yesterday|last (?:week|month|night|year|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday)|ago|earlier today|this morning|went|had|did|finished|submitted|skipped|was great|"
-    r"went fine|it went)\b",
+    r"went fine|it went|(?:got|came|just)\s+back\s+from)\b",
     re.IGNORECASE,
 )
 # a plan moved to a time: the move is told in the past or with a groan, the plan is ahead ("had to
@@ -144,6 +149,13 @@ _MOVED_TO_EN = re.compile(
 _MOVED_TO_ZH = re.compile(r"(?:改|推|挪|换|延|调|提前|推迟|延期|顺延)(?:到|至)")
 # an arrangement made: the ticket bought, the slot booked (已经订好了, 已经约上了, 票买好了)
 # (Cantonese says 咗 for 了: "車飛已經買咗啦")
+# ... in English: "finally booked the dentist for friday", "already got a slot": the relief or the
+# "already" is of the booking, the appointment is ahead
+_BOOKED_EN = re.compile(
+    r"\b(?:finally|already|just)\s+(?:(?:managed|got)\s+to\s+)?(?:booked|book|got|get|made|scheduled|reserved|"
+    r"arranged|confirmed|sorted|snagged|grabbed|landed|signed\s+up|registered|enrolled)\b(?!\s+back\b)",
+    re.IGNORECASE,
+)
 _BOOKED_ZH = re.compile(
     r"(?:已经|已)?(?:订|买|约|定|预约|预订|安排|报名|挂号|抢)(?:好|到|上)?(?:了|咗)[啦喇]?"
 )
@@ -359,9 +371,9 @@ def reasons(text: str) -> list[str]:
     # a clause that reads as done; "已经" in a clause of its own belongs to that clause's thing,
     # and an arrangement made is no event done ("去成都出差的机票已经订好了": the trip is ahead)
     done = _DONE_ZH if zh else _DONE_EN
-    arranged = _BOOKED_ZH.sub("", first) if zh else first
+    booked = _BOOKED_ZH if zh else _BOOKED_EN
     if not moved and (
-        done.search(arranged) or (len(parts) == 1 and done.search(_BOOKED_ZH.sub("", t) if zh else t))
+        done.search(booked.sub("", first)) or (len(parts) == 1 and done.search(booked.sub("", t)))
     ):
         out.append("done")
     world = _WORLD_ZH if zh else _WORLD_EN

@@ -110,3 +110,20 @@ def test_a_clock_with_what_happens_at_it_is_read_in_chinese(text: str, expected:
 def test_a_weekday_with_its_day_of_the_month_and_a_time(text: str, expected: datetime) -> None:
     found = resolve_dates(text, SAT, LON)
     assert [d.value for d in found if d.has_time] == [expected], found
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a short weekday with its day of the month is that day (written after blind15's first
+        # run; "sat the 4th" read only the clock before)
+        ("tux fitting sat the 4th at 11.30, dont let me be late", [(date(2026, 4, 4), "11:30")]),
+        ("parents evening is thu 2nd, slots from 5", [(date(2026, 4, 2), None)]),
+        # guard (passes on the code before too): "sat" after a subject is the verb
+        ("we sat the 4th row last time, it was fine", []),
+    ],
+)
+def test_a_short_weekday_with_its_day_of_the_month_is_a_day(
+    text: str, expected: list[tuple[date, str | None]]
+) -> None:
+    assert found(text) == expected

@@ -696,3 +696,50 @@ def test_a_dawn_event_told_earlier_in_the_evening_still_gets_the_last_minutes(
     )
     engine.after_memory(pmemory, settings, pclock.now)
     assert [s.deliver_at for s in pmemory.suggestions.of_scope("alice")] == [at("2026-03-02 21:59")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a pronoun or an adverb before "got" is no one else's name (written after blind15's first
+        # run; each was read as someone else's plan before)
+        "we got seats for the ballet on saturday at 7.30",
+        "ive got the orthodontist for josh wednesday 3:40",
+        "just got a text, the boiler service is friday between 8 and 12",
+        "actually got a table at the thai place for tomorrow 7pm",
+        # ... and the relief or "already" of a booking is of the booking: the appointment is ahead
+        "finally booked the MOT for next tuesday 9am",
+        "already got us a slot at the passport office thursday 11:20",
+    ],
+)
+def test_a_booking_told_without_i_or_with_relief_is_the_persons_plan(text: str) -> None:
+    assert why_not(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # names before "got" / "has" are still someone else's (guards: they pass on the code before
+        # too), and coming back from somewhere is done (read as someone else's before)
+        ("priya got her visa appointment moved to monday 10am", "other"),
+        ("rahul has his driving test thursday at 2", "other"),
+        ("just got back from the optician, new glasses friday", "done"),
+    ],
+)
+def test_names_and_returns_keep_their_reading(text: str, why: str) -> None:
+    assert why_not(text) == why
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        # a dated clause that says only who with: what it is was announced before it
+        ("managed to get a fitting for the suit, sat the 11th at 2.30 with jorge", "Fitting for the suit"),
+        (
+            "booked a viewing for the flat on elm st! monday 6pm with the agent",
+            "Viewing for the flat on elm st",
+        ),
+    ],
+)
+def test_a_dated_clause_of_only_who_with_takes_the_thing_announced(text: str, thing: str) -> None:
+    assert headline(text, at("2026-04-02 12:00"), BERLIN) == thing

@@ -1,6 +1,8 @@
 """upcoming: an event the person told us about → a reminder at a sensible lead time.
 
-A timed event is announced `remind_lead_hours` before it starts; when that falls in the quiet
+A timed event is announced `remind_lead_hours` before it starts (a flight four hours before; half an
+hour before the time the person said they must leave, "if i leave after 5 the bridge will finish
+me", when that is earlier); when that falls in the quiet
 hours, an hour before they begin (the evening before a 06:40 train), or at their end when
 the plan was told only a moment before that evening and the end is still well before the event.
 An event without a time of day, or one that fills the day ("the offsite, 9 to 5", "the whole
@@ -18,8 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from daemon.memory.dates.hant import simplified
+from daemon.memory.dates.zh import number
 from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict import enrich, plan_news, said_when
@@ -67,6 +71,24 @@ _FLIGHT = re.compile(
     r"\b(?:flight|flights|fly|flying|plane|airport|boarding|check-?in desk)\b|航班|飞机|机场|机票|登机|起飞|[0-9:：]\s*飞",
     re.IGNORECASE,
 )
+# when the person must be on their way to it ("if i leave yaba after 5 the bridge will finish me",
+# "need to leave by 4:30", "得四点半出门"), the reminder comes this long before then, however far
+# that is before the event (within `MAX_WAY`)
+LEAVE_AHEAD = timedelta(minutes=30)
+MAX_WAY = timedelta(hours=6)
+_LEAVE_EN = re.compile(
+    r"(?<!annual )(?<!sick )(?<!on )(?<!maternity )(?<!paternity )(?<!parental )"
+    r"\b(?:leave|leaving|head(?:ing)?\s+out|set(?:ting)?\s+off|out\s+the\s+door|get\s+going)\b"
+    r"[^.!?;]{0,30}?\b(?:by|at|before|after|around|no\s+later\s+than)\s+"
+    r"(?P<h>\d{1,2})(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>[ap])?(?!\d|\s*(?:min|hour|hr|day|week|month))",
+    re.IGNORECASE,
+)
+# ... in Chinese, a clock right before the leaving ("五点出门", "下午三点就要出发", "4:30前出門")
+_LEAVE_ZH = re.compile(
+    r"(?:\d{1,2}[:：](?P<mm>\d{2})|(?P<h>[\d零一二两三四五六七八九十]{1,3})[点时]"
+    r"(?:(?P<half>半)|(?P<q>一刻|三刻)|(?P<m>[\d一二三四五六七八九十]{1,3})分?)?)"
+    r"\s*(?:之前|以前|前)?[就得要必须一定]*(?:出门|出发|动身|离开)(?!了)"
+)
 # a clash notice names both events with their times and asks the person to move one; within this
 # many days of the event's day it is the reminder (strangers' scenarios counted a reminder after
 # it noise 5 times of 6, 1-3 days after); a week on, the day's own reminder is worth sending
@@ -97,6 +119,46 @@ def when_text(due: datetime, now: datetime, timed: bool, zh: bool) -> str:
     return f"{day} at {hhmm}" if timed else day
 
 
+def leave_by(text: str, due: datetime, said: datetime, tz: ZoneInfo) -> datetime | None:
+    """When the person said they must be on their way to the event at `due`: the latest such
+    time on its day, within `MAX_WAY` before it, or None. A clock without am/pm is the hour
+    before the event ("leave yaba after 5" for a 19:30 dinner: 17:00)."""
+    day = due.astimezone(tz)
+    times: list[datetime] = []
+    for m in _LEAVE_EN.finditer(text):
+        h, minute = int(m["h"]), int(m["m"] or 0)
+        ap = (m["ap"] or "").lower()
+        hours = (
+            [h % 12 + 12]
+            if ap == "p"
+            else [h % 12]
+            if ap == "a"
+            else [h]
+            if h > 12
+            else [h % 12, h % 12 + 12]
+        )
+        times += [day.replace(hour=x, minute=minute, second=0, microsecond=0) for x in hours if x < 24]
+    for m in _LEAVE_ZH.finditer(simplified(text)):
+        if m["mm"] is not None:  # "4:30前出门"
+            h, minute = (int(x) for x in re.findall(r"\d+", m.group(0))[:2])
+        else:
+            h = int(number(m["h"]) or 0)
+            minute = (
+                30
+                if m["half"]
+                else 15
+                if m["q"] == "一刻"
+                else 45
+                if m["q"]
+                else int(number(m["m"] or "0") or 0)
+            )
+        if h <= 12:
+            times += [
+                day.replace(hour=x, minute=minute, second=0, microsecond=0) for x in (h % 12, h % 12 + 12)
+            ]
+    return max((t for t in times if due - MAX_WAY <= t < due), default=None)
+
+
 def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
     """(remind at, expires at) for an event item, or None when no reminder makes sense.
 
@@ -114,7 +176,11 @@ def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
         return None
     due = due_of(item).astimezone(tz)
     if is_timed(due, tz):
-        return schedule(due, ctx, lead=FLIGHT_LEAD if _FLIGHT.search(simplified(text)) else None)
+        lead = FLIGHT_LEAD if _FLIGHT.search(simplified(text)) else timedelta(0)
+        way = leave_by(text, due, item.observed_at or ctx.now, tz)
+        if way is not None:
+            lead = max(lead, due - way + LEAVE_AHEAD)
+        return schedule(due, ctx, lead=lead or None)
     if not asks_reminder(text):
         # a day without a time, or one the event fills ("Thursday is the offsite, 9 to 5", "an
         # all-day audit"): the person arranged the day around it. Strangers' scenarios counted

@@ -539,3 +539,37 @@ def test_a_ticket_bought_in_cantonese_is_no_plan_done(text: str) -> None:
     from daemon.predict.plans import reasons
 
     assert "done" not in reasons(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "promise"),
+    [
+        # written after the change (blind15's first run): a commitment in the progressive
+        ("i'm emailing the landlord about the boiler tomorrow, no more putting it off", True),
+        ("I'm paying the nursery invoice on friday, remind me if I forget", True),
+        # guards (they pass on the code before too): going somewhere or calling in sick promises no act
+        ("i'm going to the climbing wall tomorrow night", False),
+        ("i'm calling in sick tomorrow, can't face it", False),
+    ],
+)
+def test_a_commitment_said_in_the_progressive_is_a_promise(text: str, promise: bool) -> None:
+    assert is_promise(text) is promise
+
+
+async def test_a_promise_is_kept_only_by_news_of_its_own_act(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # written after the change (blind15's first run): two things promised in one turn, the second
+    # reported done the next day; the check-in is for the first, and asks it in its own words
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 18:00")
+    text = "tmrw i'm ringing the bank about the blocked card. also i'll take the ladder back to sam's tmrw"
+    say(pmemory, "p1", text, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-03 17:00")
+    say(pmemory, "p2", "took the ladder back to sam's, he'd forgotten he lent it", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [s] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "follow_up"]
+    pclock.now = s.deliver_at
+    assert await outbox.deliver_due() == 1
+    assert bus.titles[0].startswith("You said you would ring the bank"), bus.titles

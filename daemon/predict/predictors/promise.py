@@ -98,6 +98,23 @@ _TOLD_I_WOULD = re.compile(
 
 # "I'll have the deck ready by Friday", "promised calum i'd have the risk register updated": the
 # thing done by a time, told with "have … done"
+# a commitment said in the progressive, with what it is about: "tomorrow i'm calling her back",
+# "I'm paying the deposit friday" (not "I'm going", "I'm thinking": no act promised)
+_DOING_EN = re.compile(
+    r"\b(?:i'?m|i’m|i am)\s+(?:(?:definitely|finally|totally|def|actually)\s+)?(?:calling(?!\s+in\b)|ringing|emailing|texting|"
+    r"messaging|sending|paying|returning|dropping|booking|finishing|submitting|replying|fixing|cancell?ing|"
+    r"renewing|filing|ordering|transferring|signing|posting|writing|handing)\b",
+    re.IGNORECASE,
+)
+# ... and its act as the check-in asks it ("You said you would call her back")
+_BASE = {
+    "calling": "call", "ringing": "ring", "emailing": "email", "texting": "text", "messaging": "message",
+    "sending": "send", "paying": "pay", "returning": "return", "dropping": "drop", "booking": "book",
+    "finishing": "finish", "submitting": "submit", "replying": "reply", "fixing": "fix",
+    "cancelling": "cancel", "canceling": "cancel", "renewing": "renew", "filing": "file",
+    "ordering": "order", "transferring": "transfer", "signing": "sign", "posting": "post",
+    "writing": "write", "handing": "hand",
+}  # fmt: skip
 _HAVE_IT_DONE = re.compile(
     r"\b(?:i'?ll|i’ll|i will|i'?d|i’d|i would)\s+have\s+(?:[\w'’-]+\s+){1,5}?"
     # a participle: "-ed" (not "speed", "need"), the common "-en" ones ("garden" is none), or irregular
@@ -115,11 +132,23 @@ def is_promise(text: str) -> bool:
     return any(_promises(s) for s in sentences(text)) or _promises(text)
 
 
+def promised_sentence(text: str) -> str:
+    """The sentence of a turn that promises (the first), or the turn: "…tomorrow i'm calling her
+    back. … also tmrw i'll drop kurt's snowblower back" is checked in on for the call, and kept
+    only by a word of it, not by the snowblower returned."""
+    return next((s for s in sentences(text) if _promises(s)), text)
+
+
 def _promises(text: str) -> bool:
     if is_cjk(text):
         cue = _ZH.search(simplified(text))  # the rules read Traditional as Simplified (答應 as 答应)
     else:
-        cue = _EN.search(text) or _TOLD_I_WOULD.search(text) or _HAVE_IT_DONE.search(text)
+        cue = (
+            _EN.search(text)
+            or _TOLD_I_WOULD.search(text)
+            or _HAVE_IT_DONE.search(text)
+            or _DOING_EN.search(text)
+        )
     return bool(cue) and not is_done(text)
 
 
@@ -210,7 +239,7 @@ def _check_in(item: ItemView, due: datetime, text: str, zh: bool, scope: str, ct
         return None
     # the thing of the sentence that promises, not of another dated one beside it ("…同意书我周一去
     # 医院打印了签。对了老公周一下午去 Fremantle 面试" promises the consent form)
-    promised = next((s for s in sentences(text) if _promises(s)), text)
+    promised = promised_sentence(text)
     thing = promised_act(headline(promised, item.observed_at or ctx.now, tz))
     # the sentences of the promise, not the rest of the turn (what else was done or said then)
     quote = short(said_of(text, item.observed_at or ctx.now, tz), 300)
@@ -219,7 +248,9 @@ def _check_in(item: ItemView, due: datetime, text: str, zh: bool, scope: str, ct
         title = f"{day}说好的：{short(thing, 50)}——办好了吗？"
         body = f"你说过：“{quote}”"
     else:
-        verb = thing[:1].lower() + thing[1:]
+        first, _, rest = thing.partition(" ")
+        base = _BASE.get(first.lower())
+        verb = f"{base} {rest}".strip() if base else thing[:1].lower() + thing[1:]
         title = f"You said you would {short(verb, 60)} on {due.strftime('%A')} — did it happen?"
         body = f"You told me: “{quote}”. If it is done, tell me and I will stop asking."
     return Suggestion(
@@ -282,13 +313,16 @@ def spoken_of_since(
     says: Callable[[str], bool] = lambda _: True,
     words: int = 2,
     same_day: bool = False,
+    about: str | None = None,
 ) -> ItemView | None:
     """A statement of the person after `since` about the same thing as `item` (and for which
     `says` holds), or None. About the same thing: `words` of its words shared, or one when near
     in recall; with `same_day` (of a dated item), one when the statement names the item's day
     too, and none when it names only another day ("Thursday's yoga at the studio is cancelled"
-    is not Friday's physio there)."""
-    for h in ctx.memory.recall(what(item), scope, k=6, ts=ctx.now, reinforce=False):
+    is not Friday's physio there). `about`: the part of the item's text the statement must be
+    about (a promise's own sentence, not another told beside it), by default all of it."""
+    told = about or what(item)
+    for h in ctx.memory.recall(told, scope, k=6, ts=ctx.now, reinforce=False):
         if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= since:
             continue
         row = ctx.memory.item_view(scope, h.item_id)
@@ -300,7 +334,7 @@ def spoken_of_since(
         on_its_day = same_day and _same_day(row, item, ctx.settings.tz)
         if same_day and row.due_at is not None and item.due_at is not None and not on_its_day:
             continue
-        shared = len(shared_words(what(item), what(row)))
+        shared = len(shared_words(told, what(row)))
         if shared >= words or (shared and (h.score >= 0.3 or on_its_day)):
             return row
     return None
@@ -317,10 +351,11 @@ def _same_day(a: ItemView, b: ItemView, tz: ZoneInfo) -> bool:
 def kept(ctx: Ctx, scope: str, item: ItemView, said: datetime) -> str | None:
     """Why the promise `item` (said at `said`) is kept by now, or None: a later statement of the
     person about the same thing that says it is done, or a mail they sent that keeps it."""
-    row = spoken_of_since(ctx, scope, item, said, tells_done)
+    promised = promised_sentence(what(item))
+    row = spoken_of_since(ctx, scope, item, said, tells_done, about=promised)
     if row is not None:
         return f"kept: {short(what(row), 60)}"
-    mail = sent_since(ctx, scope, what(item), said)
+    mail = sent_since(ctx, scope, promised, said)
     if mail is not None:
         return f"kept by e-mail: {short(mail.subject, 60)} to {', '.join(mail.recipients)}"
     return None

@@ -796,6 +796,12 @@ class Memory:
         found = self.item_views(scope, [item_id])
         return found[0] if found else None
 
+    def retired_by(self, scope: str, item_id: str) -> list[ItemView]:
+        """The items a newer statement retired (what it replaced, for the predictors to read a
+        moved plan's place and purpose from)."""
+        with self._lock:
+            return self.store.items.retired_by(scope, item_id)
+
     def due_items(self, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
         """Active items of `scope` due in [lo, hi): the events predictors remind of."""
         with self._lock:

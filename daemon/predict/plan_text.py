@@ -301,11 +301,22 @@ def _elide(parts: list[tuple[str, bool]], sep: str, gap: str) -> str:
 
 def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     """The thing a plan is about, in a few words (see the module docstring)."""
+    return _headline(text, at, tz)[0]
+
+
+def only_a_move(text: str, at: datetime, tz: ZoneInfo) -> bool:
+    """The clause of the plan's date says only that something moved, not what ("physio rang,
+    they moved me to the 30th", "诊所刚打电话来，…，给我改到下周一30号早上10:15了")."""
+    return _headline(text, at, tz)[1]
+
+
+def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
+    """The headline, and whether the date's clause said only that something moved."""
     text = " ".join(text.split())
     zh = bool(_HAN.search(text))
     found = resolve_dates(text, at, tz)
     if not found:
-        return _cap(_strip(text, zh) or text, zh)
+        return _cap(_strip(text, zh) or text, zh), False
     ahead = [m for m in found if m.direction == "future"]
     # the plan's own day, not a week or a month said before it ("next week: wednesday is …")
     first = next((m for m in ahead if m.granularity in ("day", "time")), ahead[0] if ahead else found[0])
@@ -346,6 +357,7 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
     arranged = (_ARRANGED_ZH if zh else _ARRANGED_EN).match(piece)
     if arranged is not None and _enough(_strip(arranged.group("thing"), zh), zh):
         piece = _strip(arranged.group("thing"), zh)
+    moved = (not zh and _only_a_move(piece)) or bool(zh and piece and _ONLY_A_MOVE_ZH.fullmatch(piece))
     if not zh and _only_a_move(piece):
         # "physio rang, they moved me to the 30th": the clause of the day says only that it
         # moved; the thing is in a clause beside it, nearest first, without who rang about it
@@ -372,13 +384,13 @@ def headline(text: str, at: datetime, tz: ZoneInfo) -> str:
         # points back to it ("signed up for the wheel class at Kiln & Co!! first one is thursday")
         told = _told_before(text[:lo], cut, cue_at, zh)
         if told:
-            return _cap(told, zh)
+            return _cap(told, zh), moved
     if not _enough(piece, zh):
         told = _told_before(text[:lo], cut, cue_at, zh)
         if told:
-            return _cap(told, zh)
+            return _cap(told, zh), moved
         piece = _strip(_drop_marks(cut, zh), zh)
-    return _cap(piece if _enough(piece, zh) else _strip(sentence, zh) or text, zh)
+    return _cap(piece if _enough(piece, zh) else _strip(sentence, zh) or text, zh), moved
 
 
 # a thing named only as one of what was told before: "first one", "the next one", "that"

@@ -140,13 +140,13 @@ _DONE_EN = re.compile(
 )
 # a plan moved to a time: the move is told in the past or with a groan, the plan is ahead ("had to
 # push my haircut to thursday", "ugh, the salon moved my haircut to thursday at 5", "复诊改到下周一")
-_MOVED_TO_EN = re.compile(
+PLAN_MOVED_EN = re.compile(
     r"\b(?:(?:moved|pushed|shifted|bumped|rescheduled|postponed|brought forward|put off) (?:to|till|until|back)\b|"
     + _MOVED_TO_TIME
     + r")",
     re.IGNORECASE,
 )
-_MOVED_TO_ZH = re.compile(r"(?:改|推|挪|换|延|调|提前|推迟|延期|顺延)(?:到|至)")
+PLAN_MOVED_ZH = re.compile(r"(?:改|推|挪|换|延|调|提前|推迟|延期|顺延)(?:到|至)")
 # an arrangement made: the ticket bought, the slot booked (已经订好了, 已经约上了, 票买好了)
 # (Cantonese says 咗 for 了: "車飛已經買咗啦")
 # ... in English: "finally booked the dentist for friday", "already got a slot": the relief or the
@@ -313,7 +313,7 @@ def reasons(text: str) -> list[str]:
     if _QUESTION.search(t):
         out.append("question")
     # a plan moved to a time is news of a plan ahead, told with a groan or in the past tense
-    move = (_MOVED_TO_ZH if zh else _MOVED_TO_EN).search(t)
+    move = (PLAN_MOVED_ZH if zh else PLAN_MOVED_EN).search(t)
     moved = move is not None
     # ... and moved by someone else, of the speaker's own ("they moved my MRI up to monday",
     # "诊所给我改到下周一"): theirs, whoever moved it

@@ -133,3 +133,19 @@ def test_a_date_ahead_is_due_whatever_the_category() -> None:
     )
     [d] = extract(r, ctx, category="patterns")
     assert d.due_at is None
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        # written after blind15's first run: what follows 在 is no place when it is an adverb
+        # (好在 is "luckily") or the start of a date
+        ("好在已经把周五的机票改签了，晚上八点到", None),
+        ("面试就在這禮拜三下午兩點，好緊張", None),
+        ("下周一在这边的分行开户", None),
+        # guard (passes on the code before too): a place after 在 is kept
+        ("下周二在国贸见客户", "国贸"),
+    ],
+)
+def test_a_chinese_place_is_no_adverb_or_date(text: str, where: str | None) -> None:
+    assert _one(text).l1.get("where") == where

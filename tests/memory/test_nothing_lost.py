@@ -511,3 +511,37 @@ def test_a_plan_moved_with_its_name_between_is_replaced(mem: Memory, plan: str, 
     or by a stretch of time, with what moves between the verb and the new time."""
     mem.memorize([turn("v1", plan, at=T0), turn("v2", news, at=T0 + timedelta(hours=5))])
     assert len(retired(mem)) == gone, [i["l0"] for i in mem.items("alice")]
+
+
+@pytest.mark.parametrize(
+    "news",
+    [
+        # written after the change (2026-12-06): a move that names nothing of what moved, with
+        # two plans ahead: the words do not say which, so neither is retired (the code before
+        # retired the dentist on the Chinese one; the English one passes on it too)
+        "刚接到电话，给我改到下周一上午十点了",
+        "they just rang, it's been pushed to next monday at 10",
+    ],
+)
+def test_a_move_that_names_nothing_with_two_plans_ahead_retires_neither(mem: Memory, news: str) -> None:
+    mem.memorize(
+        [
+            turn("p1", "周四下午三点约了牙医", at=T0),
+            turn("p2", "thursday 7pm dinner with the old uni crowd at Zizzi", at=T0 + timedelta(minutes=5)),
+            turn("p3", news, at=T0 + timedelta(days=1)),
+        ]
+    )
+    assert retired(mem) == []
+
+
+def test_a_move_that_names_its_plan_still_replaces_it_beside_another(mem: Memory) -> None:
+    # guard (passes on the code before too): naming what moved is evidence enough
+    mem.memorize(
+        [
+            turn("p1", "dentist thursday at 3pm", at=T0),
+            turn("p2", "thursday 7pm dinner with the old uni crowd at Zizzi", at=T0 + timedelta(minutes=5)),
+            turn("p3", "the dentist moved me to next monday at 10", at=T0 + timedelta(days=1)),
+        ]
+    )
+    [gone] = retired(mem)
+    assert "dentist thursday" in gone["l0"]

@@ -389,6 +389,14 @@ class ItemTable(Table):
         found = {r[0]: _view(r) for r in rows}
         return [found[i] for i in ids if i in found]
 
+    def retired_by(self, scope: str, item_id: str) -> list[ItemView]:
+        """The items `item_id` retired (superseded), oldest first."""
+        rows = self.con.execute(
+            f"SELECT {_VIEW} FROM items WHERE scope = ? AND superseded_by = ? ORDER BY created_at, id",
+            [_require(scope), item_id],
+        ).fetchall()
+        return [_view(r) for r in rows]
+
     def due_items(self, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
         """Active (not superseded, not archived) items with a due time in [lo, hi), by due time."""
         rows = self.con.execute(

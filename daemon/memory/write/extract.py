@@ -267,9 +267,17 @@ def _where_zh(text: str) -> str:
         return ""
     words = [w for w in rjieba.cut(text) if w.strip() and w != "了"]
     for cue, word in itertools.pairwise(words):
-        if cue in _ZH_PLACE_CUES and _HAN.search(word) and len(word) >= 2:
+        if cue in _ZH_PLACE_CUES and _HAN.search(word) and len(word) >= 2 and not _ZH_NOT_PLACE.match(word):
             return str(word)
     return ""
+
+
+# what follows 在 and is no place: an adverb ("好在已经请好假了": 好在 is "luckily"), "together",
+# now, here or there, or the start of a date ("就在這禮拜天", "在明天")
+_ZH_NOT_PLACE = re.compile(
+    r"(?:已经|已經|一起|现在|現在|这里|這裡|那里|那裡|这儿|那儿|这边|那边|這邊|那邊|这|這|那|今天|明天|后天|後天|昨天"
+    r"|今晚|明晚|明早|今早|本周|本週|下周|下週|上周|上週|每|周[一二三四五六日天末]|週[一二三四五六日天末]|星期|礼拜|禮拜)"
+)
 
 
 def event_fields(

@@ -134,6 +134,22 @@ def called_off_another_day(
     return all(old_due.astimezone(d.tzinfo).date() != d.date() for d in new_days)
 
 
+def _which_plan_unknown(old: Statement, new: Statement, speaker: str, retirable: Sequence[Statement]) -> bool:
+    """The newer statement moves or calls off a plan without naming what it is ("刚接到电话，给我
+    改到下周一上午十点了", "they rang, it's pushed to friday") while more than one plan of the
+    speaker is still ahead: which one it is, the words do not say, so none is retired (the
+    predictors read a move of the one plan near it, `daemon/predict/moves.py`)."""
+    plans = [s for s in retirable if s.category == "events"]
+    new_text = bare_text(new.l0, speaker)
+    return (
+        old.category == "events"
+        and len(plans) > 1
+        and plan_change_cue(new_text)
+        and not activity_terms(bare_text(old.l0, speaker)) & activity_terms(new_text)
+        and not _share_a_word(old, new, speaker)
+    )
+
+
 def _share_a_word(old: Statement, new: Statement, speaker: str) -> bool:
     """The two statements name a thing in common: a content word that is not only a date."""
     return bool(shared_words(bare_text(old.l0, speaker), bare_text(new.l0, speaker)))
@@ -407,6 +423,9 @@ def retired(
     moved = [s for s in retirable if (s.item_id in moved_ids or s.item_id in said_ids) and evident(s)]
     chosen = {s.item_id for s in olds}
     olds += [s for s in sorted(moved, key=lambda s: -s.cosine)[:RETIRE_NEAREST] if s.item_id not in chosen]
+    if not olds:
+        return ()
+    olds = [s for s in olds if not _which_plan_unknown(s, new, speaker, retirable)]
     if not olds:
         return ()
     if judge is not None:

@@ -26,7 +26,7 @@ from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number
 from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
-from daemon.predict import enrich, plan_news, said_when
+from daemon.predict import enrich, moves, plan_news, said_when
 from daemon.predict.base import (
     HAPPENINGS,
     Ctx,
@@ -363,6 +363,10 @@ class Upcoming:
         )
         if off is not None:
             return Recheck(None, f"called off: {short(what(off), 60)}")
+        # ... or that it moved, in a statement the memory kept beside it (moves.py)
+        moved_to = moves.moved_since(ctx, s.scope, item)
+        if moved_to is not None:
+            return Recheck(None, f"moved: {short(what(moved_to), 60)}")
         due = item.due_at
         moved_by = s.data.get("moved_by")
         if due is None or (
@@ -404,6 +408,16 @@ class Upcoming:
         told = said_of(text, item.observed_at or ctx.now, tz)  # what was said of the plan
         quote = short(told, 200)
         where = item.l1.get("where")
+        # a move of a plan told before: what it is and where, as told then (moves.py)
+        before = moves.moved_plan(ctx, s.scope, item)
+        first = ""  # the plan as first told, when this statement moved it
+        if before is not None:
+            said_then = before.observed_at or ctx.now
+            thing = headline(what(before), said_then, tz)
+            if not (isinstance(where, str) and where):
+                where = before.l1.get("where")
+            first = said_of(what(before), said_then, tz)
+            told = f"{told} {first}"
         # a place said of the plan, not of another clause of the turn ("… Thanksgiving in Boise …,
         # so I booked her in at the clinic for Tuesday at 4:15")
         place = where if isinstance(where, str) and where and where not in thing and where in told else ""
@@ -416,6 +430,8 @@ class Upcoming:
         if zh:
             title = f"提醒：{when} — {short(thing, 40)}" + (f"（{place}）" if place and not update else "")
             body = f"{when}：{thing}" + (f"，地点：{place}" if place else "") + f"\n你说过：“{quote}”"
+            if first:
+                body += f"\n原来的安排：“{short(first, 200)}”"
             if update and n is not None:
                 body += f"\n{n.sender} 来信更新：“{short(update, 200)}”"
             elif moved:
@@ -427,6 +443,8 @@ class Upcoming:
                 f", at {place}" if place and not update else ""
             )
             body = f"{thing}, {when}" + (f", at {place}" if place else "") + f".\nYou said: “{quote}”"
+            if first:
+                body += f"\nAs first told: “{short(first, 200)}”"
             if update and n is not None:
                 body += f"\nUpdate from {n.sender}: “{short(update, 200)}”"
             elif moved:

@@ -1,0 +1,102 @@
+"""A plan moved in a statement of its own, which the memory kept beside the plan (moves.py): the
+old time's reminder is withdrawn and the new one says what and where as first told. Sentences
+written after the code, as someone who had not read it would."""
+
+from __future__ import annotations
+
+from daemon.config import Settings
+from daemon.memory import Memory
+from daemon.predict import engine
+from daemon.predict.outbox import SuggestionOutbox
+from tests.conftest import FakeClock
+from tests.predict.conftest import Bus, at, say
+
+
+async def _told(pmemory: Memory, settings: Settings, pclock: FakeClock, turns: list[tuple[str, str]]) -> None:
+    """Tell each (time, text) in turn, the predictors running after each."""
+    engine.start_cursor(pmemory)
+    for n, (when, text) in enumerate(turns):
+        pclock.now = at(when)
+        say(pmemory, f"m{n}", text, pclock.now)
+        engine.after_memory(pmemory, settings, pclock.now)
+
+
+async def test_a_move_that_shares_only_part_of_a_compound_moves_the_plan(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        [
+            (
+                "2026-03-02 10:00",
+                "Schlüsselübergabe for the new flat thursday at 16:00, Dunckerstraße 9, 2nd floor",
+            ),
+            ("2026-03-03 09:00", "argh the Übergabe got moved to friday 8:30am"),
+        ],
+    )
+    pclock.now = at("2026-03-05 14:00")  # thursday, when the old slot's reminder was due
+    assert await outbox.deliver_due() == 0
+    pclock.now = at("2026-03-06 07:30")  # friday morning
+    assert await outbox.deliver_due() == 1
+    [title] = bus.titles
+    body = bus.sent[0][1]["body"]
+    assert "08:30" in title and "Schlüsselübergabe" in title and "Dunckerstraße" in body, (title, body)
+
+
+async def test_a_move_that_names_nothing_moves_the_one_plan_near_it(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        [
+            ("2026-03-02 10:00", "下周三上午十点约了皮肤科，在仁济医院东院三楼"),
+            ("2026-03-04 09:00", "医院刚来电话，帮我改到这周五下午两点了"),
+        ],
+    )
+    pclock.now = at("2026-03-06 13:00")
+    assert await outbox.deliver_due() == 1
+    body = bus.sent[0][1]["body"]
+    assert "14:00" in bus.titles[0] and "皮肤科" in bus.titles[0] and "仁济" in body, (bus.titles, body)
+    pclock.now = at("2026-03-11 09:00")  # the old slot's day
+    assert await outbox.deliver_due() == 0
+
+
+async def test_a_move_of_something_else_leaves_the_plan(
+    pmemory: Memory, settings: Settings, pclock: FakeClock
+) -> None:
+    # guard (passes on the code before too): the haircut was never told; the dentist stands
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        [
+            ("2026-03-02 10:00", "dentist thursday at 15:00, the practice on Elm Street"),
+            ("2026-03-03 09:00", "the salon moved my haircut to friday at 17:00"),
+        ],
+    )
+    pending = sorted(s.deliver_at for s in pmemory.suggestions.of_scope("alice") if s.status == "pending")
+    assert pending == [at("2026-03-05 13:00"), at("2026-03-06 15:00")]
+
+
+async def test_a_move_that_names_nothing_with_two_plans_near_moves_neither(
+    pmemory: Memory, settings: Settings, pclock: FakeClock, outbox: SuggestionOutbox, bus: Bus
+) -> None:
+    # which plan moved is not known, so both stay (the code before retired the dentist in the
+    # memory on a guess, and its reminder with it)
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        [
+            ("2026-03-02 10:00", "周四下午三点约了牙医"),
+            ("2026-03-02 10:05", "周四晚上七点和老同学吃饭"),
+            ("2026-03-03 09:00", "刚接到电话，给我改到下周一上午十点了"),
+        ],
+    )
+    for when in ("2026-03-05 13:00", "2026-03-05 17:00"):
+        pclock.now = at(when)
+        assert await outbox.deliver_due() == 1, when

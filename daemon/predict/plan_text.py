@@ -118,6 +118,8 @@ def _strip(piece: str, zh: bool) -> str:
 # a clause that names only a place: "at the clinic on high st", "@ the studio"
 _PLACE_ONLY_EN = re.compile(r"^(?:at|@)\s+(?:the\s+|a\s+)?\S", re.IGNORECASE)
 # ... or only who with: "tues the 7th at 4.15 with ms kowalczyk" (what it is was announced before)
+# ... in Chinese: "这个星期六 15号 8pm 在 Bukit Jalil 国家体育场" (the concert was told before)
+_PLACE_ONLY_ZH = re.compile(r"^(?:在|于|於)\s*\S")
 _WITH_ONLY_EN = re.compile(r"^(?:with|w/)\s+\S", re.IGNORECASE)
 
 
@@ -378,7 +380,9 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
             if other != _strip(_drop_marks(c, zh), zh) and _enough(other, zh):
                 piece = other
                 break
-    if not zh and (_PLACE_ONLY_EN.match(piece) or _WITH_ONLY_EN.match(piece) or _POINTS_BACK_EN.match(piece)):
+    if (zh and _PLACE_ONLY_ZH.match(piece)) or (
+        not zh and (_PLACE_ONLY_EN.match(piece) or _WITH_ONLY_EN.match(piece) or _POINTS_BACK_EN.match(piece))
+    ):
         # "wed 4:15pm at the clinic on tanjong pagar rd": the date's clause says only where; what
         # it is was announced before it ("finally got a physio slot for my shoulder!!"); or it
         # points back to it ("signed up for the wheel class at Kiln & Co!! first one is thursday")
@@ -422,7 +426,7 @@ _ARRANGED_PASSIVE_EN = re.compile(
 )
 _ARRANGED_ZH = re.compile(
     r"^(?P<thing>.+?)(?:终于|已经|也|总算)?(?:在?网上)?(?:已经|终于|总算)?"
-    r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号)了?$"
+    r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号|抢到|买到|买好|拿到|订到|约到)了?$"
 )
 
 
@@ -442,6 +446,9 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
         if not prior:
             return ""
         announced = prior[-1]
+        if zh:  # the clause of it that announces ("星海乐队演唱会的门票已经抢到了，rock zone 的！")
+            parts = [c.group(0).strip(" ,，.。!！?？…~:：") for c in clause_rx.finditer(announced)]
+            announced = next((c for c in reversed(parts) if _ARRANGED_ZH.match(c)), announced)
     announced = announced.strip(" ,，.。!！?？…~:：")
     # a lead-in before a colon is not the announcement: "ANYWAY good news: finally got the MRI"
     announced = re.split(r"[:：]\s*", announced)[-1]
@@ -454,6 +461,8 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
         return ""
     purpose = m.groupdict().get("purpose")
     thing = _strip(m.group("thing") + (f" {purpose}" if purpose else ""), zh)
+    if zh:  # the ticket is for the thing: "星海乐队演唱会的门票" → "星海乐队演唱会"
+        thing = re.sub(r"(?<=.{2})的?(?:门票|票|入场券)$", "", thing)
     # an acronym is a thing too ("booked an MRI", "Got the MOT sorted")
     if not (len(thing) >= 2 if zh else re.search(r"[A-Za-z]{2,}", thing)) or not names_a_thing(thing):
         return ""

@@ -116,6 +116,8 @@ PEOPLE_ZH = _PEOPLE_ZH
 _THIRD_ZH = re.compile(
     # (阿 before a relation is Cantonese for the relation itself: 阿妈, 阿老公)
     rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|阿?(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
+    # ... and in English, as Chinese chat mixes it in ("my mum 星期四去医院做体检")
+    rf"(?i:my\s+(?:{_PEOPLE_EN})\b)|"
     rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH})"
     # a surname and a title: 王老师, 张医生, 刘总, 李阿姨
     r"|[\u4e00-\u9fff](?:老师|医生|大夫|总|经理|阿姨|叔叔|主任|教授))"

@@ -127,3 +127,18 @@ def test_a_short_weekday_with_its_day_of_the_month_is_a_day(
     text: str, expected: list[tuple[date, str | None]]
 ) -> None:
     assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        # written after blind15's first run: a weekday, its day of the month and a clock in
+        # English are one mention, and its span covers them all (a headline cuts the whole date)
+        ("下个礼拜三 1号 7.30pm 在 Zepp 看 show", "下个礼拜三 1号 7.30pm"),
+        ("周五 3号 3pm 交报告", "周五 3号 3pm"),
+        ("Thursday, April 2 at 9am the boiler man comes", "Thursday, April 2 at 9am"),
+    ],
+)
+def test_a_day_named_with_its_date_and_clock_is_one_span(text: str, span: str) -> None:
+    [m] = resolve_dates(text, SAT, LON)
+    assert text[m.start : m.end] == span

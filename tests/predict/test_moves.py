@@ -43,6 +43,8 @@ async def test_a_move_that_shares_only_part_of_a_compound_moves_the_plan(
     [title] = bus.titles
     body = bus.sent[0][1]["body"]
     assert "08:30" in title and "Schlüsselübergabe" in title and "Dunckerstraße" in body, (title, body)
+    # the plan as first told is quoted without its old time, which is no longer its time
+    assert "16:00" not in body and "thursday" not in body.lower(), body
 
 
 async def test_a_move_that_names_nothing_moves_the_one_plan_near_it(

@@ -785,3 +785,29 @@ def test_an_if_about_the_way_there_leaves_the_plan() -> None:
         why_not("theatre tomorrow at 7.45pm in town, if i set off after 5 the ring road is a car park")
         is None
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        # written after blind15's first run: a Chinese dated clause that says only where takes what
+        # was bought or booked in the sentence before, without the ticket
+        ("周杰伦演唱会的票终于买到了！下个礼拜六 14号 7.30pm 在国家体育场", "周杰伦演唱会"),
+        ("牙科的号抢到了，周四上午十点，在口腔医院二楼", "牙科的号"),
+    ],
+)
+def test_a_chinese_clause_of_only_where_takes_what_was_booked(text: str, thing: str) -> None:
+    assert headline(text, at("2026-03-02 12:00"), BERLIN) == thing
+
+
+@pytest.mark.parametrize(
+    ("text", "own"),
+    [
+        # written after blind15's first run: an English relation in a Chinese sentence is that person
+        ("my dad 下周二去做胃镜，我妹陪他去，我不用请假", False),
+        # guard (passes on the code before too): the speaker with them
+        ("my mum 周六到，我去机场接她", True),
+    ],
+)
+def test_an_english_relation_in_chinese_chat_is_someone_else(text: str, own: bool) -> None:
+    assert own_plan(text) is own

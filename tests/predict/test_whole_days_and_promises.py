@@ -573,3 +573,6 @@ async def test_a_promise_is_kept_only_by_news_of_its_own_act(
     pclock.now = s.deliver_at
     assert await outbox.deliver_due() == 1
     assert bus.titles[0].startswith("You said you would ring the bank"), bus.titles
+    # ... and quotes the promise, not the other thing promised after it
+    body = bus.sent[0][1]["body"]
+    assert "blocked card" in body and "ladder" not in body, body

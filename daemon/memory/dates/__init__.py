@@ -206,6 +206,8 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
         if times and len(bare) == 1:
             bare[0].clock = times[0].said
             dropped.add(id(times[0]))
+            if _DAY_THEN_TIME.fullmatch(ctx.low, bare[0].end, times[0].start):
+                bare[0].end = times[0].end  # "15号 8pm": one mention, one span
             for later in times[1:]:
                 later.day, later.clock = bare[0].day, later.said
         elif times and not bare and len(timed) == 1:
@@ -219,6 +221,8 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     return [h for h in kept if id(h) not in dropped]
 
 
+# between a day and its time, when the two are one mention: a space, a comma, "at" ("15号 8pm")
+_DAY_THEN_TIME = re.compile(r"[\s,，]*(?:(?:at|@)\s*)?")
 # between: a comma, or an opening bracket ("本周五（5月15日）", "Friday (the 15th)")
 _WEEKDAY_THEN_DATE = re.compile(r"[\s,，]*[（(]?\s*(?:the\s+)?")
 
@@ -243,6 +247,7 @@ def _weekday_named_with_its_date(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             and _WEEKDAY_THEN_DATE.fullmatch(ctx.low, a.end, b.start)
         ):
             drop.add(id(a))
+            b.start = a.start  # "这个星期六 15号", "Friday, October 25": one mention, one span
             if b.clock is None and a.clock is not None:  # "at 10:05 AM on Monday, October 21st"
                 b.clock = (0, a.clock[1], a.clock[2])
     return [h for h in kept if id(h) not in drop]

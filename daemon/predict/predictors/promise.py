@@ -238,8 +238,16 @@ def _check_in(item: ItemView, due: datetime, text: str, zh: bool, scope: str, ct
     # 医院打印了签。对了老公周一下午去 Fremantle 面试" promises the consent form)
     promised = promised_sentence(text)
     thing = promised_act(headline(promised, item.observed_at or ctx.now, tz))
-    # the sentences of the promise, not the rest of the turn (what else was done or said then)
-    quote = short(said_of(text, item.observed_at or ctx.now, tz), 300)
+    # the sentences of the promise, not the rest of the turn (what else was done, said or
+    # promised then): the promise and the sentence that leads to it
+    said = sentences(text)
+    at_ = said.index(promised) if promised in said else -1
+    quote = short(
+        " ".join(said[max(0, at_ - 1) : at_ + 1])
+        if at_ >= 0
+        else said_of(text, item.observed_at or ctx.now, tz),
+        300,
+    )
     if zh:
         day = f"周{'一二三四五六日'[due.weekday()]}"
         title = f"{day}说好的：{short(thing, 50)}——办好了吗？"

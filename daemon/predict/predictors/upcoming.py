@@ -22,6 +22,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number
 from daemon.memory.models.features import shared_words
@@ -117,6 +118,14 @@ def when_text(due: datetime, now: datetime, timed: bool, zh: bool) -> str:
         return f"{day}{hhmm}"
     day = "today" if d == n else "tomorrow" if d == n + timedelta(days=1) else due.strftime("%A %-d %B")
     return f"{day} at {hhmm}" if timed else day
+
+
+def _without_dates(text: str, at: datetime, tz: ZoneInfo) -> str:
+    """A quote without its date phrases: the plan as first told names its old time, which is
+    no longer its time ("…周四下午五点在新公寓做 Wohnungsübergabe…" → "…在新公寓做 Wohnungsübergabe…")."""
+    for m in reversed(resolve_dates(text, at, tz)):
+        text = text[: m.start] + text[m.end :]
+    return re.sub(r"\s+([,，。.])", r"\1", re.sub(r"([,，])\s*[,，]", r"\1", " ".join(text.split())))
 
 
 def leave_by(text: str, due: datetime, said: datetime, tz: ZoneInfo) -> datetime | None:
@@ -416,7 +425,7 @@ class Upcoming:
             thing = headline(what(before), said_then, tz)
             if not (isinstance(where, str) and where):
                 where = before.l1.get("where")
-            first = said_of(what(before), said_then, tz)
+            first = _without_dates(said_of(what(before), said_then, tz), said_then, tz)
             told = f"{told} {first}"
         # a place said of the plan, not of another clause of the turn ("… Thanksgiving in Boise …,
         # so I booked her in at the clinic for Tuesday at 4:15")

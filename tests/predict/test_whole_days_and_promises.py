@@ -576,3 +576,17 @@ async def test_a_promise_is_kept_only_by_news_of_its_own_act(
     # ... and quotes the promise, not the other thing promised after it
     body = bus.sent[0][1]["body"]
     assert "blocked card" in body and "ladder" not in body, body
+
+
+@pytest.mark.parametrize(
+    ("text", "promise"),
+    [
+        # written after blind15's first run: an English verb in a Chinese promise
+        ("份 proposal 我聽日一定 submit 俾老細", True),
+        ("我下礼拜一会 pay 学费，放心", True),
+        # guard (passes on the code before too): the speaker's thing, no act promised
+        ("我的 send 键坏了，明天拿去修", False),
+    ],
+)
+def test_an_english_verb_in_a_chinese_promise(text: str, promise: bool) -> None:
+    assert is_promise(text) is promise

@@ -60,10 +60,11 @@ _ZH = re.compile(
     # 回 as "reply", not 回诊 (a follow-up visit), 回家, 回来, 回去, 回国
     r".{0,16}?(发|给|交|回复|回(?!诊|家|来|去|国|到|老家)|写完|完成|提交|打电话|准备|寄|还|转账|"
     r"打钱|付|缴|签|续|退)"
-    # reaching someone, said with what the speaker will do ("聽日我一定 WhatsApp 個業主", "我会联系房东";
-    # not "我的联系电话", "我的 iPhone call 唔通")
-    r"|我(?:会|要|得|一定(?:会|要)?|来)\s*(?:去\s*)?(?:联系|通知|催|打给|打畀|(?i:whatsapp|wechat|message|text|ping"
-    r"|e-?mail|call)\b)"
+    # reaching someone or sending it, said with what the speaker will do ("聽日我一定 WhatsApp 個業主",
+    # "我会联系房东", "聽日我一定 send"; not "我的联系电话", "我的 iPhone call 唔通")
+    rf"|我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH}))(?:[^，。,.!！?？\s]{{0,4}}?)(?:会|要|得|一定(?:会|要)?|来)\s*(?:去\s*)?"
+    r"(?:联系|通知|催|打给|打畀|(?i:whatsapp|wechat|message|text|ping"
+    r"|e-?mail|call|send|submit|transfer|pay|reply|sign)\b)"
     # promised someone to do it, whatever the verb: "答应班组长周三前把尺码报上去", "还答应了产品小林，
     # 周三下班前把文档更新一下" (not "我就答应了": agreeing to what was asked is no act of one's own);
     # 应承 is the Cantonese word for it ("我应承咗星期五之前睇完")

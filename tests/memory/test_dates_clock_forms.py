@@ -142,3 +142,17 @@ def test_a_short_weekday_with_its_day_of_the_month_is_a_day(
 def test_a_day_named_with_its_date_and_clock_is_one_span(text: str, span: str) -> None:
     [m] = resolve_dates(text, SAT, LON)
     assert text[m.start : m.end] == span
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # written after the change (2026-12-06): an appointment got is ahead, its slot said anywhere
+        # after it; something got on a day is past
+        ("got a check-up at the vet's on the corner tuesday 10.20", [(date(2026, 3, 31), "10:20")]),
+        ("finally got an appt with the GP, weds 9am", [(date(2026, 4, 1), "09:00")]),
+        ("got a new bike on tuesday, it's ace", [(date(2026, 3, 24), None)]),
+    ],
+)
+def test_an_appointment_got_is_ahead(text: str, expected: list[tuple[date, str | None]]) -> None:
+    assert found(text) == expected

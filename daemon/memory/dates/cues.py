@@ -65,6 +65,13 @@ EN_ARRANGED = re.compile(
     r"|\b(?:got|was|were|been|is|are)\s+(?:put|set|slotted|pencill?ed|scheduled|booked)\s+(?:in\s+|down\s+)?"
     rf"(?:for|at|on)\s+{_EN_SLOT}"
 )
+# ... or an appointment got, with its slot anywhere after: "got a cleaning at the dental surgery
+# wednesday 3.40", "finally got an appointment with the GP, thurs 10am" (it is ahead)
+EN_GOT_SLOT = re.compile(
+    r"\bgot\s+(?:us\s+|me\s+|him\s+|her\s+)?(?:an?|the|my|our)\s+(?:[\w-]+\s+){0,3}?(?:appointment|appt|slot"
+    r"|booking|reservation|session|consultation|consult|cleaning|check-?up|fitting|viewing)s?\b[^.!?;]*?"
+    rf"\b{_EN_SLOT}"
+)
 _TARGET_WORDS = frozenset(("to", "for", "till", "until"))
 # 过 of experience (去过, 吃过), not the direction of 过来 ("飞过来", coming over) nor the wait of
 # 过几天 / 过两天 ("in a few days"); 了 of a done act, not of 对了 ("oh, and…"), 为了 ("so as
@@ -141,6 +148,7 @@ def tense(low: str) -> str:
         (zh and zh != low)
         or (not _TARGET_WORDS.isdisjoint(words) and EN_RESCHEDULE.search(low))
         or (("for" in words or "at" in words or "on" in words) and EN_ARRANGED.search(low))
+        or EN_GOT_SLOT.search(low)
         or ("instead" in words and EN_INSTEAD.search(low))
     ):
         return "future"

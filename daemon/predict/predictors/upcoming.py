@@ -373,8 +373,9 @@ class Upcoming:
         if off is not None:
             return Recheck(None, f"called off: {short(what(off), 60)}")
         # ... or that it moved, in a statement the memory kept beside it (moves.py)
+        # (unless an e-mail had moved this reminder to that very time already: the chat confirms it)
         moved_to = moves.moved_since(ctx, s.scope, item)
-        if moved_to is not None:
+        if moved_to is not None and moved_to.due_at != datetime.fromisoformat(s.data["due_at"]):
             return Recheck(None, f"moved: {short(what(moved_to), 60)}")
         due = item.due_at
         moved_by = s.data.get("moved_by")
@@ -460,7 +461,12 @@ class Upcoming:
                 body += f"\nThe time is the one {n.sender}'s e-mail moved it to." if n is not None else ""
             if rel:
                 body += "\nWorth remembering: " + " · ".join(f"you said “{r.text}”" for r in rel)
-        evidence = tuple(dict.fromkeys([*s.evidence, *(r.item_id for r in rel)]))
+        # the plan as first told is evidence too: what and where are read from it
+        first_told = [before] if before is not None else []
+        evidence = tuple(dict.fromkeys([*s.evidence, *(b.id for b in first_told), *(r.item_id for r in rel)]))
         mail = [n.mail_id] if moved and n is not None else []
-        sources = tuple(dict.fromkeys([*s.source_ids, *mail, *(x for r in rel for x in r.source_ids)]))
+        told_in = [x for b in first_told for x in (b.source_ids or ())]
+        sources = tuple(
+            dict.fromkeys([*s.source_ids, *mail, *told_in, *(x for r in rel for x in r.source_ids)])
+        )
         return Recheck(replace(s, title=title, body=body, evidence=evidence, source_ids=sources))

@@ -156,3 +156,20 @@ def test_a_day_named_with_its_date_and_clock_is_one_span(text: str, span: str) -
 )
 def test_an_appointment_got_is_ahead(text: str, expected: list[tuple[date, str | None]]) -> None:
     assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # written after blind15's first run: chat leaves the colon out of a clock right after its day
+        ("swim lesson moved to monday 845 at the leisure centre", [(date(2026, 3, 30), "08:45")]),
+        ("tmrw 1415 call with the bank", [(date(2026, 3, 29), "14:15")]),
+        # guards (they pass on the code before too): a year, a count, a room number
+        ("sunday 2025 was the wettest on record", [(date(2026, 3, 22), None)]),
+        ("room 314 on monday for the exam", [(date(2026, 3, 30), None)]),
+    ],
+)
+def test_a_clock_without_its_colon_right_after_the_day(
+    text: str, expected: list[tuple[date, str | None]]
+) -> None:
+    assert found(text) == expected

@@ -48,6 +48,7 @@ CORE = rf"""(?:
   | (?P<hf>\d{{1,2}})h(?P<mf>[0-5]\d)?\b
   | (?P<ho>\d{{1,2}})\s*o['’]?clock\b
   | {_WORD_TIME}
+  | (?P<hx>[0-2]?\d)(?P<mx>[0-5]\d)\b(?![:.,]?\d|\s*(?:%|percent|°|degrees|k?m\b|kg\b|people|ppl))
   | (?P<hb>\d{{1,2}})\b(?![:.]\d|\s*(?:%|percent|°|degrees))
 )"""
 TIME_AFTER = re.compile(rf"\s*,?\s*(?:(?P<prep>at|around|about|by|from|until|till|@)\s*)?{CORE}", re.VERBOSE)
@@ -139,6 +140,14 @@ def en_clock(m: re.Match[str], period: str | None, after_day: bool = False) -> C
         if m["rel"] == "to":
             hour, minute = (hour - 1) or 12, 60 - minute
         return clock(hour, minute, period, None, False)
+    if g.get("hx"):
+        # "saturday 945", "tmrw 1430": chat leaves the colon out; only right after the day, and not
+        # a year ("friday 2026")
+        if not after_day or g.get("prep") or (m["hx"] in ("19", "20") and len(m["hx"] + m["mx"]) == 4):
+            return None
+        if int(m["hx"]) > 23:
+            return None
+        return clock(int(m["hx"]), int(m["mx"]), period, None, len(m["hx"]) == 2 and int(m["hx"]) >= 13)
     if g.get("bh"):
         return clock(_hour(m["bh"]), 30, period, None, m["bh"].startswith("0"))
     if g.get("wh"):

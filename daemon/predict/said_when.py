@@ -169,7 +169,7 @@ def promised_at(
         doing = [
             (when, _clause_at(plain, at))
             for at, when in sorted(found, key=lambda f: _from_the_doing(plain, f[0]))
-            if _ACT.search(_clause_at(plain, at))
+            if _person_does(_clause_at(plain, at))
         ]
         if doing:
             # after a meeting said with its hours, its end: "两点到三点一刻都在开会，开完会再看" is 15:15
@@ -205,9 +205,28 @@ _ACT = re.compile(
     r"|看|睇|审|弄|处理|搞|过一下|过一遍|review",  # 睇: Cantonese "look"
     re.IGNORECASE,
 )
+_HAN = re.compile(r"[\u3400-\u9fff]")
 _CLAUSE = re.compile(r"[^,;，；。.!！?？\n]+")
 # the doing comes after what the times are of: "开完会再看", "看完再说", "after the meeting"
 _AFTER_IT = re.compile(r"完[^，。,.]{0,4}?再|之后|以后|后再|\bafter\b|\bonce\b", re.IGNORECASE)
+
+
+def _person_does(clause: str) -> bool:
+    """The clause says what the person will do to the item: a doing word after the speaker or a
+    modal ("so ill look at it wed morning", "I'll review it after lunch"), not a noun of someone
+    else's ask ("ciara's after a review before the release cut thurs 10am"); Chinese leaves the
+    speaker out ("明天下午看")."""
+    act = _ACT.search(clause)
+    if act is None:
+        return False
+    return bool(_HAN.search(act.group(0))) or bool(_SPEAKER_BEFORE.search(clause[: act.start()]))
+
+
+# the speaker or a modal before the doing word, as chat writes them ("ill", "im gonna", "lemme")
+_SPEAKER_BEFORE = re.compile(
+    r"\b(?:i|ill|i'll|i’ll|im|i'm|i’m|we|we'll|we’ll|gonna|will|shall|let me|lemme|can|could|to)\b[^,;.]{0,30}$",
+    re.IGNORECASE,
+)
 
 
 def _from_the_doing(text: str, pos: int) -> int:

@@ -173,3 +173,23 @@ def test_a_clock_without_its_colon_right_after_the_day(
     text: str, expected: list[tuple[date, str | None]]
 ) -> None:
     assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # written after blind15's first run: "it" before a short weekday is no subject of "wed"
+        ("can you move it wed evening instead", [(date(2026, 4, 1), "20:00")]),
+        # ... and a lone clock after a part of a day, with other days in the sentence, is that part's
+        (
+            "today and tomorrow are packed, so the call is fri morning (the slot at half 10)",
+            [(date(2026, 3, 28), None), (date(2026, 3, 29), None), (date(2026, 4, 3), "10:30")],
+        ),
+        # guard (passes on the code before too): they wed is the verb
+        ("they wed at 3 in the old chapel", []),
+    ],
+)
+def test_a_short_weekday_after_it_and_a_clock_of_a_part_of_the_day(
+    text: str, expected: list[tuple[date, str | None]]
+) -> None:
+    assert found(text) == expected

@@ -224,3 +224,14 @@ def test_a_turn_that_names_a_review_by_number_is_githubs_to_follow() -> None:
 
     assert names_a_work_item("小林让我 review 312，周五再看")
     assert not names_a_work_item("review 10 min before the call")
+
+
+def test_the_persons_own_doing_counts_over_someone_elses_ask() -> None:
+    # written after blind15's first run: "after a review" of Dana's deadline is her ask, a noun;
+    # the person's own "i'll look at it thurs afternoon" is when they do it (SAID: Tuesday 12 May)
+    text = (
+        "dana's after a review of #77 before the demo on friday 2pm. "
+        "thurs is mine though, i'll look at it thurs afternoon"
+    )
+    when = promised_at(text, SAID, TZ, MORNING, own=lambda ref: ref == "#77")
+    assert when is not None and when.date().isoformat() == "2026-05-14" and when.hour >= 13, when

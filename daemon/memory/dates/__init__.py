@@ -177,6 +177,11 @@ def _bare_day(hit: Hit) -> bool:
     )
 
 
+def _part_of_a_day(hit: Hit) -> bool:
+    """A day with a part of it said and no clock yet ("wed morning")."""
+    return _bare_day(replace(hit, period=None)) and hit.period is not None
+
+
 def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     """A sentence's first lone time becomes the time of its only day expression without one, and
     its other lone times fall on that day too ("Tomorrow from 2pm to 4pm": tomorrow 14:00, and
@@ -203,6 +208,12 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             before, timed, prev = [], [], i
             continue
         timed = [h for h in group if _day_with_time(h)]
+        open_days = [h for h in group if _bare_day(h) or _part_of_a_day(h)]
+        last = [h for h in open_days if h.end <= times[0].start][-1:] if times else []
+        if len(open_days) > 1 and last and _part_of_a_day(last[0]):
+            # several days and a lone time after a part of one: that part's clock ("today n tmrw im
+            # with the auditors so ill look at it wed morning after standup (standup's at half 9)")
+            bare = last
         if times and len(bare) == 1:
             bare[0].clock = times[0].said
             dropped.add(id(times[0]))

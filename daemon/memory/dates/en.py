@@ -127,7 +127,7 @@ _SHORT_AFTER = re.compile(
     r"|,?\s+(?:the\s+)?[0-9]{1,2}(?:st|nd|rd|th)\b"
 )
 # ... after a subject it is the verb: "we sat morning till night", "they wed at 3"
-_VERB_AFTER = re.compile(r"(?<!\w)(?:i|we|they|you|he|she|it|who)\s+\Z")
+_VERB_AFTER = re.compile(r"(?<!\w)(?:i|we|they|you|he|she|who)\s+\Z")
 _EN_WD_REL_BEFORE = re.compile(r"(?<!\w)(this\s+coming|this\s+past|last|this|next|coming|past)\s+\Z")
 _EN_WD_WEEK_AFTER = re.compile(r"\s+(?:of\s+)?(last|this|next)\s+week\b")
 # "Tuesday week", "next tue week" (British): that weekday, a week later (not "weekend", "week's")

@@ -590,3 +590,22 @@ async def test_a_promise_is_kept_only_by_news_of_its_own_act(
 )
 def test_an_english_verb_in_a_chinese_promise(text: str, promise: bool) -> None:
     assert is_promise(text) is promise
+
+
+async def test_the_promise_of_the_days_said_first_is_the_one_checked(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-06): Cantonese 我話 ("I said") promises, 俾 is "to"; the
+    # check-in is for the promise of the first day, and its report of done keeps it
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 11:00")
+    text = "阿Sam要份quotation，我話聽日收工前send俾佢。仲應承咗阿May星期五之前幫佢改份CV"
+    say(pmemory, "k1", text, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    [s] = [s for s in pmemory.suggestions.of_scope("alice") if s.kind == "follow_up"]
+    assert s.deliver_at.astimezone(BERLIN).date().isoformat() == "2026-03-04", s.deliver_at
+    pclock.now = at("2026-03-03 17:30")
+    say(pmemory, "k2", "份quotation已經send咗俾阿Sam，佢覆咗話收到，聽日開會再傾價錢", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = s.deliver_at
+    assert await outbox.deliver_due() == 0, bus.titles

@@ -65,6 +65,9 @@ _ZH = re.compile(
     rf"|我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH}))(?:[^，。,.!！?？\s]{{0,4}}?)(?:会|要|得|一定(?:会|要)?|来)\s*(?:去\s*)?"
     r"(?:联系|通知|催|打给|打畀|(?i:whatsapp|wechat|message|text|ping"
     r"|e-?mail|call|send|submit|transfer|pay|reply|sign)\b)"
+    # what the speaker said they would send, in Cantonese (我話 is "I said", 俾 its 给):
+    # "我話聽日放工前send俾佢"
+    r"|我话[^。；;！!？?\n]{0,16}?(?:send|发|寄|交)[^。；;！!？?\n]{0,3}?(?:俾|给)"
     # promised someone to do it, whatever the verb: "答应班组长周三前把尺码报上去", "还答应了产品小林，
     # 周三下班前把文档更新一下" (not "我就答应了": agreeing to what was asked is no act of one's own);
     # 应承 is the Cantonese word for it ("我应承咗星期五之前睇完")

@@ -183,7 +183,8 @@ async def test_the_final_recheck_withdraws_a_reminder_whose_event_moved(
     pclock.now = at("2026-04-10 10:00")
     assert await outbox.deliver_due() == 1
     [(_, body, _)] = bus.sent
-    assert body["source_ids"] == ["m2"] and "11:00" in body["title"]
+    # the move's reminder cites the plan as first told too (what it is is read from it: moves.py)
+    assert body["source_ids"] == ["m2", "m1"] and "11:00" in body["title"]
 
 
 async def test_a_recheck_that_fails_at_delivery_withdraws_without_publishing(

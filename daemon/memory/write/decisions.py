@@ -24,7 +24,7 @@ from daemon.memory.store import Store
 from daemon.memory.types import ItemDraft
 from daemon.memory.write import dedup as D
 from daemon.memory.write import updates as U
-from daemon.memory.write.neighbours import COARSE_MIN, CoarseLists, Reach
+from daemon.memory.write.neighbours import COARSE_MIN, CoarseLists, Reach, kept_cosines
 from daemon.memory.write.plan import Created, DedupPlan, item_hash
 
 log = logging.getLogger(__name__)
@@ -84,9 +84,10 @@ class _Masks:
         return mask
 
 
-def _reach(idx: ScopeIndex, vecs: np.ndarray) -> list[Reach]:
+def _reach(idx: ScopeIndex, vecs: np.ndarray, speakers: list[str]) -> list[Reach]:
     """Each draft's cosines to the rows it is compared with: every row while the scope is
-    small, the rows of its probed lists past `COARSE_MIN` (`neighbours.py`)."""
+    small; past `COARSE_MIN` the rows of its probed lists (`neighbours.py`) that are active and
+    of its speaker (`speakers`, "" for none), the only ones its masks (`_family`) can keep."""
     matrix = idx.vectors.matrix
     if len(idx) < COARSE_MIN:
         # one product for the batch, laid out (draft, row): each draft's cosines are one
@@ -96,9 +97,13 @@ def _reach(idx: ScopeIndex, vecs: np.ndarray) -> list[Reach]:
     if idx.coarse is None:
         idx.coarse = CoarseLists()
     idx.coarse.follow(matrix)
-    return [
-        Reach(rows, matrix[rows] @ vecs[j], vecs[j], matrix) for j, rows in enumerate(idx.coarse.probe(vecs))
-    ]
+    out = []
+    for j, rows in enumerate(idx.coarse.probe(vecs)):
+        # the other speakers' rows are most of a probe in a shared scope: their cosines would be
+        # masked out, so they are not gathered out of the matrix (the same cosines, bit for bit)
+        keep = idx.active[rows] & (idx.speaker_no[rows] == idx.speaker_codes.get(speakers[j], -1))
+        out.append(Reach(rows[keep], kept_cosines(matrix, rows, keep, vecs[j]), vecs[j], matrix))
+    return out
 
 
 def _above(cosine: np.ndarray, floor: float, mask: np.ndarray) -> np.ndarray:
@@ -216,7 +221,7 @@ class BatchDecisions:
                 idx.active,
             )
             vecs = vectors[members]
-            reaches = _reach(idx, vecs)
+            reaches = _reach(idx, vecs, [drafts[i][2].speaker or "" for i in members])
             slots_read = False
             masks = _Masks(idx)
             batch: list[Created] = []  # created earlier in this batch

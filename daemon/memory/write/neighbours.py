@@ -18,7 +18,9 @@ project's rule ("when unsure keep both") asks for.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -181,11 +183,79 @@ class CoarseLists:
         return [np.sort(np.concatenate([self.lists[c] for c in row])) for row in near.tolist()]
 
 
+# OpenBLAS's sgemv, which `rows @ vector` calls, sums a matrix's rows GEMV_GROUP at a time and
+# its last n % GEMV_GROUP rows with other kernels, whose float32 sums can differ in the last bit:
+# a row's cosine depends on whether it is among the last n % GEMV_GROUP, not on the other rows.
+GEMV_GROUP = 4
+
+
+def _kept_cosines(matrix: np.ndarray, rows: np.ndarray, keep: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """`(matrix[rows] @ vector)[keep]` from the kept rows alone (see `kept_cosines`)."""
+    n = rows.shape[0]
+    at = np.flatnonzero(keep)
+    if n < 2 * GEMV_GROUP or 2 * at.shape[0] > n:  # most rows kept: the whole product is as cheap
+        out: np.ndarray = (matrix[rows] @ vector)[at]
+        return out
+    end = n - n % GEMV_GROUP  # rows from here on are summed by the last-rows kernels
+    split = int(np.searchsorted(at, end))
+    out = np.empty(at.shape[0], np.float32)
+    if split:
+        # the kept rows before `end`, padded with zero rows to whole groups: each is summed as
+        # in the product over every row
+        padded = np.empty((-(-split // GEMV_GROUP) * GEMV_GROUP, matrix.shape[1]), np.float32)
+        np.take(matrix, rows[at[:split]], axis=0, out=padded[:split], mode="clip")
+        padded[split:] = 0
+        out[:split] = (padded @ vector)[:split]
+    if split < at.shape[0]:
+        # the last n % GEMV_GROUP rows: a product over them and the group before, as the
+        # product over every row ends
+        last = matrix[rows[end - GEMV_GROUP :]] @ vector
+        out[split:] = last[GEMV_GROUP + at[split:] - end]
+    return out
+
+
+@functools.cache
+def _grouped(dim: int) -> bool:
+    """Whether this BLAS sums `rows @ vector` as GEMV_GROUP says, checked once per width on random
+    rows: every size up to 64 and some past OpenBLAS's 4,096-row blocks, kept rows anywhere and
+    among the last. Only with one BLAS thread (the daemon's, `daemon/__init__.py`): more split a
+    product's rows among them at places that depend on the size."""
+    if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
+        return False
+    rng = np.random.default_rng(0)
+    matrix = rng.standard_normal((4_200, dim), dtype=np.float32)
+    for n in (*range(2 * GEMV_GROUP, 65), 97, 101, 255, 257, 1_170, 1_171, 2_049, 4_099, 4_197):
+        rows = np.sort(rng.choice(matrix.shape[0], n, replace=False)).astype(np.int32)
+        vector = rng.standard_normal(dim, dtype=np.float32)
+        for share in (0.1, 0.4):
+            keep = rng.random(n) < share
+            keep[-rng.integers(1, 2 * GEMV_GROUP) :] = True
+            if not np.array_equal(_kept_cosines(matrix, rows, keep, vector), (matrix[rows] @ vector)[keep]):
+                return False
+    return True
+
+
+def kept_cosines(matrix: np.ndarray, rows: np.ndarray, keep: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """The cosines of `rows[keep]`, bit for bit what `(matrix[rows] @ vector)[keep]` gives, read
+    from the kept rows only.
+
+    A draft reads the cosines of its probed rows of its own speaker only (the other rows fail
+    both its masks), so the others need not be gathered out of the scope's matrix: the gather
+    of ~1,000 rows per draft was what grew with the scope (issue 25). The product is the one
+    over every probed row, last bits included, where this BLAS sums rows in groups
+    (`_grouped`); elsewhere it is that product.
+    """
+    if matrix.dtype != np.float32 or vector.dtype != np.float32 or not _grouped(matrix.shape[1]):
+        out: np.ndarray = (matrix[rows] @ vector)[keep]
+        return out
+    return _kept_cosines(matrix, rows, keep, vector)
+
+
 @dataclass(frozen=True, slots=True)
 class Reach:
     """One draft's cosines to the rows it is compared with: every row of the scope (`rows` is
-    None, `cosine[r]` is row r's) or the rows of its probed lists (`rows`, ascending, and
-    `cosine` aligned with them)."""
+    None, `cosine[r]` is row r's) or the rows of its probed lists that can be its candidates
+    (`rows`, ascending, and `cosine` aligned with them: `decisions._reach`)."""
 
     rows: np.ndarray | None
     cosine: np.ndarray

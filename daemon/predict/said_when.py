@@ -215,11 +215,11 @@ def _person_does(clause: str) -> bool:
     """The clause says what the person will do to the item: a doing word after the speaker or a
     modal ("so ill look at it wed morning", "I'll review it after lunch"), not a noun of someone
     else's ask ("ciara's after a review before the release cut thurs 10am"); Chinese leaves the
-    speaker out ("明天下午看")."""
+    speaker out ("明天下午看", "明天下午review一下")."""
     act = _ACT.search(clause)
     if act is None:
         return False
-    return bool(_HAN.search(act.group(0))) or bool(_SPEAKER_BEFORE.search(clause[: act.start()]))
+    return bool(_HAN.search(clause)) or bool(_SPEAKER_BEFORE.search(clause[: act.start()]))
 
 
 # the speaker or a modal before the doing word, as chat writes them ("ill", "im gonna", "lemme")

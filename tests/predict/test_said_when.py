@@ -235,3 +235,10 @@ def test_the_persons_own_doing_counts_over_someone_elses_ask() -> None:
     )
     when = promised_at(text, SAID, TZ, MORNING, own=lambda ref: ref == "#77")
     assert when is not None and when.date().isoformat() == "2026-05-14" and when.hour >= 13, when
+
+
+def test_a_chinese_clause_with_an_english_doing_word_is_the_persons_doing() -> None:
+    # found reviewing the change above (2026-12-06): Chinese leaves the speaker out, whatever
+    # language the doing word is in (SAID: Tuesday 12 May, 10:05)
+    when = promised_at("#88 今天下午开会，明天下午review一下", SAID, TZ, MORNING)
+    assert when is not None and when.date().isoformat() == "2026-05-13", when

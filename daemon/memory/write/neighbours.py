@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -218,10 +217,10 @@ def _kept_cosines(matrix: np.ndarray, rows: np.ndarray, keep: np.ndarray, vector
 def _grouped(dim: int) -> bool:
     """Whether this BLAS sums `rows @ vector` as GEMV_GROUP says, checked once per width on random
     rows: every size up to 64 and some past OpenBLAS's 4,096-row blocks, kept rows anywhere and
-    among the last. Only with one BLAS thread (the daemon's, `daemon/__init__.py`): more split a
-    product's rows among them at places that depend on the size."""
-    if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
-        return False
+    among the last. Meant for one BLAS thread (the daemon sets it, `daemon/__init__.py`; the memory
+    core reads no environment): more split a product's rows among them at places that depend on
+    the size, which this check then mostly finds (where it passes by luck, a kept cosine may differ
+    from the whole product's in its last bit, both being float32 sums of the same terms)."""
     rng = np.random.default_rng(0)
     matrix = rng.standard_normal((4_200, dim), dtype=np.float32)
     for n in (*range(2 * GEMV_GROUP, 65), 97, 101, 255, 257, 1_170, 1_171, 2_049, 4_099, 4_197):

@@ -19,13 +19,12 @@ more than one fits: then both plans stay as the memory left them.
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import activity_terms, shared_words
 from daemon.memory.types import ItemView
-from daemon.predict.base import HAPPENINGS, Ctx, cancels, said_by_person, what
+from daemon.predict.base import HAPPENINGS, Ctx, cancels, is_cjk, said_by_person, what
 from daemon.predict.plan_text import only_a_move
 from daemon.predict.plans import PLAN_MOVED_EN, PLAN_MOVED_ZH
 from daemon.predict.timing import day_start
@@ -33,7 +32,6 @@ from daemon.predict.timing import day_start
 ANAPHORA_DAYS = 14  # a move that names nothing is of the person's one plan this near
 HORIZON = timedelta(days=120)  # how far ahead a moved plan or its move is looked for
 COMPOUND_PART = 5  # a Latin word this long inside another names the same thing ("übergabe")
-_HAN = re.compile(r"[\u3400-\u9fff]")
 
 
 def is_move(text: str) -> bool:
@@ -58,7 +56,7 @@ def _names_the_same(a: str, b: str) -> bool:
 
 
 def _latin_word(t: str) -> bool:
-    return len(t) >= COMPOUND_PART and t.isalpha() and not _HAN.search(t)
+    return len(t) >= COMPOUND_PART and t.isalpha() and not is_cjk(t)
 
 
 def _plans_before(ctx: Ctx, scope: str, move: ItemView) -> list[ItemView]:

@@ -28,6 +28,7 @@ from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import shared_words
 from daemon.memory.read.bm25 import tokenize
 from daemon.memory.types import TurnView
+from daemon.predict.base import is_cjk
 from daemon.predict.day_parts import DAY_PARTS, day_ahead
 
 # how long the person has, after the time they named, before a nudge is fair
@@ -205,7 +206,6 @@ _ACT = re.compile(
     r"|看|睇|审|弄|处理|搞|过一下|过一遍|review",  # 睇: Cantonese "look"
     re.IGNORECASE,
 )
-_HAN = re.compile(r"[\u3400-\u9fff]")
 _CLAUSE = re.compile(r"[^,;，；。.!！?？\n]+")
 # the doing comes after what the times are of: "开完会再看", "看完再说", "after the meeting"
 _AFTER_IT = re.compile(r"完[^，。,.]{0,4}?再|之后|以后|后再|\bafter\b|\bonce\b", re.IGNORECASE)
@@ -219,7 +219,7 @@ def _person_does(clause: str) -> bool:
     act = _ACT.search(clause)
     if act is None:
         return False
-    return bool(_HAN.search(clause)) or bool(_SPEAKER_BEFORE.search(clause[: act.start()]))
+    return is_cjk(clause) or bool(_SPEAKER_BEFORE.search(clause[: act.start()]))
 
 
 # the speaker or a modal before the doing word, as chat writes them ("ill", "im gonna", "lemme")

@@ -145,8 +145,7 @@ def _which_plan_unknown(old: Statement, new: Statement, speaker: str, retirable:
         old.category == "events"
         and len(plans) > 1
         and plan_change_cue(new_text)
-        and not activity_terms(bare_text(old.l0, speaker)) & activity_terms(new_text)
-        and not _share_a_word(old, new, speaker)
+        and not _share_a_word(old, new, speaker)  # (what a plan is about is among its shared words)
     )
 
 

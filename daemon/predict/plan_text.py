@@ -20,7 +20,7 @@ from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from daemon.memory.dates import planned, resolve_dates
+from daemon.memory.dates import DateMention, planned, resolve_dates
 from daemon.memory.dates.common import MOVED_TO_ZH
 from daemon.memory.dates.cues import tense
 from daemon.memory.models.features import activity_terms
@@ -148,6 +148,25 @@ def dated_sentences(text: str, at: datetime, tz: ZoneInfo) -> list[str]:
     day = found[0].value.date()
     spans = [_span_sentence(text, m.start) for m in found if m.value.date() == day]
     return [text[lo:hi].strip() for lo, hi in dict.fromkeys(spans)]
+
+
+def other_days(text: str, at: datetime, tz: ZoneInfo) -> list[tuple[str, DateMention]]:
+    """The sentences of `text` that name dates ahead on another day than its first date ahead's,
+    each with the date its plan is for (`planned`), in order: "lto renewal is on the 19th. and tita's 60th is on the 24th,
+    6pm at Casa Ilang-Ilang" holds a second plan. A sentence that also names the first day is
+    that plan's (a move "from thursday to monday", a choice "friday or saturday"), not another."""
+    text = " ".join(text.split())
+    found = [m for m in resolve_dates(text, at, tz) if m.direction == "future"]
+    if len(found) < 2:
+        return []
+    day = found[0].value.date()
+    firsts = {_span_sentence(text, m.start) for m in found if m.value.date() == day}
+    out: dict[tuple[int, int], list[DateMention]] = {}
+    for m in found:
+        span = _span_sentence(text, m.start)
+        if m.value.date() != day and span not in firsts:
+            out.setdefault(span, []).append(m)
+    return [(text[lo:hi].strip(), due) for (lo, hi), ms in out.items() if (due := planned(ms, text))]
 
 
 # a clock, whichever way it is written: "5:15am", "7pm", "6h12", "14:00", "六点四十", "三点半"
@@ -438,9 +457,14 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
     when what comes before announces no arrangement."""
     clause_rx = _CLAUSE_ZH if zh else _CLAUSE_EN
     clauses = list(clause_rx.finditer(cut))
-    ahead = [c for c in clauses if c.end() <= cue_at and _strip(c.group(0), zh)]
+    ahead = [c for c in clauses if c.end() <= cue_at and _strip(_drop_marks(c.group(0), zh), zh)]
     if ahead:
         announced = ahead[-1].group(0)  # the clause before the date's own
+        if not zh and "\x00" in announced:
+            # the date is said over several clauses, and the first of them names the thing
+            # ("tita baby's 60th is on the 24th, sat, 6pm at Casa Ilang-Ilang")
+            thing = _strip(_drop_marks(announced, zh), zh)
+            return thing if _enough(thing, zh) and names_a_thing(thing) else ""
     else:
         prior = sentences(before)
         if not prior:

@@ -471,6 +471,21 @@ def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime, own: Callable[[str]
     )
 
 
+def is_own_sentence(
+    sentence: str, rest: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bool] = own_plan
+) -> bool:
+    """Whether one dated sentence of a turn tells a plan of the person's own, judged as
+    `is_own_plan` judges the sentences of an item's day: a second plan in the same message
+    ("… and tita baby's 60th is on the 24th, 6pm at Casa Ilang-Ilang"). `rest`: the text from
+    that sentence on, where the person may say they are out of it."""
+    return (
+        _judged(sentence, said, tz, own)
+        and not _someone_elses_clause(sentence, said, tz)
+        and names_a_thing(headline(sentence, said, tz))
+        and not _left_out_after(rest, said, tz)
+    )
+
+
 def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bool]) -> bool:
     """`own`'s verdict on a dated sentence; when venting, a habit or the day's routine is all the
     rules hold against it (or nothing: the plan model's veto of the whole sentence), the verdict on

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from daemon.memory.dates import planned, resolve_dates
+from daemon.memory.dates.cues import tense
 
 SH = ZoneInfo("Asia/Shanghai")
 # Wednesday 13 March 2024, noon: Thu 14, Fri 15, Sat 16, Sun 17, Mon 18, Tue 19; last Sun 10, Mon 11.
@@ -816,3 +817,19 @@ def test_tomorrow_said_after_midnight_is_the_day_just_begun() -> None:
     denver = datetime(2024, 3, 13, 19, 15, tzinfo=ZoneInfo("America/Denver"))
     [m] = resolve_dates("the plumber comes tomorrow at 10am", denver, ZoneInfo("UTC"))
     assert m.value.date() == date(2024, 3, 15)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # written after the change (2026-12-06): 会 as a meeting is no "will"; "set for" arranges
+        # (the first two failed on the code before; the rest pass on it too, 会 read as "will")
+        ("周会又拖了一个小时才散", "past"),
+        ("例会上被老板点名了", "past"),
+        ("我会在楼下等你", "future"),
+        ("公司晚会安排在一月十号", "future"),
+        ("婚礼定于明年五月", "future"),
+    ],
+)
+def test_a_meeting_is_no_will_and_set_for_arranges(text: str, want: str) -> None:
+    assert tense(text) == want

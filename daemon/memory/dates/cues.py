@@ -80,11 +80,16 @@ ZH_PAST = re.compile(
     r"(?<![对为除算])了(?!解)|(?<!不)过(?!来|几|两天|两周|一阵)|已经|刚才|刚刚|上次|昨天|前天|去年|曾经"
     r"|咗"  # Cantonese 了: "send咗", "去咗"
 )
-ZH_FUTURE = re.compile(r"要|会(?!议)|将|打算|准备|计划|下次|明天|后天|明年|下周")
+# 会 "will", not 会 "a meeting" ("组会迟到了十分钟" was late to the group meeting: past)
+ZH_FUTURE = re.compile(
+    r"要|(?<![开组例周晚聚年班大散早月约茶舞展])会(?![议面员场所长谈])|将|打算|准备|计划|下次|明天|后天|明年|下周"
+)
 # 约了/定了/改到...了: the arrangement is done, the appointment is ahead.
 ZH_ARRANGED = re.compile(
     # (咗 is Cantonese 了: "约咗", "报咗名"; signing up is arranging too: 报了名)
     r"(?:约|定|订|预约|安排|约好|说好|报名)[了咗]|报[了咗]名|(?:改|推迟|推|挪|延|延期|延后|提前|换|调)(?:到|至|成|为)"
+    # set for a day: "年会定在一月十八号", "婚礼定于五月"
+    r"|(?:定|约|安排|订)在|定于"
 )
 EN_CONTINUES = re.compile(r"\s*(?:or|and)\b")
 

@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
+from daemon.memory.dates.cues import tense
 from daemon.memory.models import SLOTS, Understanding, bare_text
 from daemon.memory.models.features import (
     about_speaker,
@@ -152,6 +153,12 @@ def _which_plan_unknown(old: Statement, new: Statement, speaker: str, retirable:
 def _share_a_word(old: Statement, new: Statement, speaker: str) -> bool:
     """The two statements name a thing in common: a content word that is not only a date."""
     return bool(shared_words(bare_text(old.l0, speaker), bare_text(new.l0, speaker)))
+
+
+def _told_as_past(l0: str, speaker: str) -> bool:
+    """The statement tells what happened (its tense is the past, not an arrangement: "booked a
+    week in Crete" and "约了牙医" are plans)."""
+    return tense(bare_text(l0, speaker).lower()) == "past"
 
 
 def _dated(l0: str) -> bool:
@@ -373,7 +380,9 @@ def retired(
             # moves it by name: what is past cannot be called off ("Booked a week in Crete for
             # the first week of August", then "had to call off the Crete trip"). A dated one
             # with no due time is past (a past incident's date is read but is no due time).
-            or (s.item_id in moved_ids and not _dated(s.l0))
+            # ... but not one told as what happened: "组会迟到了十分钟" (late to the group
+            # meeting) stays true when next Monday's group meeting is called off
+            or (s.item_id in moved_ids and not _dated(s.l0) and not _told_as_past(s.l0, speaker))
         )
         and not another_plan(new, s, speaker, new_due, due.get(s.item_id), new_days)
     ]

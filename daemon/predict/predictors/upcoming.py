@@ -44,8 +44,8 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_model import reader_for
-from daemon.predict.plan_text import headline, said_of
-from daemon.predict.plans import asks_reminder, declined_reminder, is_own_plan
+from daemon.predict.plan_text import headline, other_days, said_of
+from daemon.predict.plans import asks_reminder, declined_reminder, is_own_plan, is_own_sentence
 from daemon.predict.predictors import promise
 from daemon.predict.spans import day_span
 from daemon.predict.time_off import is_time_off
@@ -185,11 +185,7 @@ def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
         return None
     due = due_of(item).astimezone(tz)
     if is_timed(due, tz):
-        lead = FLIGHT_LEAD if _FLIGHT.search(simplified(text)) else timedelta(0)
-        way = leave_by(text, due, item.observed_at or ctx.now, tz)
-        if way is not None:
-            lead = max(lead, due - way + LEAVE_AHEAD)
-        return schedule(due, ctx, lead=lead or None)
+        return _timed(text, due, item.observed_at or ctx.now, ctx)
     if not asks_reminder(text):
         # a day without a time, or one the event fills ("Thursday is the offsite, 9 to 5", "an
         # all-day audit"): the person arranged the day around it. Strangers' scenarios counted
@@ -199,6 +195,16 @@ def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
     # asked for ("remind me, the offsite is 9 to 5"): before its first hour, else its morning
     hours = day_span(item, due)
     return schedule(hours[0], ctx, spanned=True) if hours is not None else schedule(due, ctx)
+
+
+def _timed(text: str, due: datetime, said: datetime, ctx: Ctx) -> tuple[datetime, datetime] | None:
+    """(remind at, expires at) for an event at a time of day, told in `text` at `said`: the usual
+    lead, a flight's longer one, or half an hour before the person said they must leave."""
+    lead = FLIGHT_LEAD if _FLIGHT.search(simplified(text)) else timedelta(0)
+    way = leave_by(text, due, said, ctx.settings.tz)
+    if way is not None:
+        lead = max(lead, due - way + LEAVE_AHEAD)
+    return schedule(due, ctx, lead=lead or None)
 
 
 def schedule(
@@ -272,12 +278,20 @@ def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
     p = plan(item, ctx)
     if p is None:
         return None
-    at, expires = p
+    return _suggestion(item, scope, ctx, p, due_of(item))
+
+
+def _suggestion(
+    item: ItemView, scope: str, ctx: Ctx, times: tuple[datetime, datetime], due: datetime, part: str = ""
+) -> Suggestion:
+    """The reminder of `item`'s plan at `due`; `part`: the sentence of a second plan told in the
+    same message (`other_plans`), whose reminder is its own."""
+    at, expires = times
     return Suggestion(
         scope=scope,
         kind="reminder",
         predictor=NAME,
-        dedup_key=f"reminder:{item.id}",
+        dedup_key=f"reminder:{item.id}" + (f":{due.isoformat()}" if part else ""),
         about=f"item:{item.id}",
         title="",  # written at delivery, when "today" is known
         body="",
@@ -287,8 +301,48 @@ def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
         evidence=(item.id,),
         source_ids=tuple(item.source_ids or ()),
         confidence=0.8,
-        data={"item_id": item.id, "due_at": due_of(item).isoformat()},
+        data={"item_id": item.id, "due_at": due.isoformat(), **({"part": part} if part else {})},
     )
+
+
+def other_plans(item: ItemView, scope: str, ctx: Ctx) -> list[Suggestion]:
+    """Reminders of the plans told in the same message as `item`'s, on other days: the memory
+    keeps one item per message, due at its first plan ("lto renewal is on the 19th, booked
+    online. and tita baby's 60th is on the 24th, sat, 6pm at Casa Ilang-Ilang": the party on
+    the 24th was never reminded). Each such sentence is judged as its own plan, with a time of
+    day (a day alone gets no reminder of its own, as for any plan). None when the item's due is
+    not its first date ahead: the message moved a plan or chose another day ("moved from
+    thursday to monday"), and its other days are the ones it left."""
+    if item.category not in HAPPENINGS or item.due_at is None or not said_by_person(item):
+        return []
+    if active(item) is not None or cancels(item):
+        return []
+    tz = ctx.settings.tz
+    text = " ".join(what(item).split())
+    said = item.observed_at or ctx.now
+    ahead = [m for m in resolve_dates(text, said, tz) if m.direction == "future"]
+    if not ahead or ahead[0].value.astimezone(tz).date() != due_of(item).astimezone(tz).date():
+        return []
+    own = reader_for(ctx.memory.embedder)
+    out = []
+    for sentence, when in other_days(text, said, tz):
+        due = when.value.astimezone(tz)
+        # a clock said, not only a part of the day: the plan is one to be on time for ("deliver
+        # daw sat morning" is an order's delivery, told beside a party at 6pm)
+        if (
+            not (is_timed(due, tz) and _CLOCK.search(sentence))
+            or calls_off(sentence)
+            or declined_reminder(item)
+        ):
+            continue
+        if said_when.github_follows(sentence, ctx.settings.github_login):
+            continue
+        if not is_own_sentence(sentence, text[text.find(sentence) :], said, tz, own):
+            continue
+        times = _timed(sentence, due, said, ctx)
+        if times is not None:
+            out.append(_suggestion(item, scope, ctx, times, due, part=sentence))
+    return out
 
 
 def _clash_named(ctx: Ctx, scope: str, item: ItemView) -> str | None:
@@ -355,13 +409,26 @@ class Upcoming:
         if not isinstance(trigger, NewItems):
             return []
         out = [reminder(it, trigger.scope, ctx) for it in trigger.items]
-        return [s for s in out if s is not None]
+        return [s for s in out if s is not None] + [
+            s for it in trigger.items for s in other_plans(it, trigger.scope, ctx)
+        ]
 
     def recheck(self, s: Suggestion, ctx: Ctx) -> Recheck:
         item = ctx.memory.item_view(s.scope, s.data["item_id"])
         gone = active(item)
         if gone is not None or item is None:
             return Recheck(None, f"the event changed: {gone}")
+        # a second plan of the item's message (`other_plans`): its own sentence and time; the
+        # item's clash, move and due are its first plan's
+        part = s.data.get("part")
+        if isinstance(part, str) and part:
+            due = datetime.fromisoformat(s.data["due_at"])
+            off = promise.spoken_of_since(
+                ctx, s.scope, item, item.observed_at or ctx.now, calls_off, about=part
+            )
+            if off is not None:
+                return Recheck(None, f"called off: {short(what(off), 60)}")
+            return self._written(s, ctx, item, part, due)
         clash = _clash_named(ctx, s.scope, item)
         if clash is not None:
             return Recheck(None, clash)
@@ -377,14 +444,17 @@ class Upcoming:
         moved_to = moves.moved_since(ctx, s.scope, item)
         if moved_to is not None and moved_to.due_at != datetime.fromisoformat(s.data["due_at"]):
             return Recheck(None, f"moved: {short(what(moved_to), 60)}")
-        due = item.due_at
         moved_by = s.data.get("moved_by")
-        if due is None or (
-            not moved_by and due.timestamp() != datetime.fromisoformat(s.data["due_at"]).timestamp()
+        if item.due_at is None or (
+            not moved_by and item.due_at.timestamp() != datetime.fromisoformat(s.data["due_at"]).timestamp()
         ):
             return Recheck(None, "the event moved")
+        return self._written(s, ctx, item, what(item), item.due_at)
+
+    def _written(self, s: Suggestion, ctx: Ctx, item: ItemView, text: str, due: datetime) -> Recheck:
+        """The reminder of the plan told in `text`, due at `due`, checked against what was said
+        and mailed since, with its words written for now."""
         tz = ctx.settings.tz
-        text = what(item)
         said = item.observed_at or item.happened_at or ctx.now
         # a timed promise is reminded like an appointment, until the person says it is done
         if promise.is_promise(text):
@@ -419,7 +489,7 @@ class Upcoming:
         quote = short(told, 200)
         where = item.l1.get("where")
         # a move of a plan told before: what it is and where, as told then (moves.py)
-        before = moves.moved_plan(ctx, s.scope, item)
+        before = moves.moved_plan(ctx, s.scope, item) if text == what(item) else None
         first = ""  # the plan as first told, when this statement moved it
         if before is not None:
             said_then = before.observed_at or ctx.now

@@ -1,0 +1,112 @@
+"""Two plans told in one message, on different days: each gets its own reminder (upcoming.other_plans).
+The memory keeps one item per message, due at its first plan; the second used to be reminded of
+never. Sentences written after the code, as someone who had not read it would."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from daemon.config import Settings
+from daemon.memory import Memory
+from daemon.predict import engine
+from daemon.predict.outbox import SuggestionOutbox
+from daemon.predict.plan_text import headline, other_days
+from tests.conftest import FakeClock
+from tests.predict.conftest import Bus, at, say
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+async def _told(pmemory: Memory, settings: Settings, pclock: FakeClock, when: str, text: str) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at(when)
+    say(pmemory, "m0", text, pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+
+
+async def _delivered_by(outbox: SuggestionOutbox, pclock: FakeClock, when: str) -> int:
+    pclock.now = at(when)
+    return await outbox.deliver_due()
+
+
+async def test_the_second_plan_of_a_message_gets_its_own_reminder(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-02 10:00",  # a Monday
+        "right, busy week. haircut wednesday at 8:15 before work. "
+        "and on saturday at 11am the car's booked in for its service at Halden Motors on Mill Road.",
+    )
+    assert await _delivered_by(outbox, pclock, "2026-03-04 08:10") == 1
+    assert "08:15" in bus.titles[0] and "haircut" in bus.titles[0].lower(), bus.titles
+    assert await _delivered_by(outbox, pclock, "2026-03-07 10:55") == 1
+    title, body = bus.titles[1], bus.sent[1][1]["body"]
+    assert "11:00" in title and "service" in (title + body).lower() and "Halden" in body, (title, body)
+
+
+async def test_a_second_plan_in_chinese(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-02 10:00",
+        "周三下午两点要去银行面签房贷。另外这周六晚上七点半约了大学室友在望京吃烤鸭，好久没见了",
+    )
+    assert await _delivered_by(outbox, pclock, "2026-03-04 13:55") == 1
+    assert await _delivered_by(outbox, pclock, "2026-03-07 19:25") == 1
+    assert "19:30" in bus.titles[1] and "烤鸭" in bus.titles[1] + bus.sent[1][1]["body"], bus.titles
+
+
+async def test_someone_elses_second_plan_gets_nothing(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # guard (passes on the code before too): the flight is Ana's, only the physio is the person's
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-02 10:00",
+        "physio tuesday at 5:30pm, the place by the station. Ana flies to Lisbon on friday at 6am, lucky her.",
+    )
+    assert await _delivered_by(outbox, pclock, "2026-03-03 17:20") == 1
+    assert "17:30" in bus.titles[0], bus.titles
+    assert await _delivered_by(outbox, pclock, "2026-03-06 05:55") == 0
+
+
+async def test_a_plan_moved_to_another_day_is_one_plan(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # guard (passes on the code before too): the old day is the one it left, not a second plan
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-02 10:00",
+        "can't make the optician thursday at 4 after all. They've put me down for monday 9:30 instead.",
+    )
+    assert await _delivered_by(outbox, pclock, "2026-03-05 15:55") == 0  # the old slot
+    assert await _delivered_by(outbox, pclock, "2026-03-09 09:25") == 1
+    assert "09:30" in bus.titles[0], bus.titles
+
+
+def test_other_days_keeps_a_sentence_of_the_first_day_with_its_plan() -> None:
+    said = datetime(2026, 3, 2, 10, 0, tzinfo=BERLIN)
+    # "from thursday to monday" is one plan's sentence; the sentence after names a day of its own
+    got = other_days(
+        "moved the plumber from thursday to monday at 8. then drinks with Sam next friday at 7pm.",
+        said,
+        BERLIN,
+    )
+    assert [(s, d.value.day) for s, d in got] == [("then drinks with Sam next friday at 7pm.", 13)], got
+
+
+def test_a_date_told_over_several_clauses_leaves_the_thing_in_the_headline() -> None:
+    said = datetime(2026, 3, 9, 10, 0, tzinfo=BERLIN)  # a Monday: that Saturday is the 14th
+    thing = headline("the pottery taster is on the 14th, sat, 6.30pm at Clayworks on King St.", said, BERLIN)
+    assert "pottery taster" in thing.lower(), thing

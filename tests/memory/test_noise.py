@@ -196,3 +196,19 @@ def test_a_closing_that_names_the_next_chat_is_noise(text: str) -> None:
 )
 def test_a_closing_with_a_meeting_or_a_topic_is_kept(text: str) -> None:
     assert not is_noise(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "noise"),
+    [
+        # written after the change (2026-12-06): Traditional read as Simplified, Cantonese thanks
+        ("唔該晒！", True),
+        ("收到，多謝晒", True),
+        ("冇問題 👍", True),
+        ("得閒飲茶", True),
+        ("冇問題，我聽日交俾你", False),
+        ("唔使喇，我自己搞掂咗", False),
+    ],
+)
+def test_cantonese_and_traditional_pleasantries(text: str, noise: bool) -> None:
+    assert is_noise(text) is noise

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from daemon.memory.dates.hant import simplified
 from daemon.memory.models import features as F
 from daemon.memory.models.linear import LinearModel
 from daemon.memory.types import CATEGORIES
@@ -134,6 +135,12 @@ class Understanding:
                 kind = "fact" if role != "assistant" else "social"
             elif kind == "fact" and F.plain_question(text):
                 kind = "ask"  # a bare question asserts nothing, however personal its words
+            elif kind == "social" and role != "assistant" and unlearned_han(text):
+                # the model learned talk from English and Simplified Chinese only: its "social"
+                # for Cantonese or Traditional text is no evidence, and what the person said
+                # would be lost ("睇樓冇咗，業主唔賣，算啦" read 0.02); the noise rules still drop
+                # their greetings and thanks before any model reads them
+                kind = "fact"
             out.append(TurnKind(kind, float(row[0])))
         return out
 
@@ -198,6 +205,15 @@ class Understanding:
             news = np.repeat(np.atleast_2d(new_vector), len(rows), axis=0)
             x = np.hstack([x, news, old_vectors, old_vectors * news])
         return self.update.proba(x)[:, 1]
+
+
+# words only Cantonese writes (咗 "done", 冇 "have not", 嘅, 唔, 喺, 佢, 睇, 俾, 搵, 嘢, 哋, 嗰, 乜)
+_CANTONESE = re.compile(r"[咗冇嘅唔啲喺嚟佢睇俾搵嘢哋嗰乜噉咁揸嚿]")
+
+
+def unlearned_han(text: str) -> bool:
+    """Chinese the turn models never saw in training: Cantonese, or Traditional script."""
+    return bool(_CANTONESE.search(text)) or simplified(text) != text
 
 
 @functools.lru_cache(maxsize=4)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from daemon.memory.dates.hant import simplified
 from daemon.memory.read.bm25 import STOPWORDS_EN
 
 # A turn below this many content units cannot hold a fact: one word ("Vegan."), two Han characters.
@@ -149,9 +150,12 @@ _PUNCT = re.compile(r"[^\w\s]|_")
 # optionally followed by modal particles ("好的呀", "谢谢你啦"). Facts never match: "好的，我明天
 # 去北京" leaves "我明天去北京" outside every phrase.
 _ZH_SOCIAL = (
+    # Cantonese (read in Simplified), first: "唔" alone is a hum below, and each phrase is taken
+    # whole without a second try (thanks, no problem, no need, good morning, see you)
+    r"(?:先)?唔使(?:喇|啦|了)?|唔该|冇问题|冇事|早晨|得闲饮茶|好正|"
     r"你好|您好|大家好|哈喽|嗨|嘿|早上好|上午好|中午好|下午好|晚上好|早安|午安|晚安|早|在吗|在不在"
     r"|再见|拜拜|拜|回头见|下次见|再会|回聊|先这样|"
-    r"(?:谢谢|感谢|多谢|谢啦|谢了)(?:你|您|大家)?(?:的)?(?:帮助|帮忙|支持|建议|提醒|关心|鼓励|分享)?|辛苦了?|麻烦(?:你|您)了"
+    r"(?:谢谢|感谢|多谢|谢啦|谢了)(?:你|您|大家)?(?:的|嘅)?(?:帮助|帮忙|支持|建议|提醒|关心|鼓励|分享)?|辛苦了?|麻烦(?:你|您)了"
     r"|不客气|客气了|不谢|没事|没关系"
     r"|好的|好滴|好嘞|好哒|好吧|好啊|好棒|好|行吧|行|可以的?|okay|ok|k+|嗯+|恩+|哦+|噢+|喔+|额|呃|唔"
     r"|收到|了解|懂了|明白了?|知道了?|晓得了|没问题|对的?|是的|是啊|对啊|没错|确实|有道理|同意"
@@ -168,7 +172,7 @@ _ZH_ABOUT_ASSISTANT = (
     r"|你(?:能|会|可以)(?:帮我)?(?:做|干)?(?:什么|啥|些什么)|你有(?:什么|哪些)(?:功能|能力|本事|用)"
     r"|你还在吗|你在吗|你听得到吗|你怎么工作|你记得我吗"
 )
-_ZH_PARTICLES = r"[啊呀啦吧呢哦嘛了的哟喔噢呐哇~你您么吗]*+"
+_ZH_PARTICLES = r"[啊呀啦吧呢哦嘛了的哟喔噢呐哇~你您么吗喇嘅咯啰晒]*+"
 # Each phrase is an atomic group taken possessively: the first phrase that fits is kept, never
 # re-split, so a long run of "哈哈哈…" fails in linear time instead of trying every split of it
 # (the alternatives are ordered longest first where one is a prefix of another).
@@ -220,7 +224,8 @@ def _is_filler_en(sentence: str) -> bool:
 
 def _is_filler_sentence(sentence: str) -> bool:
     if _CJK_CHAR.search(sentence):
-        compact = _NON_WORD.sub("", sentence).casefold()
+        # Traditional is read as Simplified: "謝謝你" is "谢谢你"
+        compact = _NON_WORD.sub("", simplified(sentence)).casefold()
         return not compact or _ZH_FILLER.fullmatch(compact) is not None
     return _is_filler_en(sentence)
 

@@ -380,9 +380,15 @@ def retired(
             # moves it by name: what is past cannot be called off ("Booked a week in Crete for
             # the first week of August", then "had to call off the Crete trip"). A dated one
             # with no due time is past (a past incident's date is read but is no due time).
-            # ... but not one told as what happened: "组会迟到了十分钟" (late to the group
-            # meeting) stays true when next Monday's group meeting is called off
-            or (s.item_id in moved_ids and not _dated(s.l0) and not _told_as_past(s.l0, speaker))
+            # ... but not one told as what happened, by a call-off of a day it names: "组会迟到了
+            # 十分钟" (late to the group meeting) happened before it was told, and next Monday's
+            # group meeting is called off ("got us tickets for the festival" is past too, and
+            # "the festival got cancelled" retires it: no day said)
+            or (
+                s.item_id in moved_ids
+                and not _dated(s.l0)
+                and not (new_days and _told_as_past(s.l0, speaker))
+            )
         )
         and not another_plan(new, s, speaker, new_due, due.get(s.item_id), new_days)
     ]

@@ -131,7 +131,9 @@ def plain(item: ItemView) -> str:
 
 _CANCEL = re.compile(
     r"\b(cancel+ed|cancel+ing|call(?:ed)? off|is off|won't happen|not happening|no longer (?:going|happening)|"
-    r"not going (?:to|anymore))\b|取消|不去了|不开了|不办了|黄了",
+    r"not going (?:to|anymore)|no need to (?:pick (?:me|him|her|them|us) up|collect|drive|come))\b"
+    # no need to fetch or see off: the one to be met calls it off ("阿 Ken 話唔使接佢喇")
+    r"|取消|不去了|不开了|不办了|黄了|(?:唔使|不用|不必|无须|無須)(?:再|去)?[接送載载]",
     re.IGNORECASE,
 )
 

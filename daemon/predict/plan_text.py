@@ -66,8 +66,12 @@ _LEAD_ZH = re.compile(
 _TAIL_ZH = re.compile(r"(?:的|了|在|是|有|要|改到|改成|改在)+$")
 # what is left of a time span or a date phrase: "（八点）到十点修水管" → "修水管"
 _LEFT_ZH = re.compile(
-    r"^(?:的|之前|以前|前|(?:到|至|-|–)\s*[一二两三四五六七八九十\d]+[点:：](?:半|\d+分?|[一二三四五六七八九十]+分?)?)+"
+    r"^(?:的|之前|以前|前|(?:到|至|-|–)\s*[一二两三四五六七八九十\d]+[点:：](?:半|\d+分?|[一二三四五六七八九十]+分?)?"
+    # ... or a clock the date phrase left behind ("下周三（28号）下午3点去…": "下午3点去…")
+    r"|(?:上午|下午|晚上|早上|中午|凌晨|傍晚)\s*[一二两三四五六七八九十\d]+[点:：](?:半|\d+分?|[一二三四五六七八九十]+分?)?)+"
 )
+# an aside in brackets, and a bracket a date phrase cut in two: "（居留卡延期的生物信息）", "）"
+_ASIDE_ZH = re.compile(r"（[^（）]*）|\([^()]*\)")
 _CONJUNCTION_EN = re.compile(r"^\s*(?:and|but|so)\s+", re.IGNORECASE)
 _AND_EN = re.compile(r"\s+(?:and|but|so)\s+(?:i|we|i'm|i’m|we're|we’re|i'll|i’ll)\b.*$", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:a|an)\s+", re.IGNORECASE)
@@ -106,6 +110,7 @@ def _strip(piece: str, zh: bool) -> str:
     if not zh and _enough(_WHY_EN.sub("", piece), zh):
         piece = _WHY_EN.sub("", piece)
     if zh:
+        piece = _ASIDE_ZH.sub("", piece).strip(" （）()")
         for _ in range(2):
             piece = _LEFT_ZH.sub("", piece)
             piece = _TAIL_ZH.sub("", _LEAD_ZH.sub("", piece)).strip(" ，,。")

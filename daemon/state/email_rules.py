@@ -113,11 +113,22 @@ _STANDING_EN = re.compile(
     r"^(?:(?:if|should|in case|whenever)\s+you\s+(?:ever\s+)?(?:need|want|wish|would like|'d like|’d like|have|"
     r"require|prefer|are unable|cannot|can't|can’t)\b"
     r"|to\s+(?:reschedule|cancel|change|amend|modify|rebook|unsubscribe|opt out|make (?:any )?changes)\b"
-    r"|(?:please\s+)?(?:do not|don't|don’t|dont|never)\s+(?!forget\b|miss\b|mind\b))",
+    r"|(?:please\s+)?(?:do not|don't|don’t|dont|never)\s+(?!forget\b|miss\b|mind\b)"
+    # ... or what to bring or wear to the appointment, or when to arrive: done there, not answered
+    # ("Please bring the signed quotation.", "Please arrive 10 minutes early")
+    r"|(?:please\s+)?(?:remember\s+to\s+)?(?:bring|wear|arrive|park)\b"
+    # ... or for the case that what was proposed does not suit ("If this time doesn't work,
+    # please call us", "Should Monday not suit you, …")
+    r"|(?:if|should|in case)\s+(?:this|that|the|it|these|those|\w+day)\b[^.!?]{0,30}?"
+    r"\b(?:doesn't|doesn’t|does not|don't|don’t|do not|won't|won’t|will not|isn't|isn’t|is not|can't|can’t|cannot|not)"
+    r"\s+(?:work|suit|fit|convenient|possible)\b)",
     re.IGNORECASE,
 )
+# a reply asked for only in a case ("Reply to this email only if Monday doesn't work for you")
+_ONLY_IF_EN = re.compile(r"\bonly\s+(?:if|when|in case)\b", re.IGNORECASE)
 _STANDING_ZH = re.compile(
-    r"^(?:如需|如有|若需|若有|如要|如想|如欲|如果需要|如果有|如您|若您|倘若|请?勿|请?不要(?!忘)|请?别(?!忘))"
+    r"^(?:如需|如有|若需|若有|如要|如想|如欲|如果需要|如果有|如您|若您|倘若|请?勿|请?不要(?!忘)|请?别(?!忘)"
+    r"|请?(?:记得)?(?:带上|带好|携带|自备|提前.{0,8}到))"
 )
 # a word that opens a line as its field's label is no verb ("Return: Fri 21 Aug PER 13:10"):
 # what follows the label is read on its own ("Action needed: please sign by Friday" still asks)
@@ -166,7 +177,7 @@ def asks(sentence: str) -> bool:
     if s.endswith(("?", "？")) or "?" in s or "？" in s:
         return True
     s = _LABEL.sub("", s, count=1)
-    if _COURTESY.search(s) or _STANDING_EN.match(s) or _STANDING_ZH.match(s):
+    if _COURTESY.search(s) or _STANDING_EN.match(s) or _STANDING_ZH.match(s) or _ONLY_IF_EN.search(s):
         return False
     return bool(
         _REQUEST_EN.search(s)

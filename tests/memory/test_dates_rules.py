@@ -833,3 +833,46 @@ def test_tomorrow_said_after_midnight_is_the_day_just_begun() -> None:
 )
 def test_a_meeting_is_no_will_and_set_for_arranges(text: str, want: str) -> None:
     assert tense(text) == want
+
+
+_SH = ZoneInfo("Asia/Shanghai")
+_THU = datetime(2026, 6, 11, 12, 0, tzinfo=_SH)  # a Thursday
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # written after the change (2026-12-06), each failed on the code before:
+        # a day said as what something is, right after "is", is the coming one
+        ("the vet finally rang back, the jab is monday at 4:15", date(2026, 6, 15)),
+        ("called the garage, the earliest they had is tuesday 8am", date(2026, 6, 16)),
+        # an emoji ends a clause, and a routine said to stop is none: the trip keeps its date
+        ("周日早上七点的高铁去杭州 🚄 终于不用天天改方案了", date(2026, 6, 14)),
+        # got the booking at last, then its details: the date is ahead
+        ("体检终于约上了！排了半个月，周一上午九点，市一医院体检中心", date(2026, 6, 15)),
+    ],
+)
+def test_a_date_ahead_told_beside_a_past(text: str, day: date) -> None:
+    found = [m for m in resolve_dates(text, _THU, _SH) if m.direction == "future"]
+    assert [m.value.date() for m in found] == [day], [
+        (m.text, m.value) for m in resolve_dates(text, _THU, _SH)
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # guards, written after the change (2026-12-06): the past stays past
+        "the party was monday, it was great",
+        "周六，去爬山了",
+    ],
+)
+def test_a_day_told_as_past_stays_past(text: str) -> None:
+    found = resolve_dates(text, _THU, _SH)
+    assert found and all(m.direction == "past" for m in found), found
+
+
+def test_a_clock_before_cantonese_ge_names_the_things_time() -> None:
+    # written after the change (2026-12-06; failed on the code before): 嘅 is Cantonese 的
+    [m] = resolve_dates("星期五要搭 8:20 嘅巴士返大學考試", _THU, _SH)
+    assert m.has_clock and m.value.isoformat()[:16] == "2026-06-12T08:20", m

@@ -603,3 +603,19 @@ def test_cantonese_thanks_and_greetings_still_leave_no_item(mem: Memory, said: s
     # as Simplified, Cantonese set phrases); the turn model had dropped them before
     mem.memorize([turn("c1", said, at=T0)])
     assert active(mem) == []
+
+
+def test_a_permit_extension_booked_the_same_day_leaves_the_other_plan(mem: Memory) -> None:
+    # written after the change (2026-12-06; failed on the code before): 延期 after a permit is its
+    # extension, no plan moved; the booking's details come in the sentence after "约上了"
+    mem.memorize(
+        [
+            turn("p1", "周五公司团建，早上八点半到晚上八点，去千岛湖，全部门都得去", at=T0),
+            turn(
+                "p2",
+                "居留证延期终于约上了！！排了十来天，周五上午十点，出入境管理局三楼",
+                at=T0 + timedelta(days=1),
+            ),
+        ]
+    )
+    assert retired(mem) == []

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from daemon.predict.plan_text import said_of
-from daemon.predict.predictors.promise import is_promise, promised_act, tells_done
+from daemon.predict.predictors.promise import is_promise, promised_act, promised_sentence, tells_done
 
 TZ = ZoneInfo("Europe/Berlin")
 
@@ -81,3 +81,18 @@ def test_done_in_cantonese_and_with_wan(text: str) -> None:
 )
 def test_a_promise_to_reach_someone(text: str, promise: bool) -> None:
     assert is_promise(text) is promise
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # written after the change (2026-12-06; failed on the code before): an emoji ends the
+        # report of what is done, and the promise after it stands
+        "finished the brand guidelines 🙌 tomorrow i'll email the invoice to Marco, promise",
+        "done with the tax return 😮‍💨 i'll call mum back tonight",
+        "finally submitted the grant report ✅ i will pay the electrician on friday",
+    ],
+)
+def test_a_promise_after_a_done_report_and_an_emoji(text: str) -> None:
+    assert is_promise(text)
+    assert promised_sentence(text).startswith(("tomorrow", "i"))  # the promise, not the report

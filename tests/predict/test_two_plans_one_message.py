@@ -110,3 +110,66 @@ def test_a_date_told_over_several_clauses_leaves_the_thing_in_the_headline() -> 
     said = datetime(2026, 3, 9, 10, 0, tzinfo=BERLIN)  # a Monday: that Saturday is the 14th
     thing = headline("the pottery taster is on the 14th, sat, 6.30pm at Clayworks on King St.", said, BERLIN)
     assert "pottery taster" in thing.lower(), thing
+
+
+async def test_a_call_off_of_something_else_in_another_sentence_leaves_the_plan(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-06; failed on the code before): the whole message was
+    # read as a call-off because another sentence of it calls something else off
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-02 10:00",
+        "bloods wednesday at 8:40 at the health centre, fasting from midnight. "
+        "oh and choir's cancelled this week so tuesday's free.",
+    )
+    assert await _delivered_by(outbox, pclock, "2026-03-04 08:35") == 1
+    assert "08:40" in bus.titles[0], bus.titles
+
+
+async def test_a_plan_called_off_in_its_own_sentence_gets_nothing(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # guard (passes on the code before too)
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-02 10:00",
+        "the wednesday 8:40 bloods are cancelled, the lab is closed. will rebook.",
+    )
+    assert await _delivered_by(outbox, pclock, "2026-03-04 08:35") == 0
+
+
+def test_a_bracketed_date_and_aside_leave_no_bracket_or_clock_in_the_headline() -> None:
+    # written after the change (2026-12-06; failed on the code before)
+    said = datetime(2026, 3, 2, 10, 0, tzinfo=BERLIN)
+    thing = headline("下周四（12号）上午10点去区政务中心换身份证（旧的过期了），记得带户口本", said, BERLIN)
+    assert thing.startswith("去区政务中心换身份证") and "（" not in thing and "）" not in thing, thing
+
+
+async def test_the_second_plan_called_off_leaves_the_first(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-06; failed on the code before, which never reminded of
+    # the second plan, and withdrew the first with it once it could read the call-off)
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 10:00")
+    say(
+        pmemory,
+        "m0",
+        "picking up grandma from the station wednesday at 17:20. "
+        "and Theo lands friday at 21:05, I'm getting him from the airport",
+        pclock.now,
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    reminders = [s for s in pmemory.suggestions.of_scope("alice", "pending") if s.kind == "reminder"]
+    assert len(reminders) == 2, [s.data for s in reminders]  # one per plan
+    pclock.now = at("2026-03-03 18:00")
+    say(pmemory, "m1", "Theo says no need to pick him up, he'll grab a taxi", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert await _delivered_by(outbox, pclock, "2026-03-04 17:10") == 1
+    assert "17:20" in bus.titles[0], bus.titles
+    assert await _delivered_by(outbox, pclock, "2026-03-06 21:00") == 0  # Theo's: called off

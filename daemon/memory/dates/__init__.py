@@ -146,6 +146,7 @@ from daemon.memory.dates.common import PERIODS, Ctx, DateMention, Hit, mention, 
 from daemon.memory.dates.cues import own_account
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.recurrence import Recurrence, recurrence
+from daemon.memory.dates.zones import in_named_zones
 
 __all__ = ["DateMention", "Recurrence", "planned", "recurrence", "resolve_dates", "span_days"]
 
@@ -434,4 +435,4 @@ def _resolve(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
     kept = _weekdays_of_the_week_named(ctx, kept)
     kept = _undated_past_times(ctx, _lone_times_to_days(ctx, kept))
     _ranges_share_a_day(ctx, kept)
-    return [mention(ctx, h) for h in kept]
+    return in_named_zones(text, low, [mention(ctx, h) for h in kept], tz)

@@ -194,6 +194,8 @@ class Ctx:
     def tense(self, pos: int) -> str:
         """'past' | 'future' | '' around ``pos``: its coordinated clause's own tense, else the
         sentence's (cue rule, module docstring)."""
+        if cues.EN_IS_BEFORE.search(self.low, max(0, pos - 12), pos):
+            return "future"
         return self.sentence(pos)[1].tense_at(pos)
 
     def pick(self, candidates: list[date], pos: int, deadline: bool = False) -> date:

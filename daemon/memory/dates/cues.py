@@ -72,6 +72,9 @@ EN_GOT_SLOT = re.compile(
     r"|booking|reservation|session|consultation|consult|cleaning|check-?up|fitting|viewing)s?\b[^.!?;]*?"
     rf"\b{_EN_SLOT}"
 )
+# a day said as what something is, in the present, right before it: "the earliest slot they had
+# is monday 6:45am", "the hearing is on tuesday": the coming one, whatever was done to arrange it
+EN_IS_BEFORE = re.compile(r"\b(?:is|are)\s+(?:on\s+)?$")
 _TARGET_WORDS = frozenset(("to", "for", "till", "until"))
 # 过 of experience (去过, 吃过), not the direction of 过来 ("飞过来", coming over) nor the wait of
 # 过几天 / 过两天 ("in a few days"); 了 of a done act, not of 对了 ("oh, and…"), 为了 ("so as
@@ -90,6 +93,8 @@ ZH_ARRANGED = re.compile(
     r"(?:约|定|订|预约|安排|约好|说好|报名)[了咗]|报[了咗]名|(?:改|推迟|推|挪|延|延期|延后|提前|换|调)(?:到|至|成|为)"
     # set for a day: "年会定在一月十八号", "婚礼定于五月"
     r"|(?:定|约|安排|订)在|定于"
+    # got the booking at last: "签证延期终于约上了！！…周四下午两点", "抢到了周六的票"
+    r"|(?:约|订|预约|抢|买|挂)(?:上|到)[了咗]"
 )
 EN_CONTINUES = re.compile(r"\s*(?:or|and)\b")
 
@@ -226,10 +231,12 @@ EN_HABIT = re.compile(
     re.VERBOSE,
 )
 ZH_HABIT = re.compile(
-    r"每[一两二三四五六七八九十\d]*个?(?:天|日|晚|早|周|星期|礼拜|月|年|逢|次|隔|工作日|周末)|天天|平时|平常|平日|一般|通常"
+    # a routine said to stop is none: "终于不用天天对着论文了" (no longer every day)
+    r"(?<!不用)(?<!不再)(?<!不必)(?<!不想)(?<!不要)(?<!不会)"
+    r"(?:每[一两二三四五六七八九十\d]*个?(?:天|日|晚|早|周|星期|礼拜|月|年|逢|次|隔|工作日|周末)|天天|平时|平常|平日|一般|通常"
     r"|总是|经常|常常|往往|习惯|向来|一向|老是|工作日|隔周|隔天"
     r"|(?:周末|晚上|早上|中午|下午|上午|白天)(?:我们?|他们?|她们?|你们?)?都"
-    r"|[一每](?:周|星期|个星期|礼拜|天|个月|月)[^，。！？；,]{0,6}?[一二两三四五六七八九十\d]+次"
+    r"|[一每](?:周|星期|个星期|礼拜|天|个月|月)[^，。！？；,]{0,6}?[一二两三四五六七八九十\d]+次)"
 )
 # Present simple with a pronoun subject states a routine: "I run at 6am", "she walks the dog at 7".
 EN_SUBJECT_VERB = re.compile(
@@ -290,7 +297,10 @@ _ON_DAY = re.compile(r"(?<!from )(?<!since )\b(?:(?:on|this)\s+)?(?:mon|tue|wed|
 
 # Chinese chat often separates clauses with a space instead of a comma ("周六早上五点五十的高铁去
 # 黄山 杭州东 五点就得打车出门 我是不是疯了"): a space between two Chinese characters is one too
-ZH_COMMA = re.compile(r"[，,]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+# ... and so is an emoji between two clauses ("周日早上七点的高铁去杭州 🚄 终于不用天天改方案了")
+ZH_COMMA = re.compile(
+    r"[，,]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*"
+)
 _PROPER_ED = re.compile(r"(?<=[\w,]\s)[A-Z][a-z]+ed\b")
 # a clause that opens on a thing (no person: 我, 你, 他, 她, 咱, 大家) and says it is already so
 ZH_STATE = re.compile(r"^\s*(?![我你他她咱大])[\u4e00-\u9fff]{1,6}?(?:都)?(?:已经|早就|已)")
@@ -470,8 +480,20 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
             for lo, hi in spans
         )
         if len(cuts) > 2 and not past_dated:
+            ahead = [_ahead_of_its_own(low[lo:hi]) for lo, hi in spans]
+            # a bare date clause before a clause that names only the thing or the place, with no
+            # tense of its own, is that thing's date ("抢了一周，周四下午两点，木洞那个出入境")
+            for k, (lo, hi) in enumerate(spans[:-1]):
+                nlo, nhi = spans[k + 1]
+                if (
+                    not ahead[k]
+                    and _TIMED.search(low[lo:hi])
+                    and tense(low[lo:hi]) == ""
+                    and _plain_event(low[nlo:nhi])
+                ):
+                    ahead[k] = True
             info.parts = [
-                Part(offset + lo, offset + hi, "future" if _ahead_of_its_own(low[lo:hi]) else "")
-                for lo, hi in spans
+                Part(offset + lo, offset + hi, "future" if a else "")
+                for (lo, hi), a in zip(spans, ahead, strict=True)
             ]
     return info

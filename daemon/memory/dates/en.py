@@ -255,10 +255,10 @@ def evening_clock(ctx: Ctx, pos: int, clk: Clock) -> Clock:
 
 
 _EN_PREP_BEFORE = re.compile(r"(?<!\w)(?:at|around|about|by|from|until|till|@)\s*\Z")
-# a clock that names a thing's time in Chinese: "6:55 那班 Amtrak", "7:05的航班", "8:30这趟"
+# a clock that names a thing's time in Chinese: "6:55 那班 Amtrak", "7:05的航班", "8:30这趟" (嘅: Cantonese 的)
 # ... or with what happens at it: "11:28 到 King's Cross", "7:05起飞", "9:40 开始", "6:50 集合"
 _ZH_NAMED_AFTER = re.compile(
-    r"\s?(?:的|那班|这班|那趟|这趟|那场|这场|班|趟|场|到站|到达|抵达|到(?![\d零一二两三四五六七八九十])|出发|发车|开车|起飞|降落|落地"
+    r"\s?(?:的|嘅|那班|这班|那趟|这趟|那场|这场|班|趟|场|到站|到达|抵达|到(?![\d零一二两三四五六七八九十])|出发|发车|开车|起飞|降落|落地"
     r"|开始|开场|开门|集合|见面?|截止|登机|上课|开会)"
 )
 _ZH_CLAUSE_BEFORE = re.compile(r"[\u4e00-\u9fff][，,；;]\s*\Z")

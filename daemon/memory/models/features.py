@@ -622,7 +622,8 @@ _PLAN_CHANGE_ZH = re.compile(
     # 提前 moves a plan when it says to when or by how much, or ends the clause ("提前到周四",
     # "提前了一小时", "会议提前了"); before another verb it is "ahead of time" ("提前还20万" is
     # paying early, "提前订票" booking early), which moves nothing
-    r"改|推迟|推到|延期|延后|取消|提前(?=到|至|了|一|两|半|几|\d|个|$|[，。！？,.!?；;\s])|挪到|换到|换成|不去了|去不了"
+    # (延期 after a permit or a contract is its extension: "签证延期终于约上了" moves no plan)
+    r"改|推迟|推到|(?<![证證照同留])延期|延后|取消|提前(?=到|至|了|一|两|半|几|\d|个|$|[，。！？,.!?；;\s])|挪到|换到|换成|不去了|去不了"
     r"|来不了|黄了|泡汤"
 )
 

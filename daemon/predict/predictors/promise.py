@@ -126,18 +126,31 @@ _HAVE_IT_DONE = re.compile(
 )
 
 
+# an emoji between two statements ends the first, as a full stop would: "ok finally finished the
+# brand pack 🙌🏾 tomorrow i'll send the invoice to Wanjiru"
+_EMOJI_STOP = re.compile(
+    r"(?<=\S)\s*[\U0001F300-\U0001FAFF\u2600-\u27BF][\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]*\s+"
+)
+
+
+def said_apart(text: str) -> list[str]:
+    """The sentences of a turn, an emoji between two statements ending one."""
+    return [p.strip() for s in sentences(text) for p in _EMOJI_STOP.split(s) if p.strip()]
+
+
 def is_promise(text: str) -> bool:
     """Something the person says they will do — not a report that it is done. Read sentence by
     sentence: "told him i'll send the revised quote tomorrow. … sent those (the pdfs) during the
-    call already" promises the quote; the report of done is another thing's."""
-    return any(_promises(s) for s in sentences(text)) or _promises(text)
+    call already" promises the quote; the report of done is another thing's ("finished the brand
+    pack 🙌🏾 tomorrow i'll send the invoice": the emoji ends the report)."""
+    return any(_promises(s) for s in said_apart(text)) or _promises(text)
 
 
 def promised_sentence(text: str) -> str:
     """The sentence of a turn that promises (the first), or the turn: "…tomorrow i'm calling her
     back. … also tmrw i'll drop kurt's snowblower back" is checked in on for the call, and kept
     only by a word of it, not by the snowblower returned."""
-    return next((s for s in sentences(text) if _promises(s)), text)
+    return next((s for s in said_apart(text) if _promises(s)), text)
 
 
 def _promises(text: str) -> bool:
@@ -244,7 +257,7 @@ def _check_in(item: ItemView, due: datetime, text: str, zh: bool, scope: str, ct
     thing = promised_act(headline(promised, item.observed_at or ctx.now, tz))
     # the sentences of the promise, not the rest of the turn (what else was done, said or
     # promised then): the promise and the sentence that leads to it
-    said = sentences(text)
+    said = said_apart(text)
     at_ = said.index(promised) if promised in said else -1
     quote = short(
         " ".join(said[max(0, at_ - 1) : at_ + 1])

@@ -44,7 +44,7 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_model import reader_for
-from daemon.predict.plan_text import headline, other_days, said_of
+from daemon.predict.plan_text import dated_sentences, headline, other_days, said_of
 from daemon.predict.plans import asks_reminder, declined_reminder, is_own_plan, is_own_sentence
 from daemon.predict.predictors import promise
 from daemon.predict.spans import day_span
@@ -263,7 +263,7 @@ def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
 def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
     if item.category not in HAPPENINGS or item.due_at is None or not said_by_person(item):
         return None
-    if active(item) is not None or cancels(item):
+    if active(item) is not None or _called_off(item, ctx):
         return None  # a cancellation gets nothing
     if promise.is_promise(what(item)) and not is_timed(due_of(item), ctx.settings.tz):
         # a promise for a day gets its check-in the morning after (promise.py); one with a time
@@ -279,6 +279,23 @@ def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
     if p is None:
         return None
     return _suggestion(item, scope, ctx, p, due_of(item))
+
+
+def _called_off(item: ItemView, ctx: Ctx) -> bool:
+    """The sentences that tell the item's plan call it off ("the demo is cancelled"); a call-off
+    of something else in another sentence leaves it ("vet moved biscuit to monday morning, ….
+    also the staff meeting got cancelled so friday is actually chill")."""
+    return cancels(item) and calls_off(
+        " ".join(dated_sentences(what(item), item.observed_at or ctx.now, ctx.settings.tz))
+    )
+
+
+def _of_another_plan(news: str, own: str, text: str, said: datetime, tz: ZoneInfo) -> bool:
+    """`news` is about another plan told in the same message as the one in `own`: it shares more
+    words with that plan's sentence than with this one's ("阿 Ken 話唔使接佢喇" is Ken's pickup
+    on Saturday, not the mother's on Monday, though both are 接佢)."""
+    mine = len(shared_words(news, own))
+    return any(len(shared_words(news, other)) > mine for other, _ in other_days(text, said, tz))
 
 
 def _suggestion(
@@ -434,9 +451,13 @@ class Upcoming:
             return Recheck(None, clash)
         # the person said since that it is off ("我靠，LEA 把我周四的 Termin 取消了"), and the memory
         # kept both statements (it retires only on sure evidence)
-        off = promise.spoken_of_since(
-            ctx, s.scope, item, item.observed_at or ctx.now, calls_off, same_day=True
-        )
+        # (said of the sentences that tell this plan: a call-off of another plan told in the same
+        # message, "阿 Ken 話唔使接佢喇", leaves the mother's pickup)
+        said = item.observed_at or ctx.now
+        own = " ".join(dated_sentences(what(item), said, ctx.settings.tz))
+        off = promise.spoken_of_since(ctx, s.scope, item, said, calls_off, same_day=True, about=own)
+        if off is not None and _of_another_plan(what(off), own, what(item), said, ctx.settings.tz):
+            off = None
         if off is not None:
             return Recheck(None, f"called off: {short(what(off), 60)}")
         # ... or that it moved, in a statement the memory kept beside it (moves.py)
@@ -505,8 +526,11 @@ class Upcoming:
             place = ""  # "九点到十点": the word after 到 is an end time, not a place
         rel = enrich.related(ctx, s.scope, item)
         update = n.update if n is not None else ""  # a new place, by e-mail: the plan stands
-        # moved by someone's e-mail: that mail is evidence of the reminder as much as the chat
+        # moved by someone's e-mail: that mail is evidence of the reminder as much as the chat,
+        # and what the person said is quoted without its old time, which is no longer its time
         moved = n is not None and n.moved_to is not None and not n.update
+        if moved:
+            quote = short(_without_dates(told, said, tz), 200)
         if zh:
             title = f"提醒：{when} — {short(thing, 40)}" + (f"（{place}）" if place and not update else "")
             body = f"{when}：{thing}" + (f"，地点：{place}" if place else "") + f"\n你说过：“{quote}”"

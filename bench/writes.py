@@ -37,6 +37,7 @@ import pstats
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,30 @@ def _restarts(
     return out
 
 
+def _profile_embedding_thread() -> cProfile.Profile | None:
+    """A cProfile of `Writer._embed` when it runs on the embedding thread (a memorize of more than
+    one batch): the main thread's profile does not see that thread, whose Python work competes
+    with the commit for the interpreter lock. None with older code that has no `Writer._embed`."""
+    try:
+        from daemon.memory.write.pipeline import Writer
+    except ImportError:
+        return None
+    prof = cProfile.Profile()
+    embed = Writer._embed
+
+    def profiled(self: Any, plan: Any) -> None:
+        if threading.current_thread() is threading.main_thread():
+            return embed(self, plan)  # the main thread's profile sees it
+        prof.enable()
+        try:
+            return embed(self, plan)
+        finally:
+            prof.disable()
+
+    Writer._embed = profiled  # type: ignore[method-assign]
+    return prof
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, required=True, help="fill the scope to this many turns")
@@ -220,6 +245,7 @@ def main() -> int:
                 memory.memorize(resources[args.items : args.items + args.warm])
                 more = resources[args.items + args.warm : args.items + args.warm + args.writes]
                 prof = cProfile.Profile() if args.profile else None
+                embed_prof = _profile_embedding_thread() if args.profile else None
                 if prof:
                     prof.enable()
                 t0, c0 = time.perf_counter(), time.process_time()
@@ -250,6 +276,10 @@ def main() -> int:
                 buf = io.StringIO()
                 pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(args.profile)
                 pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(args.profile)
+                if embed_prof is not None and embed_prof.getstats():
+                    print("--- the embedding thread (Writer._embed) ---", file=buf)
+                    pstats.Stats(embed_prof, stream=buf).sort_stats("cumulative").print_stats(args.profile)
+                    pstats.Stats(embed_prof, stream=buf).sort_stats("tottime").print_stats(args.profile)
                 print(buf.getvalue(), file=sys.stderr)
             out["writes"] = w
     if args.restarts:

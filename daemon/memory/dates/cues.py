@@ -72,6 +72,10 @@ EN_GOT_SLOT = re.compile(
     r"|booking|reservation|session|consultation|consult|cleaning|check-?up|fitting|viewing)s?\b[^.!?;]*?"
     rf"\b{_EN_SLOT}"
 )
+# called off: the past tense is the calling off's, the event was ahead ("friday's yoga got cancelled")
+EN_CALLED_OFF = re.compile(
+    r"\b(?:got|been|was|were|is|are|'s|’s)\s+(?:just\s+)?(?:cancel+ed|called\s+off|postponed|scrapped)\b"
+)
 # a day said as what something is, in the present, right before it: "the earliest slot they had
 # is monday 6:45am", "the hearing is on tuesday": the coming one, whatever was done to arrange it
 EN_IS_BEFORE = re.compile(r"\b(?:is|are)\s+(?:on\s+)?$")
@@ -95,6 +99,8 @@ ZH_ARRANGED = re.compile(
     r"|(?:定|约|安排|订)在|定于"
     # got the booking at last: "签证延期终于约上了！！…周四下午两点", "抢到了周六的票"
     r"|(?:约|订|预约|抢|买|挂)(?:上|到)[了咗]"
+    # called off: the past is the calling off, the event was ahead ("周五的语言交换取消了")
+    r"|取消[了咗]"
 )
 EN_CONTINUES = re.compile(r"\s*(?:or|and)\b")
 
@@ -159,6 +165,7 @@ def tense(low: str) -> str:
         or (not _TARGET_WORDS.isdisjoint(words) and EN_RESCHEDULE.search(low))
         or (("for" in words or "at" in words or "on" in words) and EN_ARRANGED.search(low))
         or EN_GOT_SLOT.search(low)
+        or EN_CALLED_OFF.search(low)
         or ("instead" in words and EN_INSTEAD.search(low))
     ):
         return "future"

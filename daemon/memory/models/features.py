@@ -463,27 +463,47 @@ def question_features(text: str) -> np.ndarray:
     )
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _bucket(gram: str, dim: int) -> int:
+    return zlib.crc32(gram.encode()) % dim
+
+
+@functools.lru_cache(maxsize=512)
 def hashed_ngrams(text: str, dim: int = 1024) -> np.ndarray:
     """Character n-grams of the lower-cased text hashed into `dim` buckets, L2-normalised.
 
     Latin text gives 3- to 5-grams within word boundaries, Chinese 1- and 2-grams: the surface
     form of questions and pleasantries ("can you", "吗", "谢谢") that embeddings blur.
+
+    It was a quarter of a write's CPU (the turn-kind and the category model each read it for
+    every draft), so: text without a Han character skips the per-n-gram search, each n-gram's
+    bucket is remembered, the counts are one `np.bincount`, and the last texts' vectors are kept
+    for the second model (read-only: both share them). The vectors are the same bit for bit as
+    adding 1.0 per n-gram (issue 25; `tests/memory/test_models.py`).
     """
     low = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-    out = np.zeros(dim, np.float32)
     padded = f" {low} "
-    grams: list[str] = []
-    for n in (3, 4, 5):
-        grams.extend(
-            padded[i : i + n] for i in range(len(padded) - n + 1) if not _HAN.search(padded[i : i + n])
-        )
-    han = "".join(ch if _HAN.match(ch) else " " for ch in low)
-    for n in (1, 2):
-        grams.extend(han[i : i + n] for i in range(len(han) - n + 1) if " " not in han[i : i + n])
-    for g in grams:
-        out[zlib.crc32(g.encode()) % dim] += 1.0
+    at: list[int] = []
+    if _HAN.search(low) is None:  # no n-gram holds a Han character
+        for n in (3, 4, 5):
+            at.extend(_bucket(padded[i : i + n], dim) for i in range(len(padded) - n + 1))
+    else:
+        for n in (3, 4, 5):
+            at.extend(
+                _bucket(padded[i : i + n], dim)
+                for i in range(len(padded) - n + 1)
+                if not _HAN.search(padded[i : i + n])
+            )
+        han = "".join(ch if _HAN.match(ch) else " " for ch in low)
+        for n in (1, 2):
+            at.extend(
+                _bucket(han[i : i + n], dim) for i in range(len(han) - n + 1) if " " not in han[i : i + n]
+            )
+    out = np.bincount(np.asarray(at, dtype=np.intp), minlength=dim).astype(np.float32)
     norm = float(np.linalg.norm(out))
-    return out / norm if norm else out
+    vec = out / norm if norm else out
+    vec.flags.writeable = False
+    return vec
 
 
 # Text cues of a pair (any embedder), then the cosine cues (only with the embedder trained on).

@@ -173,3 +173,20 @@ async def test_the_second_plan_called_off_leaves_the_first(
     assert await _delivered_by(outbox, pclock, "2026-03-04 17:10") == 1
     assert "17:20" in bus.titles[0], bus.titles
     assert await _delivered_by(outbox, pclock, "2026-03-06 21:00") == 0  # Theo's: called off
+
+
+async def test_a_second_plan_stands_when_the_first_is_called_off(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-06; failed on the code before)
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-02 10:00",
+        "dinner at the Hendersons' on wednesday is cancelled, they've all got flu. "
+        "saturday at 7pm it's drinks with Jo at the Crown though",
+    )
+    assert await _delivered_by(outbox, pclock, "2026-03-04 20:00") == 0  # wednesday: called off
+    assert await _delivered_by(outbox, pclock, "2026-03-07 18:55") == 1
+    assert "19:00" in bus.titles[0], bus.titles

@@ -332,8 +332,10 @@ def other_plans(item: ItemView, scope: str, ctx: Ctx) -> list[Suggestion]:
     thursday to monday"), and its other days are the ones it left."""
     if item.category not in HAPPENINGS or item.due_at is None or not said_by_person(item):
         return []
-    if active(item) is not None or cancels(item):
+    if active(item) is not None:
         return []
+    # (a call-off of the first plan leaves the others: "dinner friday is cancelled … saturday at 7
+    # drinks with Jo though"; each sentence's own call-off is read below)
     tz = ctx.settings.tz
     text = " ".join(what(item).split())
     said = item.observed_at or ctx.now

@@ -190,3 +190,23 @@ async def test_a_second_plan_stands_when_the_first_is_called_off(
     assert await _delivered_by(outbox, pclock, "2026-03-04 20:00") == 0  # wednesday: called off
     assert await _delivered_by(outbox, pclock, "2026-03-07 18:55") == 1
     assert "19:00" in bus.titles[0], bus.titles
+
+
+async def test_a_call_off_naming_a_word_of_another_sentence_of_a_one_plan_message(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-06): a guard of the code before, which a first version of
+    # the change broke (it read the call-off only against the sentence of the plan's time)
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 10:00")
+    say(
+        pmemory,
+        "m0",
+        "终于约到 Bürgeramt 了！！周四上午9:40，Yorckstraße 那个办公室。刷了三个礼拜才抢到的 Termin 😭",
+        pclock.now,
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-03 17:00")
+    say(pmemory, "m1", "无语，Bürgeramt 把我周四的 Termin 取消了，说会邮件发新时间", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert await _delivered_by(outbox, pclock, "2026-03-05 09:35") == 0

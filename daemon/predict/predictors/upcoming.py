@@ -453,10 +453,12 @@ class Upcoming:
             return Recheck(None, clash)
         # the person said since that it is off ("我靠，LEA 把我周四的 Termin 取消了"), and the memory
         # kept both statements (it retires only on sure evidence)
-        # (said of the sentences that tell this plan: a call-off of another plan told in the same
-        # message, "阿 Ken 話唔使接佢喇", leaves the mother's pickup)
+        # (when the message told other plans too, said of the sentences that tell this one: a
+        # call-off of another, "阿 Ken 話唔使接佢喇", leaves the mother's pickup; else of all of
+        # it, as "LEA 把我周四的 Termin 取消了" names the Termin of another sentence than the time's)
         said = item.observed_at or ctx.now
-        own = " ".join(dated_sentences(what(item), said, ctx.settings.tz))
+        others = other_days(what(item), said, ctx.settings.tz)
+        own = " ".join(dated_sentences(what(item), said, ctx.settings.tz)) if others else what(item)
         off = promise.spoken_of_since(ctx, s.scope, item, said, calls_off, same_day=True, about=own)
         if off is not None and _of_another_plan(what(off), own, what(item), said, ctx.settings.tz):
             off = None

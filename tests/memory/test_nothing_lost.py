@@ -619,3 +619,28 @@ def test_a_permit_extension_booked_the_same_day_leaves_the_other_plan(mem: Memor
         ]
     )
     assert retired(mem) == []
+
+
+@pytest.mark.parametrize(
+    ("plan", "news"),
+    [
+        # written after the change (2026-12-06): who owns a plan ahead is another attribute of
+        # it; without a new time or a call-off the plan's time stays (each retired on the code
+        # before the change, the first only since a day after "is" was read as ahead)
+        (
+            "the Orion cutover deadline is June 30, no extensions",
+            "Orion moved over to Kasia's squad last week, I only advise on it now",
+        ),
+        (
+            "the grant report is due on the 30th, hard deadline",
+            "the grant report moved over to Priya, she owns it now",
+        ),
+        (
+            "the vendor review is on the 12th at 2pm",
+            "the vendor review moved over to procurement, they run it now",
+        ),
+    ],
+)
+def test_news_of_a_plan_ahead_without_a_time_leaves_its_time(mem: Memory, plan: str, news: str) -> None:
+    mem.memorize([turn("p1", plan, at=T0), turn("p2", news, at=T0 + timedelta(days=2))])
+    assert retired(mem) == []

@@ -489,12 +489,14 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
         if len(cuts) > 2 and not past_dated:
             ahead = [_ahead_of_its_own(low[lo:hi]) for lo, hi in spans]
             # a bare date clause before a clause that names only the thing or the place, with no
-            # tense of its own, is that thing's date ("抢了一周，周四下午两点，木洞那个出入境")
+            # tense of its own, is that thing's date ("抢了一周，周四下午两点，木洞那个出入境"); not
+            # a clause that says more than its date ("假条批了，30号下午请半天，领导居然没多问")
             for k, (lo, hi) in enumerate(spans[:-1]):
                 nlo, nhi = spans[k + 1]
                 if (
                     not ahead[k]
                     and _TIMED.search(low[lo:hi])
+                    and not _HAN.search(_ZH_DATE_CHARS.sub("", low[lo:hi]))
                     and tense(low[lo:hi]) == ""
                     and _plain_event(low[nlo:nhi])
                 ):

@@ -496,7 +496,9 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
                 if (
                     not ahead[k]
                     and _TIMED.search(low[lo:hi])
-                    and not _HAN.search(_ZH_DATE_CHARS.sub("", low[lo:hi]))
+                    and not _HAN.search(
+                        _ZH_DATE_CHARS.sub("", low[lo:hi]).replace("八", "").replace("九", "")
+                    )
                     and tense(low[lo:hi]) == ""
                     and _plain_event(low[nlo:nhi])
                 ):

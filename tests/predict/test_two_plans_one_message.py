@@ -18,10 +18,14 @@ from tests.predict.conftest import Bus, at, say
 BERLIN = ZoneInfo("Europe/Berlin")
 
 
-async def _told(pmemory: Memory, settings: Settings, pclock: FakeClock, when: str, text: str) -> None:
-    engine.start_cursor(pmemory)
+async def _told(
+    pmemory: Memory, settings: Settings, pclock: FakeClock, when: str, text: str, rid: str = "m0"
+) -> None:
+    """Tell `text` at `when` (the first turn, `m0`, starts the predictors' cursor), then run them."""
+    if rid == "m0":
+        engine.start_cursor(pmemory)
     pclock.now = at(when)
-    say(pmemory, "m0", text, pclock.now)
+    say(pmemory, rid, text, pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
 
 
@@ -155,21 +159,24 @@ async def test_the_second_plan_called_off_leaves_the_first(
 ) -> None:
     # written after the change (2026-12-06; failed on the code before, which never reminded of
     # the second plan, and withdrew the first with it once it could read the call-off)
-    engine.start_cursor(pmemory)
-    pclock.now = at("2026-03-02 10:00")
-    say(
+    await _told(
         pmemory,
-        "m0",
+        settings,
+        pclock,
+        "2026-03-02 10:00",
         "picking up grandma from the station wednesday at 17:20. "
         "and Theo lands friday at 21:05, I'm getting him from the airport",
-        pclock.now,
     )
-    engine.after_memory(pmemory, settings, pclock.now)
     reminders = [s for s in pmemory.suggestions.of_scope("alice", "pending") if s.kind == "reminder"]
     assert len(reminders) == 2, [s.data for s in reminders]  # one per plan
-    pclock.now = at("2026-03-03 18:00")
-    say(pmemory, "m1", "Theo says no need to pick him up, he'll grab a taxi", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-03 18:00",
+        "Theo says no need to pick him up, he'll grab a taxi",
+        "m1",
+    )
     assert await _delivered_by(outbox, pclock, "2026-03-04 17:10") == 1
     assert "17:20" in bus.titles[0], bus.titles
     assert await _delivered_by(outbox, pclock, "2026-03-06 21:00") == 0  # Theo's: called off
@@ -197,16 +204,19 @@ async def test_a_call_off_naming_a_word_of_another_sentence_of_a_one_plan_messag
 ) -> None:
     # written after the change (2026-12-06): a guard of the code before, which a first version of
     # the change broke (it read the call-off only against the sentence of the plan's time)
-    engine.start_cursor(pmemory)
-    pclock.now = at("2026-03-02 10:00")
-    say(
+    await _told(
         pmemory,
-        "m0",
+        settings,
+        pclock,
+        "2026-03-02 10:00",
         "终于约到 Bürgeramt 了！！周四上午9:40，Yorckstraße 那个办公室。刷了三个礼拜才抢到的 Termin 😭",
-        pclock.now,
     )
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now = at("2026-03-03 17:00")
-    say(pmemory, "m1", "无语，Bürgeramt 把我周四的 Termin 取消了，说会邮件发新时间", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-03 17:00",
+        "无语，Bürgeramt 把我周四的 Termin 取消了，说会邮件发新时间",
+        "m1",
+    )
     assert await _delivered_by(outbox, pclock, "2026-03-05 09:35") == 0

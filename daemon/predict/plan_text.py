@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import DateMention, planned, resolve_dates
 from daemon.memory.dates.common import MOVED_TO_ZH
-from daemon.memory.dates.cues import tense
+from daemon.memory.dates.cues import EMOJI, tense
 from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
 
@@ -39,7 +39,7 @@ _CLAUSE_ZH = re.compile(
     r"(?:[^，,；;：:\s]|(?<=\d)[:：](?=\d)|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff]))+"
 )
 # "8:30 retro" and "$1,850" are one clause; an emoji ends one, as people type it for a comma ("this weekend 🙃 …")
-_CLAUSE_EN = re.compile(r"(?:[^,;:\U0001F300-\U0001FAFF\u2600-\u27BF]|(?<=\d)[:,](?=\d))+")
+_CLAUSE_EN = re.compile(rf"(?:[^,;:{EMOJI}]|(?<=\d)[:,](?=\d))+")
 _LEAD_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|ah|ugh|argh|omg|welp|meh|hmm+|hey|yay|phew|btw|by the way|also|and|just|reminder|remind me|note|fyi)\b[,:]?\s*)*"
     r"(?:(?:i|we)\s+(?:have|'ve got|’ve got|have got|got|need to|have to|must|am|are|will|'ll|’ll)\s+|"

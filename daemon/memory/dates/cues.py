@@ -305,9 +305,9 @@ _ON_DAY = re.compile(r"(?<!from )(?<!since )\b(?:(?:on|this)\s+)?(?:mon|tue|wed|
 # Chinese chat often separates clauses with a space instead of a comma ("周六早上五点五十的高铁去
 # 黄山 杭州东 五点就得打车出门 我是不是疯了"): a space between two Chinese characters is one too
 # ... and so is an emoji between two clauses ("周日早上七点的高铁去杭州 🚄 终于不用天天改方案了")
-ZH_COMMA = re.compile(
-    r"[，,]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*"
-)
+# (EMOJI: the pictographs and symbols chat uses as punctuation, for a character class)
+EMOJI = "\U0001f300-\U0001faff\u2600-\u27bf"
+ZH_COMMA = re.compile(rf"[，,]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|\s*[{EMOJI}]+\s*")
 _PROPER_ED = re.compile(r"(?<=[\w,]\s)[A-Z][a-z]+ed\b")
 # a clause that opens on a thing (no person: 我, 你, 他, 她, 咱, 大家) and says it is already so
 ZH_STATE = re.compile(r"^\s*(?![我你他她咱大])[\u4e00-\u9fff]{1,6}?(?:都)?(?:已经|早就|已)")

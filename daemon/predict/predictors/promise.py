@@ -16,7 +16,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
-from daemon.memory.dates.cues import tense
+from daemon.memory.dates.cues import EMOJI, tense
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import shared_words
 from daemon.memory.read.bm25 import tokenize
@@ -128,9 +128,7 @@ _HAVE_IT_DONE = re.compile(
 
 # an emoji between two statements ends the first, as a full stop would: "ok finally finished the
 # brand pack 🙌🏾 tomorrow i'll send the invoice to Wanjiru"
-_EMOJI_STOP = re.compile(
-    r"(?<=\S)\s*[\U0001F300-\U0001FAFF\u2600-\u27BF][\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]*\s+"
-)
+_EMOJI_STOP = re.compile(rf"(?<=\S)\s*[{EMOJI}][{EMOJI}\uFE0F\u200D]*\s+")
 
 
 def said_apart(text: str) -> list[str]:

@@ -22,7 +22,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from daemon.memory.dates import resolve_dates
+from daemon.memory.dates import DateMention, resolve_dates
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number
 from daemon.memory.models.features import shared_words
@@ -290,12 +290,12 @@ def _called_off(item: ItemView, ctx: Ctx) -> bool:
     )
 
 
-def _of_another_plan(news: str, own: str, text: str, said: datetime, tz: ZoneInfo) -> bool:
-    """`news` is about another plan told in the same message as the one in `own`: it shares more
-    words with that plan's sentence than with this one's ("阿 Ken 話唔使接佢喇" is Ken's pickup
-    on Saturday, not the mother's on Monday, though both are 接佢)."""
+def _of_another_plan(news: str, own: str, others: list[tuple[str, DateMention]]) -> bool:
+    """`news` is about another plan told in the same message (`others`: `other_days`) as the one
+    in `own`: it shares more words with that plan's sentence than with this one's ("阿 Ken 話唔使
+    接佢喇" is Ken's pickup on Saturday, not the mother's on Monday, though both are 接佢)."""
     mine = len(shared_words(news, own))
-    return any(len(shared_words(news, other)) > mine for other, _ in other_days(text, said, tz))
+    return any(len(shared_words(news, other)) > mine for other, _ in others)
 
 
 def _suggestion(
@@ -460,7 +460,7 @@ class Upcoming:
         others = other_days(what(item), said, ctx.settings.tz)
         own = " ".join(dated_sentences(what(item), said, ctx.settings.tz)) if others else what(item)
         off = promise.spoken_of_since(ctx, s.scope, item, said, calls_off, same_day=True, about=own)
-        if off is not None and _of_another_plan(what(off), own, what(item), said, ctx.settings.tz):
+        if off is not None and _of_another_plan(what(off), own, others):
             off = None
         if off is not None:
             return Recheck(None, f"called off: {short(what(off), 60)}")

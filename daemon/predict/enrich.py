@@ -11,14 +11,21 @@ preferences and a to-do for the event, and three reports or moods the category m
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from daemon.memory.types import ItemView
 from daemon.predict.base import Ctx, active, said_by_person, short, what
+from daemon.predict.plans import reasons
 
 # recall scores are fused ranks plus decay; below this a preference is only "the nearest one"
 MIN_SCORE = 0.35
 CATEGORIES = ("preferences",)
+# (not a condition: "if i've got a flight, always book me an aisle seat" is a preference)
+_MOOD = frozenset(("vent", "world"))
+_DAYDREAM = re.compile(
+    r"\bif i ever\b|\bsome ?day\b|\bone day\b|如果哪天|要是哪天|总有一天|有一天", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +47,11 @@ def related(ctx: Ctx, scope: str, item: ItemView, limit: int = 2) -> list[Relate
         row = ctx.memory.item_view(scope, h.item_id)
         # never a superseded preference: newest truth wins, also in what memubot says unasked
         if row is None or active(row) is not None or not said_by_person(row):
+            continue
+        # nor a mood or a daydream the category model filed there ("Sheikh Zayed Road 又堵死了…
+        # 如果哪天回国，最想念的绝对是 shawarma"): it says nothing of how this should be done
+        said = what(row)
+        if _MOOD.intersection(reasons(said)) or _DAYDREAM.search(said):
             continue
         out.append(Related(h.item_id, short(what(row), 120), tuple(h.source_ids)))
         if len(out) >= limit:

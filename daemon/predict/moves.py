@@ -19,8 +19,11 @@ more than one fits: then both plans stay as the memory left them.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
+from daemon.memory.dates import resolve_dates
+from daemon.memory.dates.common import PERIODS
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import activity_terms, shared_words
 from daemon.memory.types import ItemView
@@ -94,6 +97,23 @@ def moved_plan(ctx: Ctx, scope: str, move: ItemView) -> ItemView | None:
         return None
     near = [p for p in plans if p.due_at is not None and p.due_at - said <= timedelta(days=ANAPHORA_DAYS)]
     return near[0] if len(near) == 1 else None
+
+
+def names_part_of(move: ItemView, due: datetime, tz: ZoneInfo) -> bool:
+    """The move names `due`'s day and only the part of it `due` falls in, no clock: "交钥匙改到周四
+    早上了" after the agent's e-mail moved the handover to Thursday 10:30 tells the same time in
+    fewer words, and is no second move."""
+    said = move.observed_at or move.happened_at
+    if said is None:
+        return False
+    local = due.astimezone(tz)
+    for m in resolve_dates(what(move), said, tz):
+        if m.value.date() != local.date() or m.has_clock or not m.has_time:
+            continue
+        span = next((p for p in PERIODS.values() if p[0] == m.value.hour), None)
+        if span is not None and span[1] <= local.hour < span[2]:
+            return True
+    return False
 
 
 def moved_since(ctx: Ctx, scope: str, plan: ItemView) -> ItemView | None:

@@ -30,6 +30,7 @@ from daemon.memory import Memory
 from daemon.memory.dates import DateMention, resolve_dates
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import activity_terms, plan_change_cue
+from daemon.predict.mail_words import as_english
 from daemon.predict.plan_text import sentence_around, sentence_spans, sentences
 from daemon.state.email_rules import fresh_text
 
@@ -309,8 +310,9 @@ def read_mail(
 ) -> PlanNews | None:
     """What the mail `mail_id` (sent at `sent` by `sender`, whose words are `text`) does to the
     plan told as `plan_text`, due at `due`: None when it is no news of it."""
-    # read as Simplified, one character for one: the cues are written in it ("取消", "改到")
-    written = text[:MAX_MAIL_CHARS]
+    # read as Simplified, one character for one: the cues are written in it ("取消", "改到"); a
+    # mail in another language with its dates and words of change in English (`mail_words`)
+    written = as_english(text[:MAX_MAIL_CHARS])
     text = simplified(written)
     # _CANCEL reads both languages: a mail that mixes them ("明天吃饭 cannot make it liao") is
     # read for the English words too
@@ -450,3 +452,34 @@ def news(
                         found.append((reply.sent_at, PlanNews(reply.id, got.sender, got.proposed)))
                         break
     return max(found, key=lambda f: f[0])[1] if found else None
+
+
+# a meeting link in a mail: "meet.google.com/xkq-ptdr-wnb", "https://teams.example.net/l/…"
+_LINK = re.compile(
+    r"https?://[^\s<>\"'）)]+|\b(?:meet\.google\.com|zoom\.us/j|teams\.microsoft\.com)/[^\s<>\"'）)]+"
+)
+
+
+def link(
+    memory: Memory, scope: str, plan_text: str, said: datetime, due: datetime, now: datetime, tz: ZoneInfo
+) -> str | None:
+    """The meeting link of the plan, from the newest mail of someone else received since the plan
+    was told that is about it (`tied`) and names its day ("Confirming Tuesday, March 17 at 10:00
+    AM ET on Google Meet: meet.google.com/xkq-ptdr-wnb"): the person needs it at the reminder,
+    not in their inbox. None when no such mail has one."""
+    day = due.astimezone(tz).date()
+    found: list[tuple[datetime, str]] = []
+    for thread in memory.email_threads(scope):
+        if thread.last_message_at <= said:
+            continue
+        for msg in memory.email_messages(scope, thread.thread):
+            if msg.outbound or not (said < msg.sent_at <= now):
+                continue
+            stored = memory.resources(scope, [msg.id])
+            text = as_english(fresh_text(stored[0].text)[:MAX_MAIL_CHARS]) if stored else ""
+            url = _LINK.search(text)
+            if url is None or not tied(plan_text, text, msg.sender_name, msg.sender):
+                continue
+            if any(_on_day(m, day, tz) for m in resolve_dates(text, msg.sent_at, tz)):
+                found.append((msg.sent_at, url.group(0).rstrip(".,;:")))
+    return max(found)[1] if found else None

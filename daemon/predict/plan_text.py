@@ -26,17 +26,18 @@ from daemon.memory.dates.cues import EMOJI, tense
 from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
 
-# a sentence ends at . ! ? … (not the point of "4.15")
+# a sentence ends at . ! ? … (not the point of "4.15", nor a dot inside a word: "room 40.S02")
 # a title's full stop ends no sentence: "I'll email Mr. Haddad the photos tonight" is one
 _TITLE_DOT = (
     r"(?:(?<=\b[Mm]r)|(?<=\b[Mm]rs)|(?<=\b[Mm]s)|(?<=\b[Dd]r)|(?<=\b[Pp]rof)|(?<=\b[Ss]t)|(?<=\b[Jj]r)"
     r"|(?<=\b[Ss]r)|(?<=\bvs))\.(?=\s+\w)"
 )
-_SENTENCE = re.compile(rf"(?:[^.!?。！？…\n]|(?<=\d)\.(?=\d)|{_TITLE_DOT})+[.!?。！？…]*")
+_SENTENCE = re.compile(rf"(?:[^.!?。！？…\n]|\.(?=[A-Za-z0-9])|{_TITLE_DOT})+[.!?。！？…]*")
 # a clause; a space between two Chinese characters ends one as a comma does ("…送别会 新宿的鸟贵族"),
-# the colon of a clock does not ("周日早上5:40的KTX")
+# and so does an emoji ("周末最后一天 😌 周二晚上7点要去…"); the colon of a clock does not ("周日早上5:40的KTX")
 _CLAUSE_ZH = re.compile(
-    r"(?:[^，,；;：:\s]|(?<=\d)[:：](?=\d)|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff]))+"
+    rf"(?:[^，,；;：:\s{EMOJI}]|(?<=\d)[:：](?=\d)|(?<![\u4e00-\u9fff{EMOJI}])\s(?![{EMOJI}])"
+    rf"|\s(?![\u4e00-\u9fff{EMOJI}]))+"
 )
 # "8:30 retro" and "$1,850" are one clause; an emoji ends one, as people type it for a comma ("this weekend 🙃 …")
 _CLAUSE_EN = re.compile(rf"(?:[^,;:{EMOJI}]|(?<=\d)[:,](?=\d))+")
@@ -74,6 +75,11 @@ _LEFT_ZH = re.compile(
 _ASIDE_ZH = re.compile(r"（[^（）]*）|\([^()]*\)")
 _CONJUNCTION_EN = re.compile(r"^\s*(?:and|but|so)\s+", re.IGNORECASE)
 _AND_EN = re.compile(r"\s+(?:and|but|so)\s+(?:i|we|i'm|i’m|we're|we’re|i'll|i’ll)\b.*$", re.IGNORECASE)
+# ... or what of theirs has to, when the plan's date is told in it: "… like the summons said and
+# my group has to report monday, 7:45am" (not "me and my cousin are doing camelback": a subject)
+_AND_THEIRS_EN = re.compile(
+    r"\s+(?:and|but|so)\s+(?:my|our)\s+\w+\s+(?:has|have|needs?|must)\s+to\b.*$", re.IGNORECASE
+)
 _ARTICLE = re.compile(r"^(?:a|an)\s+", re.IGNORECASE)
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -106,7 +112,7 @@ _WHY_EN = re.compile(r"\s+(?:bc|b/c|because|cos|cuz|coz|since)\s+.*$", re.IGNORE
 
 
 def _strip(piece: str, zh: bool) -> str:
-    piece = " ".join(piece.split()).strip(" ,，。.!！;；:：-–")
+    piece = " ".join(piece.split()).strip(" ,，。.!！?？;；:：-–")
     if not zh and _enough(_WHY_EN.sub("", piece), zh):
         piece = _WHY_EN.sub("", piece)
     if zh:
@@ -161,7 +167,10 @@ def other_days(text: str, at: datetime, tz: ZoneInfo) -> list[tuple[str, DateMen
     6pm at Casa Ilang-Ilang" holds a second plan. A sentence that also names the first day is
     that plan's (a move "from thursday to monday", a choice "friday or saturday"), not another."""
     text = " ".join(text.split())
-    found = [m for m in resolve_dates(text, at, tz) if m.direction == "future"]
+    # (of days: "下周也不轻松：周二…，周四…" names the week before its days)
+    found = [
+        m for m in resolve_dates(text, at, tz) if m.direction == "future" and m.granularity in ("day", "time")
+    ]
     if len(found) < 2:
         return []
     day = found[0].value.date()
@@ -169,9 +178,22 @@ def other_days(text: str, at: datetime, tz: ZoneInfo) -> list[tuple[str, DateMen
     out: dict[tuple[int, int], list[DateMention]] = {}
     for m in found:
         span = _span_sentence(text, m.start)
-        if m.value.date() != day and span not in firsts:
-            out.setdefault(span, []).append(m)
+        if m.value.date() == day:
+            continue
+        if span in firsts:
+            # ... unless it is told in a comma clause of its own after every mention of the first
+            # day: "周二下午5点半要去…签租约，周四上午11点在 UPF…做 TFM 中期汇报" is two plans
+            lo, hi = span
+            last_first = max(f.end for f in found if f.value.date() == day and lo <= f.start < hi)
+            cut = max((c.end() for c in _COMMA.finditer(text, last_first, m.start)), default=None)
+            if cut is None:
+                continue
+            span = (cut, hi)
+        out.setdefault(span, []).append(m)
     return [(text[lo:hi].strip(), due) for (lo, hi), ms in out.items() if (due := planned(ms, text))]
+
+
+_COMMA = re.compile(r"[，,；;]\s*")
 
 
 # a clock, whichever way it is written: "5:15am", "7pm", "6h12", "14:00", "六点四十", "三点半"
@@ -213,6 +235,37 @@ def _topic_words(thing: str, zh: bool) -> set[str]:
     } | set(re.findall(r"[A-Za-z][A-Za-z0-9'-]{2,}", thing))
 
 
+# the words of a date that name its day, not only a clock
+_DAY_WORD = re.compile(
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|tmrw|tonight|today)|\d(?:st|nd|rd|th)\b"
+    r"|[周週期拜][一二三四五六日天]|[明今后後昨][天晚早]|[号號日月]",
+    re.IGNORECASE,
+)
+
+
+# the person's own working-out of a time said in another place's ("tue 10am uk time so 2:30 for
+# us", "10am New York time, which is… 9 here?"): the reading of the zone stands in for it, and a
+# wrong sum quoted back would tell the wrong time
+_CONVERSION = re.compile(
+    r"(?:,\s*|\s+)(?:so|which\s+is|which's|that's|that\s+is|i\.?e\.?|=)\s*(?:…|\.\.\.)?\s*"
+    r"\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?(?:\s+(?:for\s+us|for\s+me|here|my\s+time|our\s+time|local(?:\s+time)?)"
+    r"(?:\s+na\b)?)?(?:\s+(?:i\s+think|i\s+guess|i\s+believe|iirc))?(?=[\s,.;!?…]|$)",
+    re.IGNORECASE,
+)
+# a zone named with a clock: "uk time", "New York time", "10am ET", 北京时间
+_ZONE_SAID = re.compile(r"\btime\b|\b(?:[ECMP][SD]?T|GMT|BST|CES?T|UTC|IST|JST|HKT|SGT|AES?T)\b|时间|時間")
+
+
+def _without_conversion(text: str, at: datetime, tz: ZoneInfo) -> str:
+    """`text` without the person's own sum of another zone's time, when a clock in it is read in
+    that zone (`daemon.memory.dates.zones`)."""
+    if not _CONVERSION.search(text) or not any(
+        _ZONE_SAID.search(m.text) for m in resolve_dates(text, at, tz)
+    ):
+        return text
+    return _CONVERSION.sub("", text)
+
+
 def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
     """What the person said of the plan, to quote as evidence: the sentences of the turn that name
     the plan's day or a clock (its own, or when to leave, when to stop eating) or a word of its headline,
@@ -222,7 +275,7 @@ def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
     is cut the same way, clause by clause: people run a week's complaints into one sentence with
     commas ("这周烦死了，shader 又崩了，…，下周二早上9点40要考路考，…") and only the plan's
     clauses are evidence of it."""
-    text = " ".join(text.split())
+    text = _without_conversion(" ".join(text.split()), at, tz)
     zh = bool(_HAN.search(text))
     thing = headline(text, at, tz)
     words = _topic_words(thing, zh)
@@ -230,7 +283,16 @@ def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
     ahead = [m for m in found if m.direction == "future" and m.granularity in ("day", "time")]
     # the plan's own day, as the headline takes it: "今天真的气死" and "催我周末去相亲" name other days
     day = ahead[0].value.astimezone(tz).date() if ahead else None
-    dates = [m.start for m in found if day is None or m.value.astimezone(tz).date() == day]
+    own = _span_sentence(text, ahead[0].start) if ahead else (0, len(text))
+    # another sentence that names the day again with a thing of its own tells another plan that
+    # day ("…周二晚上7点要去…交钥匙、验房… 周二晚上本来还有瑜伽课，看来要请假了"); one that
+    # gives only a clock goes on with this one ("Mum lands Thursday at 5:40. I have to leave at 4:30")
+    dates = [
+        m.start
+        for m in found
+        if (day is None or m.value.astimezone(tz).date() == day)
+        and (own[0] <= m.start < own[1] or not _DAY_WORD.search(m.text))
+    ]
 
     def dated(lo: int, hi: int) -> bool:
         return any(lo <= d < hi for d in dates) or bool(_CLOCK_ANY.search(text[lo:hi]))
@@ -238,6 +300,10 @@ def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
     def keeps(lo: int, hi: int) -> bool:
         piece = text[lo:hi]
         shared = any(w in piece for w in words) if zh else bool(words & set(tokenize(piece)))
+        if piece.rstrip().endswith(("?", "？")):
+            # a question that does not name the plan is no statement of it: "星期一晚九點半？" (the
+            # person working out the time difference, wrongly) quoted back tells a wrong time
+            return shared
         return shared or dated(lo, hi)
 
     parts: list[tuple[str, bool]] = []
@@ -338,7 +404,7 @@ def only_a_move(text: str, at: datetime, tz: ZoneInfo) -> bool:
 
 def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
     """The headline, and whether the date's clause said only that something moved."""
-    text = " ".join(text.split())
+    text = _without_conversion(" ".join(text.split()), at, tz)
     zh = bool(_HAN.search(text))
     found = resolve_dates(text, at, tz)
     if not found:
@@ -356,24 +422,27 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
     cut = sentence
     for s, e in sorted(spans, reverse=True):
         cut = cut[:s] + "\x00" + cut[e:]
+    # the mark of the plan's own date, not of one before it ("ok this week: thursday is the…")
+    own_span = (first.start - lo, first.end - lo)
+    own = sorted(spans).index(own_span) if own_span in spans else 0
     if not zh:
         if first.granularity == "time":
             # the day's time said apart from the day ("saturday party at 4pm"): the date took it
+            # (a clock before the plan's date is one more mark before its own: "checked … after
+            # 4:30 … and my group has to report monday, 7:45am")
+            date_marks = [i for i, ch in enumerate(cut) if ch == "\x00"]
+            own += len(_CLOCK_EN.findall(cut[: date_marks[own] if own < len(date_marks) else len(cut)]))
             cut = _CLOCK_EN.sub("\x00", cut)
         # "haircut's friday at 5": the 's before the date is "is", not a possessive
         cut = _COPULA_BEFORE_DATE.sub(" ", cut)
     clause_rx = _CLAUSE_ZH if zh else _CLAUSE_EN
-    # the mark of the plan's own date, not of one before it ("ok this week: thursday is the…")
     marks = [i for i, ch in enumerate(cut) if ch == "\x00"]
-    own = (
-        sorted(spans).index((first.start - lo, first.end - lo))
-        if (first.start - lo, first.end - lo) in spans
-        else 0
-    )
     cue_at = marks[own] if own < len(marks) else cut.find("\x00")
-    clause = next((m.group(0) for m in clause_rx.finditer(cut) if m.start() <= cue_at < m.end()), cut)
-    tail = None if zh else _AND_EN.search(clause)
-    if tail is not None and "\x00" in clause[tail.start() :] and "\x00" not in clause[: tail.start()]:
+    found_clause = next((m for m in clause_rx.finditer(cut) if m.start() <= cue_at < m.end()), None)
+    clause = found_clause.group(0) if found_clause is not None else cut
+    own_at = cue_at - found_clause.start() if found_clause is not None else cut.find("\x00")
+    tail = None if zh else (_AND_EN.search(clause) or _AND_THEIRS_EN.search(clause))
+    if tail is not None and tail.start() < own_at:
         # the plan is told after "so I …", the clause before it is why: "Juniper's limping again
         # so I booked her in at Rose City Animal Clinic for tuesday at 4:15"
         clause = _CONJUNCTION_EN.sub("", clause[tail.start() :])
@@ -413,10 +482,18 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
         told = _told_before(text[:lo], cut, cue_at, zh)
         if told:
             return _cap(told, zh), moved
-    if not _enough(piece, zh):
+    said_only = zh and bool(_ONLY_SAID_ZH.fullmatch(piece))
+    if not _enough(piece, zh) or said_only:
+        # (nor does "佢哋話" — "they said" — before the date: what it is, the clause before)
         told = _told_before(text[:lo], cut, cue_at, zh)
         if told:
             return _cap(told, zh), moved
+        before = [
+            c.group(0) for c in clause_rx.finditer(cut) if c.end() <= cue_at and "\x00" not in c.group(0)
+        ]
+        thing = _strip(before[-1] if said_only and before else "", zh)
+        if _enough(thing, zh):
+            return _cap(thing, zh), moved
         piece = _strip(_drop_marks(cut, zh), zh)
     return _cap(piece if _enough(piece, zh) else _strip(sentence, zh) or text, zh), moved
 
@@ -430,7 +507,7 @@ _POINTS_BACK_EN = re.compile(
 # a sentence that announces an arrangement: "finally booked the dentist", "Got the MOT sorted",
 # "体检约好了", "签证面签终于约上了"; what was arranged is what is left
 _ARRANGED_EN = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finally)\b[,!]?\s*)*(?:(?:i|we)\s+)?(?:(?:have|'ve|’ve)\s+)?"
+    r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finally|ugh+|argh+|omg|welp|oh)\b[,!]?\s*)*(?:(?:i|we)\s+)?(?:(?:have|'ve|’ve)\s+)?"
     r"(?:just\s+|finally\s+)?(?:booked(?:\s+in)?|made|got|scheduled|set up|arranged|confirmed|sorted(?:\s+out)?"
     r"|managed\s+to\s+(?:get|book|grab|snag)|snagged|grabbed|landed"
     r"|signed\s+up\s+(?:for|to)|enrolled\s+(?:in|on)|registered\s+for)\s+"
@@ -450,7 +527,9 @@ _ARRANGED_PASSIVE_EN = re.compile(
 )
 _ARRANGED_ZH = re.compile(
     r"^(?P<thing>.+?)(?:终于|已经|也|总算)?(?:在?网上)?(?:已经|终于|总算)?"
-    r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号|抢到|买到|买好|拿到|订到|约到)了?$"
+    r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号|抢到|买到|买好|拿到|订到|约到)了?"
+    # (a particle after it: "搶到了啦", "约好了哦")
+    r"[啦喇咯哦呀嘞~～!！]*$"
 )
 
 
@@ -534,6 +613,9 @@ _SAID_BY_EN = re.compile(
 
 # ... in Chinese: "给我改到了", "又推到", "帮我挪到"; and who told of it: "诊所刚打电话来" → "诊所"
 _ONLY_A_MOVE_ZH = re.compile(rf"(?:[又都就]|[给帮把替]我(?:的)?|他们|她们|他|她)*(?:{MOVED_TO_ZH}|改)?了?")
+_ONLY_SAID_ZH = re.compile(
+    r"(?:他们|她们|他|她|佢哋|佢|对方|對方|人家|[A-Za-z]+)?\s*(?:说|說|话|話|讲|講)了?"
+)
 _SAID_BY_ZH = re.compile(
     r"(?:刚刚?|刚才|今天|早上|上午|下午)?(?:打(?:了)?电话|来电话?|发(?:了)?(?:短信|消息|邮件)|通知(?:我)?|说)(?:来|过来)?了?$"
 )

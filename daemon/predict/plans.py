@@ -31,9 +31,10 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
-from daemon.memory.dates.cues import tense
+from daemon.memory.dates.cues import EMOJI, tense
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import MOVED_TO_TIME as _MOVED_TO_TIME
+from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
 from daemon.predict.plan_text import dated_sentences, headline, names_a_thing, plan_part, sentences
@@ -41,6 +42,15 @@ from daemon.predict.plan_text import dated_sentences, headline, names_a_thing, p
 # clause breaks; in Chinese chat a space between two characters is one ("…送别会 新宿的鸟贵族 位子我订的")
 _SPLIT = re.compile(
     r"[,，;；。.!！?？:：\n]+|\s+(?:but|and then|so)\s+|但是|不过|可是|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+    rf"|\s*[{EMOJI}]+\s*"  # an emoji ends a clause as a comma does
+)
+_DASH = re.compile(r"\s+[—–]+\s+")
+# a clause that names a day ahead: a weekday, tomorrow, 周四, 明天 (a clock alone may be of a
+# past account: "night shift last night was brutal, 3 codes before 4am")
+_DATED = re.compile(
+    r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|\b(?:tomorrow|tmrw|tonight)\b"
+    r"|[周週][一二三四五六日天末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|明天|后天|今晚",
+    re.IGNORECASE,
 )
 
 _QUESTION = re.compile(
@@ -66,7 +76,7 @@ _VENT_EN = re.compile(
 _VENT_ZH = re.compile(
     r"唉|哎|头疼|头大|受不了|累死|烦死|烦人|要命|不想(?:面对|上班|去)|好不想|焦虑|紧张|怎么还不|好漫长|废了|"
     r"谁排的|崩溃|心累|又是周|又要|又得|想哭|郁闷|真烦|讨厌|特别累|好累|太累|又熬|熬到|熬夜|加班到|"
-    r"不好了|撑不住|扛不住|又是|窒息|会谢|绝了|人生好难|好难|顶不住"
+    r"不好了|撑不住|扛不住|又是|窒息|会谢|绝了|人生好难|好难|顶不住|无语"
 )
 
 # the speaker's circle: a sentence about one of them is their appointment unless the speaker is in it
@@ -128,7 +138,11 @@ _SELF_ZH = re.compile(
 )
 
 _HYPO_EN = re.compile(
-    r"\b(if|unless|would|i'?d (?:love|like)|someday|some day|one day|imagine|in theory|dream of|"
+    # ("if" of an embedded question about others is "whether": "i dont even know if they feed you";
+    # not "not sure if i'll go", the speaker's own doubt)
+    r"\b(if(?<!know if)(?<!wonder if)(?<!see if)(?<!check if)(?<!idea if)(?<!clue if)(?<!dunno if)(?<!sure if)"
+    r"|(?:know|wonder|see|check|idea|clue|dunno|sure)\s+if(?=\s+(?:i|i'?ll|i'?m|i'?d|we|we'?ll)\b)"
+    r"|unless|would|i'?d (?:love|like)|someday|some day|one day|imagine|in theory|dream of|"
     r"wish|hypothetically|what if|might|could have|would be nice)\b",
     re.IGNORECASE,
 )
@@ -172,14 +186,20 @@ _WORLD_EN = re.compile(
     r"clocks?\s+(?:go|goes|going|went|spring|springs|fall|falls|fell)\s+(?:back|forward|ahead)|clocks?\s+change|"
     # the weather is the world's, not a plan: "supposed to storm tonight", "typhoon signal 8 tomorrow"
     r"weather|storms?|thunderstorms?|typhoon|hurricane|cyclone|heatwave|snow(?:s|ing)?|"
-    r"rain(?:s|ing)?(?!\s+(?:or\s+shine|check)))\b"
+    r"rain(?:s|ing)?(?!\s+(?:or\s+shine|check))|"
+    # ... and the daylight: "it's gonna be light at 8 tomorrow which feels fake"
+    r"(?:be|gets?|getting|got)\s+(?:light|dark)|sunrise|sunset|"
+    # ... and so is the traffic: "the H-1 at 7am tomorrow is gonna be a parking lot"
+    r"traffic|gridlock(?:ed)?|(?:be|is|was|'s)\s+(?:a|one\s+big)\s+parking\s+lot)\b"
     r"|\bevery\s+\d+\s+minutes\b",
     re.IGNORECASE,
 )
 _WORLD_ZH = re.compile(
     r"开门|关门|闭馆|上线|发布|免费|停课|一班|预报|开售|上映|营业|夏令时|冬令时|校钟|拨快|拨慢|"
     # the weather (天文台 is Hong Kong's weather service; 挂波 / 风球 its typhoon signals)
-    r"(?:天气|天文台|气象|台风|挂波|挂[一三八九十]号|风球|暴雨|下雨|下雪|红雨|黑雨|寒潮|降温|高温预警)"
+    r"(?:天气|天文台|气象|台风|挂波|挂[一三八九十]号|风球|暴雨|下雨|下雪|红雨|黑雨|寒潮|降温|高温预警"
+    # ... and the traffic ("Marginal 又堵死了", 塞车)
+    r"|堵死|堵车|塞车|塞車)"
     # not the weather said as no obstacle: "下雨也照样去" (even if it rains, they go)
     r"(?![^，,。]{0,3}(?:也|都|照样|照常|照去))"
 )
@@ -218,8 +238,11 @@ _NOTHING_ZH = re.compile(r"没有(?:会|安排|事)|没会|什么安排都没|�
 
 
 # words that open a turn in chat without being its subject: "Also my manager…", "对了，我室友…"
+# (an interjection opens the telling too, and is nobody's name: "ugh got the call back from the derm")
 _OPENER_EN = re.compile(
-    r"^(?:(?:also|and|oh|btw|by the way|plus|so|but|anyway|ha|haha|lol|fyi)\b[,\s]*)+", re.IGNORECASE
+    r"^(?:(?:also|and|oh|btw|by the way|plus|so|but|anyway|ha|haha|lol|fyi"
+    r"|ugh+|argh+|omg|welp|meh|ah+|yay|phew|hmm+|wow|woo+|ooh+|aw+|yikes|ok|okay)\b[,!.\s]*)+",
+    re.IGNORECASE,
 )
 _OPENER_ZH = re.compile(
     # ... and where news came from ("家长群里说", "新闻上讲"): not the people in it
@@ -239,6 +262,8 @@ _OUT_EN = re.compile(
     # ... or skipping said at the end of its clause: "…plays the echo tonight, i'm skipping, dead tired"
     r"(?:i'?m|i am|we'?re|we are|i'?ll be)\s+skipping(?=\s*(?:[,.;!]|$))|"
     r"(?:sitting|sit)\s+(?:it|this(?:\s+one)?)\s+out|"
+    # staying behind while the other goes (the EN of 我留在家): "i'm staying behind to study"
+    r"(?:i'?m|i am|we'?re|we are|i'?ll be)\s+(?:staying|stay)\s+(?:behind|back)|"
     r"no\s+(?:airport\s+run|pick-?up|lift|ride|drop-?off|school\s+run)\s+(?:needed\s+)?for\s+(?:me|us)|"
     # the other goes by themself: "she's driving herself", "he'll go on his own"
     r"(?:he|she|they)(?:'s|’s|'ll|’ll|'re|’re| is| will| are)?\s+(?:going|driving|getting|taking|go|drive|get|take)\b"
@@ -249,12 +274,21 @@ _OUT_ZH = re.compile(
     r"不用我|不需要我|用不着我|不必我|我(?:就)?不(?:用|必)?去|没我(?:什么|啥)?事"
     # the same in Cantonese (唔 is 不, 唔使 is 不用): "佢話唔使我陪", "我唔去"
     r"|唔(?:使|驶|駛|洗|需要|用)我|我(?:就)?唔(?:使|驶|駛|洗|用)?去"
-    # the other goes by themself: "佢自己去", "她自己打车过去"
-    r"|[他她佢](?:们|哋)?自己(?:一个人)?(?:去|过去|搭|坐|开车|揸车|打车|打的|叫车)"
-    # staying home while someone else goes: "老公话佢带佢去，我留喺屋企派糖就得"
-    r"|我(?:就)?留(?:喺|在)(?:屋企|家)|我们不去|我(?:们)?(?:就)?不(?:参加|凑热闹)"
+    # the other goes by themself: "佢自己去", "她自己打车过去" — or is told to ("我说你自己去啦")
+    r"|[他她佢你妳](?:们|哋)?自己(?:一个人)?(?:去|过去|搭|坐|开车|揸车|打车|打的|叫车)"
+    # staying home while someone else goes: "老公话佢带佢去，我留喺屋企派糖就得", "我照旧喺屋企"
+    r"|我(?:就|照旧|照常)?留?(?:喺|在)(?:屋企|家)|我们不去|我(?:们)?(?:就)?不(?:参加|凑热闹)"
+    # ... or cannot be bothered to go: "叫我一起，我懒得去"
+    r"|我(?:就|才)?懒得(?:去|动)"
 )
 # someone else in the sentence, by a pronoun
+_NAMED_LEAD = re.compile(r"(?:[A-Z][^\W\d_]+(?:'s|’s)?\s|(?:he|she|they)(?:'s|’s|'re|’re)?\b)")
+_FIRST_PERSON_EN = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|i've|i’ve|i'd|my|me|we|our|us)\b", re.IGNORECASE)
+# a clock: "4:30", "at 5", "7am", 四点半, 五點 (一点 alone is "a bit": "安静一点")
+_CLOCK_SAID = re.compile(
+    r"\d{1,2}[:.]\d\d|\b\d{1,2}\s*[ap]\.?m\b|\bat\s+\d|(?:[\d二两三四五六七八九十]+|(?:[上下]午|[早晚]上|凌晨|中午)一)\s*[点點]",
+    re.IGNORECASE,
+)
 _OTHERS_EN = re.compile(r"\b(?:she|he|they|her|his|their|them|him)\b", re.IGNORECASE)
 _OTHERS_ZH = re.compile(r"他|她|佢")  # 佢: Cantonese he / she
 _NOT_EN = re.compile(r"\b(?:not|no need|don'?t|doesn'?t|won'?t|can'?t|never)\b|n['’]t\b", re.IGNORECASE)
@@ -344,6 +378,12 @@ def reasons(text: str) -> list[str]:
         while len(parts) > 1 and len(parts[0].split()) == 1:
             parts = parts[1:]
     first = parts[0] if parts else t
+    # ... and the clause that names the day, when another opens the sentence: "beach day at kailua
+    # w/ the cousins 🏖️ Kainoa's got his firefighter physical on tuesday" is Kainoa's
+    # (led by a name or he / she / they, with no word of the speaker: not "she can do my colour")
+    dated = next((p for p in parts[1:] if _DATED.search(p)), None) if not _DATED.search(first) else None
+    if dated is not None and (zh or not _NAMED_LEAD.match(dated) or _FIRST_PERSON_EN.search(dated)):
+        dated = None
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
     # the speaker says in so many words they are not part of it ("不用我去", "so I'm off the hook")
     left_out = bool((_OUT_ZH if zh else _OUT_EN).search(t))
@@ -361,7 +401,7 @@ def reasons(text: str) -> list[str]:
         or skipped
         or (
             not mine_moved
-            and third.search(first)
+            and (third.search(first) or (dated is not None and third.search(dated)))
             and (
                 # left out in so many words: whatever else they say of themselves ("我乐得躺平") is
                 # not their part
@@ -374,7 +414,21 @@ def reasons(text: str) -> list[str]:
     # and an arrangement made is no event done ("去成都出差的机票已经订好了": the trip is ahead)
     done = _DONE_ZH if zh else _DONE_EN
     booked = _BOOKED_ZH if zh else _BOOKED_EN
-    if not moved and (
+    # (a first clause that reads as done while the date is told in a clause after it, which does
+    # not, is another thing done: "the GP finally sent the lab form — booked the bloods for Tue 7:15am")
+    # (the later clause says what the speaker does then, or that it is arranged: not "just got back
+    # from the optician, new glasses friday")
+    pieces = [q for p in parts for q in _DASH.split(p) if q.strip()]
+    later = [
+        p
+        for p in pieces[1:]
+        if _DATED.search(p)
+        and ((_FIRST_PERSON_EN if not zh else me).search(p) or tense(p.lower()) == "future")
+    ]
+    if later and not _DATED.search(pieces[0]):
+        if not moved and any(done.search(booked.sub("", p)) for p in later):
+            out.append("done")
+    elif not moved and (
         done.search(booked.sub("", first)) or (len(parts) == 1 and done.search(booked.sub("", t)))
     ):
         out.append("done")
@@ -410,7 +464,10 @@ def _takes_part(clause: str, zh: bool) -> bool:
 
 _SKIP_EN = re.compile(
     r"\b(?:(?:i'?m|i am|we'?re|we are|i'?ll be)\s+(?:skipping(?:\s+(?:it|that|this(?:\s+one)?))?(?=\s*(?:[,.;!]|$))"
-    r"|giving\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss)|(?:sitting|sit)\s+(?:it|this(?:\s+one)?)\s+out)",
+    r"|giving\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss)|(?:sitting|sit)\s+(?:it|this(?:\s+one)?)\s+out"
+    # ... or a clause that only declines, its "I'm" dropped: "marco's halloween party tonight, not going"
+    r"|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))(?:(?:i'?m|i am|we'?re|we are)\s+)?not\s+(?:going|gonna\s+go)\b"
+    r"(?!\s+to\b)(?=\s*(?:[,.;!]|$)))",
     re.IGNORECASE,
 )
 _WORD_GIVEN_EN = re.compile(
@@ -463,13 +520,30 @@ def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime, own: Callable[[str]
     # any sentence of that day may make it the person's: "我妈周四五点四十落地。我得四点半出门去接"
     # (their part is the second sentence); and it names what is on: a day with nothing named
     # ("tuesday. raining sideways") is talk
+    told = dated_sentences(what(item), said, tz)
     return (
         any(
-            _judged(s, said, tz, own) and not _someone_elses_clause(s, said, tz)
-            for s in dated_sentences(what(item), said, tz)
+            _judged(s, said, tz, own)
+            and not _someone_elses_clause(s, said, tz)
+            and (k == 0 or "other" not in reasons(told[0]) or _reaches(s, told[0]))
+            for k, s in enumerate(told)
         )
         and names_a_thing(headline(what(item), said, tz))
         and not _left_out_after(what(item), said, tz)
+    )
+
+
+def _reaches(later: str, first: str) -> bool:
+    """A later sentence of the person that takes part in someone else's plan told first: it gives
+    a clock of their own for it ("我得四点半出门去接"), names them ("I'm driving her"), or names
+    what it is. "室友 Phoebe 禮拜六早上要考 IELTS… 我週末要安靜一點" does none: the roommate's
+    exam stays hers, the weekend's quiet is no appointment."""
+    t = simplified(later)
+    zh = _zh(t)
+    return bool(
+        _CLOCK_SAID.search(t)
+        or (_OTHERS_ZH if zh else _OTHERS_EN).search(t)
+        or shared_words(simplified(first), t)
     )
 
 
@@ -499,7 +573,47 @@ def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bo
     if own(sentence):
         return True
     part = plan_part(sentence, said, tz)
-    return part != sentence and set(reasons(sentence)) <= _OF_THEIR_CLAUSE and own(part)
+    found = set(reasons(sentence))
+    if part != sentence and found <= _OF_THEIR_CLAUSE and own(part):
+        return True
+    # a groan in a clause of its own beside the plan's: "這週四要整天去大阪出差，…，當天來回累死",
+    # "禮拜四下午四點在中目黑站碰面看那間 2LDK 🏠 希望這次不要又是鬼價格" — the clause that holds
+    # the date says the plan and no groan ("Monday again tomorrow, ugh" groans in it)
+    # (nor a groan said as the whole sentence's opener, "Ugh, and the inbox on Friday will be a
+    # nightmare", nor a burden in the plan's own clause: "明天早上八点还要站会")
+    clause = _dated_clause(sentence, said, tz)
+    rest = sentence.replace(clause, " ") if clause else ""
+    return (
+        found == {"vent"}
+        and clause not in ("", sentence)
+        and len(_WORDS.findall(_OPENER_EN.sub("", rest.strip(" ,.!，。！")))) >= 2
+        and not _BURDEN.search(simplified(clause))
+        and not reasons(clause)
+        and own(clause)
+    )
+
+
+_WORDS = re.compile(r"[A-Za-z]+|[\u4e00-\u9fff]")
+# what the speaker still has to do, again: a burden, not news of a plan ("还要站会", "still have to",
+# "组会又拖到晚上七点")
+_BURDEN = re.compile(
+    r"还要|还得|又要|又得|又(?:拖|被|改|推|延)|\bstill (?:have|got) to\b|\bhave to\b.*\bagain\b",
+    re.IGNORECASE,
+)
+
+
+def _dated_clause(sentence: str, said: datetime, tz: ZoneInfo) -> str:
+    """The clause of `sentence` that holds its first date ahead, or ""."""
+    ahead = [m for m in resolve_dates(sentence, said, tz) if m.direction == "future"]
+    if not ahead:
+        return ""
+    at = 0
+    for piece in _SPLIT.split(sentence):
+        at = sentence.find(piece, at) if piece else at
+        if piece and at <= ahead[0].start < at + len(piece):
+            return piece.strip()
+        at += len(piece or "")
+    return ""
 
 
 # readings about what a clause says (a complaint, a habit, the day's routine: "…, the lamination at work is

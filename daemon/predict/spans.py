@@ -48,6 +48,21 @@ def _span(day: datetime, h1: int, m1: int, h2: int, m2: int) -> tuple[datetime, 
     return start, end if start < end else end + timedelta(days=1)  # "22:00–02:00": into the night
 
 
+# the clock said as when the day's thing is over: back home, done ("won't be home till 8pm", "晚上八点
+# 才能回到家")
+_ENDS = re.compile(
+    r"回到家|回家|到家|回来|收工|结束|\b(?:home|back|done|finish(?:ed)?|wrap(?:s|ped)?\s+up)\b", re.I
+)
+
+
+def ends_the_whole_day(item: ItemView, due: datetime) -> bool:
+    """A day said to take all of it whose clock is after the working day and is said as when it is
+    over: the time it ends ("一整天都要去 Rotterdam 做 audit，…估计晚上八点才能回到家"), not a time to
+    be somewhere ("thursday 7pm dinner with Ana, gonna need it after a whole day of meetings")."""
+    text = simplified(what(item))
+    return bool(_ALL_DAY.search(text)) and due.hour >= WORKING_DAY[1] and bool(_ENDS.search(text))
+
+
 def day_span(item: ItemView, day: datetime) -> tuple[datetime, datetime] | None:
     """The hours an event without a time of day still takes: "9 to 5", "九点到五点", "the whole
     day" (the working day); None when its sentence names none (a birthday takes no hours).

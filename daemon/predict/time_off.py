@@ -26,7 +26,7 @@ _EN_LEAVE = re.compile(
     # the kinds of leave, and leave taken
     r"|\b(?:annual|sick|personal|parental|maternity|paternity|compassionate|bereavement|study|unpaid|family"
     r"|carer'?s|long[- ]service|casual)\s+leave\b"
-    rf"|\b(?:on|{_TAKE})\s+leave\b|\b(?:half[- ]day|days?)\s+of\s+leave\b|\bleave\s+days?\b"
+    rf"|\b(?:on|{_TAKE})\s+leave\b|\b(?:half[- ]day|days?)\s+of\s+leave\b|\bleave\s+days?\b|\bhalf[- ]day\s+leave\b"
     rf"|\b{_TAKE}\s+(?:a\s+|the\s+)?half[- ]day\b"
     r"|\bpto\b|\bvacation\s+days?\b|\b(?:bank|public)\s+holiday\b|\bout\s+of\s+(?:the\s+)?office\b|(?-i:\bOOO\b)",
     re.IGNORECASE,

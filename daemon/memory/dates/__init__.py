@@ -233,8 +233,9 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     return [h for h in kept if id(h) not in dropped]
 
 
-# between a day and its time, when the two are one mention: a space, a comma, "at" ("15号 8pm")
-_DAY_THEN_TIME = re.compile(r"[\s,，]*(?:(?:at|@)\s*)?")
+# between a day and its time, when the two are one mention: a space, a comma, "at" ("15号 8pm"),
+# the place whose time it is ("下周一北京时间晚上十点")
+_DAY_THEN_TIME = re.compile(r"[\s,，]*(?:(?:at|@)\s*|[\u4e00-\u9fff]{2,4}时间\s*)?")
 # between: a comma, or an opening bracket ("本周五（5月15日）", "Friday (the 15th)")
 _WEEKDAY_THEN_DATE = re.compile(r"[\s,，]*[（(]?\s*(?:the\s+)?")
 

@@ -265,9 +265,49 @@ def bare_weekday(ctx: Ctx, wd: int, pos: int, deadline: bool = False, event: boo
     meant, the speaker would have said "today"."""
     if deadline or (event and ctx.today.weekday() == wd):
         return ctx.today if ctx.today.weekday() == wd else next_weekday(ctx.today, wd)
+    if ctx.today.weekday() == wd and _said_as_today(ctx, pos):
+        return ctx.today
     if ctx.tense(pos) == "past":
         return prev_weekday(ctx.today, wd)
     return next_weekday(ctx.today, wd)
+
+
+# What bounds a weekday said as an exclamation: a sentence end, a comma, an ellipsis, an emoji
+_CLAUSE_EDGE = re.compile(rf"[.!?;。！？；\n,，…~～]|[{cues.EMOJI}]")
+# ... and what ends one: "!", an ellipsis or an emoji (not "?": "friday?" asks which Friday)
+_EXCLAIMED = re.compile(rf"\s*(?:[!！…~～]|\.\.|[{cues.EMOJI}])")
+_WORD_OR_HAN = re.compile(r"[a-z]+|[\u4e00-\u9fff]")
+
+
+def _said_as_today(ctx: Ctx, pos: int) -> bool:
+    """Today's weekday said as what today is, not as a day of the calendar: "Monday blues 啊…",
+    "又是禮拜一…", "周五！", "happy friday 🎉". A clause that is little more than the weekday (at
+    most three other words or characters, no digit) and ends in an exclamation, an ellipsis or an
+    emoji names the day it is said on, and so does the weekday alone set off by a comma at the start
+    of a message ("周一，地铁又瘫了"); "dentist friday" said on a Friday, without one, still reads as
+    the Friday coming, as does "星期三" said alone, and "friday?" asks."""
+    low = ctx.low
+    lo = max((m.end() for m in _CLAUSE_EDGE.finditer(low, 0, pos)), default=0)
+    edge = _CLAUSE_EDGE.search(low, pos)
+    hi = edge.start() if edge else len(low)
+    clause = low[lo:hi]
+    if any(c.isdigit() for c in clause):
+        return False
+    # the weekday itself: one English word, or its two to three characters (周五, 星期五, 礼拜一)
+    own = (
+        1
+        if low[pos].isascii()
+        else 1 + next((len(w) for w in ("星期", "礼拜", "周") if low.startswith(w, pos)), 0)
+    )
+    others = len(_WORD_OR_HAN.findall(clause)) - own
+    # (set off by a comma before the rest of the message: the weekday said alone is the one coming)
+    opens = (
+        others == 0
+        and not low[:lo].strip()
+        and low[hi : hi + 1] in (",", "，")
+        and bool(low[hi + 1 :].strip())
+    )
+    return (others <= 3 and bool(_EXCLAIMED.match(low, hi))) or opens
 
 
 def day_of_month(ctx: Ctx, day: int, pos: int, deadline: bool = False) -> date | None:

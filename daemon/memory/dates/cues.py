@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-SENTENCE_END = re.compile(r"[.!?;](?=\s|\Z)|[。！？；\n]")
+SENTENCE_END = re.compile(r"[.!?;](?=\s|\Z)|[。！？；\n]|…+")
 
 # --- tense --------------------------------------------------------------------------------------------
 # Looked up word by word in sets: one regex over the words is ~5x slower than a findall plus set lookups.
@@ -33,7 +33,17 @@ EN_FUTURE_WORDS = frozenset(
     """will won't shall gonna gotta wanna let's next tomorrow tmrw tmr tonight tonite upcoming coming
     can could should would might i'll you'll we'll they'll he'll she'll it'll that'll""".split()
 )
-EN_FUTURE_PHRASES = ("going to", "want to", "plan to", "planning to", "hope to", "need to", "have to")
+EN_FUTURE_PHRASES = (
+    "going to",
+    "want to",
+    "plan to",
+    "planning to",
+    "hope to",
+    "need to",
+    "have to",
+    "has to",
+    "needs to",
+)
 # Moving an appointment talks about its new (and old) slot, both ahead: "rescheduled for Monday",
 # "moved my haircut from Wednesday to Friday", "pushed back to the 28th". The sentence is future.
 _EN_SLOT = (
@@ -298,6 +308,14 @@ EN_PROGRESSIVE = re.compile(
 )
 
 
+# A coordinated clause in the present that says what is when: "…, and wednesday 11am is the closing
+# on the condo" is ahead, whatever the clause before it did ("at 4:15 i finally got the PT eval")
+# (the day, with its clock, is what the clause is about: not "grandma's still recovering from Saturday")
+_IS_NOW = re.compile(
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*(?:\s+(?:at\s+)?\d[\d:.]*\s*(?:[ap]\.?m\b\.?)?)?\s*(?:is|'s)\s"
+)
+
+
 # "on/this Friday", or a bare "Friday" ("I'm taking friday off"), not "from/since Saturday"
 _ON_DAY = re.compile(r"(?<!from )(?<!since )\b(?:(?:on|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun)\w*")
 
@@ -305,12 +323,16 @@ _ON_DAY = re.compile(r"(?<!from )(?<!since )\b(?:(?:on|this)\s+)?(?:mon|tue|wed|
 # Chinese chat often separates clauses with a space instead of a comma ("周六早上五点五十的高铁去
 # 黄山 杭州东 五点就得打车出门 我是不是疯了"): a space between two Chinese characters is one too
 # ... and so is an emoji between two clauses ("周日早上七点的高铁去杭州 🚄 终于不用天天改方案了")
-# (EMOJI: the pictographs and symbols chat uses as punctuation, for a character class)
-EMOJI = "\U0001f300-\U0001faff\u2600-\u27bf"
+# (EMOJI: the pictographs and symbols chat uses as punctuation, with the joiner and the variation
+# selector that build one emoji out of several ("😮‍💨"), for a character class)
+EMOJI = "\U0001f300-\U0001faff\u2600-\u27bf\u200d\ufe0f"
 ZH_COMMA = re.compile(rf"[，,]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|\s*[{EMOJI}]+\s*")
 _PROPER_ED = re.compile(r"(?<=[\w,]\s)[A-Z][a-z]+ed\b")
-# a clause that opens on a thing (no person: 我, 你, 他, 她, 咱, 大家) and says it is already so
-ZH_STATE = re.compile(r"^\s*(?![我你他她咱大])[\u4e00-\u9fff]{1,6}?(?:都)?(?:已经|早就|已)")
+# a clause that opens on a thing (no person: 我, 你, 他, 她, 咱, 大家) and says it is already so,
+# the thing said with what it is for ("去伊瓜苏的机票已经买好了") or as one more ("酒店也已经订好了")
+ZH_STATE = re.compile(
+    r"^\s*(?![我你他她咱大])(?:[^，,的\s]{1,10}的)?[\u4e00-\u9fff]{1,6}?(?:都|也)?(?:已经|早就|已)"
+)
 
 
 # the characters of Chinese dates and times (and what stands around them in a clause): a clause
@@ -342,7 +364,7 @@ def _plain_event(part: str) -> bool:
     has no tense cue of its own."""
     if tense(part) != "":
         return False
-    if part.isascii():
+    if not _han(part):
         words = [w for w in EN_WORD.findall(part) if w not in _EN_DATE_WORDS and not w[0].isdigit()]
         return len(words) >= 2
     return len(re.findall(r"[\u4e00-\u9fff]", _ZH_DATE_CHARS.sub("", part))) >= 2
@@ -400,7 +422,15 @@ class Sentence:
         return False
 
 
-_EN_COMMA = re.compile(r"[,;]")
+def _han(text: str) -> bool:
+    """Chinese text, read with the Chinese cues: an English sentence with an emoji is not ASCII
+    and is still English ("mondays are the worst and monday i have 1:1s 🙃 …")."""
+    return bool(_HAN.search(text))
+
+
+_EN_COMMA = re.compile(
+    rf"[,;]|\s*[{EMOJI}]+\s*"
+)  # (an emoji is a comma in chat: "… to noon 🙃 THEN at 4:15 …")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -411,16 +441,16 @@ def _habit_reach(part: str, offset: int) -> tuple[tuple[int, int], ...]:
     三点半约了牙医", "…, friday I'm seeing the dentist at 3"), is not part of the routine. A later
     clause without one stays in it ("我平时七点起床，周末睡到九点"), and so does everything after a
     cue said alone ("every other week, friday at 4, the retro", "每周，周一…"). Offsets in the turn."""
-    cut_at = [m.end() for m in (_EN_COMMA if part.isascii() else ZH_COMMA).finditer(part)]
+    cut_at = [m.end() for m in (_EN_COMMA if not _han(part) else ZH_COMMA).finditer(part)]
     bounds = list(pairwise([0, *cut_at, len(part)]))
     last = None
     for k, (lo, hi) in enumerate(bounds):
         piece = part[lo:hi]
-        cue = EN_HABIT.search(piece) or (None if piece.isascii() else ZH_HABIT.search(piece))
+        cue = EN_HABIT.search(piece) or (None if not _han(piece) else ZH_HABIT.search(piece))
         if cue is None:
             continue
         rest = piece[: cue.start()] + " " + piece[cue.end() :]
-        if (len(EN_WORD.findall(rest)) < 2) if piece.isascii() else (len(_HAN.findall(rest)) < 3):
+        if (len(EN_WORD.findall(rest)) < 2) if not _han(piece) else (len(_HAN.findall(rest)) < 3):
             return ()  # the cue alone heads what follows
         last = k
     if last is None:
@@ -428,7 +458,7 @@ def _habit_reach(part: str, offset: int) -> tuple[tuple[int, int], ...]:
     return tuple(
         (offset + lo, offset + hi)
         for lo, hi in bounds[last + 1 :]
-        if tense(part[lo:hi]) in ("future", "past") or _arranged(part[lo:hi])
+        if tense(part[lo:hi]) in ("future", "past") or _arranged(part[lo:hi]) or _IS_NOW.search(part[lo:hi])
     )
 
 
@@ -442,13 +472,13 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
     bounds = [0, *(m.start() for m in CONTRAST.finditer(low)), len(low)]
     for lo, hi in pairwise(bounds):
         part = low[lo:hi]
-        habit = bool(EN_HABIT.search(part) or (not part.isascii() and ZH_HABIT.search(part)))
+        habit = bool(EN_HABIT.search(part) or (_han(part) and ZH_HABIT.search(part)))
         routine = (
             not habit and simple_present(part) and (tense(part) if len(bounds) > 2 else info.tense) == ""
         )
         one_offs = _habit_reach(part, offset + lo) if habit else ()
         info.clauses.append(Clause(offset + lo, offset + hi, habit, routine, one_offs))
-    if not low.isascii():
+    if _han(low):
         # "周六早上六点四十的火车，票已经买好了": a clause whose subject is a thing and whose cue is
         # 已(经) states that thing now (the ticket is bought); it does not put the train in the past
         cuts = [0, *(m.end() for m in ZH_COMMA.finditer(low)), len(low)]
@@ -462,12 +492,12 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
                 Part(offset + lo, offset + hi, tense(low[lo:hi]) if (lo, hi) in state else "")
                 for lo, hi in pairwise(cuts)
             ]
-    if low.isascii():
+    if not _han(low):
         cuts = [0, *(m.start() for m in EN_COORDINATED.finditer(low)), len(low)]
         if len(cuts) > 2:
             for lo, hi in pairwise(cuts):
                 part = low[lo:hi]
-                own = tense(part) or ("future" if _arranged(part) else "")
+                own = tense(part) or ("future" if _arranged(part) or _IS_NOW.search(part) else "")
                 info.parts.append(Part(offset + lo, offset + hi, own))
     if not info.parts and info.tense == "past":
         # A past word in one clause does not date the others: in "rang the vet, the booster is

@@ -168,12 +168,12 @@ _EVENT_AFTER = re.compile(
     r"|那(?:场|次|顿|回)"
 )
 # A day of the month without its month: 19号, 二十号, 19日 (the month's own date is _ABSOLUTE's: 8月19号).
-# Not a number of something: 3号线 (line 3), 5号楼, 2号床, 1号选手, 5号电池, 二十号人, 第3号; nor a duration:
+# Not a number of something: 3号线 (line 3), 5号楼, 2号床, 2 号航站楼 (terminal 2), 1号选手, 5号电池, 二十号人, 第3号; nor a duration:
 # 7日内, 3日游, 30日无理由退货 (一日 is "one day", so 日 takes digits only).
 _DAY_ALONE = re.compile(
     rf"(?<![\d零〇一二两三四五六七八九十百千月第几每号.:/-])"
     rf"(?:(?P<d>{_DAY_NUM})\s*号|(?P<dd>\d{{1,2}})\s*日(?![游内无均后前以之]))"
-    r"(?![线楼门房室床位桌台车厢站口机码字院馆店区街路巷层栋单选球牌人]|电池)"
+    r"(?![线楼门房室床位桌台车厢站口机码字院馆店区街路巷层栋单选球牌人航厅柜窗诊舍仓]|电池)"
 )
 _MONTH_REL = {
     "上上个": -2,

@@ -88,6 +88,21 @@ _PLACES_ZH = {
     "香港": "Asia/Hong_Kong",
     "新加坡": "Asia/Singapore",
     "悉尼": "Australia/Sydney",
+    "墨尔本": "Australia/Melbourne",
+    "上海": "Asia/Shanghai",
+    "国内": "Asia/Shanghai",
+    "台北": "Asia/Taipei",
+    "台湾": "Asia/Taipei",
+    "澳门": "Asia/Macau",
+    "吉隆坡": "Asia/Kuala_Lumpur",
+    "曼谷": "Asia/Bangkok",
+    "迪拜": "Asia/Dubai",
+    "纽约": _NEW_YORK,
+    "洛杉矶": _LA,
+    "温哥华": "America/Vancouver",
+    "多伦多": "America/Toronto",
+    "巴黎": "Europe/Paris",
+    "柏林": "Europe/Berlin",
 }
 _AFTER_ABBR = re.compile(
     r"\s*\(?(" + "|".join(sorted(_ABBREVIATIONS, key=len, reverse=True)) + r")\)?(?![A-Za-z])"
@@ -103,36 +118,43 @@ _CLOCK_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _BEFORE_ZH = re.compile("(" + "|".join(sorted(_PLACES_ZH, key=len, reverse=True)) + r")时间\s*$")
+_INSIDE_ZH = re.compile(r"\s*(" + "|".join(sorted(_PLACES_ZH, key=len, reverse=True)) + r")时间")
 
 
-def _named_zone(text: str, low: str, m: DateMention) -> tuple[str, int] | None:
-    """The zone named beside a mention's clock, and where the mention then ends."""
+def _named_zone(text: str, low: str, m: DateMention) -> tuple[str, int, int] | None:
+    """The zone named beside a mention's clock, and where the mention then starts and ends (a
+    Chinese "香港时间" before it is part of it)."""
     abbr = _AFTER_ABBR.match(text, m.end)
     if abbr is not None:
-        return _ABBREVIATIONS[abbr.group(1)], abbr.end()
+        return _ABBREVIATIONS[abbr.group(1)], m.start, abbr.end()
     place = _AFTER_PLACE.match(low, m.end)
     if place is not None:
-        return _PLACES[place.group(1)], place.end()
+        return _PLACES[place.group(1)], m.start, place.end()
     before = _CLOCK_BEFORE.search(text, max(0, m.start - 16), m.start)
     if before is not None and before.group(1) in _ABBREVIATIONS:  # in capitals, as said
-        return _ABBREVIATIONS[before.group(1)], m.end
+        return _ABBREVIATIONS[before.group(1)], m.start, m.end
     zh = _BEFORE_ZH.search(text, max(0, m.start - 8), m.start)
     if zh is not None:
-        return _PLACES_ZH[zh.group(1)], m.end
+        return _PLACES_ZH[zh.group(1)], zh.start(), m.end
+    # ... or between the day and its clock: "下周一北京时间晚上十点" (the day is the mention, the
+    # clock was attached to it)
+    inside = _INSIDE_ZH.search(text, m.start, m.end) or _INSIDE_ZH.match(text, m.end)
+    if inside is not None:
+        return _PLACES_ZH[inside.group(1)], m.start, max(m.end, inside.end())
     return None
 
 
 def in_named_zones(text: str, low: str, found: list[DateMention], tz: ZoneInfo) -> list[DateMention]:
     """`found` with each clock said in another place's time moved into `tz` (its span taking the
-    zone's name after it)."""
+    zone's name beside it)."""
     out = []
     for m in found:
         named = _named_zone(text, low, m) if m.has_clock else None
         if named is None:
             out.append(m)
             continue
-        zone, end = named
+        zone, start, end = named
         wall = m.value.astimezone(tz)
         there = datetime.combine(wall.date(), wall.time(), tzinfo=ZoneInfo(zone)).astimezone(tz)
-        out.append(replace(m, value=there, end=end, text=text[m.start : end]))
+        out.append(replace(m, value=there, start=start, end=end, text=text[start:end]))
     return out

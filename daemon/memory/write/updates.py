@@ -408,15 +408,16 @@ def retired(
     # a plan still ahead is replaced by a new time or a call-off; other news of it (who owns
     # it, a new place) is another attribute, and retiring the plan would lose its time ("the
     # Helix migration deadline is March 14", then "Helix ownership moved over to Dmitri's team")
+    # (whatever the category model filed it as: "harriet's q3 review is tue 10am uk time … need to
+    # get the churn numbers in shape before that", a case, is not retired by "churn breakdown
+    # done finally, sent the deck to harriet" — the review is still ahead)
     timed_news = (
         new_due is not None or bool(new_days) or _timed(new.l0) or calls_off_only(bare_text(new.l0, speaker))
     )
     olds = [
         s
         for s in nearest
-        if p[s.item_id] >= bar
-        and evident(s)
-        and (timed_news or s.category != "events" or not still_ahead(due.get(s.item_id), said))
+        if p[s.item_id] >= bar and evident(s) and (timed_news or not still_ahead(due.get(s.item_id), said))
     ]
     if judge is None and olds:
         # The pair model reads "two statements of one kind"; a retirement also needs them to

@@ -47,7 +47,7 @@ from daemon.predict.plan_model import reader_for
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import is_own_plan
 from daemon.predict.predictors.upcoming import when_text
-from daemon.predict.spans import day_span, span_clause
+from daemon.predict.spans import day_span, ends_the_whole_day, span_clause
 from daemon.predict.time_off import is_time_off
 from daemon.predict.timing import day_start, is_timed
 from daemon.state.suggestions import Suggestion
@@ -68,6 +68,12 @@ _ZH_END = re.compile(
     # after the start, as any end is)
     r"(?:到|至|-|–)\s*(?:上午|中午|下午|傍晚|晚上|早上)?\s*(?P<h>十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*(?:点|:|：)\s*(?P<m>半|\d{2})?"
 )
+
+
+def _end_said(item: ItemView) -> bool:
+    """The event's sentence names when it ends ("3 to 4pm", "九点到十点")."""
+    text = what(item)
+    return bool(_ZH_END.search(simplified(text)) if is_cjk(text) else _EN_END.search(text))
 
 
 def end_of(item: ItemView, start: datetime) -> datetime:
@@ -102,8 +108,14 @@ def span(item: ItemView, tz: ZoneInfo) -> tuple[datetime, datetime] | None:
         end = end_of(item, due)
         whole = day_span(item, due.replace(hour=0, minute=0)) if end == due + DEFAULT_LENGTH else None
         # a day said to take all of it, with the time it starts ("the field trip on Thursday, all
-        # day, bus leaves at 7:40"): from that time to the end of the working day at least
-        return due, max(end, whole[1]) if whole is not None else end
+        # day, bus leaves at 7:40"): from that time to the end of the working day at least; or
+        # with the time it ends ("一整天都要去 Rotterdam 做 audit，…晚上八点才能回到家"): the
+        # working day up to then
+        if whole is None:
+            return due, end
+        if ends_the_whole_day(item, due):
+            return whole[0], due  # the hour it ends, not an hour after it
+        return min(due, whole[0]), max(end, whole[1])
     return day_span(item, due)
 
 
@@ -154,7 +166,11 @@ def _line(item: ItemView, tz: ZoneInfo, zh: bool, ctx: Ctx) -> str:
     """One of the two events in words written for it: its hours, what it is, and for a meeting
     set by e-mail, whose mail it is ("11:00 Flat inspection (Markus Leitner's e-mail)")."""
     took = span(item, tz)
-    hours = f"{took[0]:%H:%M}–{took[1]:%H:%M} " if took is not None else ""
+    # (an end nobody said is not written: an hour is only how long a clash is looked for)
+    said_end = took is not None and (took[1] != took[0] + DEFAULT_LENGTH or _end_said(item))
+    hours = (
+        (f"{took[0]:%H:%M}–{took[1]:%H:%M} " if said_end else f"{took[0]:%H:%M} ") if took is not None else ""
+    )
     if mail_plans.is_mail_meeting(item):
         said = str(item.l1.get("sentence") or item.l1.get("subject") or what(item))
         thing = headline(said, item.observed_at or ctx.now, tz)
@@ -209,8 +225,11 @@ class Conflict:
         tz = ctx.settings.tz
         start, end = took
         out = []
-        # the day's events without a time of day are due at its midnight: look from there
-        for old in _plans(ctx, scope, min(start - timedelta(hours=12), day_start(start, tz)), end):
+        # the day's events without a time of day are due at its midnight: look from there; and to
+        # the day's end, where a day-long thing told with the hour it ends is due ("一整天…晚上八点
+        # 才能回到家")
+        hi = max(end, day_start(start, tz) + timedelta(days=1))
+        for old in _plans(ctx, scope, min(start - timedelta(hours=12), day_start(start, tz)), hi):
             if old.id == new.id:
                 continue
             other = span(old, tz)

@@ -36,7 +36,7 @@ from daemon.predict.base import (
 from daemon.predict.plan_model import reader_for
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import declined_reminder, is_own_plan
-from daemon.predict.predictors import promise
+from daemon.predict.predictors import promise, upcoming
 from daemon.predict.predictors.github import ref, waits_for
 from daemon.predict.timing import day_start, is_timed, next_day_start
 from daemon.state.suggestions import Suggestion
@@ -73,6 +73,8 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
         and not plan_news.changes_when(
             plan_news.news(ctx.memory, scope, what(it), it.observed_at or ctx.now, it.due_at, ctx.now, tz)
         )
+        # ... nor one the person called off since, which the memory kept beside it
+        and upcoming.called_off_since(ctx, scope, it) is None
     ]
     login = ctx.settings.github_login
     waiting = [w for w in ctx.memory.work_items.of_scope(scope, state="open") if waits_for(w, login)]

@@ -58,7 +58,8 @@ _ZH = re.compile(
     # not "我妈", "我哥": 我 before a relation is that person, not the speaker ("我妈周三要回诊")
     rf"(?:(?<![约把将被给让叫帮])我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH}))(?:会|要|得|来|一定|负责|答应|应承)?|答应|应承|说好了?|保证|承诺)"
     # 回 as "reply", not 回诊 (a follow-up visit), 回家, 回来, 回去, 回国
-    r".{0,16}?(发|给|交|回复|回(?!诊|家|来|去|国|到|老家)|写完|完成|提交|打电话|准备|寄|还|转账|"
+    # (还 as "give back", not "still": "我平时这个点还在做梦")
+    r".{0,16}?(发|给|交|回复|回(?!诊|家|来|去|国|到|老家)|写完|完成|提交|打电话|准备|寄|还(?![在是没有要得会不挺很好行可能])|转账|"
     r"打钱|付|缴|签|续|退)"
     # reaching someone or sending it, said with what the speaker will do ("聽日我一定 WhatsApp 個業主",
     # "我会联系房东", "聽日我一定 send"; not "我的联系电话", "我的 iPhone call 唔通")
@@ -88,6 +89,11 @@ _DONE_ZH = re.compile(
     # "V完了", Cantonese "V完喇", "send咗" (咗 is Cantonese 了)
     r"|[\u4e00-\u9fff]完(?:了|喇|啦|咗)|[a-z]咗)",
     re.IGNORECASE,
+)
+
+# what turns to something new ("对了", "by the way"): the sentence before it is about something else
+_TURNS_TO = re.compile(
+    r"\s*(?:对了|對了|另外|还有|還有|话说|話說|btw\b|by the way\b|anyway\b|oh and\b)", re.IGNORECASE
 )
 
 
@@ -209,6 +215,24 @@ _OBJECT = re.compile(
 )
 
 
+# doing the promised thing as it is told: "doing that now before i forget", "on it now", "这就去弄"
+_NOW_DOING = re.compile(
+    r"\b(?:doing|sending|on)\s+(?:it|that|this|them|those)?\s*(?:right\s+)?now\b|这就(?:去)?(?:弄|发|做|办)|马上(?:就)?(?:去)?(?:弄|发)",
+    re.IGNORECASE,
+)
+
+
+def _doing_it_now(text: str) -> bool:
+    """A sentence after the promise's, in the same message, that says the person is doing it
+    now: the promise is being kept, and a check-in tomorrow asks about what they did."""
+    said = said_apart(text)
+    promised = promised_sentence(text)
+    after = said[said.index(promised) + 1 :] if promised in said else []
+    # (or a clause after the promise's in its sentence: "…tomorrow, on it now 🎶", "…发给她，这就去弄")
+    after += re.split(r"[,，;；]", promised)[1:]
+    return any(_NOW_DOING.search(simplified(s)) for s in after)
+
+
 def promised_act(thing: str) -> str:
     """The act an English promise names, without the words that told it was promised."""
     m = _TOLD_EN.match(thing)
@@ -257,8 +281,11 @@ def _check_in(item: ItemView, due: datetime, text: str, zh: bool, scope: str, ct
     # promised then): the promise and the sentence that leads to it
     said = said_apart(text)
     at_ = said.index(promised) if promised in said else -1
+    # (not the sentence before one that turns to it with "by the way": "LDP jam 到 sien 😩 对了，
+    # 明天一定要把 Q2 的 sales report 发给 Mr Lim" — the traffic does not lead to the report)
+    lead = 0 if _TURNS_TO.match(promised) else 1
     quote = short(
-        " ".join(said[max(0, at_ - 1) : at_ + 1])
+        " ".join(said[max(0, at_ - lead) : at_ + 1])
         if at_ >= 0
         else said_of(text, item.observed_at or ctx.now, tz),
         300,
@@ -309,6 +336,8 @@ class Promise:
                 continue  # "I'll check #1187 tonight": the pull request's follow-up (github.py)
             if active(item) is not None:
                 continue
+            if _doing_it_now(text):
+                continue  # "…i'd send him the pics tonight. doing that now": kept as it is said
             check = _check_in(item, due, text, is_cjk(text), trigger.scope, ctx)
             if check is not None:
                 out.append(check)
@@ -334,13 +363,16 @@ def spoken_of_since(
     words: int = 2,
     same_day: bool = False,
     about: str | None = None,
+    on: datetime | None = None,
 ) -> ItemView | None:
     """A statement of the person after `since` about the same thing as `item` (and for which
     `says` holds), or None. About the same thing: `words` of its words shared, or one when near
     in recall; with `same_day` (of a dated item), one when the statement names the item's day
     too, and none when it names only another day ("Thursday's yoga at the studio is cancelled"
     is not Friday's physio there). `about`: the part of the item's text the statement must be
-    about (a promise's own sentence, not another told beside it), by default all of it."""
+    about (a promise's own sentence, not another told beside it), by default all of it. `on`: the
+    day the plan is on now, when that is not the item's own (a move by e-mail: "tonight's yoga is
+    cancelled" said on Tuesday is not the key handover moved from Tuesday to Thursday)."""
     told = about or what(item)
     for h in ctx.memory.recall(told, scope, k=6, ts=ctx.now, reinforce=False):
         if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= since:
@@ -351,8 +383,9 @@ def spoken_of_since(
         # about the same thing: sharing the item's words ("空调", "房东"), two of them, or
         # one when near in recall (a recall score alone moves with the scope's size and age:
         # in a small memory "表弟让我…把旧显示器寄给他" was near the wedding video promised)
-        on_its_day = same_day and _same_day(row, item, ctx.settings.tz)
-        if same_day and row.due_at is not None and item.due_at is not None and not on_its_day:
+        day = on or item.due_at
+        on_its_day = same_day and _same_day(row.due_at, day, ctx.settings.tz)
+        if same_day and row.due_at is not None and day is not None and not on_its_day:
             continue
         shared = len(shared_words(told, what(row)))
         if shared >= words or (shared and (h.score >= 0.3 or on_its_day)):
@@ -360,12 +393,8 @@ def spoken_of_since(
     return None
 
 
-def _same_day(a: ItemView, b: ItemView, tz: ZoneInfo) -> bool:
-    return (
-        a.due_at is not None
-        and b.due_at is not None
-        and a.due_at.astimezone(tz).date() == b.due_at.astimezone(tz).date()
-    )
+def _same_day(a: datetime | None, b: datetime | None, tz: ZoneInfo) -> bool:
+    return a is not None and b is not None and a.astimezone(tz).date() == b.astimezone(tz).date()
 
 
 def kept(ctx: Ctx, scope: str, item: ItemView, said: datetime) -> str | None:

@@ -47,11 +47,12 @@ from daemon.predict.plan_model import reader_for
 from daemon.predict.plan_text import dated_sentences, headline, other_days, said_of
 from daemon.predict.plans import asks_reminder, declined_reminder, is_own_plan, is_own_sentence
 from daemon.predict.predictors import promise
-from daemon.predict.spans import day_span
+from daemon.predict.spans import day_span, ends_the_whole_day
 from daemon.predict.time_off import is_time_off
 from daemon.predict.timing import (
     allowed_at,
     at_local,
+    day_start,
     in_quiet,
     is_timed,
     last_allowed_before,
@@ -184,6 +185,13 @@ def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
         # sentence ("the afternoon off for the MRI at 2") is an appointment, reminded as one.
         return None
     due = due_of(item).astimezone(tz)
+    said = (item.observed_at or ctx.now).astimezone(tz)
+    if due.date() == said.date() and not _CLOCK.search(text) and not asks_reminder(text):
+        # later the same day, a part of it and no clock ("今晚下班回来收拾行李" said at 08:30): the
+        # person has it in mind, and there is no time to be late for (20:00 is only "tonight")
+        return None
+    if is_timed(due, tz) and ends_the_whole_day(item, due):
+        return None  # the clock is when a day-long thing ends: the digest lists the day
     if is_timed(due, tz):
         return _timed(text, due, item.observed_at or ctx.now, ctx)
     if not asks_reminder(text):
@@ -290,6 +298,46 @@ def _called_off(item: ItemView, ctx: Ctx) -> bool:
     )
 
 
+# a word for whatever appointment one has, not for what it is: "my Saturday slot", "我周六的号"
+_APPOINTMENT = re.compile(
+    r"\b(?:appointment|appt|booking|slot|reservation|rdv|rendez-vous|termin)s?\b|[的个]号|号[被给]|预约|预订|订位",
+    re.IGNORECASE,
+)
+
+
+def called_off_since(ctx: Ctx, scope: str, item: ItemView) -> ItemView | None:
+    """The person's statement since the plan was told that calls it off on its day: of the same
+    thing ("the demo is cancelled"), or of the day's only appointment by a word any appointment
+    has (`_the_days_appointment_off`). For what lists the plan without a reminder of its own (the
+    digest); a reminder reads its message's other plans too (`Upcoming.recheck`)."""
+    if item.due_at is None:
+        return None
+    said = item.observed_at or ctx.now
+    off = promise.spoken_of_since(ctx, scope, item, said, calls_off, same_day=True)
+    return off or _the_days_appointment_off(ctx, scope, item, said, item.due_at)
+
+
+def _the_days_appointment_off(
+    ctx: Ctx, scope: str, item: ItemView, said: datetime, on: datetime
+) -> ItemView | None:
+    """A call-off since `said` that names the plan's day and its appointment by a word any
+    appointment has ("理发店把我周六的号取消了" of "周六下午两点约了…剪头发"), when the plan is the
+    person's only one that day: the words share nothing, the day and the word say which."""
+    tz = ctx.settings.tz
+    start = day_start(on, tz)
+    due = [it for it in ctx.memory.due_items(scope, start, start + timedelta(days=1)) if said_by_person(it)]
+    offs = [
+        it
+        for it in due
+        if it.observed_at is not None
+        and said < it.observed_at <= ctx.now
+        and calls_off(what(it))
+        and _APPOINTMENT.search(simplified(what(it)))
+    ]
+    plans = [it for it in due if it not in offs and not calls_off(what(it)) and it.observed_at is not None]
+    return offs[0] if offs and [p.id for p in plans] == [item.id] else None
+
+
 def _of_another_plan(news: str, own: str, others: list[tuple[str, DateMention]]) -> bool:
     """`news` is about another plan told in the same message (`others`: `other_days`) as the one
     in `own`: it shares more words with that plan's sentence than with this one's ("阿 Ken 話唔使
@@ -339,7 +387,11 @@ def other_plans(item: ItemView, scope: str, ctx: Ctx) -> list[Suggestion]:
     tz = ctx.settings.tz
     text = " ".join(what(item).split())
     said = item.observed_at or ctx.now
-    ahead = [m for m in resolve_dates(text, said, tz) if m.direction == "future"]
+    ahead = [
+        m
+        for m in resolve_dates(text, said, tz)
+        if m.direction == "future" and m.granularity in ("day", "time")
+    ]
     if not ahead or ahead[0].value.astimezone(tz).date() != due_of(item).astimezone(tz).date():
         return []
     own = reader_for(ctx.memory.embedder)
@@ -414,8 +466,10 @@ def _answered(ctx: Ctx, scope: str, item: ItemView, since: datetime) -> bool:
     """The person spoke of the event after the clash notice: of the same thing (two of its words,
     or near in recall), or with one of its words while settling the clash ("update: ochieng can't
     move it, … I'll step out at 2. sorted"); a word in passing ("back to back") is not an answer."""
+    # (not a statement of another day's plan that shares a word: "the dorm despedida dinner on
+    # friday, di na ako sasama" does not answer the clash of Saturday's move out of the dorm)
     return (
-        promise.spoken_of_since(ctx, scope, item, since) is not None
+        promise.spoken_of_since(ctx, scope, item, since, same_day=True) is not None
         or promise.spoken_of_since(ctx, scope, item, since, lambda t: bool(_SETTLES.search(t)), words=1)
         is not None
     )
@@ -459,15 +513,24 @@ class Upcoming:
         said = item.observed_at or ctx.now
         others = other_days(what(item), said, ctx.settings.tz)
         own = " ".join(dated_sentences(what(item), said, ctx.settings.tz)) if others else what(item)
-        off = promise.spoken_of_since(ctx, s.scope, item, said, calls_off, same_day=True, about=own)
+        # (of the day the reminder is for now: an e-mail may have moved it off the item's own)
+        on = datetime.fromisoformat(s.data["due_at"])
+        off = promise.spoken_of_since(ctx, s.scope, item, said, calls_off, same_day=True, about=own, on=on)
         if off is not None and _of_another_plan(what(off), own, others):
             off = None
+        if off is None:
+            off = _the_days_appointment_off(ctx, s.scope, item, said, on)
         if off is not None:
             return Recheck(None, f"called off: {short(what(off), 60)}")
         # ... or that it moved, in a statement the memory kept beside it (moves.py)
         # (unless an e-mail had moved this reminder to that very time already: the chat confirms it)
+        # (or to the part of its day that time is in: the chat says "Thursday morning" of 10:30)
         moved_to = moves.moved_since(ctx, s.scope, item)
-        if moved_to is not None and moved_to.due_at != datetime.fromisoformat(s.data["due_at"]):
+        if (
+            moved_to is not None
+            and moved_to.due_at != on
+            and not (s.data.get("moved_by") and moves.names_part_of(moved_to, on, ctx.settings.tz))
+        ):
             return Recheck(None, f"moved: {short(what(moved_to), 60)}")
         moved_by = s.data.get("moved_by")
         if item.due_at is None or (
@@ -529,6 +592,8 @@ class Upcoming:
         if _TIMEISH.search(place):
             place = ""  # "九点到十点": the word after 到 is an end time, not a place
         rel = enrich.related(ctx, s.scope, item)
+        url = plan_news.link(ctx.memory, s.scope, text, said, due, ctx.now, tz)
+        url = url if url and url not in told else None
         update = n.update if n is not None else ""  # a new place, by e-mail: the plan stands
         # moved by someone's e-mail: that mail is evidence of the reminder as much as the chat,
         # and what the person said is quoted without its old time, which is no longer its time
@@ -544,6 +609,8 @@ class Upcoming:
                 body += f"\n{n.sender} 来信更新：“{short(update, 200)}”"
             elif moved:
                 body += f"\n时间已按 {n.sender} 的来信更改。" if n is not None else ""
+            if url:
+                body += f"\n链接：{url}"
             if rel:
                 body += "\n相关：" + "；".join(r.text for r in rel)
         else:
@@ -557,6 +624,8 @@ class Upcoming:
                 body += f"\nUpdate from {n.sender}: “{short(update, 200)}”"
             elif moved:
                 body += f"\nThe time is the one {n.sender}'s e-mail moved it to." if n is not None else ""
+            if url:
+                body += f"\nLink: {url}"
             if rel:
                 body += "\nWorth remembering: " + " · ".join(f"you said “{r.text}”" for r in rel)
         # the plan as first told is evidence too: what and where are read from it

@@ -117,8 +117,9 @@ _CLOCK_BEFORE = re.compile(
     + r")\)?\s*(?:on\s+|this\s+|next\s+)?$",
     re.IGNORECASE,
 )
-_BEFORE_ZH = re.compile("(" + "|".join(sorted(_PLACES_ZH, key=len, reverse=True)) + r")时间\s*$")
-_INSIDE_ZH = re.compile(r"\s*(" + "|".join(sorted(_PLACES_ZH, key=len, reverse=True)) + r")时间")
+_PLACE_TIME_ZH = "(" + "|".join(sorted(_PLACES_ZH, key=len, reverse=True)) + ")时间"
+_BEFORE_ZH = re.compile(_PLACE_TIME_ZH + r"\s*$")
+_INSIDE_ZH = re.compile(r"\s*" + _PLACE_TIME_ZH)
 
 
 def _named_zone(text: str, low: str, m: DateMention) -> tuple[str, int, int] | None:

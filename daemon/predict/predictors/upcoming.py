@@ -193,7 +193,7 @@ def plan(item: ItemView, ctx: Ctx) -> tuple[datetime, datetime] | None:
     if is_timed(due, tz) and ends_the_whole_day(item, due):
         return None  # the clock is when a day-long thing ends: the digest lists the day
     if is_timed(due, tz):
-        return _timed(text, due, item.observed_at or ctx.now, ctx)
+        return _timed(text, due, said, ctx)
     if not asks_reminder(text):
         # a day without a time, or one the event fills ("Thursday is the offsite, 9 to 5", "an
         # all-day audit"): the person arranged the day around it. Strangers' scenarios counted

@@ -212,8 +212,9 @@ def grow(src: Path, dst: Path, target: int) -> int:
             [SCOPE],
         )
         con.execute("DROP TABLE pick")
-        store.bump_generation([SCOPE])
         con.execute("COMMIT")
+        # (in a transaction of its own: the store opens one for it, and DuckDB nests none)
+        store.bump_generation([SCOPE])
         n += take
     store.checkpoint()
     store.close()

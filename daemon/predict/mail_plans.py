@@ -18,6 +18,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory import Memory
+from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
 from daemon.predict.plan_news import accepts, tied
@@ -78,3 +79,15 @@ def same_plan(a: ItemView, b: ItemView) -> bool:
         chat = b if mail is a else a
         return tied(what(chat), what(mail), sender_name(mail), str(mail.l1.get("from") or ""))
     return False
+
+
+def told_twice(a: ItemView, b: ItemView) -> bool:
+    """One plan told twice in chat: the same moment, and two words in common ("parents' evening at
+    St Jude's on thursday at 6:15", then "swapped my late shift so I can do thursday 6:15 parents
+    evening"). One word is not enough: "call with Acme at 3" and "call with Bob at 3" clash."""
+    return a.due_at is not None and a.due_at == b.due_at and len(shared_words(what(a), what(b))) >= 2
+
+
+def one_plan(a: ItemView, b: ItemView) -> bool:
+    """One event stored twice, told twice in chat, or told by chat and by mail (`same_plan`)."""
+    return what(a) == what(b) or same_plan(a, b) or told_twice(a, b)

@@ -30,9 +30,9 @@ from daemon.memory import Memory
 from daemon.memory.dates import DateMention, resolve_dates
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import activity_terms, plan_change_cue
-from daemon.predict.mail_words import as_english
 from daemon.predict.plan_text import sentence_around, sentence_spans, sentences
 from daemon.state.email_rules import fresh_text
+from daemon.state.mail_words import as_english
 
 # colloquial ways to call something off that the memory's change cues leave to context
 # (English words are bounded by letters, not \b: a Chinese mail writes "要cancel咗佢")
@@ -228,6 +228,25 @@ def _stands(text: str, plan_text: str, due: datetime, sent: datetime, tz: ZoneIn
     return True, (told[0] if told else "")
 
 
+# a mail naming where a moved plan is now ("New location: …", "新地点：…"; other languages through
+# `mail_words`)
+_NEW_PLACE = re.compile(
+    r"\bnew (?:location|venue|address|place)\b|新地点|新地址|地点改|地点变", re.IGNORECASE
+)
+
+
+def _new_place(read: str, raw: str) -> str:
+    """Where a moved plan is now, as the mail writes it: what follows the label of its sentence
+    naming a new place ("Địa điểm mới: xưởng số 2 … tại KCN Sóng Thần"), without asides in
+    brackets; "" when it names none. `read`: the mail as the rules read it (`as_english`)."""
+    said, written = sentences(read.split("\n\n", 1)[-1]), sentences(raw.split("\n\n", 1)[-1])
+    if len(said) != len(written):
+        written = said  # the reading changed the sentences: quote it as read
+    found = next((w for x, w in zip(said, written, strict=True) if _NEW_PLACE.search(x)), "")
+    found = re.sub(r"\s*[(（][^()（）]*[)）]", "", found.split(":", 1)[-1].split("：", 1)[-1])
+    return " ".join(found.split()).strip(" .。")
+
+
 @dataclass(frozen=True, slots=True)
 class PlanNews:
     """What an e-mail did to a plan: `moved_to` the new time, or None when it called it off;
@@ -238,6 +257,7 @@ class PlanNews:
     moved_to: datetime | None
     update: str = ""
     proposed: datetime | None = None  # a time the mail asks about instead ("Thursday at 10:30?")
+    place: str = ""  # the mail's sentence naming a new place, beside a new time, as written
 
 
 def changes_when(n: PlanNews | None) -> bool:
@@ -312,7 +332,8 @@ def read_mail(
     plan told as `plan_text`, due at `due`: None when it is no news of it."""
     # read as Simplified, one character for one: the cues are written in it ("取消", "改到"); a
     # mail in another language with its dates and words of change in English (`mail_words`)
-    written = as_english(text[:MAX_MAIL_CHARS])
+    raw = text[:MAX_MAIL_CHARS]
+    written = as_english(raw)
     text = simplified(written)
     # _CANCEL reads both languages: a mail that mixes them ("明天吃饭 cannot make it liao") is
     # read for the English words too
@@ -392,7 +413,8 @@ def read_mail(
             (w for x, w in zip(sentences(body), sentences(as_written), strict=True) if plan_change_cue(x)), ""
         )
         return PlanNews(mail_id, sender, local_due, update=said or as_written.strip())
-    return PlanNews(mail_id, sender, moved, proposed=proposed if moved is None else None)
+    place = _new_place(text, raw) if moved is not None else ""
+    return PlanNews(mail_id, sender, moved, proposed=proposed if moved is None else None, place=place)
 
 
 # the person's reply turns a proposal down, or asks about it again

@@ -116,7 +116,9 @@ _SELF_EN = re.compile(
 _PEOPLE_ZH = (
     r"老公|老婆|爱人|对象|男朋友|女朋友|男友|女友|妈|爸|父母|爸妈|妹|弟|哥|姐|儿子|女儿|孩子|宝宝|奶奶|爷爷|外婆|外公|"
     r"姥姥|姥爷|舅|姨|叔|姑|表[哥姐弟妹]|堂[哥姐弟妹]|朋友|室友|舍友|邻居|老板|经理|领导|组长|主管|同事|"
-    r"CEO|老师|房东|客户|助理|实习生|总监|上司|"
+    r"CEO|老师|班主任|房东|客户|助理|实习生|总监|上司|"
+    # Cantonese for a daughter, a son, the boss
+    r"阿囡|个女|阿仔|个仔|老细|"
     # the English words Chinese chat keeps for them ("roommate 周三凌晨五点的 flight")
     r"(?i:roommate|flatmate|housemate|bf|gf|boyfriend|girlfriend|partner|husband|wife|boss|manager|"
     r"mom|mum|dad|sister|brother|cousin|colleague|coworker|teammate|landlord)"
@@ -191,6 +193,8 @@ _WORLD_EN = re.compile(
     r"(?:be|gets?|getting|got)\s+(?:light|dark)|sunrise|sunset|"
     # ... and so is the traffic: "the H-1 at 7am tomorrow is gonna be a parking lot"
     r"traffic|gridlock(?:ed)?|(?:be|is|was|'s)\s+(?:a|one\s+big)\s+parking\s+lot)\b"
+    # ... a road at an hour, as what the sentence is about: "the ring road at 3pm should be illegal"
+    r"|^(?:the\s+)?(?:[\w-]+\s+)?(?:road|freeway|highway|motorway|expressway|interstate|turnpike|bypass)\s+at\s+\d"
     r"|\bevery\s+\d+\s+minutes\b",
     re.IGNORECASE,
 )
@@ -214,7 +218,9 @@ _HABIT_ZH = re.compile(r"一般|每周|每天|每个|通常|总是|平时|经常
 # they are the day's shape, not an appointment to remind of ("work tomorrow", 明天还得六点半起来挤地铁)
 _ROUTINE_EN = re.compile(
     r"\b(?:(?:get|getting|wake|waking) up|alarm|commute|(?:back )?(?:to|at) work|work tomorrow|workday|work day"
-    r"|school run|another (?:day|week) at)\b",
+    r"|school run|another (?:day|week) at"
+    # up at an hour, the verb left out: "kids up at 5:45 bc of the time change"
+    r"|(?<![\w-])(?:kids?|baby|babies|i'?m|i\s+was|we'?re|we\s+were|been|everyone'?s?)\s+up\s+(?:at|since)\s+\d)\b",
     re.IGNORECASE,
 )
 _ROUTINE_ZH = re.compile(
@@ -267,7 +273,10 @@ _OUT_EN = re.compile(
     r"no\s+(?:airport\s+run|pick-?up|lift|ride|drop-?off|school\s+run)\s+(?:needed\s+)?for\s+(?:me|us)|"
     # the other goes by themself: "she's driving herself", "he'll go on his own"
     r"(?:he|she|they)(?:'s|’s|'ll|’ll|'re|’re| is| will| are)?\s+(?:going|driving|getting|taking|go|drive|get|take)\b"
-    r"[^,.;]{0,25}?\b(?:by\s+(?:himself|herself|themselves)|on\s+(?:his|her|their)\s+own))\b",
+    r"[^,.;]{0,25}?\b(?:by\s+(?:himself|herself|themselves)|on\s+(?:his|her|their)\s+own)"
+    # ... or takes themself there: "he's driving himself", "she'll take herself"
+    r"|(?:he|she|they)(?:'s|’s|'ll|’ll|'re|’re| is| will| are)?\s+(?:driving|taking|drive|take)\s+"
+    r"(?:himself|herself|themselves))\b",
     re.IGNORECASE,
 )
 _OUT_ZH = re.compile(
@@ -395,7 +404,12 @@ def reasons(text: str) -> list[str]:
     # (nor does a clause of what they did already: "让我帮他过了一遍简历")
     # skipping it, whoever's it is: nothing to remind them of ("roommate's band plays the echo
     # tonight, i'm skipping")
-    skipped = not zh and bool(_SKIP_EN.search(t))
+    skip = _SKIP_ZH if zh else _SKIP_EN
+    # ... unless a dated clause of their own, apart from the declining one, says they do take part
+    # in something then ("said no to the overtime, so saturday 10am i'm at the farmers market")
+    skipped = bool(skip.search(t)) and not any(
+        _DATED.search(p) and not skip.search(p) and _does_then(p, zh) for p in parts
+    )
     if (
         other
         or skipped
@@ -456,10 +470,27 @@ def _takes_part(clause: str, zh: bool) -> bool:
     if (_NOT_ZH if zh else _NOT_EN).search(clause):
         return False
     # a word given is ahead, though told in the past ("I said I'd help him with the van")
-    if tense(clause.lower()) == "past" and not (not zh and _WORD_GIVEN_EN.search(clause)):
+    if tense(clause.lower()) == "past" and not (_WORD_GIVEN_ZH if zh else _WORD_GIVEN_EN).search(clause):
         return False
     routine = (_ROUTINE_ZH if zh else _ROUTINE_EN).search(clause)
     return not routine or bool((_OTHERS_ZH if zh else _OTHERS_EN).search(clause))
+
+
+# the speaker as the one who does something (not "invited us", "叫我"), for `_does_then`
+_SUBJECT_SELF_EN = re.compile(
+    r"\b(?:i|i'm|i’m|im|i'll|i’ll|i've|i’ve|ive|we|we're|we’re|we'll|we’ll)\b", re.I
+)
+_SUBJECT_SELF_ZH = re.compile(r"(?<![叫约请让带给跟和同喊邀])我(?!的|们的)")
+
+
+def _does_then(clause: str, zh: bool) -> bool:
+    """A clause in which the speaker is the one who does something, neither negated nor past
+    ("so saturday 10am i'm at the farmers market", "周六上午十点我去爬山")."""
+    return (
+        bool((_SUBJECT_SELF_ZH if zh else _SUBJECT_SELF_EN).search(clause))
+        and not (_NOT_ZH if zh else _NOT_EN).search(clause)
+        and tense(clause.lower()) != "past"
+    )
 
 
 _SKIP_EN = re.compile(
@@ -467,8 +498,19 @@ _SKIP_EN = re.compile(
     r"|giving\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss)|(?:sitting|sit)\s+(?:it|this(?:\s+one)?)\s+out"
     # ... or a clause that only declines, its "I'm" dropped: "marco's halloween party tonight, not going"
     r"|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))(?:(?:i'?m|i am|we'?re|we are)\s+)?not\s+(?:going|gonna\s+go)\b"
-    r"(?!\s+to\b)(?=\s*(?:[,.;!]|$)))",
+    r"(?!\s+to\b)(?=\s*(?:[,.;!]|$))"
+    # ... or said no to it, bailed on it, or stays home instead: "i bailed, too dead", "said no, we're
+    # doing trick or treat", "lol absolutely not", "nah, staying in", "not me thank god"
+    r"|(?:i|we)\s+(?:bailed|declined|passed|said\s+no)\b|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))said\s+no\b"
+    r"|(?:turned|turning)\s+(?:it|them|that|this)\s+down|(?:i'?ll|i\s+will)\s+pass\b|count\s+me\s+out"
+    r"|absolutely\s+not(?=\s*(?:[,.;!]|$))|(?:i'?m|i\s+am|we'?re|we\s+are|nah,?)\s+staying\s+(?:in|home|at\s+home)\b"
+    r"|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))not\s+me\b|\bnot\s+my\s+thing\b)",
     re.IGNORECASE,
+)
+# the speaker declining it, whoever's it is: "我才不去", "我推咗", "我说去不了"
+_SKIP_ZH = re.compile(
+    r"我(?:就|才|是)?(?:不|唔)(?:想)?去(?!了?[\u4e00-\u9fff]{0,4}[了咗])|我(?:说|話|话)?去(?:不|唔)(?:了|成|到)|我(?:已经)?(?:推|推掉|推咗|拒绝|拒絕)(?:了|咗)?(?=[，,。.!！\s]|$)"
+    r"|我们不去|我(?:就|才)?懒得(?:去|动)|我(?:就|照旧|照常)?留(?:喺|在)(?:屋企|家)"
 )
 _WORD_GIVEN_EN = re.compile(
     # (chat drops the "I" that opens a clause: "…, said I'd get him from the airport")
@@ -476,6 +518,10 @@ _WORD_GIVEN_EN = re.compile(
     r"\s+(?:(?:i|we)['’]d|(?:i|we)\s+would|to)\b",
     re.IGNORECASE,
 )
+
+
+# ... in Chinese: "我答應咗六點半前到禮堂霸位" (I promised to be at the hall by 6:30)
+_WORD_GIVEN_ZH = re.compile(r"我(?:已经)?(?:答应|应承|保证|说好|讲好)(?:了|咗|过|過)?")
 
 
 def _without_subject(clause: str, zh: bool) -> str:
@@ -623,7 +669,8 @@ _OF_THEIR_CLAUSE = frozenset(("vent", "routine", "habit"))
 
 def _left_out_after(text: str, said: datetime, tz: ZoneInfo) -> bool:
     """A sentence after the plan's, with no date of its own, in which the speaker says they are
-    not part of it: "the Lindqvists are doing their halloween party tonight. we're skipping it"."""
+    not part of it: "the Lindqvists are doing their halloween party tonight. we're skipping it",
+    "… tmrw night. said no, we're doing trick or treat", "… not my thing thank god"."""
     said_in = sentences(" ".join(text.split()))
     dated = [bool(resolve_dates(s, said, tz)) for s in said_in]
     if True not in dated:
@@ -631,7 +678,8 @@ def _left_out_after(text: str, said: datetime, tz: ZoneInfo) -> bool:
     first = dated.index(True)
     plain = [simplified(s) for s in said_in[first + 1 :]]
     return any(
-        not has_date and (_OUT_ZH if _zh(p) else _OUT_EN).search(p)
+        not has_date
+        and bool((_OUT_ZH if _zh(p) else _OUT_EN).search(p) or (_SKIP_ZH if _zh(p) else _SKIP_EN).search(p))
         for p, has_date in zip(plain, dated[first + 1 :], strict=True)
     )
 

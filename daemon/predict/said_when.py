@@ -24,6 +24,7 @@ from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
+from daemon.memory.dates.common import clock
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import shared_words
 from daemon.memory.read.bm25 import tokenize
@@ -80,6 +81,15 @@ def names(text: str, repo: str, number: int, title: str | None = None, author: s
         # a number of three digits or more opening the turn or a clause, as people name the item
         # they were just asked about ("421 is tiny, doing it now", "1050 周五再说")
         or (number >= 100 and re.search(rf"(?:^|[,.;:!?，。；：！？]\s*){n}(?=\s|[，,]|$)(?![\d.:])", text))
+        # ... or after a verb of seeing or doing it ("saw 611. will do it once i've eaten")
+        or (
+            number >= 100
+            and re.search(
+                rf"\b(?:saw|seen|see|got|get|checking|check|doing|do|did|on|opened|open)\s+{n}\b(?!\.\d|[\d:%])",
+                text,
+                re.I,
+            )
+        )
         or (_REVIEW_TALK.search(text) is not None and _by_name_or_title(text, title, author))
         # ... or anywhere, beside its author's name ("saw Lina's ping on 1207")
         or (
@@ -158,6 +168,10 @@ def promised_at(
         n, its_part = later
         parts = [at for rx, at in DAY_PARTS if rx.search(plain)] + ([its_part] if its_part else [])
         return datetime.combine(local.date() + timedelta(days=n), max(parts, default=morning), tz) + GRACE
+    if not found and (hour := _hour_today(plain, local)) is not None:
+        # an hour alone, today's ("will do it once i've eaten, so 2-ish", "around 4"): the date
+        # rules want a day beside a bare hour, a follow-up's word is about today
+        return hour + GRACE
     if not found and _NOT_TODAY.search(plain):
         # "no way today", 今天没空: not before tomorrow morning
         return datetime.combine(local.date() + timedelta(days=1), morning, tz) + GRACE
@@ -193,6 +207,28 @@ def promised_at(
 
 
 # today ruled out, and no other time given
+# an hour said with a hedge or a preposition and no day: "around 2", "at 4:30", "2-ish", "by 5"
+_HOUR_ALONE = re.compile(
+    r"(?:\b(?:at|around|about|by|after|till|until)\s+|~\s*)(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?(?:\s*-?\s*ish)?(?![\d:.%]|\s*(?:[ap]\.?m|h|hrs?|hours?|min|mins|minutes|days?|weeks?|%|k|km)\b)"
+    r"|\b(?P<h2>\d{1,2})(?::(?P<m2>[0-5]\d))?\s*-?\s*ish\b",
+    re.IGNORECASE,
+)
+
+
+def _hour_today(text: str, local: datetime) -> datetime | None:
+    """The first hour said alone in `text` (`_HOUR_ALONE`) as a time later today, read as the date
+    rules read a bare hour (1 to 6 in the afternoon), or None."""
+    for m in _HOUR_ALONE.finditer(text):
+        raw, minute = m["h"] or m["h2"], m["m"] or m["m2"] or "0"
+        clk = clock(int(raw), int(minute), None, None, raw.startswith("0"))
+        if clk is None:
+            continue
+        when = local.replace(hour=clk[1], minute=clk[2], second=0, microsecond=0)
+        if when > local:
+            return when
+    return None
+
+
 _NOT_TODAY = re.compile(
     r"\b(?:no way|not|can'?t|cannot|won'?t get to it|no chance|no time)\s+(?:\w+\s+)?today\b"
     r"|今天(?:不行|没空|没时间|肯定不行|搞不了|看不了|顾不上)|今天.{0,8}(?:没空|没时间|顾不上)"

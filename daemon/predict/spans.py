@@ -33,7 +33,8 @@ _ZH_DAY_SPAN = re.compile(
 )
 _ZH_AFTER_NOON = ("下午", "下昼", "晏昼", "晚上", "晚黑", "夜晚")
 _ALL_DAY = re.compile(
-    r"\b(?:all[- ]day|the whole day|whole day|all day long)\b|全天|一整天|整天", re.IGNORECASE
+    r"\b(?:all[- ]day|the whole day|whole day|all day long|(?:the\s+)?full[- ]day|day[- ]long)\b|全天|一整天|整天",
+    re.IGNORECASE,
 )
 WORKING_DAY = (9, 18)  # "the whole day" without hours: it takes the working day, not the evening
 

@@ -45,6 +45,7 @@ from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.hant import simplified
+from daemon.state.mail_words import reader
 
 MAX_SENTENCE = 300
 
@@ -55,7 +56,10 @@ _REPLY_HEADER = re.compile(
 )
 _SIGNATURE = re.compile(r"^(--|__)\s*$")
 # a parenthesis is part of its sentence, whatever it holds: "the $18 payment (via QKR!) by Tuesday 5pm"
-_SENTENCE = re.compile(r"(?:\([^()\n]{0,80}\)|[^.!?。！？\n])+[.!?。！？]*|[.!?。！？]+")
+# (a dot between digits is a clock's or a number's, "at 10.30"; "kl. 10" is Scandinavian "at 10")
+_SENTENCE = re.compile(
+    r"(?:\([^()\n]{0,80}\)|(?<=\d)\.(?=\d)|\b[Kk]l\.\s*(?=\d)|[^.!?。！？\n])+[.!?。！？]*|[.!?。！？]+"
+)
 _COURTESY = re.compile(
     r"\b(please (find|see|note|ignore|disregard|excuse)|thanks in advance|thank you in advance)\b|请查收|请见附件|请参阅附件",
     re.IGNORECASE,
@@ -288,7 +292,9 @@ def ask_of(text: str) -> str | None:
     notice = bool(_TO_GROUP.match(fresh))
     # replies are not read: nobody waits on an answer, only on what is due by a time
     unread = bool(_NO_REPLY.search(fresh))
-    said = sentences(fresh)
+    # a mail in another language is read in English words (`mail_words`), quoted as written
+    read = reader(fresh)
+    said = [read(s) for s in sentences(fresh)]
     # a question that leads into an offer is the offer's own, and the offer is then optional:
     # "Staying on campus for Thanksgiving? Sign up for the holiday meal plan by November 10."
     pitched = {

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from daemon.events import EmailEvent
 from daemon.memory.types import ItemDraft
 from daemon.state.email_rules import ask_of, due_in, fresh_text, is_offer, promise_of, sentences
+from daemon.state.mail_words import reader
 from daemon.state.types import EmailMessage
 from handlers.github.summary import one_line
 
@@ -123,7 +124,7 @@ def message_from(event: EmailEvent, mine: frozenset[str], tz: ZoneInfo) -> Email
         outbound=outbound,
         to_person=to_person,
         ask=ask,
-        ask_due=due_in(ask, event.date, tz) if ask else None,
+        ask_due=due_in(reader(event.text)(ask), event.date, tz) if ask else None,
         promise=promise,
         promise_due=due_in(promise, event.date, tz) if promise else None,
     )
@@ -203,9 +204,11 @@ def drafts_from(
     ]
     subject = clean_subject(event.subject)
     dated = 0
+    # a mail in another language: its meetings and deadlines read in English words, quoted as written
+    read = reader(event.text)
     for sentence in sentences(fresh_text(event.text)):
-        kind = _kind(sentence, msg.outbound)
-        due = due_in(sentence, event.date, tz) if kind else None
+        kind = _kind(read(sentence), msg.outbound)
+        due = due_in(read(sentence), event.date, tz) if kind else None
         if kind is None or due is None:
             continue
         said = one_line(sentence, 300)

@@ -244,7 +244,7 @@ def test_a_half_day_at_the_office_is_no_leave() -> None:
     ],
 )
 def test_a_foreign_mail_says_its_days_clocks_and_changes_in_english(mail: str, words: list[str]) -> None:
-    from daemon.predict.mail_words import as_english
+    from daemon.state.mail_words import as_english
 
     # (read without case: English writes its days and months capitalised, "Thursday 15 April")
     english = as_english(mail)
@@ -260,7 +260,7 @@ def test_a_foreign_mail_says_its_days_clocks_and_changes_in_english(mail: str, w
     ],
 )
 def test_an_english_mail_is_left_as_written(mail: str) -> None:
-    from daemon.predict.mail_words import as_english
+    from daemon.state.mail_words import as_english
 
     assert as_english(mail) == mail
 
@@ -281,7 +281,7 @@ def test_an_english_mail_is_left_as_written(mail: str) -> None:
     ],
 )
 def test_the_dates_of_a_foreign_mail_are_found_in_its_english(mail: str, when: list[str]) -> None:
-    from daemon.predict.mail_words import as_english
+    from daemon.state.mail_words import as_english
 
     found = resolve_dates(as_english(mail), MAIL_SENT, PARIS)
     assert [m.value.astimezone(PARIS).isoformat()[:16] for m in found if m.has_clock] == when

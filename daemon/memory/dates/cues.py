@@ -359,6 +359,15 @@ _TIMED = re.compile(
 )
 
 
+# ... and one that names a day or a time as a date does, not any number: "the 28 was packed again"
+# (a tram) is no step of a timeline
+_TIMED_AS_DATE = re.compile(
+    r"\d{1,2}[:.：]\d\d|\d\s*(?:[ap]\.?m\b|[点點号號时時日月])|\b(?:at|on|by|till|until)\s+\d|\d(?:st|nd|rd|th)\b"
+    r"|[一二三四五六七八九十两]+[点号]|周[一二三四五六日天末]|星期|礼拜|[一二三四五六七八九十]月"
+    r"|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*day\b|\b(?:yesterday|today|tomorrow|tonight|noon|midnight)\b"
+)
+
+
 def _plain_event(part: str) -> bool:
     """A clause that names something beside its date (two words or characters of its own) and
     has no tense cue of its own."""
@@ -513,7 +522,7 @@ def sentence(text: str, low: str, offset: int) -> Sentence:
         cuts = [0, *(m.end() for m in ZH_COMMA.finditer(low)), len(low)]
         spans = list(pairwise(cuts))
         past_dated = any(
-            tense(low[lo:hi]) == "past" and _TIMED.search(low[lo:hi]) and not _arranged(low[lo:hi])
+            tense(low[lo:hi]) == "past" and _TIMED_AS_DATE.search(low[lo:hi]) and not _arranged(low[lo:hi])
             for lo, hi in spans
         )
         if len(cuts) > 2 and not past_dated:

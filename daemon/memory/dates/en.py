@@ -494,10 +494,14 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             )
             if m["md"] and not (m["ap"] or prep):
                 continue  # "7.15" alone is a number ("7.15 km", "£7.15"); "by 7.15" is a time
-            if (m["ap"] or not m["mc"] or prep or named) and (clk := en_clock(m, None)):
+            # a part of the day said after it decides its half and makes it a time: "6:40 in the
+            # morning" (no guess of the afternoon), "at 11 at night"
+            tail = None if m["ap"] else PERIOD_TAIL.match(text, m.end())
+            period = PERIOD_WORD[tail["p"] or tail["n"]] if tail else None
+            if (m["ap"] or not m["mc"] or prep or named or tail) and (clk := en_clock(m, period)):
                 # "at 6:15" may be morning or evening; "at 14:20" or "at 08:05" is as said
                 # ("17h30", "6h12" are the 24-hour clock's)
-                vague = not m["ap"] and not written_24h(m)
+                vague = not m["ap"] and not written_24h(m) and tail is None
                 if vague and (evening := evening_clock(ctx, s, clk)) != clk:
                     clk, vague = evening, False
                 hits.append(time_hit(ctx, prep.start() if prep else s, m.end(), clk, "en", vague))

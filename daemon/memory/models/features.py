@@ -547,6 +547,9 @@ _CALENDAR_EN = re.compile(
 )
 _CALENDAR_ZH = re.compile(
     r"周|星期|礼拜|上午|下午|中午|晚上|早上|今天|明天|后天|昨天|今晚|明晚|点|号|月|日|[一二三四五六七八九十两]"
+    # ... as Traditional writes them ("禮拜三下午兩點", "下週") and Cantonese says them (聽日, 朝早,
+    # 下晝): a plan and a tired "禮拜三，累。" share a day, not a word
+    r"|週|禮拜|點|號|後天|兩|聽日|听日|今日|琴日|朝早|下晝|下昼|晏晝|晏昼"
 )
 
 

@@ -24,7 +24,6 @@ from zoneinfo import ZoneInfo
 from daemon.memory.dates.en_time import hour_24h
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number as zh_number
-from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict import mail_plans, plan_news, said_when
 from daemon.predict.base import (
@@ -50,7 +49,7 @@ from daemon.predict.predictors.upcoming import when_text
 from daemon.predict.spans import day_span, ends_the_whole_day, span_clause
 from daemon.predict.time_off import is_time_off
 from daemon.predict.timing import day_start, is_timed
-from daemon.state.suggestions import Suggestion
+from daemon.state.suggestions import DELIVERED, PENDING, Suggestion
 
 NAME = "conflict"
 DEFAULT_LENGTH = timedelta(hours=1)
@@ -151,11 +150,19 @@ def _theirs(it: ItemView, scope: str, ctx: Ctx) -> bool:
     )
 
 
-def _told_twice(a: ItemView, b: ItemView) -> bool:
-    """One plan told twice in chat: the same moment, and two words in common ("parents' evening at
-    St Jude's on thursday at 6:15", then "swapped my late shift so I can do thursday 6:15 parents
-    evening"). One word is not enough: "call with Acme at 3" and "call with Bob at 3" clash."""
-    return a.due_at is not None and a.due_at == b.due_at and len(shared_words(what(a), what(b))) >= 2
+def _clash_told_of_twin(scope: str, old: ItemView, new: ItemView, ctx: Ctx) -> bool:
+    """A clash of `old` with another telling of `new`'s plan is already out or going out (the
+    interview by e-mail, then "二面约上了！周二下午两点 Google Meet" in chat): one notice per two
+    plans, not one per source."""
+    for status in (PENDING, DELIVERED):
+        for s in ctx.memory.suggestions.of_scope(scope, status):
+            if s.kind != "conflict" or old.id not in s.evidence or new.id in s.evidence:
+                continue
+            for x in s.evidence:
+                twin = ctx.memory.item_view(scope, x) if x != old.id else None
+                if twin is not None and mail_plans.one_plan(twin, new):
+                    return True
+    return False
 
 
 def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
@@ -235,7 +242,7 @@ class Conflict:
             other = span(old, tz)
             if other is None or not (other[0] < end and start < other[1]):
                 continue
-            if what(old) == what(new) or mail_plans.same_plan(old, new) or _told_twice(old, new):
+            if mail_plans.one_plan(old, new) or _clash_told_of_twin(scope, old, new, ctx):
                 continue  # one event stored twice, or told by chat and by mail, is no clash
             out.append(self._suggest(scope, old, new, max(start, other[0]), ctx))
         return out

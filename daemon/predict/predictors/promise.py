@@ -354,6 +354,11 @@ class Promise:
         return Recheck(replace(s))
 
 
+# words two statements may share without being about one thing ("sunday is the full day at the sokhna
+# plant … back maybe 8pm" and "sinai day, everything's shut … maybe")
+_NO_THING = frozenset("day days maybe time times thing things stuff kind way lot bit".split())
+
+
 def spoken_of_since(
     ctx: Ctx,
     scope: str,
@@ -387,7 +392,7 @@ def spoken_of_since(
         on_its_day = same_day and _same_day(row.due_at, day, ctx.settings.tz)
         if same_day and row.due_at is not None and day is not None and not on_its_day:
             continue
-        shared = len(shared_words(told, what(row)))
+        shared = len(shared_words(told, what(row)) - _NO_THING)
         if shared >= words or (shared and (h.score >= 0.3 or on_its_day)):
             return row
     return None

@@ -27,7 +27,7 @@ from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number
 from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
-from daemon.predict import enrich, moves, plan_news, said_when
+from daemon.predict import enrich, mail_plans, moves, plan_news, said_when
 from daemon.predict.base import (
     HAPPENINGS,
     Ctx,
@@ -93,8 +93,9 @@ _LEAVE_ZH = re.compile(
 )
 # a clash notice names both events with their times and asks the person to move one; within this
 # many days of the event's day it is the reminder (strangers' scenarios counted a reminder after
-# it noise 5 times of 6, 1-3 days after); a week on, the day's own reminder is worth sending
-CLASH_STANDS_DAYS = 3
+# it noise 5 times of 6, 1-3 days after, and blind19 one 4 days after); a week on, the day's own
+# reminder is worth sending
+CLASH_STANDS_DAYS = 6
 WIND_DOWN = timedelta(minutes=59)  # an evening-before reminder comes this long before the quiet hours
 # a time of day said as a clock ("at 2", "3:30", "10am", 三点, 十點半), not a part of the day
 _CLOCK = re.compile(
@@ -426,13 +427,22 @@ def _clash_named(ctx: Ctx, scope: str, item: ItemView) -> str | None:
     tz = ctx.settings.tz
     day = item.due_at.astimezone(tz).date()
     for c in ctx.memory.suggestions.of_scope(scope, "delivered"):
-        if c.kind != "conflict" or item.id not in c.evidence:
+        if c.kind != "conflict" or not _names(ctx, scope, c, item):
             continue
         sent = c.delivered_at or c.deliver_at
         told = sent.astimezone(tz).date()
         if 0 <= (day - told).days <= CLASH_STANDS_DAYS and not _answered(ctx, scope, item, sent):
             return f"the clash notice of {told.isoformat()} named it"
     return None
+
+
+def _names(ctx: Ctx, scope: str, clash: Suggestion, item: ItemView) -> bool:
+    """The clash notice names the event: by its item, or by another telling of the same plan (the
+    interview's e-mail, when the person then said it in chat: one notice stands for both)."""
+    if item.id in clash.evidence:
+        return True
+    twins = (ctx.memory.item_view(scope, x) for x in clash.evidence)
+    return any(t is not None and mail_plans.one_plan(t, item) for t in twins)
 
 
 def _reminded_already(ctx: Ctx, s: Suggestion, due: datetime, text: str) -> str | None:
@@ -600,15 +610,28 @@ class Upcoming:
         moved = n is not None and n.moved_to is not None and not n.update
         if moved:
             quote = short(_without_dates(told, said, tz), 200)
+        # … and to a new place: the place first told, and the words that named it, are no longer
+        # where (the mail's place is said instead, as it writes it)
+        new_place = n.place if moved and n is not None else ""
+        if new_place:
+            place, quote = short(new_place, 80), ""
         if zh:
             title = f"提醒：{when} — {short(thing, 40)}" + (f"（{place}）" if place and not update else "")
-            body = f"{when}：{thing}" + (f"，地点：{place}" if place else "") + f"\n你说过：“{quote}”"
+            body = (
+                f"{when}：{thing}"
+                + (f"，地点：{place}" if place else "")
+                + (f"\n你说过：“{quote}”" if quote else "")
+            )
             if first:
                 body += f"\n原来的安排：“{short(first, 200)}”"
             if update and n is not None:
                 body += f"\n{n.sender} 来信更新：“{short(update, 200)}”"
             elif moved:
-                body += f"\n时间已按 {n.sender} 的来信更改。" if n is not None else ""
+                body += (
+                    f"\n{'时间和地点' if new_place else '时间'}已按 {n.sender} 的来信更改。"
+                    if n is not None
+                    else ""
+                )
             if url:
                 body += f"\n链接：{url}"
             if rel:
@@ -617,13 +640,20 @@ class Upcoming:
             title = f"Reminder: {when} — {short(thing, 60)}" + (
                 f", at {place}" if place and not update else ""
             )
-            body = f"{thing}, {when}" + (f", at {place}" if place else "") + f".\nYou said: “{quote}”"
+            body = (
+                f"{thing}, {when}"
+                + (f", at {place}" if place else "")
+                + (f".\nYou said: “{quote}”" if quote else ".")
+            )
             if first:
                 body += f"\nAs first told: “{short(first, 200)}”"
             if update and n is not None:
                 body += f"\nUpdate from {n.sender}: “{short(update, 200)}”"
             elif moved:
-                body += f"\nThe time is the one {n.sender}'s e-mail moved it to." if n is not None else ""
+                what_moved = "time and place are the ones" if new_place else "time is the one"
+                body += (
+                    f"\nThe {what_moved} {n.sender}'s e-mail moved it to." if n is not None else ""
+                )
             if url:
                 body += f"\nLink: {url}"
             if rel:

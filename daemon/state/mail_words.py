@@ -1,0 +1,221 @@
+"""mail_words: an e-mail in another language, its dates and its news read as English.
+
+The person chats in English or Chinese, but the clinic, the préfecture, the salon or the supplier
+writes in its own language: "votre rendez-vous du vendredi 26 mars 2027 à 14h30 est reporté au :
+mardi 30 mars 2027 à 9h15", "Tyvärr måste vi avboka din tid lördag 29 mars kl. 14:00", "rapat online
+via Zoom pada hari Kamis, 10 September 2026, pukul 14.30". What the mail does to a plan (`plan_news`)
+is read from its dates and its words of change; this module puts those into English words, one
+closed vocabulary per kind (weekday and month names, the clock's forms, "moved", "cancelled") in the
+languages such mail comes in most (French, German, Spanish, Italian, Portuguese, Dutch, Swedish,
+Danish and Norwegian, Indonesian, Afrikaans; Vietnamese weekdays and words of change), and leaves every other word as written. Only a mail
+that reads as none of English and Chinese is changed: "mars" in an English mail is a planet.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+_WEEKDAYS = {
+    "monday": "lundi montag lunes lunedi segunda-feira maandag mandag senin",
+    "tuesday": "mardi dienstag martes martedi terca-feira dinsdag tisdag tirsdag selasa",
+    "wednesday": "mercredi mittwoch miercoles mercoledi quarta-feira woensdag onsdag rabu",
+    "thursday": "jeudi donnerstag jueves giovedi quinta-feira donderdag torsdag kamis",
+    "friday": "vendredi freitag viernes venerdi sexta-feira vrijdag vrydag fredag jumat",
+    "saturday": "samedi samstag sonnabend sabado sabato zaterdag saterdag lordag sabtu",
+    "sunday": "dimanche sonntag domingo domenica zondag sondag",
+}
+_MONTHS = {
+    "january": "janvier januar enero gennaio janeiro januari",
+    "february": "fevrier februar febrero febbraio fevereiro februari",
+    "march": "mars marz maerz marzo maart maret",
+    "april": "avril abril aprile",
+    "may": "mai mayo maggio maio mei maj",
+    "june": "juin juni junio giugno junho",
+    "july": "juillet juli julio luglio julho",
+    "august": "aout agosto augustus augusti agustus",
+    "september": "septembre septiembre settembre setembro",
+    "october": "octobre oktober octubre ottobre outubro",
+    "november": "novembre noviembre novembro",
+    "december": "decembre dezember diciembre dicembre dezembro desember",
+}
+# the words of a change: called off, moved (with the "to" after it, as English says it)
+_CANCELLED = (
+    r"annul[eé]e?s?|annulation|abgesagt|storniert|entf[aä]llt|f[aä]llt\s+aus|cancelad[oa]s?|anulad[oa]s?"
+    r"|annullat[oa]|cancellat[oa]|geannuleerd|afgezegd|inst[aä]lld|avbokad|avboka[rt]?|aflyst|avlyst"
+    r"|dibatalkan|gekanselleer|h[uủ]y|hu[ỷy]"
+)
+_MOVED = (
+    r"report[eé]e?|d[eé]plac[eé]e?|d[eé]cal[eé]e?|verschoben|verlegt|aplazad[oa]|reprogramad[oa]|trasladad[oa]"
+    r"|rinviat[oa]|spostat[oa]|adiad[oa]|remarcad[oa]|verplaatst|verzet|flyttad|flyttas|flyttat|ombokad"
+    r"|ditunda|dipindahkan|dijadwalkan\s+ulang|geskuif"
+)
+# "to" after a move: au, à, auf, a, al, para, naar, till, ke, na
+_TO = r"(?:\s+(?:au|aux|à|a|auf|al|alla|para|naar|till|ke|na))?"
+# a clock said with its word for "at": "à 14h30", "kl. 14:00", "um 14:30 Uhr", "pukul 14.30",
+# "a las 10:00", "às 10h", "om 10.00 uur", "alle 10"
+_CLOCK = re.compile(
+    r"\b(?:à|a\s+las|a\s+la|alle|ore|às|as|um|om|kl\.?|klockan|pukul|jam|teen)\s+"
+    r"(?P<h>[01]?\d|2[0-3])(?:\s*(?:h|:|\.)\s*(?P<m>[0-5]\d))?(?:\s*(?:h|uhr|uur)\b)?",
+    re.IGNORECASE,
+)
+# ... or the German way: "Mittwoch 15 Uhr", "um 9.30 Uhr" (the "um" form is `_CLOCK`'s)
+_UHR = re.compile(r"(?<![\d.:])\b(?P<h>[01]?\d|2[0-3])(?:[.:](?P<m>[0-5]\d))?\s*Uhr\b", re.IGNORECASE)
+# ... or alone in the French way: "9h15", "14h30", "jeudi 10h"
+_H_CLOCK = re.compile(r"\b(?P<h>[01]?\d|2[0-3])h(?P<m>[0-5]\d)?\b", re.IGNORECASE)
+# what makes a sentence an ask or a meeting in English (`email_rules.asks`, the e-mail handler's
+# meeting words), in the same languages: a need of the reader's, "please", a deadline's "by", and
+# the appointment or meeting itself ("J'ai besoin de la liste … au plus tard jeudi 10h", "Bitte
+# senden Sie …", "Ik heb de cijfers uiterlijk vrijdag nodig", "Mohon kirim … paling lambat Jumat")
+_ASK_WORDS = (
+    (
+        "I need",
+        r"j['’]ai\s+besoin\s+d(?:e|u|es|['’])|nous\s+avons\s+besoin\s+d(?:e|u|es|['’])|il\s+me\s+faut"
+        r"|ich\s+(?:brauche|ben[oö]tige)|wir\s+(?:brauchen|ben[oö]tigen)|necesit(?:o|amos)"
+        r"|precis(?:o|amos)(?:\s+d[aoe]s?)?|(?:ho|abbiamo)\s+bisogno\s+d[ie]l?\w*|(?:mi|ci)\s+serve"
+        r"|(?:jag|vi)\s+beh[oö]ver|(?:jeg|vi)\s+(?:har\s+brug\s+for|trenger|tr[aæ]nger)"
+        r"|(?:saya|kami)\s+(?:perlu|butuh|membutuhkan|memerlukan)|(?:ek|ons)\s+het",
+    ),
+    ("needed by you", r"\bnodig\b"),
+    (
+        "please",
+        r"merci\s+de(?:\s+bien\s+vouloir)?|veuillez|bitte|por\s+favor|favor\s+de|per\s+favore|per\s+cortesia"
+        r"|graag|v[aä]nligen|venligst|vennligst|mohon|tolong|harap|asseblief",
+    ),
+    (
+        "by",
+        r"au\s+plus\s+tard(?:\s+le)?|(?:bis\s+)?sp[aä]testens(?:\s+(?:am|bis))?|a\s+m[aá]s\s+tardar(?:\s+el)?"
+        r"|entro(?:\s+e\s+non\s+oltre)?(?:\s+il)?|uiterlijk|senast|senest|paling\s+lambat|ten\s+laaste"
+        r"|antes\s+del?|avant\s+le",
+    ),
+    (
+        "new location",
+        r"[đd][iị]a\s+[đd]i[ểe]m\s+m[ớo]i|nouveau\s+lieu|nouvelle\s+adresse|neue[rn]?\s+(?:ort|adresse)"
+        r"|nuev[oa]\s+(?:lugar|direcci[oó]n)|nov[oa]\s+(?:local|morada|endere[cç]o)|nuov[oa]\s+(?:sede|indirizzo)"
+        r"|nieuwe\s+(?:locatie|adres)|ny\s+adress|nytt\s+st[aä]lle|ny\s+adresse|lokasi\s+baru|tempat\s+baru",
+    ),
+    (
+        "meeting",
+        r"rendez-vous|r[eé]union|termin|besprechung|cita|reuni[oó]n|reuni[aã]o|riunione|appuntamento|afspraak"
+        r"|vergadering|m[oö]te|m[oø]de|aftale|rapat|pertemuan|janji\s+temu",
+    ),
+)
+_NEED, _PLEASE, _BY = 0, 2, 3  # which of _ASK_WORDS
+_ASK = re.compile("|".join(rf"(?P<w{k}>\b(?:{rx})\b)" for k, (_, rx) in enumerate(_ASK_WORDS)), re.IGNORECASE)
+# English and Chinese mail is read as it is
+_ENGLISH = re.compile(r"\b(?:the|and|you|your|we|is|are|to|of|for|will|please|thanks|hi)\b", re.IGNORECASE)
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _fold(word: str) -> str:
+    """A word without its accents, lower-cased: "Février" → "fevrier", "lördag" → "lordag"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
+
+
+# (capitalised, as English writes them: "May" and "March" are months only so)
+_NAMES = {_fold(w): en.title() for en, words in (*_WEEKDAYS.items(), *_MONTHS.items()) for w in words.split()}
+_DAY_OF = re.compile(
+    rf"\b(?P<d>[0-3]?\d)(?:\.\s*|\s+de\s+|\s+di\s+)(?=(?:{'|'.join(m.title() for m in _MONTHS)})\b)"
+)
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+_CHANGE = re.compile(rf"\b(?:(?P<off>{_CANCELLED})|(?P<moved>{_MOVED}){_TO})\b", re.IGNORECASE)
+
+
+def foreign(text: str) -> bool:
+    """A mail in neither English nor Chinese: Chinese characters absent, and English's most common
+    words fewer than one in twenty of its words."""
+    if _HAN.search(text):
+        return False
+    words = _WORD.findall(text)
+    return len(words) >= 8 and len(_ENGLISH.findall(text)) * 20 < len(words)
+
+
+def as_english(text: str) -> str:
+    """`text` with its weekday and month names, its clocks, its words of change and of asking in
+    English ("mardi 30 mars 2027 à 9h15" → "Tuesday 30 March 2027 at 09:15"); `text` itself when
+    it is not `foreign`."""
+    return _english(text) if foreign(text) else text
+
+
+def reader(text: str) -> Callable[[str], str]:
+    """How to read the sentences of a mail: in English words when the whole mail is `foreign`
+    (a sentence alone may be too short to tell), else as written."""
+    return _english if foreign(text) else _as_written
+
+
+def _as_written(text: str) -> str:
+    return text
+
+
+# Vietnamese names its weekdays with two words ("thứ Tư", "Chủ nhật"): read before the words one by one
+_VI_WEEKDAYS = {
+    "hai": "Monday",
+    "ba": "Tuesday",
+    "tư": "Wednesday",
+    "năm": "Thursday",
+    "sáu": "Friday",
+    "bảy": "Saturday",
+}
+_VI_WEEKDAY = re.compile(r"\bth[ứu]\s+(?P<d>hai|ba|tư|năm|sáu|bảy)\b|\bch[ủu]\s+nh[ậa]t\b", re.IGNORECASE)
+
+
+# ... moves a thing "from" one time "to" another with words of its own ("dời buổi kiểm hàng từ 14h thứ
+# Tư sang 8h30 sáng thứ Năm"), and says the half of the day after the clock ("2h chiều")
+_VI_FROM_TO = re.compile(r"\bt[ừu]\s+(?P<old>[^.;]{1,60}?)\s+sang\s+", re.IGNORECASE)
+_VI_MOVE = re.compile(r"\b(?:d[ờo]i|[dđ][ổo]i|chuy[ểe]n)(?:\s+l[ịi]ch)?\b", re.IGNORECASE)
+_VI_HALF = re.compile(
+    r"\b(?P<h>[01]\d):(?P<m>[0-5]\d)\s+(?P<p>s[áa]ng|tr[ưu]a|chi[ềe]u|t[ốo]i)\b", re.IGNORECASE
+)
+
+
+def _vi_weekday(m: re.Match[str]) -> str:
+    return _VI_WEEKDAYS[m["d"].lower()] if m["d"] else "Sunday"
+
+
+def _vi_half(m: re.Match[str]) -> str:
+    h = int(m["h"])
+    if m["p"].lower().startswith(("chi", "t")) and h < 12:
+        h += 12  # afternoon, evening
+    return f"{h:02d}:{m['m']}"
+
+
+def _vietnamese(text: str) -> str:
+    """A Vietnamese mail's weekdays, its move "from … to …" and its clock's half of the day in English."""
+    if not _VI_WEEKDAY.search(text):
+        return text
+    text = _VI_WEEKDAY.sub(_vi_weekday, text)
+    if _VI_FROM_TO.search(text):
+        text = _VI_MOVE.sub(" moved ", text)
+        text = _VI_FROM_TO.sub(lambda m: f" from {m['old']} to ", text)
+    return text
+
+
+def _ask_words(text: str) -> str:
+    """`text` with its words of asking in English. A "please" whose verb is not read ("Bitte bringen
+    Sie Ihre Verordnung mit": what to bring, no ask) asks only beside a need or a deadline ("merci de
+    nous renvoyer le formulaire au plus tard mercredi"): else it is left out."""
+    found = {k for m in _ASK.finditer(text) for k, v in enumerate(m.groups()) if v is not None}
+    pleads = bool(found & {_NEED, _BY})
+
+    def word(m: re.Match[str]) -> str:
+        k = next(i for i, v in enumerate(m.groups()) if v is not None)
+        return " " if k == _PLEASE and not pleads else f" {_ASK_WORDS[k][0]} "
+
+    return _ASK.sub(word, text)
+
+
+def _english(text: str) -> str:
+    text = _vietnamese(text)
+    text = _ask_words(text)
+    text = _CHANGE.sub(lambda m: " cancelled " if m["off"] else " moved to ", text)
+    # (two digits for the hour: such mail writes the 24-hour clock, "à 9h15" is the morning)
+    text = _CLOCK.sub(lambda m: f"at {int(m['h']):02d}:{m['m'] or '00'}", text)
+    text = _UHR.sub(lambda m: f"at {int(m['h']):02d}:{m['m'] or '00'}", text)
+    text = _H_CLOCK.sub(lambda m: f"{int(m['h']):02d}:{m['m'] or '00'}", text)
+    text = _VI_HALF.sub(_vi_half, text)
+    # (março folds to "marco", a name: the Portuguese month is read with its cedilla)
+    text = re.sub(r"\bmarço\b", "March", text, flags=re.IGNORECASE)
+    text = _WORD.sub(lambda m: _NAMES.get(_fold(m.group(0)), m.group(0)), text)
+    # the day before its month as English writes it: "14. April", "16 de April" → "14 April"
+    return _DAY_OF.sub(lambda m: f"{m['d']} ", text)

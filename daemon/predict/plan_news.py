@@ -235,6 +235,23 @@ _NEW_PLACE = re.compile(
 )
 
 
+def _moved_to_alone(
+    text: str, mentions: list[DateMention], due: datetime, sent: datetime, plan_text: str
+) -> datetime | None:
+    """The one new time a mail moves a plan to, when it names no other day at all and shares a
+    word of what the plan is about (the sender's name alone is not enough here); else None."""
+    if not activity_terms(simplified(plan_text)) & activity_terms(text):
+        return None
+    days = [m for m in mentions if m.granularity in ("day", "time")]
+    if not days or any(m.direction == "past" for m in days):
+        return None
+    moved = [m for m in days if _MOVES.search(sentence_around(text, m.start))]
+    if len({m.value for m in days}) != 1 or not moved or moved[0].value <= sent:
+        return None
+    when = moved[0].value
+    return when if moved[0].has_time else when.replace(hour=due.hour, minute=due.minute)
+
+
 def _new_place(read: str, raw: str) -> str:
     """Where a moved plan is now, as the mail writes it: what follows the label of its sentence
     naming a new place ("Địa điểm mới: xưởng số 2 … tại KCN Sóng Thần"), without asides in
@@ -345,7 +362,11 @@ def read_mail(
     # "my Wednesday afternoon has filled up") is read as last week's; news of a plan still ahead
     # is of the coming one
     if not any(_on_day(m, day, tz) for m in mentions):
-        return None
+        # … unless it moves "your appointment" to one new time without naming the old one, and
+        # names what the plan is about ("Uw afspraak is verplaatst naar donderdag 8 oktober om
+        # 9:30" from the Overvecht office the person was going to)
+        to = _moved_to_alone(text, mentions, due.astimezone(tz), sent, plan_text)
+        return PlanNews(mail_id, sender, to, place=_new_place(text, raw)) if to is not None else None
     stands, changed = _stands(text, plan_text, due.astimezone(tz), sent, tz)
     if stands:
         # the plan's day and time hold: news only of what else changed about it

@@ -119,6 +119,8 @@ _PEOPLE_ZH = (
     r"CEO|老师|班主任|房东|客户|助理|实习生|总监|上司|"
     # Cantonese for a daughter, a son, the boss
     r"阿囡|个女|阿仔|个仔|老细|"
+    # ... and Taiwanese and Cantonese grandparents (read as Simplified: 阿嬤 is 阿嬷)
+    r"阿嬷|阿嫲|嫲嫲|阿公|阿爷|"
     # the English words Chinese chat keeps for them ("roommate 周三凌晨五点的 flight")
     r"(?i:roommate|flatmate|housemate|bf|gf|boyfriend|girlfriend|partner|husband|wife|boss|manager|"
     r"mom|mum|dad|sister|brother|cousin|colleague|coworker|teammate|landlord)"
@@ -137,6 +139,8 @@ _THIRD_ZH = re.compile(
 # the speaker as a person in the sentence: 我 not followed by a relation (我妈 is the mother)
 _SELF_ZH = re.compile(
     rf"(?<!不是)我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH})|被)|咱|^带(?!着)|^接(?:我|她|他|孩子|人)|^送(?:我|她|他|孩子)"
+    # the whole family going or doing, the speaker in it: "全家要一起拜拜" (not "全家都提心吊胆")
+    r"|(?:全家|一家人)(?:人)?(?:都)?(?:要|会|得|一起|去|回|出发)"
 )
 
 _HYPO_EN = re.compile(
@@ -292,6 +296,8 @@ _OUT_ZH = re.compile(
 )
 # someone else in the sentence, by a pronoun
 _NAMED_LEAD = re.compile(r"(?:[A-Z][^\W\d_]+(?:'s|’s)?\s|(?:he|she|they)(?:'s|’s|'re|’re)?\b)")
+# ... not only as the one someone else's doing reaches ("dror's putting up the PR … and tagging me on it")
+_FIRST_PERSON_NOT_OBJ_EN = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|i've|i’ve|i'd|my|we|our)\b", re.IGNORECASE)
 _FIRST_PERSON_EN = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|i've|i’ve|i'd|my|me|we|our|us)\b", re.IGNORECASE)
 # a clock: "4:30", "at 5", "7am", 四点半, 五點 (一点 alone is "a bit": "安静一点")
 _CLOCK_SAID = re.compile(
@@ -391,7 +397,7 @@ def reasons(text: str) -> list[str]:
     # w/ the cousins 🏖️ Kainoa's got his firefighter physical on tuesday" is Kainoa's
     # (led by a name or he / she / they, with no word of the speaker: not "she can do my colour")
     dated = next((p for p in parts[1:] if _DATED.search(p)), None) if not _DATED.search(first) else None
-    if dated is not None and (zh or not _NAMED_LEAD.match(dated) or _FIRST_PERSON_EN.search(dated)):
+    if dated is not None and (zh or not _NAMED_LEAD.match(dated) or _FIRST_PERSON_NOT_OBJ_EN.search(dated)):
         dated = None
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
     # the speaker says in so many words they are not part of it ("不用我去", "so I'm off the hook")
@@ -511,6 +517,8 @@ _SKIP_EN = re.compile(
 _SKIP_ZH = re.compile(
     r"我(?:就|才|是)?(?:不|唔)(?:想)?去(?!了?[\u4e00-\u9fff]{0,4}[了咗])|我(?:说|話|话)?去(?:不|唔)(?:了|成|到)|我(?:已经)?(?:推|推掉|推咗|拒绝|拒絕)(?:了|咗)?(?=[，,。.!！\s]|$)"
     r"|我们不去|我(?:就|才)?懒得(?:去|动)|我(?:就|照旧|照常)?留(?:喺|在)(?:屋企|家)"
+    # ... or skips it: "我這次就跳過了"
+    r"|我[^，,。！!？?\s]{0,4}跳过"
 )
 _WORD_GIVEN_EN = re.compile(
     # (chat drops the "I" that opens a clause: "…, said I'd get him from the airport")
@@ -622,6 +630,14 @@ def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bo
     found = set(reasons(sentence))
     if part != sentence and found <= _OF_THEIR_CLAUSE and own(part):
         return True
+    # a groan that only opens the sentence, before the person tells their plan ("ugh just found out
+    # im on the first aid refresher this thursday"): the plan is read without it (the model still
+    # vetoes a complaint about the day, "ugh, and the inbox on friday will be a nightmare")
+    groan = _GROAN_OPENS.match(sentence)
+    if found == {"vent"} and groan is not None:
+        rest = sentence[groan.end() :]
+        if not (_VENT_ZH if _zh(rest) else _VENT_EN).search(simplified(rest)) and own(rest):
+            return True
     # a groan in a clause of its own beside the plan's: "這週四要整天去大阪出差，…，當天來回累死",
     # "禮拜四下午四點在中目黑站碰面看那間 2LDK 🏠 希望這次不要又是鬼價格" — the clause that holds
     # the date says the plan and no groan ("Monday again tomorrow, ugh" groans in it)
@@ -640,6 +656,7 @@ def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bo
 
 
 _WORDS = re.compile(r"[A-Za-z]+|[\u4e00-\u9fff]")
+_GROAN_OPENS = re.compile(r"^\W*(?:ugh+|argh+|urgh+|sigh|ffs|welp)\b[\s,.!…🙄😩😫😤]*", re.IGNORECASE)
 # what the speaker still has to do, again: a burden, not news of a plan ("还要站会", "still have to",
 # "组会又拖到晚上七点")
 _BURDEN = re.compile(

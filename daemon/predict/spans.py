@@ -19,8 +19,8 @@ from daemon.predict.base import is_cjk, what
 _EN_CLOCK = (
     r"(?P<h{n}>\d{{1,2}})(?:[:.](?P<m{n}>[0-5]\d)|(?P<hf{n}>h)(?P<mh{n}>[0-5]\d)?)?\s*(?P<ap{n}>am|pm)?"
 )
-# a hedge on an hour: "from around 7 until about 4"
-_ABOUT = r"(?:(?:about|around|roughly|approx(?:imately|\.)?|~)\s*)?"
+# a hedge on an hour: "from around 7 until about 4", "8.30 till like 4.30"
+_ABOUT = r"(?:(?:about|around|roughly|approx(?:imately|\.)?|like|maybe|probably|prob|~)\s*)?"
 _EN_DAY_SPAN = re.compile(
     rf"(?<![$€£¥\d.,])(?:\bfrom\s+{_ABOUT}|\b){_EN_CLOCK.format(n=1)}\s*(?:to|until|till|-|–)\s*{_ABOUT}"
     rf"{_EN_CLOCK.format(n=2)}\b",

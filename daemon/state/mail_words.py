@@ -103,8 +103,10 @@ _ASK_WORDS = (
 )
 _NEED, _PLEASE, _BY = 0, 2, 3  # which of _ASK_WORDS
 _ASK = re.compile("|".join(rf"(?P<w{k}>\b(?:{rx})\b)" for k, (_, rx) in enumerate(_ASK_WORDS)), re.IGNORECASE)
-# English and Chinese mail is read as it is
-_ENGLISH = re.compile(r"\b(?:the|and|you|your|we|is|are|to|of|for|will|please|thanks|hi)\b", re.IGNORECASE)
+# English and Chinese mail is read as it is ("is" is Dutch too: "Uw afspraak is verplaatst")
+_ENGLISH = re.compile(
+    r"\b(?:the|and|you|your|we|are|to|of|for|will|please|thanks|hi|with|this|that|have)\b", re.IGNORECASE
+)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 

@@ -64,6 +64,8 @@ EN_INSTEAD = re.compile(rf"\b(?:it's|it is|it'll be|now)\s+(?:on\s+|at\s+)?{_EN_
 # visit is not. Only "for" + a day or clock: "booked it for the 14th", "got us in for 9am".
 EN_ARRANGED = re.compile(
     r"\b(?:book(?:ed)?|reserv(?:e|ed)|schedul(?:e|ed)|got\s+(?:\w+\s+)?in|fit\s+(?:\w+\s+)?in|squeez\w*\s+(?:\w+\s+)?in"
+    # ("bronwyn locked the design review for tuesday 2pm", "pencilled us in for the 9th", "fixed it for friday")
+    r"|lock(?:ed)?(?:\s+in)?|pencill?(?:ed)?|fix(?:ed)?|confirm(?:ed)?|arrang(?:e|ed)|organi[sz](?:e|ed)|plann?(?:ed)?"
     r"|made\s+(?:an?|the)\s+appointment|set\s+(?:it\s+|that\s+)?up|sign(?:ed)?\s+(?:\w+\s+)?up)\b[^.!?;]*?"
     rf"\bfor\s+{_EN_SLOT}"
     # ... or taken on, with its day: what one is roped into, signs up or agrees to is ahead ("just got

@@ -651,9 +651,7 @@ class Upcoming:
                 body += f"\nUpdate from {n.sender}: “{short(update, 200)}”"
             elif moved:
                 what_moved = "time and place are the ones" if new_place else "time is the one"
-                body += (
-                    f"\nThe {what_moved} {n.sender}'s e-mail moved it to." if n is not None else ""
-                )
+                body += f"\nThe {what_moved} {n.sender}'s e-mail moved it to." if n is not None else ""
             if url:
                 body += f"\nLink: {url}"
             if rel:

@@ -118,7 +118,7 @@ _PEOPLE_ZH = (
     r"姥姥|姥爷|舅|姨|叔|姑|表[哥姐弟妹]|堂[哥姐弟妹]|朋友|室友|舍友|邻居|老板|经理|领导|组长|主管|同事|"
     r"CEO|老师|班主任|房东|客户|助理|实习生|总监|上司|"
     # Cantonese for a daughter, a son, the boss
-    r"阿囡|个女|阿仔|个仔|老细|"
+    r"阿囡|个女|阿仔|个仔|老细|姊|"
     # ... and Taiwanese and Cantonese grandparents (read as Simplified: 阿嬤 is 阿嬷)
     r"阿嬷|阿嫲|嫲嫲|阿公|阿爷|"
     # the English words Chinese chat keeps for them ("roommate 周三凌晨五点的 flight")
@@ -296,8 +296,6 @@ _OUT_ZH = re.compile(
 )
 # someone else in the sentence, by a pronoun
 _NAMED_LEAD = re.compile(r"(?:[A-Z][^\W\d_]+(?:'s|’s)?\s|(?:he|she|they)(?:'s|’s|'re|’re)?\b)")
-# ... not only as the one someone else's doing reaches ("dror's putting up the PR … and tagging me on it")
-_FIRST_PERSON_NOT_OBJ_EN = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|i've|i’ve|i'd|my|we|our)\b", re.IGNORECASE)
 _FIRST_PERSON_EN = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|i've|i’ve|i'd|my|me|we|our|us)\b", re.IGNORECASE)
 # a clock: "4:30", "at 5", "7am", 四点半, 五點 (一点 alone is "a bit": "安静一点")
 _CLOCK_SAID = re.compile(
@@ -397,7 +395,7 @@ def reasons(text: str) -> list[str]:
     # w/ the cousins 🏖️ Kainoa's got his firefighter physical on tuesday" is Kainoa's
     # (led by a name or he / she / they, with no word of the speaker: not "she can do my colour")
     dated = next((p for p in parts[1:] if _DATED.search(p)), None) if not _DATED.search(first) else None
-    if dated is not None and (zh or not _NAMED_LEAD.match(dated) or _FIRST_PERSON_NOT_OBJ_EN.search(dated)):
+    if dated is not None and (zh or not _NAMED_LEAD.match(dated) or _FIRST_PERSON_EN.search(dated)):
         dated = None
     third, me = (_THIRD_ZH, _SELF_ZH) if zh else (_THIRD_EN, _SELF_EN)
     # the speaker says in so many words they are not part of it ("不用我去", "so I'm off the hook")

@@ -179,3 +179,67 @@ def test_vietnamese_weekdays_and_moves() -> None:
     )
     got = as_english(mail)
     assert "Monday" in got and "Tuesday" in got and "moved" in got and "15:30" in got
+
+
+# ---- found by the session's after-code scenarios (tests/fixtures/proactive/s18-*) -----------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Taiwanese grandma, taken by someone else; a party skipped
+        "阿公下禮拜二早上十點要去榮總拿報告 我姊會載他去 我不用請假",
+        "禮拜五公司尾牙 我這次跳過 直接回家追劇",
+    ],
+)
+def test_taiwanese_relatives_and_skipping(text: str) -> None:
+    assert not own_plan(text), reasons(text)
+
+
+def test_the_whole_family_going_takes_part() -> None:
+    # a grandparent's day the whole family goes to is the speaker's too (on the old code 全家 was
+    # nobody: the grandmother's birthday only)
+    assert own_plan("我外婆禮拜天中午八十大壽 全家要一起去餐廳吃飯")
+
+
+def test_a_slot_locked_for_a_day_is_ahead() -> None:
+    said = datetime(2026, 4, 2, 11, 0, tzinfo=LISBON)  # a Thursday
+    got = [m for m in resolve_dates("they locked in the site walk for tuesday at 3", said, LISBON)]
+    assert [(m.direction, m.value.day) for m in got] == [("future", 7)]
+
+
+def test_a_hedged_end_hour_still_spans_the_day() -> None:
+    from daemon.predict.spans import _EN_DAY_SPAN
+
+    m = _EN_DAY_SPAN.search("the workshop runs 9 till like 5 in the old mill")
+    assert m is not None and (m["h1"], m["h2"]) == ("9", "5")
+
+
+def test_a_mail_moving_your_appointment_without_the_old_day() -> None:
+    from daemon.predict.plan_news import read_mail
+
+    tz = ZoneInfo("Europe/Brussels")
+    mail = (
+        "E-mail from Tandartspraktijk Zuid <info@tandzuid.example>: 'Wijziging afspraak'\n\n"
+        "Beste heer Mensah,\n\nUw afspraak bij de tandarts is verplaatst naar maandag 19 oktober om "
+        "14:15. Nieuwe locatie: Korte Meer 12, Gent (2e verdieping).\n\nMet vriendelijke groet,\nSanne"
+    )
+    plan = "tandarts wednesday at 10 in sint-amandsberg, finally getting that filling fixed"
+    said = datetime(2026, 10, 9, 9, 0, tzinfo=tz)
+    news = read_mail(mail, said, plan, datetime(2026, 10, 14, 10, 0, tzinfo=tz), tz, "m1", "Sanne")
+    assert news is not None and news.moved_to == datetime(2026, 10, 19, 14, 15, tzinfo=tz)
+    assert news.place == "Korte Meer 12, Gent"
+
+
+def test_a_mail_about_something_else_moves_nothing() -> None:
+    # a guard (None on both): the mail names nothing of the plan
+    from daemon.predict.plan_news import read_mail
+
+    tz = ZoneInfo("Europe/Brussels")
+    mail = (
+        "E-mail from Garage Peeters <info@peeters.example>: 'Onderhoud'\n\n"
+        "Beste klant, uw onderhoudsbeurt is verplaatst naar maandag 19 oktober om 8:00. Groeten, Garage Peeters"
+    )
+    plan = "tandarts wednesday at 10 in sint-amandsberg, finally getting that filling fixed"
+    said = datetime(2026, 10, 9, 9, 0, tzinfo=tz)
+    assert read_mail(mail, said, plan, datetime(2026, 10, 14, 10, 0, tzinfo=tz), tz, "m1", "Garage") is None

@@ -70,7 +70,8 @@ _QUESTION = re.compile(
 _VENT_EN = re.compile(
     r"\b(ugh+|urgh|sigh|dread\w*|again tomorrow|another (?:early|\d|\w+ (?:meeting|day|week))|can'?t come soon enough|"
     r"the worst|killing me|so done|i'?m done|who even|zombie|exhausted|knackered|so tired|burn(?:ed|t) out|hate|"
-    r"nervous|anxious|stressed|can'?t believe it'?s|back to the grind|said no one|kill me|fml|wish me luck no)\b",
+    r"nervous|anxious|stressed|can'?t believe it'?s|back to the grind|said no one|kill me|fml|wish me luck no"
+    r"|(?:be|is|'s)\s+(?:a|an|such\s+a)\s+(?:nightmare|disaster|mess|shitshow|circus)|brutal|hellish|torture)\b",
     re.IGNORECASE,
 )
 _VENT_ZH = re.compile(
@@ -118,7 +119,7 @@ _PEOPLE_ZH = (
     r"姥姥|姥爷|舅|姨|叔|姑|表[哥姐弟妹]|堂[哥姐弟妹]|朋友|室友|舍友|邻居|老板|经理|领导|组长|主管|同事|"
     r"CEO|老师|班主任|房东|客户|助理|实习生|总监|上司|"
     # Cantonese for a daughter, a son, the boss
-    r"阿囡|个女|阿仔|个仔|老细|姊|"
+    r"阿囡|个女|阿仔|个仔|老细|姊|细佬|细妹|家姐|阿哥|老豆|老窦|"
     # ... and Taiwanese and Cantonese grandparents (read as Simplified: 阿嬤 is 阿嬷)
     r"阿嬷|阿嫲|嫲嫲|阿公|阿爷|"
     # the English words Chinese chat keeps for them ("roommate 周三凌晨五点的 flight")
@@ -195,6 +196,8 @@ _WORLD_EN = re.compile(
     r"rain(?:s|ing)?(?!\s+(?:or\s+shine|check))|"
     # ... and the daylight: "it's gonna be light at 8 tomorrow which feels fake"
     r"(?:be|gets?|getting|got)\s+(?:light|dark)|sunrise|sunset|"
+    # ... said without its verb: "pitch dark again at 7am, who asked for this"
+    r"(?:pitch[- ])?(?:dark|light)\s+(?:again\s+|still\s+)?(?:at|by|till|until|before)\s+\d{1,2}(?::\d\d)?\s*(?:[ap]\.?m)?|"
     # ... and so is the traffic: "the H-1 at 7am tomorrow is gonna be a parking lot"
     r"traffic|gridlock(?:ed)?|(?:be|is|was|'s)\s+(?:a|one\s+big)\s+parking\s+lot)\b"
     # ... a road at an hour, as what the sentence is about: "the ring road at 3pm should be illegal"
@@ -409,10 +412,12 @@ def reasons(text: str) -> list[str]:
     # skipping it, whoever's it is: nothing to remind them of ("roommate's band plays the echo
     # tonight, i'm skipping")
     skip = _SKIP_ZH if zh else _SKIP_EN
-    # ... unless a dated clause of their own, apart from the declining one, says they do take part
-    # in something then ("said no to the overtime, so saturday 10am i'm at the farmers market")
-    skipped = bool(skip.search(t)) and not any(
-        _DATED.search(p) and not skip.search(p) and _does_then(p, zh) for p in parts
+    # ... unless the declining clause names what it declines and a dated clause of their own says
+    # they do something then ("said no to the overtime, so saturday 10am i'm at the farmers market";
+    # not "the cousins want to go skiing tomorrow, i said no, … we lose an hour of sleep tonight")
+    declines_a_thing = any(len(_WORDS.findall(skip.sub(" ", p))) >= 2 for p in parts if skip.search(p))
+    skipped = bool(skip.search(t)) and not (
+        declines_a_thing and any(_DATED.search(p) and not skip.search(p) and _does_then(p, zh) for p in parts)
     )
     if (
         other

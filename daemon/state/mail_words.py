@@ -7,8 +7,12 @@ via Zoom pada hari Kamis, 10 September 2026, pukul 14.30". What the mail does to
 is read from its dates and its words of change; this module puts those into English words, one
 closed vocabulary per kind (weekday and month names, the clock's forms, "moved", "cancelled") in the
 languages such mail comes in most (French, German, Spanish, Italian, Portuguese, Dutch, Swedish,
-Danish and Norwegian, Indonesian, Afrikaans; Vietnamese weekdays and words of change), and leaves every other word as written. Only a mail
-that reads as none of English and Chinese is changed: "mars" in an English mail is a planet.
+Danish and Norwegian, Indonesian, Afrikaans; the weekdays and words of change of Greek, Serbian and
+Croatian, Romanian, Polish, Czech and Turkish; Vietnamese weekdays and moves), with the words that
+make a sentence an ask ("j'ai besoin de … au plus tard", "bitte", "χρειάζομαι … το αργότερο"), a
+meeting ("Termin", "videochamada") or a new place ("Nieuwe locatie", "Địa điểm mới"), and leaves
+every other word as written. Only a mail that reads as none of English and Chinese is changed:
+"mars" in an English mail is a planet.
 """
 
 from __future__ import annotations
@@ -18,13 +22,20 @@ import unicodedata
 from collections.abc import Callable
 
 _WEEKDAYS = {
-    "monday": "lundi montag lunes lunedi segunda-feira maandag mandag senin",
-    "tuesday": "mardi dienstag martes martedi terca-feira dinsdag tisdag tirsdag selasa",
-    "wednesday": "mercredi mittwoch miercoles mercoledi quarta-feira woensdag onsdag rabu",
-    "thursday": "jeudi donnerstag jueves giovedi quinta-feira donderdag torsdag kamis",
-    "friday": "vendredi freitag viernes venerdi sexta-feira vrijdag vrydag fredag jumat",
-    "saturday": "samedi samstag sonnabend sabado sabato zaterdag saterdag lordag sabtu",
-    "sunday": "dimanche sonntag domingo domenica zondag sondag",
+    "monday": "lundi montag lunes lunedi segunda-feira maandag mandag senin δευτερα ponedeljak ponedjeljak luni"
+    " poniedzialek pondeli pazartesi ponedeljka ponedjeljka poniedzialku",
+    "tuesday": "mardi dienstag martes martedi terca-feira dinsdag tisdag tirsdag selasa τριτη utorak marti wtorek"
+    " utery sali utorka wtorku",
+    "wednesday": "mercredi mittwoch miercoles mercoledi quarta-feira woensdag onsdag rabu τεταρτη sreda srijeda"
+    " miercuri sroda streda carsamba srede sredu srijede srijedu srode srody stredu",
+    "thursday": "jeudi donnerstag jueves giovedi quinta-feira donderdag torsdag kamis πεμπτη cetvrtak joi"
+    " czwartek ctvrtek persembe cetvrtka czwartku",
+    "friday": "vendredi freitag viernes venerdi sexta-feira vrijdag vrydag fredag jumat παρασκευη petak vineri"
+    " piatek patek cuma petka piatku",
+    "saturday": "samedi samstag sonnabend sabado sabato zaterdag saterdag lordag sabtu σαββατο subota sambata"
+    " sobota cumartesi subote subotu soboty sobote sobotu",
+    "sunday": "dimanche sonntag domingo domenica zondag sondag κυριακη nedelja nedjelja duminica niedziela"
+    " nedele pazar nedelje nedelju nedjelje nedjelju niedzieli niedziele nedeli",
 }
 _MONTHS = {
     "january": "janvier januar enero gennaio janeiro januari",
@@ -45,18 +56,25 @@ _CANCELLED = (
     r"annul[eé]e?s?|annulation|abgesagt|storniert|entf[aä]llt|f[aä]llt\s+aus|cancelad[oa]s?|anulad[oa]s?"
     r"|annullat[oa]|cancellat[oa]|geannuleerd|afgezegd|inst[aä]lld|avbokad|avboka[rt]?|aflyst|avlyst"
     r"|dibatalkan|gekanselleer|h[uủ]y|hu[ỷy]"
+    # Greek, Serbian / Croatian, Romanian, Polish, Czech, Turkish
+    r"|ακυρ[ωώ]θηκε|ακυρ[ωώ]νεται|otkazan[aoi]?|otkazuje\s+se|anulat[aă]?|odwo[lł]an[aey]?|zru[sš]en[aoy]?"
+    r"|iptal\s+edildi"
 )
 _MOVED = (
     r"report[eé]e?|d[eé]plac[eé]e?|d[eé]cal[eé]e?|verschoben|verlegt|aplazad[oa]|reprogramad[oa]|trasladad[oa]"
     r"|rinviat[oa]|spostat[oa]|adiad[oa]|remarcad[oa]|verplaatst|verzet|flyttad|flyttas|flyttat|ombokad"
     r"|ditunda|dipindahkan|dijadwalkan\s+ulang|geskuif"
+    r"|μεταφ[εέ]ρθηκε|μετατ[ιί]θεται|μετακιν[ηή]θηκε|pomeren[aoi]?|pomjeren[aoi]?|preme[sš]ten[aoi]?"
+    r"|premje[sš]ten[aoi]?|mutat[aă]?|reprogramat[aă]?|przeniesion[aey]?|prze[lł]o[zż]on[aey]?"
+    r"|p[rř]esunut[aoy]?|ertelendi"
 )
 # "to" after a move: au, à, auf, a, al, para, naar, till, ke, na
 _TO = r"(?:\s+(?:au|aux|à|a|auf|al|alla|para|naar|till|ke|na))?"
 # a clock said with its word for "at": "à 14h30", "kl. 14:00", "um 14:30 Uhr", "pukul 14.30",
 # "a las 10:00", "às 10h", "om 10.00 uur", "alle 10"
 _CLOCK = re.compile(
-    r"\b(?:à|a\s+las|a\s+la|alle|ore|às|as|um|om|kl\.?|klockan|pukul|jam|teen)\s+"
+    r"\b(?:à|a\s+las|a\s+la|alle|ore|às|as|um|om|kl\.?|klockan|pukul|jam|teen|στις|u|la\s+ora|ora"
+    r"|o\s+godz(?:inie|\.)?|saat)\s+"
     r"(?P<h>[01]?\d|2[0-3])(?:\s*(?:h|:|\.)\s*(?P<m>[0-5]\d))?(?:\s*(?:h|uhr|uur)\b)?",
     re.IGNORECASE,
 )
@@ -75,20 +93,25 @@ _ASK_WORDS = (
         r"|ich\s+(?:brauche|ben[oö]tige)|wir\s+(?:brauchen|ben[oö]tigen)|necesit(?:o|amos)"
         r"|precis(?:o|amos)(?:\s+d[aoe]s?)?|(?:ho|abbiamo)\s+bisogno\s+d[ie]l?\w*|(?:mi|ci)\s+serve"
         r"|(?:jag|vi)\s+beh[oö]ver|(?:jeg|vi)\s+(?:har\s+brug\s+for|trenger|tr[aæ]nger)"
-        r"|(?:saya|kami)\s+(?:perlu|butuh|membutuhkan|memerlukan)|(?:ek|ons)\s+het",
+        r"|(?:saya|kami)\s+(?:perlu|butuh|membutuhkan|memerlukan)|(?:ek|ons)\s+het"
+        r"|χρει[αά]ζομαι|χρειαζ[οό]μαστε|potrebn[aoi]\s+(?:mi|nam)\s+(?:je|su)|trebaj?u?\s+(?:mi|nam)"
+        r"|(?:am|avem)\s+nevoie\s+de|potrzebuj[eę]|potrzebujemy",
     ),
     ("needed by you", r"\bnodig\b"),
     (
         "please",
         r"merci\s+de(?:\s+bien\s+vouloir)?|veuillez|bitte|por\s+favor|favor\s+de|per\s+favore|per\s+cortesia"
-        r"|graag|v[aä]nligen|venligst|vennligst|mohon|tolong|harap|asseblief",
+        r"|graag|v[aä]nligen|venligst|vennligst|mohon|tolong|harap|asseblief|παρακαλ[ωώ]|molim|molimo"
+        r"|v[aă]\s+rog|prosz[eę]|prosimy",
     ),
     (
         "by",
         r"au\s+plus\s+tard(?:\s+le)?|(?:bis\s+)?sp[aä]testens(?:\s+(?:am|bis))?|a\s+m[aá]s\s+tardar(?:\s+el)?"
         r"|entro(?:\s+e\s+non\s+oltre)?(?:\s+il)?|uiterlijk|senast|senest|paling\s+lambat|ten\s+laaste"
-        r"|antes\s+del?|avant\s+le",
+        r"|antes\s+del?|avant\s+le|το\s+αργ[οό]τερο(?:\s+μ[εέ]χρι)?(?:\s+τη[νς]?)?|najkasnije(?:\s+do)?"
+        r"|cel\s+t[aâ]rziu(?:\s+p[aâ]n[aă]\s+(?:la|pe))?|najp[oó][zź]niej(?:\s+do)?|nejpozd[eě]ji(?:\s+do)?",
     ),
+    ("new slot", r"novi\s+termin|nov[yý]\s+term[ií]n|nowy\s+termin|noua\s+programare|ν[εέ]ο\s+ραντεβο[υύ]"),
     (
         "new location",
         r"[đd][iị]a\s+[đd]i[ểe]m\s+m[ớo]i|nouveau\s+lieu|nouvelle\s+adresse|neue[rn]?\s+(?:ort|adresse)"
@@ -98,7 +121,9 @@ _ASK_WORDS = (
     (
         "meeting",
         r"rendez-vous|r[eé]union|termin|besprechung|cita|reuni[oó]n|reuni[aã]o|riunione|appuntamento|afspraak"
-        r"|vergadering|m[oö]te|m[oø]de|aftale|rapat|pertemuan|janji\s+temu",
+        r"|vergadering|m[oö]te|m[oø]de|aftale|rapat|pertemuan|janji\s+temu|videochamada|videoconfer[eê]ncia"
+        r"|chamada|συν[αά]ντηση|ραντεβο[υύ]|sastanak|[iî]nt[aâ]lnire|programare|spotkanie|wizyta|sch[uů]zka"
+        r"|toplant[iı]|randevu",
     ),
 )
 _NEED, _PLEASE, _BY = 0, 2, 3  # which of _ASK_WORDS

@@ -243,3 +243,83 @@ def test_a_mail_about_something_else_moves_nothing() -> None:
     plan = "tandarts wednesday at 10 in sint-amandsberg, finally getting that filling fixed"
     said = datetime(2026, 10, 9, 9, 0, tzinfo=tz)
     assert read_mail(mail, said, plan, datetime(2026, 10, 14, 10, 0, tzinfo=tz), tz, "m1", "Garage") is None
+
+
+# ---- from blind20 (tuned on), written after the code ------------------------------------------------
+
+
+def test_that_friday_is_a_day() -> None:
+    # "那個禮拜五" is the Friday meant, not "a week" and a five (said Saturday 28 March 2026)
+    tz = ZoneInfo("Europe/Vilnius")
+    got = _ahead("清明連假那個禮拜五早上 8:05 的火車去考納斯，票已經買好了", "2026-03-28T12:00:00+02:00", tz)
+    assert got == [datetime(2026, 4, 3, 8, 5, tzinfo=tz)]
+
+
+def test_the_same_time_as_now() -> None:
+    tz = ZoneInfo("Pacific/Auckland")
+    got = _ahead("the vet can see rua on thursday, same time as right now", "2026-04-06T16:20:00+12:00", tz)
+    assert got == [datetime(2026, 4, 9, 16, 20, tzinfo=tz)]
+
+
+def test_wednesday_spelt_as_said() -> None:
+    tz = ZoneInfo("America/Guyana")
+    got = _ahead("wensday i'm at the quarry all day for the audit", "2026-08-10T09:00:00-04:00", tz)
+    assert [d.date().day for d in got] == [12]
+
+
+def test_the_dark_at_an_hour_is_the_worlds() -> None:
+    assert "world" in reasons("light till 9pm now, can't sleep lol")
+
+
+def test_a_cantonese_sibling_reporting_a_parents_news() -> None:
+    assert not own_plan("家姐話阿媽個檢查結果好正常，下個禮拜三再覆診")
+
+
+@pytest.mark.parametrize(
+    "mail",
+    [
+        # Greek: a need with its deadline
+        "Γεια σου Νίκο,\n\nχρειάζομαι τα υπογεγραμμένα συμβόλαια το αργότερο μέχρι την Τετάρτη στις 15:00 για να "
+        "τα καταθέσω στην εφορία.\n\nΕυχαριστώ,\nΆννα",
+        # Serbian (Latin): please, by
+        "Poštovani,\n\nmolimo Vas da nam dostavite potpisani ugovor najkasnije do srede u 12:00, kako bismo "
+        "završili prijavu.\n\nPozdrav,\nMilica",
+    ],
+)
+def test_more_languages_ask_with_a_deadline(mail: str) -> None:
+    ask = ask_of(mail)
+    assert ask is not None
+    due = due_in(reader(mail)(ask), datetime(2026, 9, 7, 8, 0, tzinfo=BERLIN), BERLIN)
+    assert due is not None and due.date().day == 9  # Wednesday 9 September
+
+
+def test_a_serbian_mail_calls_off_and_gives_a_new_slot() -> None:
+    from daemon.predict.plan_news import read_mail
+
+    tz = ZoneInfo("Europe/Belgrade")
+    mail = (
+        "E-mail from Servis Auto Plus <servis@autoplus.example>: 'Termin'\n\n"
+        "Poštovani,\n\nVaš termin u četvrtak u 10:00 je otkazan. Novi termin je u ponedeljak u 8:30.\n\nServis"
+    )
+    plan = "u četvrtak u 10 vodim auto u servis auto plus na mali servis"
+    said = datetime(2026, 9, 7, 9, 0, tzinfo=tz)  # Monday
+    news = read_mail(mail, said, plan, datetime(2026, 9, 10, 10, 0, tzinfo=tz), tz, "m1", "Servis")
+    assert news is not None and news.moved_to == datetime(2026, 9, 14, 8, 30, tzinfo=tz)
+
+
+def test_a_promise_said_with_yiding_alone() -> None:
+    from daemon.predict.predictors.promise import is_promise
+
+    assert is_promise("礼拜四下班前一定把改好的报价单发给客户")
+    # a guard (no promise on both): told to someone else
+    assert not is_promise("你一定把票给我")
+
+
+def test_a_quote_said_days_ago_loses_its_relative_days() -> None:
+    from daemon.predict.predictors.upcoming import _without_relative_days
+
+    got = _without_relative_days(
+        "physio is the day after tomorrow, same time as right now, at the clinic on king st"
+    )
+    assert "tomorrow" not in got and "same time" not in got and "clinic on king st" in got
+    assert "後日" not in _without_relative_days("後日朝早八點要去醫院覆診")

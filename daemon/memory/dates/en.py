@@ -285,6 +285,10 @@ def _dl1(a: str, b: str) -> bool:
     return swap or a[i + 1 :] == b[i + 1 :]
 
 
+# Wednesday spelt as it is said, two edits from its name ("wendsday whole day i'm at the site")
+_SPELT_AS_SAID = {"wendsday": 2, "wensday": 2, "wedsday": 2, "wenseday": 2}
+
+
 def _weekday_words(low: str) -> Iterator[tuple[int, int, int]]:
     """(start, end, weekday) of weekday names, chat abbreviations and one-edit typos ("wendesday")."""
     found = []
@@ -300,6 +304,9 @@ def _weekday_words(low: str) -> Iterator[tuple[int, int, int]]:
         for m in _TYPO_TOKEN.finditer(low):
             w = m[0]
             if _word_start(low, m.start()) and w not in _NOT_TYPO and w not in WD_NAMES:
+                if w in _SPELT_AS_SAID:
+                    found.append((m.start(), m.end(), _SPELT_AS_SAID[w]))
+                    continue
                 for wd, name in enumerate(WD_NAMES):
                     if _dl1(w, name):
                         found.append((m.start(), m.end(), wd))
@@ -524,7 +531,15 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
         prep = _EN_PREP_BEFORE.search(text, max(0, m.start() - 8), m.start())
         if prep and _word_start(text, m.start()):
             hits.append(time_hit(ctx, prep.start(), m.end(), (0, 12, 0), "en", False))
+    for m in _EN_SAME_TIME.finditer(text) if "same time" in text else ():
+        # "…is the day after tomorrow, exact same time as right now": the clock it was said at
+        hits.append(time_hit(ctx, m.start(), m.end(), (0, ctx.at.hour, ctx.at.minute), "en", False))
     return hits
+
+
+_EN_SAME_TIME = re.compile(
+    r"\b(?:at\s+)?(?:the\s+)?(?:exact(?:ly)?\s+)?same\s+time\s+as\s+(?:right\s+)?(?:now|today)\b"
+)
 
 
 def _absolute(ctx: Ctx) -> list[Hit]:

@@ -151,8 +151,9 @@ _WEEK_REL = {"上上": -2, "下下": 2, "上": -1, "下": 1, "这": 0, "本": 0,
 _WEEK = re.compile(
     rf"(?P<rel>上上|下下|上|下|这|本|[今呢](?=个))个?(?:(?P<we>周末)|(?:周|星期|礼拜)(?:(?P<x>[一二三四五六日天]){_WD_TAIL})?)"
 )
+# (not after 个: "两个礼拜三次" is a count of weeks; but "那个礼拜五", "that Friday", is the day)
 _WEEK_BARE = re.compile(
-    rf"(?<![一二两三四五六七八九十几每\d上下这本个])(?:(?P<we>周末)|周(?P<xz>[一二三四五六日]){_WD_TAIL}"
+    rf"(?<![一二两三四五六七八九十几每\d上下这本])(?<!(?<!那)个)(?:(?P<we>周末)|周(?P<xz>[一二三四五六日]){_WD_TAIL}"
     rf"|(?:星期|礼拜)(?P<x>[一二三四五六日天]){_WD_TAIL})"
 )
 # A deadline: 截止到周四, 最晚周三, 周五之前, 周五下班前, 到周日为止 → on or after today.

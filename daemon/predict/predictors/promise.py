@@ -75,7 +75,8 @@ _ZH = re.compile(
     r"|(?:答应|应承|说好|保证|承诺)[了咗]?[^。；;！!？?\n]{0,14}?(?:把|帮|之前|前|以前)"
     # an obligation said without its subject, as Chinese leaves it: "明天一定要把价格表发给 Tony";
     # Cantonese says 将 for 把 and 俾 for 给 ("今晚一定要将啲收据 send 俾 Winnie")
-    r"|(?<![他她])(?:一定要|必须|得|记得)(?:把|将)[^。；;！!？?\n]{0,40}?"
+    # ("周二下班前一定把修改后的 BOQ 发给他": 一定 alone says it as surely)
+    r"|(?<![他她你您佢])(?:一定要|一定|必须|得|记得)(?:把|将)[^。；;！!？?\n]{0,40}?"
     r"(?:发|给|俾|交|回复|写完|完成|提交|寄|还|转|付|缴|签|续|退|send|email|submit)"
 )
 _DONE_EN = re.compile(

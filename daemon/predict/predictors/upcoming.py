@@ -130,6 +130,21 @@ def _without_dates(text: str, at: datetime, tz: ZoneInfo) -> str:
     return re.sub(r"\s+([,，。.])", r"\1", re.sub(r"([,，])\s*[,，]", r"\1", " ".join(text.split())))
 
 
+# a day or a time counted from when it was said
+_RELATIVE_DAY = re.compile(
+    r"\b(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw)\b|\b(?:tomorrow|tmrw|tmr|today|tonight|tonite)\b"
+    r"|(?:exact(?:ly)?\s+)?same\s+time\s+as\s+(?:right\s+)?now|大后天|大後天|大后日|大後日|后天|後天|后日|後日"
+    r"|明天|明早|明晚|听日|聽日|今天|今晚|今日|今早",
+    re.IGNORECASE,
+)
+
+
+def _without_relative_days(text: str) -> str:
+    """A quote without the days and times it counted from when it was said, each left as "…"."""
+    text = re.sub(r"(?:\s*…\s*[,，]?)+", " … ", _RELATIVE_DAY.sub(" … ", text))
+    return re.sub(r"\s+([,，。.])", r"\1", re.sub(r"…\s*([.。,，])", "…", " ".join(text.split()))).strip()
+
+
 def leave_by(text: str, due: datetime, said: datetime, tz: ZoneInfo) -> datetime | None:
     """When the person said they must be on their way to the event at `due`: the latest such
     time on its day, within `MAX_WAY` before it, or None. A clock without am/pm is the hour
@@ -585,6 +600,10 @@ class Upcoming:
         thing = headline(text, item.observed_at or ctx.now, tz)
         told = said_of(text, item.observed_at or ctx.now, tz)  # what was said of the plan
         quote = short(told, 200)
+        if (item.observed_at or ctx.now).astimezone(tz).date() != ctx.now.astimezone(tz).date():
+            # "後日朝早七點…", "the day after tomorrow, same time as right now": said days ago, the
+            # words count from then; the reminder says when it is from today
+            quote = short(_without_relative_days(told), 200)
         where = item.l1.get("where")
         # a move of a plan told before: what it is and where, as told then (moves.py)
         before = moves.moved_plan(ctx, s.scope, item) if text == what(item) else None

@@ -323,3 +323,11 @@ def test_a_quote_said_days_ago_loses_its_relative_days() -> None:
     )
     assert "tomorrow" not in got and "same time" not in got and "clinic on king st" in got
     assert "後日" not in _without_relative_days("後日朝早八點要去醫院覆診")
+
+
+def test_a_year_in_a_past_clause_keeps_the_range_before_it_past() -> None:
+    # a guard (past on both; found by bench/nothing_lost.py when the bus-number rule first left the
+    # year out and the campaign's "June 1" came out ahead, a plan the next fact retired)
+    said = datetime(2025, 1, 7, 10, 0, tzinfo=ZoneInfo("UTC"))
+    text = "For my notes: the 'Autumn Push 2023' promo (Sept 4 - Oct 15, 2023) gave new members a free month."
+    assert all(m.direction == "past" for m in resolve_dates(text, said, ZoneInfo("UTC")))

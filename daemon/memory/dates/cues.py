@@ -365,6 +365,8 @@ _TIMED = re.compile(
 # (a tram) is no step of a timeline
 _TIMED_AS_DATE = re.compile(
     r"\d{1,2}[:.：]\d\d|\d\s*(?:[ap]\.?m\b|[点點号號时時日月])|\b(?:at|on|by|till|until)\s+\d|\d(?:st|nd|rd|th)\b"
+    # a year is a date too ("(June 1 - Aug 31, 2022) offered …": the campaign's days are past)
+    r"|\b(?:19|20)\d\d\b"
     r"|[一二三四五六七八九十两]+[点号]|周[一二三四五六日天末]|星期|礼拜|[一二三四五六七八九十]月"
     r"|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*day\b|\b(?:yesterday|today|tomorrow|tonight|noon|midnight)\b"
 )

@@ -633,13 +633,15 @@ def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bo
     found = set(reasons(sentence))
     if part != sentence and found <= _OF_THEIR_CLAUSE and own(part):
         return True
-    # a groan that only opens the sentence, before the person tells their plan ("ugh just found out
-    # im on the first aid refresher this thursday"): the plan is read without it (the model still
-    # vetoes a complaint about the day, "ugh, and the inbox on friday will be a nightmare")
+    # a groan that only opens the sentence, before the person tells what they are on ("ugh just found
+    # out im on the first aid refresher this thursday"): the plan is read without it; not a groan
+    # over the whole sentence with no "I" doing anything in it ("Ugh, monday 8am standup again",
+    # "ugh the week, my boss pings me at midnight, my sister's flight lands saturday at 6"), nor
+    # another complaint after it ("ugh, and the inbox on friday will be a nightmare when I'm back")
     groan = _GROAN_OPENS.match(sentence)
     if found == {"vent"} and groan is not None:
         rest = sentence[groan.end() :]
-        if not (_VENT_ZH if _zh(rest) else _VENT_EN).search(simplified(rest)) and own(rest):
+        if _SUBJECT_SELF_EN.search(rest) and not _VENT_EN.search(rest) and not _zh(rest) and own(rest):
             return True
     # a groan in a clause of its own beside the plan's: "這週四要整天去大阪出差，…，當天來回累死",
     # "禮拜四下午四點在中目黑站碰面看那間 2LDK 🏠 希望這次不要又是鬼價格" — the clause that holds

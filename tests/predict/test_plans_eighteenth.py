@@ -331,3 +331,20 @@ def test_a_year_in_a_past_clause_keeps_the_range_before_it_past() -> None:
     said = datetime(2025, 1, 7, 10, 0, tzinfo=ZoneInfo("UTC"))
     text = "For my notes: the 'Autumn Push 2023' promo (Sept 4 - Oct 15, 2023) gave new members a free month."
     assert all(m.direction == "past" for m in resolve_dates(text, said, ZoneInfo("UTC")))
+
+
+def test_a_groan_that_only_opens_the_telling_leaves_the_plan() -> None:
+    from daemon.memory.types import ItemView
+    from daemon.predict.plans import is_own_plan
+
+    tz = ZoneInfo("Europe/Dublin")
+    said = datetime(2026, 5, 11, 12, 0, tzinfo=tz)
+    text = (
+        "ugh just got told i'm on the fire warden course this friday 🙄 9 till like 4 in the sandyford office"
+    )
+    item = ItemView("i1", "alice", "events", f"alice: {text}", {"what": text}, observed_at=said)
+    assert is_own_plan(item, tz, said)
+    # a guard (no plan on both): a groan over a day with nobody doing anything in it
+    text = "ugh, friday 9am all-hands again"
+    item = ItemView("i2", "alice", "events", f"alice: {text}", {"what": text}, observed_at=said)
+    assert not is_own_plan(item, tz, said)

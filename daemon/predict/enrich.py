@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from daemon.memory.types import ItemView
 from daemon.predict.base import Ctx, active, said_by_person, short, what
-from daemon.predict.plans import reasons
+from daemon.predict.plans import declines, reasons
 
 # recall scores are fused ranks plus decay; below this a preference is only "the nearest one"
 MIN_SCORE = 0.35
@@ -51,7 +51,8 @@ def related(ctx: Ctx, scope: str, item: ItemView, limit: int = 2) -> list[Relate
         # nor a mood or a daydream the category model filed there ("Sheikh Zayed Road 又堵死了…
         # 如果哪天回国，最想念的绝对是 shawarma"): it says nothing of how this should be done
         said = what(row)
-        if _MOOD.intersection(reasons(said)) or _DAYDREAM.search(said):
+        # (nor what they said they would not go to: "told aunty i'm not coming to easter lunch")
+        if _MOOD.intersection(reasons(said)) or _DAYDREAM.search(said) or declines(said):
             continue
         out.append(Related(h.item_id, short(what(row), 120), tuple(h.source_ids)))
         if len(out) >= limit:

@@ -520,8 +520,8 @@ _SKIP_EN = re.compile(
 _SKIP_ZH = re.compile(
     r"我(?:就|才|是)?(?:不|唔)(?:想)?去(?!了?[\u4e00-\u9fff]{0,4}[了咗])|我(?:说|話|话)?去(?:不|唔)(?:了|成|到)|我(?:已经)?(?:推|推掉|推咗|拒绝|拒絕)(?:了|咗)?(?=[，,。.!！\s]|$)"
     r"|我们不去|我(?:就|才)?懒得(?:去|动)|我(?:就|照旧|照常)?留(?:喺|在)(?:屋企|家)"
-    # ... or skips it: "我這次就跳過了"
-    r"|我[^，,。！!？?\s]{0,4}跳过"
+    # ... or skips it: "我這次就跳過了"; or said they would not go: "我話唔去喇", "我说我不来了"
+    r"|我[^，,。！!？?\s]{0,4}跳过|我(?:说|话)(?:我)?(?:就)?(?:不|唔)(?:去|来|嚟)"
 )
 _WORD_GIVEN_EN = re.compile(
     # (chat drops the "I" that opens a clause: "…, said I'd get him from the airport")
@@ -539,6 +539,14 @@ def _without_subject(clause: str, zh: bool) -> str:
     """A clause without its leading third-person subject ("我妈" is not the speaker)."""
     rx = _THIRD_ZH if zh else _THIRD_EN
     return rx.sub("", clause, count=1)
+
+
+def declines(text: str) -> bool:
+    """The speaker says they are not going or not part of it ("我不去了", "told aunty i'm not
+    coming", "i bailed"): neither a promise of theirs nor a preference worth recalling."""
+    t = simplified(" ".join(text.split()))
+    zh = _zh(t)
+    return bool((_SKIP_ZH if zh else _SKIP_EN).search(t) or (_OUT_ZH if zh else _OUT_EN).search(t))
 
 
 def own_plan(text: str) -> bool:

@@ -348,3 +348,32 @@ def test_a_groan_that_only_opens_the_telling_leaves_the_plan() -> None:
     text = "ugh, friday 9am all-hands again"
     item = ItemView("i2", "alice", "events", f"alice: {text}", {"what": text}, observed_at=said)
     assert not is_own_plan(item, tz, said)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i promised jen i would come to her bbq saturday, but i bailed",
+        "本来说好周六去帮表哥搬家，现在我不去了，腰疼",
+    ],
+)
+def test_a_no_is_no_promise(text: str) -> None:
+    from daemon.predict.predictors.promise import is_promise
+
+    assert not is_promise(text)
+
+
+def test_a_done_act_with_a_name_before_its_le() -> None:
+    from daemon.predict.predictors.promise import is_promise, tells_done
+
+    assert tells_done("签证材料交给翻译 Amina 了，她说下周去办")
+    # a guard (a promise on both): 了解 is "to find out", no 了 of a done act
+    assert is_promise("我会把合同交给律师审一下了解情况")
+
+
+def test_what_was_declined_is_no_preference_to_recall() -> None:
+    from daemon.predict.plans import declines
+
+    assert declines("told aunty i'm not coming to the christening lunch, too much on")
+    assert declines("阿May約我聽日去行山，我話唔去喇")
+    assert not declines("i always book the aisle seat on early flights")

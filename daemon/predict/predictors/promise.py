@@ -35,6 +35,7 @@ from daemon.predict.base import (
 )
 from daemon.predict.plan_text import headline, said_of, sentences
 from daemon.predict.plans import PEOPLE_ZH as _PEOPLE_ZH
+from daemon.predict.plans import declines
 from daemon.predict.timing import at_local, next_day_start
 from daemon.state.suggestions import Suggestion
 from daemon.state.types import EmailMessage
@@ -168,12 +169,16 @@ def _promises(text: str) -> bool:
             or _HAVE_IT_DONE.search(text)
             or _DOING_EN.search(text)
         )
-    return bool(cue) and not is_done(text)
+    # (not a no: "同事约周日去骑车，我不去了" promises nothing)
+    return bool(cue) and not is_done(text) and not declines(text)
 
 
 # the promised act with 了 after it, in its clause: "书今天寄出去了", "模板发给小林了"
 # (not 还, 给 or 回 alone: "还答应了…" is "also promised", "给他…" is "for him")
-_DONE_ACT_ZH = re.compile(r"(?:发(?!烧|现|生|呆|火)|交|回复|寄|转|付|缴|签|续|退)[^，。,.!！?？;；]{0,6}了")
+# (up to a name between: "签证材料交给翻译 Amina 了")
+_DONE_ACT_ZH = re.compile(
+    r"(?:发(?!烧|现|生|呆|火)|交|回复|寄|转|付|缴|签|续|退)[^，。,.!！?？;；]{0,12}(?<![为除])了(?!解|不起|结)"
+)
 
 
 def is_done(text: str) -> bool:

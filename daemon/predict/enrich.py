@@ -24,7 +24,10 @@ CATEGORIES = ("preferences",)
 # (not a condition: "if i've got a flight, always book me an aisle seat" is a preference)
 _MOOD = frozenset(("vent", "world"))
 _DAYDREAM = re.compile(
-    r"\bif i ever\b|\bsome ?day\b|\bone day\b|如果哪天|要是哪天|总有一天|有一天", re.IGNORECASE
+    r"\bif (?:i|we) ever\b|\bsome ?day\b|\bone day\b|如果哪天|要是哪天|总有一天|有一天"
+    # "要是毕业以后留在意大利，我想去 Napoli 住", "如果能留下来的话"
+    r"|(?:要是|如果|假如)[^，,。.]{0,20}(?:以后|之后|的话)",
+    re.IGNORECASE,
 )
 
 

@@ -47,7 +47,7 @@ _OFF = re.compile(
 # "retimed", "swapped our 1:1 to Wednesday", 顺延至, 调到, 调整至, 搬咗去
 _MOVED = re.compile(
     r"(?<![a-z])(?:rebook(?:ed|ing)?|retimed|swap(?:ped|ping)?|bump(?:ed|ing)? (?:to|back))(?![a-z])"
-    r"|顺延|调到|调整至|调整为|调整到|搬咗去|搬到|改咗",
+    r"|顺延|调到|调整至|调整为|调整到|搬咗去|搬到|改咗|变更",
     re.IGNORECASE,
 )
 _QUESTION_TAIL = re.compile(r"^[^.!。！\n]*[?？]")
@@ -81,7 +81,7 @@ _MOVES = re.compile(
     r"(?<![a-z])(?:mov(?:e|ed|es|ing)|re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|delay\w*|bump\w*|shift\w*"
     r"|brought forward|put off|instead|switch\w*|chang(?:e|ed|es|ing)|now|rebook\w*|retimed|swap\w*"
     r"|new (?:\w+ )?(?:time|departure|arrival|start|slot|date))(?![a-z])"
-    r"|改到|改为|改在|改成|改咗|改期|推迟|推到|延期|延后|延至|顺延|提前|挪到|换到|换成|调到|调整|搬|移到|移至|新的?时间",
+    r"|改到|改为|改在|改成|改咗|改期|推迟|推到|延期|延后|延至|顺延|提前|挪到|换到|换成|调到|调整|搬|移到|移至|新的?时间|新日时|变更",
     re.IGNORECASE,
 )
 
@@ -231,7 +231,17 @@ def _stands(text: str, plan_text: str, due: datetime, sent: datetime, tz: ZoneIn
 # a mail naming where a moved plan is now ("New location: …", "新地点：…"; other languages through
 # `mail_words`)
 _NEW_PLACE = re.compile(
-    r"\bnew (?:location|venue|address|place)\b|新地点|新地址|地点改|地点变", re.IGNORECASE
+    r"\bnew (?:location|venue|address|place)\b|新地点|新地址|地点改|地点变|新场所|新会场|集合场所|集合地点",
+    re.IGNORECASE,
+)
+# … or with no label, the address a moved plan is at now, written as streets are in most of the
+# world's mail: a street word, its name, its number ("Av. Río Mixcoac 112", "Via Prenestina 212",
+# "Rua Augusta 45", "Keizersgracht 123", "Hauptstraße 5")
+_ADDRESS = re.compile(
+    r"\b(?:Av(?:da)?\.|Avenida|Avenue|Ave\.|Via|Viale|Piazza|Corso|Calle|Carrer|Paseo|Rua|Rue|Boulevard|Blvd\.?"
+    r"|Street|St\.|Road|Rd\.|Lane|Ulica|ul\.|Jalan|Jl\.)\s+(?:(?:de|del|della|di|da|do|dos|la|le|du|des)\s+)?"
+    r"(?:[A-ZÀ-Ý][\w'’.-]*\s+){0,3}[A-ZÀ-Ý][\w'’.-]*,?\s+\d+[A-Za-z]?\b"
+    r"|\b[A-ZÀ-Ý][\wäöüß]*(?:straße|strasse|gasse|weg|platz|gracht|laan|straat|gatan|vej|gade|katu|utca)\s+\d+[a-z]?\b"
 )
 
 
@@ -252,16 +262,23 @@ def _moved_to_alone(
     return when if moved[0].has_time else when.replace(hour=due.hour, minute=due.minute)
 
 
-def _new_place(read: str, raw: str) -> str:
+def _new_place(read: str, raw: str, plan_text: str) -> str:
     """Where a moved plan is now, as the mail writes it: what follows the label of its sentence
     naming a new place ("Địa điểm mới: xưởng số 2 … tại KCN Sóng Thần"), without asides in
-    brackets; "" when it names none. `read`: the mail as the rules read it (`as_english`)."""
-    said, written = sentences(read.split("\n\n", 1)[-1]), sentences(raw.split("\n\n", 1)[-1])
+    brackets; else the first street address of the mail that the plan as told does not hold ("La
+    firma será en nuestra oficina de Av. Río Mixcoac 112"); "" when it names none. `read`: the
+    mail as the rules read it (`as_english`)."""
+    body = raw.split("\n\n", 1)[-1]
+    said, written = sentences(read.split("\n\n", 1)[-1]), sentences(body)
     if len(said) != len(written):
         written = said  # the reading changed the sentences: quote it as read
     found = next((w for x, w in zip(said, written, strict=True) if _NEW_PLACE.search(x)), "")
     found = re.sub(r"\s*[(（][^()（）]*[)）]", "", found.split(":", 1)[-1].split("：", 1)[-1])
-    return " ".join(found.split()).strip(" .。")
+    if found.strip(" .。"):
+        return " ".join(found.split()).strip(" .。")
+    told = plan_text.lower()
+    street = next((a.group(0) for a in _ADDRESS.finditer(body) if a.group(0).lower() not in told), "")
+    return street.rstrip(",")
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +383,9 @@ def read_mail(
         # names what the plan is about ("Uw afspraak is verplaatst naar donderdag 8 oktober om
         # 9:30" from the Overvecht office the person was going to)
         to = _moved_to_alone(text, mentions, due.astimezone(tz), sent, plan_text)
-        return PlanNews(mail_id, sender, to, place=_new_place(text, raw)) if to is not None else None
+        return (
+            PlanNews(mail_id, sender, to, place=_new_place(text, raw, plan_text)) if to is not None else None
+        )
     stands, changed = _stands(text, plan_text, due.astimezone(tz), sent, tz)
     if stands:
         # the plan's day and time hold: news only of what else changed about it
@@ -415,6 +434,17 @@ def read_mail(
             # usual"), or another hour of the plan's day not said to be its new one (Mia's 4:15
             # visit is cancelled, not Lucas's 3:45 moved): no new time for this plan
             continue
+        # the new day said first alone, then with its hour ("il proprietario rientra solo giovedì,
+        # quindi ci vediamo giovedì 30 marzo alle 17:30"): the hour is the new one
+        m = next(
+            (
+                x
+                for x in mentions
+                if x.has_time and x.direction != "past" and x.value.astimezone(tz).date() == when.date()
+            ),
+            m,
+        )
+        when = m.value.astimezone(tz)
         moved = (
             _nearer_half(m, when, local_due)
             if m.has_time
@@ -434,7 +464,7 @@ def read_mail(
             (w for x, w in zip(sentences(body), sentences(as_written), strict=True) if plan_change_cue(x)), ""
         )
         return PlanNews(mail_id, sender, local_due, update=said or as_written.strip())
-    place = _new_place(text, raw) if moved is not None else ""
+    place = _new_place(text, raw, plan_text) if moved is not None else ""
     return PlanNews(mail_id, sender, moved, proposed=proposed if moved is None else None, place=place)
 
 
@@ -497,6 +527,8 @@ def news(
     return max(found, key=lambda f: f[0])[1] if found else None
 
 
+# how long before the plan was told a mail about it may have come with its link
+LINK_BEFORE = timedelta(days=14)
 # a meeting link in a mail: "meet.google.com/xkq-ptdr-wnb", "https://teams.example.net/l/…"
 _LINK = re.compile(
     r"https?://[^\s<>\"'）)]+|\b(?:meet\.google\.com|zoom\.us/j|teams\.microsoft\.com)/[^\s<>\"'）)]+"
@@ -505,18 +537,21 @@ _LINK = re.compile(
 
 def link(
     memory: Memory, scope: str, plan_text: str, said: datetime, due: datetime, now: datetime, tz: ZoneInfo
-) -> str | None:
-    """The meeting link of the plan, from the newest mail of someone else received since the plan
-    was told that is about it (`tied`) and names its day ("Confirming Tuesday, March 17 at 10:00
-    AM ET on Google Meet: meet.google.com/xkq-ptdr-wnb"): the person needs it at the reminder,
-    not in their inbox. None when no such mail has one."""
+) -> tuple[str, str] | None:
+    """The meeting link of the plan and the mail it came in: the newest mail of someone else
+    received since the plan was told (or up to `LINK_BEFORE` before) that is about it (`tied`)
+    and names its day ("Confirming Tuesday, March 17 at 10:00 AM ET on Google Meet:
+    meet.google.com/xkq-ptdr-wnb"): the person needs it at the reminder, not in their inbox. None
+    when no such mail has one."""
     day = due.astimezone(tz).date()
-    found: list[tuple[datetime, str]] = []
+    found: list[tuple[datetime, str, str]] = []
+    # (the invitation may have come first, and the person told of the meeting after reading it)
+    since = said - LINK_BEFORE
     for thread in memory.email_threads(scope):
-        if thread.last_message_at <= said:
+        if thread.last_message_at <= since:
             continue
         for msg in memory.email_messages(scope, thread.thread):
-            if msg.outbound or not (said < msg.sent_at <= now):
+            if msg.outbound or not (since < msg.sent_at <= now):
                 continue
             stored = memory.resources(scope, [msg.id])
             text = as_english(fresh_text(stored[0].text)[:MAX_MAIL_CHARS]) if stored else ""
@@ -524,5 +559,8 @@ def link(
             if url is None or not tied(plan_text, text, msg.sender_name, msg.sender):
                 continue
             if any(_on_day(m, day, tz) for m in resolve_dates(text, msg.sent_at, tz)):
-                found.append((msg.sent_at, url.group(0).rstrip(".,;:")))
-    return max(found)[1] if found else None
+                found.append((msg.sent_at, url.group(0).rstrip(".,;:"), msg.id))
+    if not found:
+        return None
+    _, newest, mail = max(found)
+    return newest, mail

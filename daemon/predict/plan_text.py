@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 from daemon.memory.dates import DateMention, planned, resolve_dates
 from daemon.memory.dates.common import MOVED_TO_ZH
 from daemon.memory.dates.cues import EMOJI, tense
+from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import activity_terms
 from daemon.memory.read.bm25 import tokenize
 
@@ -64,10 +65,10 @@ _LEAD_ZH = re.compile(
     r"^(?:(?:对了|另外|还有|然后|而且|记得|提醒我|提醒一下|别忘了)[，,]?)*"
     r"(?:我们|我)?(?:要|得|需要|会|约了|预约了|定了|订了|报了|有个|有一个|有)?"
 )
-_TAIL_ZH = re.compile(r"(?:的|了|在|是|有|要|改到|改成|改在)+$")
+_TAIL_ZH = re.compile(r"(?:的|了|在|是|有|要|改到|改成|改在|定在|定于|安排在)+$")
 # what is left of a time span or a date phrase: "（八点）到十点修水管" → "修水管"
 _LEFT_ZH = re.compile(
-    r"^(?:的|之前|以前|前|(?:到|至|-|–)\s*[一二两三四五六七八九十\d]+[点:：](?:半|\d+分?|[一二三四五六七八九十]+分?)?"
+    r"^(?:的|之前|以前|前|(?:到|至|-|–)\s*(?:上午|下午|晚上|早上|中午|凌晨|傍晚)?\s*[一二两三四五六七八九十\d]+[点:：](?:半|\d+分?|[一二三四五六七八九十]+分?)?"
     # ... or a clock the date phrase left behind ("下周三（28号）下午3点去…": "下午3点去…")
     r"|(?:上午|下午|晚上|早上|中午|凌晨|傍晚)\s*[一二两三四五六七八九十\d]+[点:：](?:半|\d+分?|[一二三四五六七八九十]+分?)?)+"
 )
@@ -130,7 +131,7 @@ def _strip(piece: str, zh: bool) -> str:
 _PLACE_ONLY_EN = re.compile(r"^(?:at|@)\s+(?:the\s+|a\s+)?\S", re.IGNORECASE)
 # ... or only who with: "tues the 7th at 4.15 with ms kowalczyk" (what it is was announced before)
 # ... in Chinese: "这个星期六 15号 8pm 在 Bukit Jalil 国家体育场" (the concert was told before)
-_PLACE_ONLY_ZH = re.compile(r"^(?:在|于|於)\s*\S")
+_PLACE_ONLY_ZH = re.compile(r"^(?:在|于|於)\s*\S|^(?:从|由)\s*[^，,\s]+?\s*(?:出发|起飞|发车|开|走)$")
 _WITH_ONLY_EN = re.compile(r"^(?:with|w/)\s+\S", re.IGNORECASE)
 
 
@@ -520,13 +521,15 @@ _ARRANGED_EN = re.compile(
 # ... or said of the thing: "the quote is confirmed", "MOT's booked in", "flights are sorted"
 _ARRANGED_PASSIVE_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|and|also)\b[,!]?\s*)*(?P<thing>.+?)\s*(?:\s(?:is|are|has been|have been|got)|['’]s)"
-    r"\s+(?:finally\s+|now\s+|all\s+)?(?:booked(?:\s+in)?|confirmed|sorted|scheduled|arranged|set up|set|locked in)"
+    r"\s+(?:finally\s+|now\s+|all\s+)?(?:booked(?:\s+in)?|confirmed|sorted|scheduled|arranged|set up|set|locked in"
+    # ... or that it takes place: "lease signing is finally happening!!", "the offsite is a go"
+    r"|happening|going ahead|a go)"
     # what it is for belongs to the thing: "flight is sorted for the music educators thing in ottawa"
     r"(?:\s+(?P<purpose>for\s+.+))?$",
     re.IGNORECASE,
 )
 _ARRANGED_ZH = re.compile(
-    r"^(?P<thing>.+?)(?:终于|已经|也|总算)?(?:在?网上)?(?:已经|终于|总算)?"
+    r"^(?P<thing>.+?)\s*(?:我|我们)?(?:早就|早已|终于|已经|也|总算)?(?:在?网上)?(?:已经|终于|总算)?"
     r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号|抢到|买到|买好|拿到|订到|约到)了?"
     # (a particle after it: "搶到了啦", "约好了哦")
     r"[啦喇咯哦呀嘞~～!！]*$"
@@ -557,6 +560,8 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
         if zh:  # the clause of it that announces ("星海乐队演唱会的门票已经抢到了，rock zone 的！")
             parts = [c.group(0).strip(" ,，.。!！?？…~:：") for c in clause_rx.finditer(announced)]
             announced = next((c for c in reversed(parts) if _ARRANGED_ZH.match(c)), announced)
+    if zh:  # an aside after it ("…买好了（打折那天抢的 🥳）") is no part of the announcement
+        announced = _ASIDE_ZH.sub("", re.sub(r"[（(][^）)]*$", "", announced))
     announced = announced.strip(" ,，.。!！?？…~:：")
     # a lead-in before a colon is not the announcement: "ANYWAY good news: finally got the MRI"
     announced = re.split(r"[:：]\s*", announced)[-1]
@@ -630,7 +635,9 @@ def _only_a_move(piece: str) -> bool:
 def _drop_marks(s: str, zh: bool) -> str:
     if zh:
         # "周五之前" is the date's own deadline: "by Friday", like "by" in English
-        return re.sub(r"\x00(?:之前|以前|前)?", "", s)
+        # (and the end of a span after it: "…定在\x00–22:30，腾讯会议", "\x00到\x00带他们去沙漠")
+        s = re.sub(r"\x00\s*(?:到|至|-|–|~)\s*\x00", "\x00", s)
+        return re.sub(r"\x00(?:之前|以前|前|\s*(?:到|至|-|–|~)\s*\d{1,2}[:：]\d\d)?", "", s)
     # "\x00 to \x00" is one span of time; "on \x00", "at \x00" lose their preposition with the date
     s = re.sub(r"\x00\s*(?:to|until|till|-|–)\s*\x00", "\x00", s, flags=re.IGNORECASE)
     s = re.sub(r"\b(?:on|at|by|for|from|until|till|this|next)\s+\x00", " ", s, flags=re.IGNORECASE)
@@ -657,6 +664,22 @@ _WHEN_WORDS = frozenset(
     ).split()
     for t in tokenize(w)
 )
+
+
+# where a plan's thing says it takes place: "… at the notary's office on av amsterdam", "在 Pigneto
+# 那边跟中介交接钥匙"
+_AT_PLACE_EN = re.compile(r"\s+(?:at|@)\s+\S.*$", re.IGNORECASE)
+_AT_PLACE_ZH = re.compile(r"^(?:在|到)\s*[^，,\s]{1,12}?\s*(?:那边|那里|这边|这里|附近|门口)\s*")
+
+
+def without_place(thing: str) -> str:
+    """`thing` without the place it says it is at, for a plan that moved elsewhere; `thing` when
+    that would leave nothing that names it."""
+    zh = bool(_HAN.search(thing))
+    left = _AT_PLACE_ZH.sub("", simplified(thing)) if zh else _AT_PLACE_EN.sub("", thing)
+    if zh:
+        left = thing[len(thing) - len(left) :]  # (one character for one: the tail as written)
+    return left if _enough(left, zh) and names_a_thing(left) else thing
 
 
 def names_a_thing(thing: str) -> bool:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
@@ -86,10 +86,17 @@ _PEOPLE_EN = (
     r"sister|brother|son|daughter|kids?|child|children|baby|grandma|grandpa|grandmother|grandfather|"
     r"aunt|uncle|cousin|nephew|niece|friend|roommate|flatmate|housemate|neighbou?r|boss|manager|"
     r"team ?lead|lead|ceo|cto|colleague|coworker|co-worker|teammate|landlord|teacher|doctor|"
-    r"client|assistant|intern|director|supervisor|buddy|mate|pal|bestie|bff"
+    r"client|assistant|intern|director|supervisor|buddy|mate|pal|bestie|bff|"
+    # as people call them in chat around the world: a Nigerian boss, a Filipino aunt, a grandmother
+    r"oga|hubby|wifey|bae|mama|papa|tita|tito|lola|lolo|kuya|nana|granny|gran|abuela|abuelo|oma|opa"
+)
+# ... of whom no "my" is needed: "boss is in cabo all next week", "mama's check-up is on tuesday"
+_KIN_EN = (
+    r"boss|oga|mom|mum|mama|mother|dad|papa|father|grandma|grandpa|granny|gran|nana|wife|husband|hubby|"
+    r"wifey|bae|tita|tito|lola|lolo|kuya|abuela|abuelo|oma|opa|roommate|flatmate|housemate"
 )
 _THIRD_EN = re.compile(
-    rf"^(?:(?:my|our|the)\s+(?:\w+\s+)?(?:{_PEOPLE_EN})(?:'s|’s)?\b|(?:he|she|they)\b|"
+    rf"^(?:(?:my|our|the)\s+(?:\w+\s+)?(?:{_PEOPLE_EN})(?:'s|’s)?\b|(?:{_KIN_EN})(?:'s|’s)?\b|(?:he|she|they)\b|"
     r"(?!(?:I|I'm|I've|I'll|I'd|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|"
     r"March|April|May|June|July|August|September|October|November|December|Dinner|Lunch|Breakfast|Got|"
     r"Need|Remind|Tomorrow|Today|Tonight|Next|This|Our|My|The|Call|Meeting|Flight|Moving|Picking|Heading|"
@@ -512,6 +519,9 @@ _SKIP_EN = re.compile(
     # doing trick or treat", "lol absolutely not", "nah, staying in", "not me thank god"
     r"|(?:i|we)\s+(?:bailed|declined|passed|said\s+no)\b|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))said\s+no\b"
     r"|(?:turned|turning)\s+(?:it|them|that|this)\s+down|(?:i'?ll|i\s+will)\s+pass\b|count\s+me\s+out"
+    # ... or will: "i said i'll give it a miss this time", "gonna pass, saving my energy"
+    r"|(?:i'?ll|i\s+will|gonna|going\s+to)\s+(?:give\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss|sit\s+(?:it|this(?:\s+one)?)\s+out)"
+    r"|gonna\s+pass\b"
     r"|absolutely\s+not(?=\s*(?:[,.;!]|$))|(?:i'?m|i\s+am|we'?re|we\s+are|nah,?)\s+staying\s+(?:in|home|at\s+home)\b"
     r"|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))not\s+me\b|\bnot\s+my\s+thing\b)",
     re.IGNORECASE,
@@ -627,6 +637,31 @@ def is_own_sentence(
     )
 
 
+# a clock said alone, with no day: "at 5:40", "早上 8:50", "7.10am"
+_BARE_CLOCK = re.compile(
+    r"^(?:at\s+|@\s*)?(?:around\s+|about\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\.?)?$"
+    r"|^(?:早上|上午|下午|晚上|中午|凌晨|傍晚|朝早)?\s*(?:\d{1,2}\s*[:：]\s*\d\d"
+    r"|[\d一二两三四五六七八九十]+\s*点(?:半|\d+分?|[一二三四五六七八九十]+分?)?)$",
+    re.IGNORECASE,
+)
+JUST_PASSED = timedelta(hours=1)
+
+
+def _just_passed(sentence: str, said: datetime, tz: ZoneInfo) -> bool:
+    """The sentence's only date is a clock said alone that passed less than `JUST_PASSED` before it
+    was said, and nothing in it looks ahead: the person tells what has just happened ("the 101 at
+    5:40 is a joke" at 17:55, "地铁一号线早上 8:50 又卡在隧道里不动" at 09:05), not what comes at that
+    clock tomorrow."""
+    found = resolve_dates(sentence, said, tz)
+    if len(found) != 1 or found[0].direction != "future" or not found[0].has_clock:
+        return False
+    m = found[0]
+    if not _BARE_CLOCK.match(simplified(m.text.strip())) or tense(sentence.lower()) == "future":
+        return False
+    at = m.value.astimezone(tz)
+    return any(said - JUST_PASSED <= at - timedelta(hours=h) <= said for h in (12, 24))
+
+
 def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bool]) -> bool:
     """`own`'s verdict on a dated sentence; when venting, a habit or the day's routine is all the
     rules hold against it (or nothing: the plan model's veto of the whole sentence), the verdict on
@@ -634,7 +669,9 @@ def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bo
     that clause says, not about an appointment in another ("ugh the landlord STILL hasn't sent
     anyone, …, so I booked her in at the clinic for Tuesday at 4:15, …"), and the sentence's vector
     is mostly the complaints; who takes part, a wish or a "done" can be said anywhere in the
-    sentence, so those still read it whole."""
+    sentence, so those still read it whole. A clock that has just passed is no plan (`_just_passed`)."""
+    if _just_passed(sentence, said, tz):
+        return False
     if own(sentence):
         return True
     part = plan_part(sentence, said, tz)

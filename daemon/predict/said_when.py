@@ -149,9 +149,10 @@ def promised_at(
             # at 10:05 on Monday, was nudged at 10:00)
             day = m.value.astimezone(tz).date()
             parts = [at for rx, at in DAY_PARTS if rx.search(plain)]
-            found.append(
-                (m.start, datetime.combine(day, max(parts) if parts else max(morning, WHOLE_DAY), tz) + GRACE)
-            )
+            # ... or an hour said apart from it ("tuesday after standup, like half 10"): that one
+            said_hour = _hour_after(plain[m.end : m.end + _NEAR * 2])
+            at = said_hour if said_hour is not None else max(parts) if parts else max(morning, WHOLE_DAY)
+            found.append((m.start, datetime.combine(day, at, tz) + GRACE))
     if found:
         # a part of the day ahead today said on its own ("i'll look at it after lunch"), beside a
         # date said of something else ("she's on leave till wed"): one more time to choose from
@@ -227,6 +228,23 @@ def _hour_today(text: str, local: datetime) -> datetime | None:
         if when > local:
             return when
     return None
+
+
+# "half 10": half past ten, as Irish and British English say it
+_HALF = re.compile(r"\bhalf\s+(?P<h>1[0-2]|[1-9])\b(?![:.]\d)", re.IGNORECASE)
+
+
+def _hour_after(text: str) -> time | None:
+    """An hour said alone just after a day ("…, like half 10", "…, around 4"), read as the date
+    rules read a bare hour, or None."""
+    m = _HALF.search(text) or _HOUR_ALONE.search(text)
+    if m is None:
+        return None
+    half = m.re is _HALF
+    raw = m["h"] or m["h2"] if not half else m["h"]
+    minute = "30" if half else (m["m"] or m["m2"] or "0")
+    clk = clock(int(raw), int(minute), None, None, raw.startswith("0"))
+    return time(clk[1], clk[2]) if clk is not None else None
 
 
 _NOT_TODAY = re.compile(

@@ -78,6 +78,7 @@ _REQUEST_ZH = re.compile(
     r"(?<![申邀聘宴恳回敬])请|麻烦(?![的了啊呀吧事死]|[。！!，,？?\s]|$)|能否|能不能|可不可以|可否|是否"
     r"|帮我|(?<![的谢])帮忙(?![！!。.~]*$)|告诉我|需要你|希望你"
 )
+_RSVP = re.compile(r"^going\s*(?:\([^()]*\))?\s*\?\s*$", re.IGNORECASE)
 _QUESTION_END_ZH = re.compile(r"[吗呢嘛][\s。.!！~]*$")
 # Asks without a question mark or "please": a need of the reader's work ("I need your final
 # headcount by Wednesday", "your sign-off is needed", "still waiting on your approval"), a bare
@@ -121,6 +122,9 @@ _STANDING_EN = re.compile(
     # ... or what to bring or wear to the appointment, or when to arrive: done there, not answered
     # ("Please bring the signed quotation.", "Please arrive 10 minutes early")
     r"|(?:please\s+)?(?:remember\s+to\s+)?(?:bring|wear|arrive|park)\b"
+    # ... or what to read before it ("Please skim the SOW beforehand"): done, not answered
+    r"|(?:please\s+)?(?:skim|read|look over|look through|go through|review|have a look at)\b[^.!?]{0,80}?"
+    r"\b(?:beforehand|before the (?:meeting|call|session|kick-?off|workshop)|ahead of (?:the|our|time))"
     # ... or for the case that what was proposed does not suit ("If this time doesn't work,
     # please call us", "Should Monday not suit you, …")
     r"|(?:if|should|in case)\s+(?:this|that|the|it|these|those|\w+day)\b[^.!?]{0,30}?"
@@ -178,6 +182,8 @@ def asks(sentence: str) -> bool:
     s = sentence.strip()
     if not s:
         return False
+    if _RSVP.match(s):
+        return False  # a calendar invitation's own "Going? Yes - Maybe - No": its buttons answer it
     if s.endswith(("?", "？")) or "?" in s or "？" in s:
         return True
     s = _LABEL.sub("", s, count=1)

@@ -67,6 +67,18 @@ _MOVED = (
     r"|μεταφ[εέ]ρθηκε|μετατ[ιί]θεται|μετακιν[ηή]θηκε|pomeren[aoi]?|pomjeren[aoi]?|preme[sš]ten[aoi]?"
     r"|premje[sš]ten[aoi]?|mutat[aă]?|reprogramat[aă]?|przeniesion[aey]?|prze[lł]o[zż]on[aey]?"
     r"|p[rř]esunut[aoy]?|ertelendi"
+    # more participles: "è stata anticipata", "a reunião foi alterada para", "Ihr Termin wurde
+    # geändert", "de afspraak is gewijzigd", "tapaaminen on siirretty"
+    r"|cambiad[oa]|movid[oa]|pospuest[oa]|anticipat[oa]|posticipat[oa]|rimandat[oa]|mudad[oa]|alterad[oa]"
+    r"|transferid[oa]|modifi[eé]e?|ge[aä]ndert|gewijzigd|[aä]ndrad|[aä]ndrats|[aæ]ndret|endret|diubah"
+    r"|siirretty|muutettu|[aá]thelyezve|m[oó]dos[ií]tva|przesuni[eę]t[aey]?|zmienion[aey]?|perenesen[aoi]?"
+)
+# ... and the verb or noun of one, read as "reschedule" ("moved to" before the old date would make
+# it a past one): "se cambia al viernes", "cambiamos la cita", "le scrivo per spostare la consegna",
+# "Spostamento consegna chiavi", "Cambio de fecha", "a reunião muda para", "siirtyy", "módosul"
+_MOVE = (
+    r"(?:se\s+)?cambi(?:a|amos|ar|o)|sposta(?:re|mo|mento)?|spostiamo|muda|siirtyy|m[oó]dosul"
+    r"|verschieben|verplaatsen|reprogramar|reprogramamos"
 )
 # "to" after a move: au, à, auf, a, al, para, naar, till, ke, na
 _TO = r"(?:\s+(?:au|aux|à|a|auf|al|alla|para|naar|till|ke|na))?"
@@ -146,7 +158,9 @@ _DAY_OF = re.compile(
     rf"\b(?P<d>[0-3]?\d)(?:\.\s*|\s+de\s+|\s+di\s+)(?=(?:{'|'.join(m.title() for m in _MONTHS)})\b)"
 )
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
-_CHANGE = re.compile(rf"\b(?:(?P<off>{_CANCELLED})|(?P<moved>{_MOVED}){_TO})\b", re.IGNORECASE)
+_CHANGE = re.compile(
+    rf"\b(?:(?P<off>{_CANCELLED})|(?P<moved>{_MOVED}){_TO}|(?P<move>{_MOVE}))\b", re.IGNORECASE
+)
 
 
 def foreign(text: str) -> bool:
@@ -235,7 +249,9 @@ def _ask_words(text: str) -> str:
 def _english(text: str) -> str:
     text = _vietnamese(text)
     text = _ask_words(text)
-    text = _CHANGE.sub(lambda m: " cancelled " if m["off"] else " moved to ", text)
+    text = _CHANGE.sub(
+        lambda m: " cancelled " if m["off"] else " moved to " if m["moved"] else " reschedule ", text
+    )
     # (two digits for the hour: such mail writes the 24-hour clock, "à 9h15" is the morning)
     text = _CLOCK.sub(lambda m: f"at {int(m['h']):02d}:{m['m'] or '00'}", text)
     text = _UHR.sub(lambda m: f"at {int(m['h']):02d}:{m['m'] or '00'}", text)

@@ -70,6 +70,8 @@ def number(s: str) -> float | None:
         return 0.5
     if s == "几":
         return 3  # 几天前 "a few days ago", the same convention as "a few"
+    # 廿 and 卅 are twenty and thirty in one character, as Cantonese says minutes ("九點廿" is 9:20)
+    s = s.replace("廿", "二十").replace("卅", "三十")
     if not _NUM_WELLFORMED.match(s):
         return None
     total = cur = 0
@@ -208,14 +210,16 @@ TIME = re.compile(
     (?:(?P<hp>
         (?P<hd>\d{1,2})[:：](?P<md>[0-5]\d)
       | (?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*(?:点钟?|(?<=\d)\s*时)
-    )(?:(?P<half>半)|(?P<q>[一三])刻|(?P<m>\d{1,2}|[零一二三四五六七八九十]{1,3})\s*(?P<fen>分)?)?)?""",
+    )(?:(?P<half>半)|(?P<q>[一三])刻|[搭踏]\s*(?P<five>十一|[一二三四五六七八九十]|1[01]|[1-9])
+       |(?P<m>\d{1,2}|[零一二三四五六七八九十廿卅]{1,3})\s*(?P<fen>分)?)?)?""",
     re.VERBOSE,
 )
 _TIME_ALONE = re.compile(r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|朝早|晏昼|下昼|晚黑")
 # An hour with its minutes needs no period word to count: 十点半, 3点15分, 九点一刻 (a bare 三点 does).
 _CLOCK_ALONE = re.compile(
     r"(?<![\d零一二两三四五六七八九十])(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点"
-    r"(?:半|[一三]刻|\d{1,2}分?|[一二三四五六七八九十]{1,3}分|零[一二三四五六七八九]分?)"  # 八点零五(分): 8:05
+    r"(?:半|[一三]刻|\d{1,2}分?|[一二三四五六七八九十]{1,3}分|零[一二三四五六七八九]分?"  # 八点零五(分): 8:05
+    r"|[廿卅][一二三四五六七八九]?|[搭踏][一二三四五六七八九十])"  # 九点廿, 三点搭五: Cantonese
 )
 
 
@@ -345,10 +349,14 @@ def _minute(t: re.Match[str]) -> int | None:
         return 30
     if t["q"]:
         return 15 if t["q"] == "一" else 45
+    if t["five"]:
+        # Cantonese counts the minute hand's numbers: "三點搭五" is 3:25, "十點踏九" 10:45
+        fives = number(t["five"])
+        return int(fives) * 5 if fives is not None else None
     raw = t["m"]
     if raw is None:
         return 0
-    if not t["fen"] and not (len(raw) >= 2 or "十" in raw):
+    if not t["fen"] and not (len(raw) >= 2 or any(c in raw for c in "十廿卅")):
         return None
     n = number(raw)
     return int(n) if n is not None and n < 60 else None
@@ -378,10 +386,13 @@ def time_clock(t: re.Match[str], anchor_period: str | None) -> Clock | None:
 
 
 # the weekday a notice writes between a date and its time: 6月5日（星期四）上午10时
-# between a day and its time: its weekday in brackets ("3月5日（周四）下午"), or its day of the month
-# after a weekday ("下周一30号早上10:15")
+# between a day and its time: its weekday in brackets ("3月5日（周四）下午", in a Japanese mail
+# "7月4日（土）14時"), or its day of the month after a weekday ("下周一30号早上10:15")
+# (or its date in brackets, "本周五（11月20日）21:30"), and then the place whose time it is, "本周五
+# （11月20日）北京时间 21:30–22:30" (`zones` moves the clock into the speaker's zone)
 _WEEKDAY_BETWEEN = re.compile(
-    r"\s*[（(](?:周|星期|礼拜)?[一二三四五六日天][)）]|\s*(?P<dom>[12]\d|3[01]|0?[1-9])\s*[号日](?!\d)"
+    r"(?:\s*[（(](?:周|星期|礼拜)?[一二三四五六日天月火水木金土][)）]|\s*(?P<dom>[12]\d|3[01]|0?[1-9])\s*[号日](?!\d)"
+    r"|\s*[（(]\d{1,2}\s*月\s*\d{1,2}\s*[日号]?[)）])?(?:\s*[\u4e00-\u9fff]{2,4}时间)?"
 )
 
 

@@ -110,6 +110,12 @@ _AFTER_ABBR = re.compile(
 _AFTER_PLACE = re.compile(
     r"\s*\(?(?:in\s+)?(" + "|".join(sorted(map(re.escape, _PLACES), key=len, reverse=True)) + r")\s+time\b\)?"
 )
+# ... or a region's name alone, as Americans say it ("tuesday at 11 eastern, so 9 for me", "2pm
+# pacific?"): not before another word that would make it a name ("5 central station", "at 6
+# eastern market")
+_AFTER_REGION = re.compile(
+    r"\s*(eastern|pacific|central|mountain)(?=\s*(?:$|[^\w\s]|(?:so|and|on|then|tomorrow|today|tonight|tmrw|for|which|is|if|or|but)\b))"
+)
 # ... or after a clock said just before the day it was attached to ("10am PT thursday")
 _CLOCK_BEFORE = re.compile(
     r"\d(?:[:.]\d\d)?\s*(?:[ap]\.?m\.?)?\s*\(?("
@@ -128,7 +134,7 @@ def _named_zone(text: str, low: str, m: DateMention) -> tuple[str, int, int] | N
     abbr = _AFTER_ABBR.match(text, m.end)
     if abbr is not None:
         return _ABBREVIATIONS[abbr.group(1)], m.start, abbr.end()
-    place = _AFTER_PLACE.match(low, m.end)
+    place = _AFTER_PLACE.match(low, m.end) or _AFTER_REGION.match(low, m.end)
     if place is not None:
         return _PLACES[place.group(1)], m.start, place.end()
     before = _CLOCK_BEFORE.search(text, max(0, m.start - 16), m.start)

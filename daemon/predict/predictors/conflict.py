@@ -69,6 +69,10 @@ _ZH_END = re.compile(
 )
 
 
+# the start's clock written just before its end ("21:30–22:30")
+_WRITTEN_START = re.compile(r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])[:.：](?P<m>[0-5]\d)\s*$")
+
+
 def _end_said(item: ItemView) -> bool:
     """The event's sentence names when it ends ("3 to 4pm", "九点到十点")."""
     text = what(item)
@@ -87,7 +91,14 @@ def end_of(item: ItemView, start: datetime) -> datetime:
         minute = 30 if minutes == "半" else int(minutes) if minutes and minutes.isdigit() else 0
         if hour is not None and hour < 24 and minute < 60:
             if hour_24h(g["h"], bool(g.get("hf"))):
-                # "08:00–14:30", "22:00 to 01:00": the hour as written, into the night if need be
+                # "08:00–14:30", "22:00 to 01:00": the hour as written, into the night if need be;
+                # from the start as written, which may be another place's clock ("北京时间
+                # 21:30–22:30" is 17:30–18:30 in Dubai): the hours between them
+                began = _WRITTEN_START.search(simplified(text)[: m.start()])
+                if began is not None:
+                    length = (hour * 60 + minute - int(began["h"]) * 60 - int(began["m"])) % (24 * 60)
+                    if 0 < length <= 12 * 60:
+                        return start + timedelta(minutes=length)
                 end = start.replace(hour=hour, minute=minute)
                 end = end if end > start else end + timedelta(days=1)
                 if end <= start + timedelta(hours=12):

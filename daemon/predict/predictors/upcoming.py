@@ -44,7 +44,7 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_model import reader_for
-from daemon.predict.plan_text import dated_sentences, headline, other_days, said_of
+from daemon.predict.plan_text import dated_sentences, headline, other_days, said_of, without_place
 from daemon.predict.plans import asks_reminder, declined_reminder, is_own_plan, is_own_sentence
 from daemon.predict.predictors import promise
 from daemon.predict.spans import day_span, ends_the_whole_day
@@ -621,8 +621,8 @@ class Upcoming:
         if _TIMEISH.search(place):
             place = ""  # "九点到十点": the word after 到 is an end time, not a place
         rel = enrich.related(ctx, s.scope, item)
-        url = plan_news.link(ctx.memory, s.scope, text, said, due, ctx.now, tz)
-        url = url if url and url not in told else None
+        linked = plan_news.link(ctx.memory, s.scope, text, said, due, ctx.now, tz)
+        url = linked[0] if linked and linked[0] not in told else None
         update = n.update if n is not None else ""  # a new place, by e-mail: the plan stands
         # moved by someone's e-mail: that mail is evidence of the reminder as much as the chat,
         # and what the person said is quoted without its old time, which is no longer its time
@@ -633,7 +633,7 @@ class Upcoming:
         # where (the mail's place is said instead, as it writes it)
         new_place = n.place if moved and n is not None else ""
         if new_place:
-            place, quote = short(new_place, 80), ""
+            place, quote, thing = short(new_place, 80), "", without_place(thing)
         if zh:
             title = f"提醒：{when} — {short(thing, 40)}" + (f"（{place}）" if place and not update else "")
             body = (
@@ -679,6 +679,8 @@ class Upcoming:
         first_told = [before] if before is not None else []
         evidence = tuple(dict.fromkeys([*s.evidence, *(b.id for b in first_told), *(r.item_id for r in rel)]))
         mail = [n.mail_id] if moved and n is not None else []
+        if url and linked:
+            mail.append(linked[1])  # the mail the link came in is evidence of it
         told_in = [x for b in first_told for x in (b.source_ids or ())]
         sources = tuple(
             dict.fromkeys([*s.source_ids, *mail, *told_in, *(x for r in rel for x in r.source_ids)])

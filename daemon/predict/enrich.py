@@ -31,6 +31,17 @@ _DAYDREAM = re.compile(
 )
 
 
+# how a preference is said: a standing wish for how things are done ("whenever you make slides,
+# always use a dark theme", "I now prefer…", 我不吃香菜); a report of what the person is doing
+# ("reading the brief now, half of it is acronyms") says none of these and asks for nothing
+_PREFERS = re.compile(
+    r"\b(?:always|never|prefer\w*|rather|like|love|hate|can['’]?t stand|don['’]?t (?:like|want)|want|favou?rite"
+    r"|please|make sure|allergic|vegetarian|vegan|whenever|every time|no more)\b"
+    r"|喜欢|喜歡|讨厌|討厭|偏好|习惯|習慣|总是|總是|一直|从不|從不|不要|别再|最爱|最愛|不吃|过敏|過敏|每次|以后都|以後都",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Related:
     item_id: str
@@ -57,6 +68,8 @@ def related(ctx: Ctx, scope: str, item: ItemView, limit: int = 2) -> list[Relate
         # (nor what they said they would not go to: "told aunty i'm not coming to easter lunch")
         if _MOOD.intersection(reasons(said)) or _DAYDREAM.search(said) or declines(said):
             continue
+        if not _PREFERS.search(said):
+            continue  # a report or a remark the category model filed there, no preference
         out.append(Related(h.item_id, short(what(row), 120), tuple(h.source_ids)))
         if len(out) >= limit:
             break

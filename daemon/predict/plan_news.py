@@ -262,23 +262,72 @@ def _moved_to_alone(
     return when if moved[0].has_time else when.replace(hour=due.hour, minute=due.minute)
 
 
+_STREET_WORDS = {
+    w[:4]
+    for w in (
+        "avenida",
+        "avenue",
+        "via",
+        "viale",
+        "piazza",
+        "corso",
+        "calle",
+        "carrer",
+        "paseo",
+        "rua",
+        "rue",
+        "boulevard",
+        "blvd",
+        "street",
+        "road",
+        "lane",
+        "ulica",
+        "jalan",
+        "della",
+        "del",
+        "des",
+        "dos",
+    )
+}
+
+
+def _stems(text: str) -> set[str]:
+    """Each word of `text` but the street words, without its last two letters (three letters at
+    least): enough to know a street told in another case ("hoża 41" and "ul. Hożej 41")."""
+    words = re.findall(r"[^\W\d_]{3,}", text.lower())
+    return {w[: max(3, len(w) - 2)] for w in words if w[:4] not in _STREET_WORDS}
+
+
+def _told_street(address: str, told: set[str]) -> bool:
+    """Every word of the address's name begins as a word of the plan as told does."""
+    named = _stems(address)
+    return bool(named) and all(any(a.startswith(t) or t.startswith(a) for t in told) for a in named)
+
+
 def _new_place(read: str, raw: str, plan_text: str) -> str:
-    """Where a moved plan is now, as the mail writes it: what follows the label of its sentence
-    naming a new place ("Địa điểm mới: xưởng số 2 … tại KCN Sóng Thần"), without asides in
-    brackets; else the first street address of the mail that the plan as told does not hold ("La
-    firma será en nuestra oficina de Av. Río Mixcoac 112"); "" when it names none. `read`: the
-    mail as the rules read it (`as_english`)."""
+    """Where a moved plan is now, as the mail writes it: what follows the label naming a new place
+    ("Địa điểm mới: xưởng số 2 … tại KCN Sóng Thần", "Miejsce: ul. Marszałkowska 87") to the end of
+    its sentence, without asides in brackets; else the first street address of the mail that is
+    not the plan's as told ("La firma será en nuestra oficina de Av. Río Mixcoac 112"); "" when it
+    names none. `read`: the mail as the rules read it (`as_english`; as long as `raw` when only
+    its characters were mapped)."""
+    same = read == simplified(raw)  # only its characters mapped: the same places as written
+    label = _NEW_PLACE.search(read.split("\n\n", 1)[-1])
+    if label is not None:
+        at = len(read) - len(read.split("\n\n", 1)[-1]) + label.end()
+        rest = (raw if same else read)[at:].split("\n", 1)[0]
+        rest = _SENTENCE_END.split(rest.lstrip(" :：-–"), maxsplit=1)[0]
+        found = " ".join(re.sub(r"\s*[(（][^()（）]*[)）]", "", rest).split()).strip(" .。,，")
+        if found:
+            return found
     body = raw.split("\n\n", 1)[-1]
-    said, written = sentences(read.split("\n\n", 1)[-1]), sentences(body)
-    if len(said) != len(written):
-        written = said  # the reading changed the sentences: quote it as read
-    found = next((w for x, w in zip(said, written, strict=True) if _NEW_PLACE.search(x)), "")
-    found = re.sub(r"\s*[(（][^()（）]*[)）]", "", found.split(":", 1)[-1].split("：", 1)[-1])
-    if found.strip(" .。"):
-        return " ".join(found.split()).strip(" .。")
-    told = plan_text.lower()
-    street = next((a.group(0) for a in _ADDRESS.finditer(body) if a.group(0).lower() not in told), "")
+    told = _stems(plan_text)
+    street = next((a.group(0) for a in _ADDRESS.finditer(body) if not _told_street(a.group(0), told)), "")
     return street.rstrip(",")
+
+
+# the end of a sentence after an address: not the point of "ul.", "St.", "Av." (a short word before it)
+_SENTENCE_END = re.compile(r"(?:(?<=[^\W\d_]{4})|(?<=\d)|(?<=\)))[.!](?:\s+|$)|[。！]")
 
 
 @dataclass(frozen=True, slots=True)

@@ -254,7 +254,16 @@ _CONVERSION = re.compile(
     re.IGNORECASE,
 )
 # a zone named with a clock: "uk time", "New York time", "10am ET", 北京时间
-_ZONE_SAID = re.compile(r"\btime\b|\b(?:[ECMP][SD]?T|GMT|BST|CES?T|UTC|IST|JST|HKT|SGT|AES?T)\b|时间|時間")
+_ZONE_SAID = re.compile(
+    r"\btime\b|\b(?:[ECMP][SD]?T|GMT|BST|CES?T|UTC|IST|JST|HKT|SGT|AES?T)\b|\b(?i:eastern|pacific|central|mountain)\b"
+    r"|时间|時間"
+)
+
+
+def in_another_zone(text: str, at: datetime, tz: ZoneInfo) -> bool:
+    """A clock of `text` is said in another place's time ("tues at 9 pacific", 北京时间九点半): the
+    person's words show a clock that is not the one the reminder gives."""
+    return any(_ZONE_SAID.search(m.text) for m in resolve_dates(text, at, tz) if m.has_clock)
 
 
 def _without_conversion(text: str, at: datetime, tz: ZoneInfo) -> str:
@@ -501,7 +510,8 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
 
 # a thing named only as one of what was told before: "first one", "the next one", "that"
 _POINTS_BACK_EN = re.compile(
-    r"^(?:the\s+)?(?:(?:first|next|second|1st|2nd)(?:\s+one)?|it|that(?:\s+one)?|this\s+one)$", re.IGNORECASE
+    r"^(?:the\s+)?(?:(?:first|next|second|1st|2nd)(?:\s+one)?|it|its|it['’]s|it\s+is|that(?:\s+one)?|this\s+one)$",
+    re.IGNORECASE,
 )
 
 
@@ -516,6 +526,13 @@ _ARRANGED_EN = re.compile(
     r"(?:(?:her|him|them|me|us|it)\s+in\s+(?:at|with)\s+)?"
     r"(?:(?:an?|the|my|our)\s+)?(?:appointment\s+(?:for|with|at)\s+(?:(?:an?|the|my|our)\s+)?)?(?P<thing>.+?)"
     r"(?:\s+(?:sorted|booked|confirmed|(?:is|'s|’s)\s+(?:booked|confirmed|on)))?$",
+    re.IGNORECASE,
+)
+# ... or sent by someone: "marisol sent over the larkspur kickoff, its tues at 9", "ops invited us to the
+# dr drill"
+_SENT_EN = re.compile(
+    r"^(?:(?:oh|so|ok(?:ay)?|right|btw)\b[,!]?\s*)*[A-Za-z]+\s+(?:just\s+)?(?:sent(?:\s+(?:over|through|me|us))?"
+    r"|shared|forwarded|invited\s+(?:me|us)\s+to)\s+(?:(?:the|an?|her|his|their|our|my)\s+)?(?P<thing>.+)$",
     re.IGNORECASE,
 )
 # ... or said of the thing: "the quote is confirmed", "MOT's booked in", "flights are sorted"
@@ -568,7 +585,9 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
     m = (
         _ARRANGED_ZH.match(announced)
         if zh
-        else _ARRANGED_EN.match(announced) or _ARRANGED_PASSIVE_EN.match(announced)
+        else _ARRANGED_EN.match(announced)
+        or _ARRANGED_PASSIVE_EN.match(announced)
+        or _SENT_EN.match(announced)
     )
     if m is None:
         return ""

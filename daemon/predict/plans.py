@@ -90,13 +90,17 @@ _PEOPLE_EN = (
     # as people call them in chat around the world: a Nigerian boss, a Filipino aunt, a grandmother
     r"oga|hubby|wifey|bae|mama|papa|tita|tito|lola|lolo|kuya|nana|granny|gran|abuela|abuelo|oma|opa"
 )
+# ... a celebration of theirs, which the family goes to: "tita baby's 60th is on the 24th", "mum's 60th"
+_FETE_EN = (
+    r"(?:\w+\s+)?(?:\d+(?:st|nd|rd|th)|birthday|bday|party|wedding|anniversary|debut|celebration|despedida)\b"
+)
 # ... of whom no "my" is needed: "boss is in cabo all next week", "mama's check-up is on tuesday"
 _KIN_EN = (
     r"boss|oga|mom|mum|mama|mother|dad|papa|father|grandma|grandpa|granny|gran|nana|wife|husband|hubby|"
     r"wifey|bae|tita|tito|lola|lolo|kuya|abuela|abuelo|oma|opa|roommate|flatmate|housemate"
 )
 _THIRD_EN = re.compile(
-    rf"^(?:(?:my|our|the)\s+(?:\w+\s+)?(?:{_PEOPLE_EN})(?:'s|’s)?\b|(?:{_KIN_EN})(?:'s|’s)?\b|(?:he|she|they)\b|"
+    rf"^(?:(?:my|our|the)\s+(?:\w+\s+)?(?:{_PEOPLE_EN})(?:'s|’s)?\b|(?:{_KIN_EN})(?:(?:'s|’s)(?!\s+{_FETE_EN}))?\b(?!(?:\s+[^\W\d_]+)?['’]s\s+{_FETE_EN})|(?:he|she|they)\b|"
     r"(?!(?:I|I'm|I've|I'll|I'd|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|"
     r"March|April|May|June|July|August|September|October|November|December|Dinner|Lunch|Breakfast|Got|"
     r"Need|Remind|Tomorrow|Today|Tonight|Next|This|Our|My|The|Call|Meeting|Flight|Moving|Picking|Heading|"
@@ -124,6 +128,8 @@ _SELF_EN = re.compile(
 _PEOPLE_ZH = (
     r"老公|老婆|爱人|对象|男朋友|女朋友|男友|女友|妈|爸|父母|爸妈|妹|弟|哥|姐|儿子|女儿|孩子|宝宝|奶奶|爷爷|外婆|外公|"
     r"姥姥|姥爷|舅|姨|叔|姑|表[哥姐弟妹]|堂[哥姐弟妹]|朋友|室友|舍友|邻居|老板|经理|领导|组长|主管|同事|"
+    # in-laws and the next generation: 婆婆, 公公, 岳母, 丈母娘, 嫂子, 姐夫, 侄子, 孙女
+    r"婆婆|公公|岳母|岳父|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|小姑子|小叔子|大伯|侄子|侄女|外甥|孙子|孙女|亲家|"
     r"CEO|老师|班主任|房东|客户|助理|实习生|总监|上司|"
     # Cantonese for a daughter, a son, the boss
     r"阿囡|个女|阿仔|个仔|老细|姊|细佬|细妹|家姐|阿哥|老豆|老窦|"
@@ -303,6 +309,8 @@ _OUT_ZH = re.compile(
     r"|我(?:就|照旧|照常)?留?(?:喺|在)(?:屋企|家)|我们不去|我(?:们)?(?:就)?不(?:参加|凑热闹)"
     # ... or cannot be bothered to go: "叫我一起，我懒得去"
     r"|我(?:就|才)?懒得(?:去|动)"
+    # ... or has nothing to do with it ("我这边就不用管啦"), or is left alone meanwhile ("又係我一個湊個細路")
+    r"|我(?:这边|这里)?(?:就)?不用管|(?:又系|又是|就|剩)我一个"
 )
 # someone else in the sentence, by a pronoun
 _NAMED_LEAD = re.compile(r"(?:[A-Z][^\W\d_]+(?:'s|’s)?\s|(?:he|she|they)(?:'s|’s|'re|’re)?\b)")
@@ -536,13 +544,19 @@ _SKIP_ZH = re.compile(
 _WORD_GIVEN_EN = re.compile(
     # (chat drops the "I" that opens a clause: "…, said I'd get him from the airport")
     r"(?:\b(?:i|we)\s+|^\s*(?:(?:and|but|so|already|also)\s+)?)(?:said|promised|told\s+\w+|agreed|offered)"
-    r"\s+(?:(?:i|we)['’]d|(?:i|we)\s+would|to)\b",
+    r"\s+(?:(?:i|we)['’]d|(?:i|we)\s+would|to)\b"
+    # ... or took time off for it: "i took the day off to be with her", "booked the afternoon off"
+    r"|\b(?:i|we)\s+(?:took|booked|got|have|'ve\s+got)\s+(?:the\s+|a\s+)?(?:day|morning|afternoon|half[\s-]day)\s+off\b",
     re.IGNORECASE,
 )
 
 
 # ... in Chinese: "我答應咗六點半前到禮堂霸位" (I promised to be at the hall by 6:30)
-_WORD_GIVEN_ZH = re.compile(r"我(?:已经)?(?:答应|应承|保证|说好|讲好)(?:了|咗|过|過)?")
+_WORD_GIVEN_ZH = re.compile(
+    r"我(?:已经)?(?:答应|应承|保证|说好|讲好)(?:了|咗|过|過)?"
+    # ... or took leave for it: an arrangement for a day ahead ("我请了假陪她", "我請咗假陪佢")
+    r"|我(?:已经)?请(?:了|咗)?(?:半天|半日|一天|一日|两天|两日)?(?:的)?假"
+)
 
 
 def _without_subject(clause: str, zh: bool) -> str:

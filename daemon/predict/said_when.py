@@ -230,14 +230,25 @@ def _hour_today(text: str, local: datetime) -> datetime | None:
     return None
 
 
+# an hour said of another thing: "standup's at 10", "it starts at 9"
+_OTHERS_HOUR = re.compile(r"\b(?:it['’]?s|is|['’]s|starts?|begins?|opens?)\s*(?:at\s*)?$", re.IGNORECASE)
 # "half 10": half past ten, as Irish and British English say it
 _HALF = re.compile(r"\bhalf\s+(?P<h>1[0-2]|[1-9])\b(?![:.]\d)", re.IGNORECASE)
 
 
 def _hour_after(text: str) -> time | None:
     """An hour said alone just after a day ("…, like half 10", "…, around 4"), read as the date
-    rules read a bare hour, or None."""
-    m = _HALF.search(text) or _HOUR_ALONE.search(text)
+    rules read a bare hour, or None. Not the hour of something else said there: "monday once
+    standup's done (it's at 10)" is when standup is, in an aside."""
+    m = next(
+        (
+            h
+            for h in (*_HALF.finditer(text), *_HOUR_ALONE.finditer(text))
+            if text[: h.start()].count("(") <= text[: h.start()].count(")")
+            and not _OTHERS_HOUR.search(text[: h.start()])
+        ),
+        None,
+    )
     if m is None:
         return None
     half = m.re is _HALF

@@ -122,6 +122,9 @@ _STANDING_EN = re.compile(
     # ... or what to bring or wear to the appointment, or when to arrive: done there, not answered
     # ("Please bring the signed quotation.", "Please arrive 10 minutes early")
     r"|(?:please\s+)?(?:remember\s+to\s+)?(?:bring|wear|arrive|park)\b"
+    # ... or how to join it ("Join Zoom Meeting", "Click here to join the Teams call")
+    r"|(?:join|click\s+(?:here\s+)?to\s+join)\s+(?:the\s+|our\s+|with\s+)?(?:zoom|microsoft\s+teams|teams|webex"
+    r"|google\s+meet|skype|video)\b"
     # ... or what to read before it ("Please skim the SOW beforehand"): done, not answered
     r"|(?:please\s+)?(?:skim|read|look over|look through|go through|review|have a look at)\b[^.!?]{0,80}?"
     r"\b(?:beforehand|before the (?:meeting|call|session|kick-?off|workshop)|ahead of (?:the|our|time))"

@@ -18,8 +18,9 @@ every other word as written. Only a mail that reads as none of English and Chine
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
+
+from daemon.state.calendar_names import fold, in_english, word_in_english
 
 _WEEKDAYS = {
     "monday": "lundi montag lunes lunedi segunda-feira maandag mandag senin δευτερα ponedeljak ponedjeljak luni"
@@ -59,6 +60,8 @@ _CANCELLED = (
     # Greek, Serbian / Croatian, Romanian, Polish, Czech, Turkish
     r"|ακυρ[ωώ]θηκε|ακυρ[ωώ]νεται|otkazan[aoi]?|otkazuje\s+se|anulat[aă]?|odwo[lł]an[aey]?|zru[sš]en[aoy]?"
     r"|iptal\s+edildi"
+    # Cyrillic: Russian, Ukrainian, Bulgarian, Serbian ("отменен", "скасовано", "отказан")
+    r"|отмен[её]н[аоы]?|отменяется|отменили|скасован[аоі]?|скасовується|отказан[аоы]?|отказува\w*"
 )
 _MOVED = (
     r"report[eé]e?|d[eé]plac[eé]e?|d[eé]cal[eé]e?|verschoben|verlegt|aplazad[oa]|reprogramad[oa]|trasladad[oa]"
@@ -67,6 +70,8 @@ _MOVED = (
     r"|μεταφ[εέ]ρθηκε|μετατ[ιί]θεται|μετακιν[ηή]θηκε|pomeren[aoi]?|pomjeren[aoi]?|preme[sš]ten[aoi]?"
     r"|premje[sš]ten[aoi]?|mutat[aă]?|reprogramat[aă]?|przeniesion[aey]?|prze[lł]o[zż]on[aey]?"
     r"|p[rř]esunut[aoy]?|ertelendi"
+    r"|перенес[её]н[аоы]?|перенесено|перенесли|перенесена|перенесений|перенесено|преместен[аоы]?|отложен[аоы]?"
+    r"|пренасрочен[аоы]?|померен[аоы]?"
     # more participles: "è stata anticipata", "a reunião foi alterada para", "Ihr Termin wurde
     # geändert", "de afspraak is gewijzigd", "tapaaminen on siirretty"
     r"|cambiad[oa]|movid[oa]|pospuest[oa]|anticipat[oa]|posticipat[oa]|rimandat[oa]|mudad[oa]|alterad[oa]"
@@ -79,15 +84,17 @@ _MOVED = (
 _MOVE = (
     r"(?:se\s+)?cambi(?:a|amos|ar|o)|sposta(?:re|mo|mento)?|spostiamo|muda|siirtyy|m[oó]dosul"
     r"|verschieben|verplaatsen|reprogramar|reprogramamos"
+    # Polish, Czech: "musimy przełożyć spotkanie", "Zmiana terminu", "musíme přesunout"
+    r"|prze[lł]o[zż]y[cć]|prze[lł]o[zż]ymy|przesun[aą][cć]|zmiana\s+terminu|p[rř]esunout|zm[eě]na\s+term[ií]nu"
 )
 # "to" after a move: au, à, auf, a, al, para, naar, till, ke, na
 _TO = r"(?:\s+(?:au|aux|à|a|auf|al|alla|para|naar|till|ke|na))?"
 # a clock said with its word for "at": "à 14h30", "kl. 14:00", "um 14:30 Uhr", "pukul 14.30",
 # "a las 10:00", "às 10h", "om 10.00 uur", "alle 10"
 _CLOCK = re.compile(
-    r"\b(?:à|a\s+las|a\s+la|alle|ore|às|as|um|om|kl\.?|klockan|pukul|jam|teen|στις|u|la\s+ora|ora"
-    r"|o\s+godz(?:inie|\.)?|saat)\s+"
-    r"(?P<h>[01]?\d|2[0-3])(?:\s*(?:h|:|\.)\s*(?P<m>[0-5]\d))?(?:\s*(?:h|uhr|uur)\b)?",
+    r"\b(?:à|a\s+las|a\s+la|alle|ore|às|as|um|om|kl\.?|klockan|klo|kell|pukul|jam|teen|στις|u|la\s+ora|ora|в"
+    r"|(?:o\s+)?godz(?:inie|\.)?|saat)\s+"
+    r"(?P<h>[01]?\d|2[0-3])(?:\s*(?:h|:|\.)\s*(?P<m>[0-5]\d))?(?:\s*(?:h|uhr|uur)\b)?(?!\d)",
     re.IGNORECASE,
 )
 # ... or the German way: "Mittwoch 15 Uhr", "um 9.30 Uhr" (the "um" form is `_CLOCK`'s)
@@ -128,7 +135,9 @@ _ASK_WORDS = (
         "new location",
         r"[đd][iị]a\s+[đd]i[ểe]m\s+m[ớo]i|nouveau\s+lieu|nouvelle\s+adresse|neue[rn]?\s+(?:ort|adresse)"
         r"|nuev[oa]\s+(?:lugar|direcci[oó]n)|nov[oa]\s+(?:local|morada|endere[cç]o)|nuov[oa]\s+(?:sede|indirizzo)"
-        r"|nieuwe\s+(?:locatie|adres)|ny\s+adress|nytt\s+st[aä]lle|ny\s+adresse|lokasi\s+baru|tempat\s+baru",
+        r"|nieuwe\s+(?:locatie|adres)|ny\s+adress|nytt\s+st[aä]lle|ny\s+adresse|lokasi\s+baru|tempat\s+baru"
+        # ... or the place as a field of a mail that moves the plan: "Miejsce: ul. Marszałkowska 87"
+        r"|(?:miejsce|lugar|luogo|ort|plats|sted|locatie|lokalizacja|m[ií]sto|helysz[ií]n|paikka|endere[cç]o)(?=\s*:)",
     ),
     (
         "meeting",
@@ -147,9 +156,7 @@ _ENGLISH = re.compile(
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _fold(word: str) -> str:
-    """A word without its accents, lower-cased: "Février" → "fevrier", "lördag" → "lordag"."""
-    return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
+_fold = fold
 
 
 # (capitalised, as English writes them: "May" and "March" are months only so)
@@ -158,6 +165,8 @@ _DAY_OF = re.compile(
     rf"\b(?P<d>[0-3]?\d)(?:\.\s*|\s+de\s+|\s+di\s+)(?=(?:{'|'.join(m.title() for m in _MONTHS)})\b)"
 )
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+# a day of the month with its East Asian suffix, read as the figure: "16일", "16日"
+_DAY_SUFFIX = re.compile(r"(?<!\d)(?P<d>[0-3]?\d)\s*(?:일|日)(?![^\W\d_])")
 _CHANGE = re.compile(
     rf"\b(?:(?P<off>{_CANCELLED})|(?P<moved>{_MOVED}){_TO}|(?P<move>{_MOVE}))\b", re.IGNORECASE
 )
@@ -259,6 +268,40 @@ def _english(text: str) -> str:
     text = _VI_HALF.sub(_vi_half, text)
     # (março folds to "marco", a name: the Portuguese month is read with its cedilla)
     text = re.sub(r"\bmarço\b", "March", text, flags=re.IGNORECASE)
-    text = _WORD.sub(lambda m: _NAMES.get(_fold(m.group(0)), m.group(0)), text)
+    # every other language's names, from CLDR (`calendar_names`): those written with a space, a
+    # figure or no spaces first ("יום שני", "11월", "วันจันทร์"), then the words
+    text = _DAY_SUFFIX.sub(r"\g<d>", in_english(text))
+    text = _WORD.sub(
+        lambda m: _NAMES.get(_fold(m.group(0))) or word_in_english(m.group(0)) or m.group(0), text
+    )
     # the day before its month as English writes it: "14. April", "16 de April" → "14 April"
-    return _DAY_OF.sub(lambda m: f"{m['d']} ", text)
+    text = _DAY_OF.sub(lambda m: f"{m['d']} ", text)
+    # a weekday and its day and month in figures, as most of Europe writes them: "środę 22.04",
+    # "Freitag, 24.04.2026" → "Wednesday 22 April" (not "22:04": a clock after a weekday has its word)
+    return _WEEKDAY_DM.sub(_day_month, text)
+
+
+_WEEKDAY_DM = re.compile(
+    r"\b(?P<wd>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day),?\s+(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.?(?:(?P<y>20\d\d)\b)?(?![\d:])"
+)
+_MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def _day_month(m: re.Match[str]) -> str:
+    day, month = int(m["d"]), int(m["m"])
+    if not (1 <= day <= 31 and 1 <= month <= 12):
+        return m.group(0)
+    return f"{m['wd']} {day} {_MONTH_NAMES[month - 1]}" + (f" {m['y']}" if m["y"] else "")

@@ -262,3 +262,131 @@ def test_an_hour_said_apart_from_its_day_sets_the_follow_up() -> None:
 def test_the_thing_is_what_was_announced_before_where_it_leaves_from(text: str, said: str, want: str) -> None:
     when = _at(said)
     assert headline(text, when, when.tzinfo) == want  # type: ignore[arg-type]
+
+
+# ---- found by the session's after-code scenarios (tests/fixtures/proactive/s19-*) -----------------
+
+
+def test_a_polish_mail_with_figures_for_its_dates_moves_the_plan_to_its_labelled_place() -> None:
+    # "przełożyć" (to move), "czwartek 14.05" (a weekday and its day and month in figures, not 14:05),
+    # "godz. 9:15" without "o", and the place as a field ("Adres: …")
+    plan = "tax office appt thursday 10am at the urząd on ul. Wspólna 1"
+    mail = (
+        "Szanowna Pani,\n\nmusimy przełożyć wizytę zaplanowaną na czwartek 14.05, godz. 10:00.\n"
+        "Nowy termin: poniedziałek 18.05, godz. 9:15.\nMiejsce: ul. Prosta 69, pokój 12 (parter).\n\nPozdrawiamy"
+    )
+    warsaw = ZoneInfo("Europe/Warsaw")
+    got = read_mail(
+        mail, _at("2026-05-11T12:00:00+02:00"), plan, _at("2026-05-14T10:00:00+02:00"), warsaw, "m1", "Urząd"
+    )
+    assert got is not None and got.moved_to is not None
+    assert got.moved_to.astimezone(warsaw).strftime("%m-%d %H:%M") == "05-18 09:15"
+    assert got.place == "ul. Prosta 69, pokój 12"
+
+
+def test_the_old_street_in_another_case_is_not_the_new_place() -> None:
+    # told "hoża 41", written "ul. Hożej 41" in the sentence of the old time: the new one is later
+    plan = "notary wednesday 5pm at hoża 41"
+    mail = (
+        "Dzień dobry,\n\nspotkanie przy ul. Hożej 41 w środę 22.04 o godz. 17:00 musimy przełożyć na piątek "
+        "24.04, godz. 12:00. Zapraszamy do biura przy ul. Kruczej 16.\n\nPozdrawiam"
+    )
+    got = read_mail(
+        mail,
+        _at("2026-04-20T12:00:00+02:00"),
+        plan,
+        _at("2026-04-22T17:00:00+02:00"),
+        ZoneInfo("Europe/Warsaw"),
+        "m1",
+        "X",
+    )
+    assert got is not None and got.place == "ul. Kruczej 16"
+
+
+def test_a_meeting_links_label_asks_nothing() -> None:
+    assert (
+        ask_of(
+            "Quarterly planning\nThursday 10am\n\nJoin Microsoft Teams meeting\nhttps://teams.example/l/abc"
+        )
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "公公下周二早上八点去六院复查，小叔子陪着，我不用操心",
+        "丈母娘周六飞昆明旅游，老婆送机，我这边就不用管了",
+        # a guard (both codes): no day of the trip's is told with a clock of the speaker's
+        "老公周三出差去成都，周五才回，又是我一个人接送孩子",
+    ],
+)
+def test_in_laws_and_the_one_left_at_home_are_not_taking_part(text: str) -> None:
+    assert not own_plan(text), reasons(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "爸爸周四上午九点做胆囊手术，我请了一天假陪他",
+        "女儿周五下午学校运动会，我請咗半日假去睇佢",
+        # a guard (both codes): driving him takes part whatever the day off says
+        "Grandpa's cataract op is Monday at 7:30, I took the day off to drive him",
+    ],
+)
+def test_leave_taken_for_someone_elses_appointment_is_taking_part(text: str) -> None:
+    assert own_plan(text), reasons(text)
+
+
+def test_a_preference_recalled_in_a_reminder_is_said_as_one() -> None:
+    from daemon.predict.enrich import _PREFERS
+
+    assert _PREFERS.search("whenever you book me a train, i'd rather have a window seat")
+    assert _PREFERS.search("以后订餐厅都别选辣的，我不吃辣")
+    # a report of what they are doing now says no preference
+    assert not _PREFERS.search("reading the onboarding deck now, 40 slides of org charts")
+
+
+def test_the_thing_someone_sent_is_what_the_plan_is() -> None:
+    when = _at("2026-06-05T09:00:00-05:00")
+    text = "priya sent over the vendor demo, its thurs at 2 eastern. should be quick"
+    assert headline(text, when, ZoneInfo("America/Chicago")) == "Vendor demo"
+
+
+def test_a_clock_in_another_zone_is_known_in_the_quote() -> None:
+    from daemon.predict.plan_text import in_another_zone
+
+    when = _at("2026-06-05T09:00:00-05:00")
+    assert in_another_zone("call is friday at 4 pacific, ugh", when, ZoneInfo("America/Chicago"))
+    # a guard (both codes' meaning): the speaker's own clock is no other zone's
+    assert not in_another_zone("call is friday at 4, ugh", when, ZoneInfo("America/Chicago"))
+
+
+# ---- found by re-running the older blind sets (blind13, blind15) --------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a celebration of kin's is one the family goes to; their appointments are theirs (guards:
+        # own on both codes, the celebration word keeps the new kin rule off them)
+        "nana's 90th is sunday at 1, the whole clan at the golden dragon",
+        "grandma's 80th is saturday at noon, big lunch at the club",
+    ],
+)
+def test_kins_celebration_stays_the_persons_plan(text: str) -> None:
+    assert own_plan(text), reasons(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#240 monday once the sync is over (it's at 10) i'll look properly",
+        "will review #240 on monday, sync is at 10 so after that",
+    ],
+)
+def test_an_hour_said_of_another_thing_is_not_the_follow_ups(text: str) -> None:
+    # guards (the same on both codes; the new hour-after-a-day rule must leave them): the hour is
+    # the sync's, the review is some time that Monday
+    got = promised_at(text, _at("2026-11-06T18:00:00+00:00"), ZoneInfo("Europe/London"), time(9, 0))
+    assert got is not None and got.strftime("%a %H:%M") == "Mon 15:00"

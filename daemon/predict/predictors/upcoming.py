@@ -44,7 +44,14 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_model import reader_for
-from daemon.predict.plan_text import dated_sentences, headline, other_days, said_of, without_place
+from daemon.predict.plan_text import (
+    dated_sentences,
+    headline,
+    in_another_zone,
+    other_days,
+    said_of,
+    without_place,
+)
 from daemon.predict.plans import asks_reminder, declined_reminder, is_own_plan, is_own_sentence
 from daemon.predict.predictors import promise
 from daemon.predict.spans import day_span, ends_the_whole_day
@@ -627,7 +634,9 @@ class Upcoming:
         # moved by someone's e-mail: that mail is evidence of the reminder as much as the chat,
         # and what the person said is quoted without its old time, which is no longer its time
         moved = n is not None and n.moved_to is not None and not n.update
-        if moved:
+        if moved or in_another_zone(told, said, tz):
+            # (a clock said in another place's time is quoted without it: "tues at 9 pacific"
+            # beside "today at 11:00" reads as two times)
             quote = short(_without_dates(told, said, tz), 200)
         # … and to a new place: the place first told, and the words that named it, are no longer
         # where (the mail's place is said instead, as it writes it)

@@ -65,7 +65,7 @@ class Names:
     unspaced_rx: re.Pattern[str] | None
 
 
-def from_cldr() -> dict[str, dict[str, str]]:
+def from_cldr() -> dict[str, dict[str, str] | dict[str, list[str]]]:
     """The table as CLDR gives it (`babel`, installed with the `train` extra): what
     `bench/calendar_names.py` writes into `DATA`. About ten seconds: the product reads the file."""
     from babel import Locale, localedata

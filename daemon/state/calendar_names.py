@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_MONTHS = (
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTHS = (
     "January",
     "February",
     "March",
@@ -77,8 +77,8 @@ def from_cldr() -> dict[str, dict[str, str] | dict[str, list[str]]]:
         try:
             loc = Locale.parse(code)
             for context in ("format", "stand-alone"):
-                pairs = [(n, _WEEKDAYS[i]) for i, n in loc.days[context]["wide"].items()]
-                pairs += [(n, _MONTHS[i - 1]) for i, n in loc.months[context]["wide"].items()]
+                pairs = [(n, WEEKDAYS[i]) for i, n in loc.days[context]["wide"].items()]
+                pairs += [(n, MONTHS[i - 1]) for i, n in loc.months[context]["wide"].items()]
                 for name, english in pairs:
                     seen.setdefault(str(name).strip().lower(), set()).add(english)
         except (KeyError, ValueError, TypeError):
@@ -86,7 +86,7 @@ def from_cldr() -> dict[str, dict[str, str] | dict[str, list[str]]]:
     words: dict[str, str] = {}
     phrases: dict[str, str] = {}
     both: dict[str, list[str]] = {}  # one-word names two languages read otherwise: no stem of them is read
-    english_names = {fold(e) for e in (*_WEEKDAYS, *_MONTHS)}
+    english_names = {fold(e) for e in (*WEEKDAYS, *MONTHS)}
     for name, meanings in sorted(seen.items()):
         one_word = bool(re.fullmatch(r"[^\W\d_]+", name)) and not _UNSPACED.search(name)
         if len(name) < 3 or name in english_names:

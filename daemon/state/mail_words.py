@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from daemon.state.calendar_names import fold, in_english, word_in_english
+from daemon.state.calendar_names import MONTHS, fold, in_english, word_in_english
 
 _WEEKDAYS = {
     "monday": "lundi montag lunes lunedi segunda-feira maandag mandag senin δευτερα ponedeljak ponedjeljak luni"
@@ -284,24 +284,10 @@ def _english(text: str) -> str:
 _WEEKDAY_DM = re.compile(
     r"\b(?P<wd>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day),?\s+(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.?(?:(?P<y>20\d\d)\b)?(?![\d:])"
 )
-_MONTH_NAMES = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 
 
 def _day_month(m: re.Match[str]) -> str:
     day, month = int(m["d"]), int(m["m"])
     if not (1 <= day <= 31 and 1 <= month <= 12):
         return m.group(0)
-    return f"{m['wd']} {day} {_MONTH_NAMES[month - 1]}" + (f" {m['y']}" if m["y"] else "")
+    return f"{m['wd']} {day} {MONTHS[month - 1]}" + (f" {m['y']}" if m["y"] else "")

@@ -673,7 +673,19 @@ def _just_passed(sentence: str, said: datetime, tz: ZoneInfo) -> bool:
     if not _BARE_CLOCK.match(simplified(m.text.strip())) or tense(sentence.lower()) == "future":
         return False
     at = m.value.astimezone(tz)
-    return any(said - JUST_PASSED <= at - timedelta(hours=h) <= said for h in (12, 24))
+    if said - JUST_PASSED <= at - timedelta(hours=24) <= said:
+        return True  # the same clock today, just gone
+    # ... or its other half of the day, when the sentence says how it is or was ("the 101 at 5:40 is
+    # a joke" at 17:55); a bare "taxi at 5:20" said then may well be tomorrow morning's
+    rest = simplified(sentence[m.end :])
+    return said - JUST_PASSED <= at - timedelta(hours=12) <= said and bool(
+        (_SAYS_HOW_ZH if _zh(rest) else _SAYS_HOW).search(rest)
+    )
+
+
+# a predicate after the clock: how the thing is or was ("is a joke", "又停在半路", "堵成停车场")
+_SAYS_HOW = re.compile(r"\b(?:is|was|are|were|has been|had|got|took|been)\b|['’]s\b", re.IGNORECASE)
+_SAYS_HOW_ZH = re.compile(r"又|还在|了|着|晚点|延误|停在|堵|挤|卡在")
 
 
 def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bool]) -> bool:

@@ -179,10 +179,18 @@ def test_a_clock_that_just_passed_is_what_happened_not_a_plan(text: str, said: s
     assert not is_own_sentence(text, text, when, when.tzinfo)  # type: ignore[arg-type]
 
 
-def test_a_plan_at_that_clock_tomorrow_stays() -> None:
-    # a guard (both codes): "tomorrow" looks ahead
-    when = _at("2026-11-02T07:35:00-05:00")
-    text = "dentist tomorrow at 7:15, first slot they had"
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # guards (both codes): "tomorrow" looks ahead
+        ("dentist tomorrow at 7:15, first slot they had", "2026-11-02T07:35:00-05:00"),
+        # a bare clock of the other half of the day that says nothing of how it went may be
+        # tomorrow morning's (a guard against the rule reaching too far)
+        ("airport taxi at 5:20 for the 7am flight", "2026-11-02T17:45:00-05:00"),
+    ],
+)
+def test_a_plan_at_that_clock_ahead_stays(text: str, said: str) -> None:
+    when = _at(said)
     assert is_own_sentence(text, text, when, TORONTO)
 
 

@@ -485,15 +485,20 @@ def read_mail(
             continue
         # the new day said first alone, then with its hour ("il proprietario rientra solo giovedì,
         # quindi ci vediamo giovedì 30 marzo alle 17:30"): the hour is the new one
-        m = next(
-            (
-                x
-                for x in mentions
-                if x.has_time and x.direction != "past" and x.value.astimezone(tz).date() == when.date()
-            ),
-            m,
-        )
-        when = m.value.astimezone(tz)
+        if not m.has_time:
+            m = next(
+                (
+                    x
+                    for x in mentions
+                    if x.has_time
+                    and x.direction != "past"
+                    and x.value.astimezone(tz).date() == when.date()
+                    and (x.value.astimezone(tz).hour, x.value.astimezone(tz).minute)
+                    != (local_due.hour, local_due.minute)
+                ),
+                m,
+            )
+            when = m.value.astimezone(tz)
         moved = (
             _nearer_half(m, when, local_due)
             if m.has_time

@@ -398,3 +398,22 @@ def test_an_hour_said_of_another_thing_is_not_the_follow_ups(text: str) -> None:
     # the sync's, the review is some time that Monday
     got = promised_at(text, _at("2026-11-06T18:00:00+00:00"), ZoneInfo("Europe/London"), time(9, 0))
     assert got is not None and got.strftime("%a %H:%M") == "Mon 15:00"
+
+
+def test_a_move_within_the_day_keeps_its_new_hour() -> None:
+    # a guard (both codes): the new day's hour is looked for only when the new day came without one
+    tz = ZoneInfo("Europe/London")
+    mail = (
+        "Hi Sam,\n\nTuesday at 10:00 no longer works for the physio; instead we will see you on "
+        "Tuesday at 14:00.\n\nThanks, Clinic"
+    )
+    got = read_mail(
+        mail,
+        _at("2026-11-02T09:00:00+00:00"),
+        "physio tuesday at 10",
+        _at("2026-11-03T10:00:00+00:00"),
+        tz,
+        "m",
+        "C",
+    )
+    assert got is not None and got.moved_to is not None and got.moved_to.strftime("%H:%M") == "14:00"

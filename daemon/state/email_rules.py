@@ -126,7 +126,9 @@ _STANDING_EN = re.compile(
     r"|(?:join|click\s+(?:here\s+)?to\s+join)\s+(?:the\s+|our\s+|with\s+)?(?:zoom|microsoft\s+teams|teams|webex"
     r"|google\s+meet|skype|video)\b"
     # ... or what to read before it ("Please skim the SOW beforehand"): done, not answered
-    r"|(?:please\s+)?(?:skim|read|look over|look through|go through|review|have a look at)\b[^.!?]{0,80}?"
+    # (not when it asks for something back too: "review the draft before the meeting and send me comments")
+    r"|(?![^.!?]*\b(?:send|reply|let (?:me|us) know|get back|confirm|share|comment|feedback)\b)"
+    r"(?:please\s+)?(?:skim|read|look over|look through|go through|review|have a look at)\b[^.!?]{0,80}?"
     r"\b(?:beforehand|before the (?:meeting|call|session|kick-?off|workshop)|ahead of (?:the|our|time))"
     # ... or for the case that what was proposed does not suit ("If this time doesn't work,
     # please call us", "Should Monday not suit you, …")

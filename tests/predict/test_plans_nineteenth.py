@@ -417,3 +417,8 @@ def test_a_move_within_the_day_keeps_its_new_hour() -> None:
         "C",
     )
     assert got is not None and got.moved_to is not None and got.moved_to.strftime("%H:%M") == "14:00"
+
+
+def test_reading_beforehand_that_also_asks_for_something_back_asks() -> None:
+    # written after the narrowing: what to read before a meeting asks nothing, unless a reply is asked too
+    assert ask_of("Please review the draft agenda before the meeting and send me your comments by Thursday.")

@@ -220,14 +220,22 @@ def _hour_today(text: str, local: datetime) -> datetime | None:
     """The first hour said alone in `text` (`_HOUR_ALONE`) as a time later today, read as the date
     rules read a bare hour (1 to 6 in the afternoon), or None."""
     for m in _HOUR_ALONE.finditer(text):
-        raw, minute = m["h"] or m["h2"], m["m"] or m["m2"] or "0"
-        clk = clock(int(raw), int(minute), None, None, raw.startswith("0"))
-        if clk is None:
+        hour = _hour_of(m)
+        if hour is None:
             continue
-        when = local.replace(hour=clk[1], minute=clk[2], second=0, microsecond=0)
+        when = local.replace(hour=hour.hour, minute=hour.minute, second=0, microsecond=0)
         if when > local:
             return when
     return None
+
+
+def _hour_of(m: re.Match[str]) -> time | None:
+    """The hour a match of `_HOUR_ALONE` or `_HALF` says, read as the date rules read a bare hour."""
+    half = m.re is _HALF
+    raw = m["h"] if half else m["h"] or m["h2"]
+    minute = "30" if half else (m["m"] or m["m2"] or "0")
+    clk = clock(int(raw), int(minute), None, None, raw.startswith("0"))
+    return time(clk[1], clk[2]) if clk is not None else None
 
 
 # an hour said of another thing: "standup's at 10", "it starts at 9"
@@ -249,13 +257,7 @@ def _hour_after(text: str) -> time | None:
         ),
         None,
     )
-    if m is None:
-        return None
-    half = m.re is _HALF
-    raw = m["h"] or m["h2"] if not half else m["h"]
-    minute = "30" if half else (m["m"] or m["m2"] or "0")
-    clk = clock(int(raw), int(minute), None, None, raw.startswith("0"))
-    return time(clk[1], clk[2]) if clk is not None else None
+    return _hour_of(m) if m is not None else None
 
 
 _NOT_TODAY = re.compile(

@@ -128,7 +128,13 @@ def _strip(piece: str, zh: bool) -> str:
 
 
 # a clause that names only a place: "at the clinic on high st", "@ the studio"
-_PLACE_ONLY_EN = re.compile(r"^(?:at|@)\s+(?:the\s+|a\s+)?\S", re.IGNORECASE)
+_PLACE_ONLY_EN = re.compile(
+    r"^(?:at|@)\s+(?:the\s+|a\s+)?\S"
+    # ... or where, said of the place: "their office is in westlands, mpaka road", "it's at the old mill"
+    r"|^(?:(?:their|the|his|her|its|our)\s+(?:office|offices|place|clinic|studio|venue|address|building|hq)"
+    r"|it|venue|address|location)\s*(?:is|['’]s)\s+(?:in|at|on|near|by)\s+\S",
+    re.IGNORECASE,
+)
 # ... or only who with: "tues the 7th at 4.15 with ms kowalczyk" (what it is was announced before)
 # ... in Chinese: "这个星期六 15号 8pm 在 Bukit Jalil 国家体育场" (the concert was told before)
 _PLACE_ONLY_ZH = re.compile(r"^(?:在|于|於)\s*\S|^(?:从|由)\s*[^，,\s]+?\s*(?:出发|起飞|发车|开|走)$")
@@ -531,8 +537,11 @@ _ARRANGED_EN = re.compile(
 # ... or sent by someone: "marisol sent over the larkspur kickoff, its tues at 9", "ops invited us to the
 # dr drill"
 _SENT_EN = re.compile(
-    r"^(?:(?:oh|so|ok(?:ay)?|right|btw)\b[,!]?\s*)*[A-Za-z]+\s+(?:just\s+)?(?:sent(?:\s+(?:over|through|me|us))?"
-    r"|shared|forwarded|invited\s+(?:me|us)\s+to)\s+(?:(?:the|an?|her|his|their|our|my)\s+)?(?P<thing>.+)$",
+    r"^(?:(?:oh|so|ok(?:ay)?|right|btw|big\s+news|news|guess\s+what)\b[,!.:]*\s*)*(?P<caller>(?:[A-Za-z]+\s+){1,3}?)(?:just\s+)?"
+    r"(?:sent(?:\s+(?:over|through|me|us))?|shared|forwarded|invited\s+(?:me|us)\s+(?:to|for)"
+    # ... or called someone in for it: "tembo pay called me back for the final round"
+    r"|(?P<called>called|rang|emailed|texted|messaged|asked)\s+(?:me|us)\s+(?:back\s+|in\s+)?(?:for|to)(?!\s+(?:say|tell|ask)\b))"
+    r"\s+(?:(?:the|an?|her|his|their|our|my)\s+)?(?P<thing>.+)$",
     re.IGNORECASE,
 )
 # ... or said of the thing: "the quote is confirmed", "MOT's booked in", "flights are sorted"
@@ -592,7 +601,12 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
     if m is None:
         return ""
     purpose = m.groupdict().get("purpose")
-    thing = _strip(m.group("thing") + (f" {purpose}" if purpose else ""), zh)
+    # who called them in for it is whom it is with: "tembo pay called me back for the final round"
+    caller = m.groupdict().get("caller") if m.groupdict().get("called") else None
+    thing = _strip(
+        m.group("thing") + (f" {purpose}" if purpose else "") + (f" with {caller.strip()}" if caller else ""),
+        zh,
+    )
     if zh:  # the ticket is for the thing: "星海乐队演唱会的门票" → "星海乐队演唱会"
         thing = re.sub(r"(?<=.{2})的?(?:门票|票|入场券)$", "", thing)
     # an acronym is a thing too ("booked an MRI", "Got the MOT sorted")
@@ -705,7 +719,25 @@ def names_a_thing(thing: str) -> bool:
     """Whether a plan's headline names something to do or go to, not only when: "tuesday.
     raining sideways" leaves "Tuesday", "next tue week" leaves "Week", "the 5:50" leaves "5:50",
     "7ish in the evening" a rounded hour; nothing there to remind anyone of."""
+    if _DOES_IT_EN.match(thing) or _DOES_IT_ZH.fullmatch(thing.strip(" ，,。.!！~")):
+        return False
     return any(not _ROUGH_HOUR.fullmatch(t) for t in activity_terms(thing) - _WHEN_WORDS - _HOW_BUSY)
+
+
+# a headline that only points at a thing named elsewhere, with a verb that needs it ("Do it after
+# lunch", "Deal w it prob", "发过去") or only hedges ("大概吧"): it names nothing to remind anyone of
+_DOES_IT_EN = re.compile(
+    r"^(?:(?:i'?ll|i\s+will|gonna|will|let\s+me|prob(?:ably)?|maybe)\s+)*"
+    r"(?:do|deal\s+(?:w|w/|with)|handle|sort(?:\s+out)?|tackle|look\s+(?:at|into)|get\s+(?:to|on|round\s+to)|check"
+    r"|finish|start|read|send|file|fix|answer|reply\s+to)\s+(?:it|that|this|them|those)"
+    r"(?:\s+(?:out|over|back|first|then|later|tho|though|lol|prob(?:ably)?|maybe|i\s+guess|i\s+think"
+    r"|(?:after|before|over|during|at)\s+(?:lunch|dinner|breakfast|work|school|class|the\s+gym)))*\W*$",
+    re.IGNORECASE,
+)
+_DOES_IT_ZH = re.compile(
+    r"(?:大概|可能|应该|估计|也许|或许|差不多)?(?:吧|啦|呢|咯|了|喇|啰)?"
+    r"|(?:再)?(?:发|寄|送|交|传|拿|带|弄|搞|做|看)(?:过去|过来|回去|回来|上去|出去|一下|完|好)?(?:了|吧|啦)?"
+)
 
 
 # how full a day is says nothing on it: "at least wednesday's quiet", "friday's mental"

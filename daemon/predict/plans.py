@@ -193,6 +193,8 @@ _BOOKED_EN = re.compile(
     re.IGNORECASE,
 )
 _BOOKED_ZH = re.compile(
+    # (when it was arranged is the arranging's: "票我上個月就已經搶到了" — the concert is ahead)
+    r"(?:(?:上个?月|上周|上礼拜|上星期|昨天|前天|前几天|几天前|刚刚|刚才|早就|老早)(?:就)?)?"
     r"(?:已经|已)?(?:订|买|约|定|预约|预订|安排|报名|挂号|抢)(?:好|到|上)?(?:了|咗)[啦喇]?"
 )
 _DONE_ZH = re.compile(
@@ -531,7 +533,11 @@ _SKIP_EN = re.compile(
     r"|(?:i'?ll|i\s+will|gonna|going\s+to)\s+(?:give\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss|sit\s+(?:it|this(?:\s+one)?)\s+out)"
     r"|gonna\s+pass\b"
     r"|absolutely\s+not(?=\s*(?:[,.;!]|$))|(?:i'?m|i\s+am|we'?re|we\s+are|nah,?)\s+staying\s+(?:in|home|at\s+home)\b"
-    r"|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))not\s+me\b|\bnot\s+my\s+thing\b)",
+    r"|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))not\s+me\b|\bnot\s+my\s+thing\b"
+    # ... or a clause that is nothing but a refusal, after what was proposed: "the crowd wants george
+    # street tomorrow night. not a chance", "everyone's downtown tonight. nope."
+    r"|(?:(?<=^)|(?<=[,;.!]\s))(?:nope|nah|not\s+a\s+chance|no\s+chance|no\s+way|hard\s+pass|hell\s+no|not\s+happening"
+    r"|no\s+thanks?|thanks\s+but\s+no(?:\s+thanks)?)(?=\s*(?:[,.;!]|$))(?![,.;!]?\s*(?:it'?s\s+)?(?:moved|now|pushed|changed)\b))",
     re.IGNORECASE,
 )
 # the speaker declining it, whoever's it is: "我才不去", "我推咗", "我说去不了"
@@ -540,6 +546,10 @@ _SKIP_ZH = re.compile(
     r"|我们不去|我(?:就|才)?懒得(?:去|动)|我(?:就|照旧|照常)?留(?:喺|在)(?:屋企|家)"
     # ... or skips it: "我這次就跳過了"; or said they would not go: "我話唔去喇", "我说我不来了"
     r"|我[^，,。！!？?\s]{0,4}跳过|我(?:说|话)(?:我)?(?:就)?(?:不|唔)(?:去|来|嚟)"
+    # ... or a clause that is nothing but a refusal, after what was proposed: "同事约我禮拜日去行
+    # market，唔去喇", "…叫我周日去爬山，我说算了", "…开派对，算了不去"
+    r"|(?<=[，,。.!！；;]|\s)(?:我(?:说|话)?(?:还是)?)?(?:算了(?:吧|啦)?[，,]?\s*)?(?:不|唔)去(?:了|喇|啦|嘞|咯)?(?=[，,。.!！；;\s]|$)"
+    r"|(?<=[，,。.!！；;]|\s)我(?:说|话)(?:还是)?算了"
 )
 _WORD_GIVEN_EN = re.compile(
     # (chat drops the "I" that opens a clause: "…, said I'd get him from the airport")
@@ -680,11 +690,19 @@ def _just_passed(sentence: str, said: datetime, tz: ZoneInfo) -> bool:
     rest = simplified(sentence[m.end :])
     return said - JUST_PASSED <= at - timedelta(hours=12) <= said and bool(
         (_SAYS_HOW_ZH if _zh(rest) else _SAYS_HOW).search(rest)
+        or (not _zh(sentence) and _MISHAP.search(sentence))
     )
 
 
 # a predicate after the clock: how the thing is or was ("is a joke", "又停在半路", "堵成停车场")
 _SAYS_HOW = re.compile(r"\b(?:is|was|are|were|has been|had|got|took|been)\b|['’]s\b", re.IGNORECASE)
+# ... or the sentence names a mishap, which nobody schedules: "northern line signal failure at 8:20, of
+# course", "tram 4 broke down at 8:30"
+_MISHAP = re.compile(
+    r"\b(?:failure|failed|fail|delay(?:ed|s)?|broke\s+down|breakdown|stuck|jam(?:med)?|gridlock(?:ed)?|crash(?:ed)?"
+    r"|accident|chaos|madness|packed|rammed)\b",
+    re.IGNORECASE,
+)
 _SAYS_HOW_ZH = re.compile(r"又|还在|了|着|晚点|延误|停在|堵|挤|卡在")
 
 
@@ -796,4 +814,9 @@ def _someone_elses_clause(sentence: str, said: datetime, tz: ZoneInfo) -> bool:
         (c.group(0).strip() for c in _CLAUSE_EN.finditer(sentence) if c.start() <= ahead[0].start < c.end()),
         "",
     )
+    # ... also after "and": "it's only waiting on kaarel's review and he's at his grandma's till tuesday"
+    clause = _AND_THEY_EN.split(clause)[-1]
     return bool(_THEY_LEAD_EN.match(clause)) and not _SELF_EN.search(clause)
+
+
+_AND_THEY_EN = re.compile(r"\s+(?=and\s+(?:he|she|they)(?:'s|’s|'re|’re)?\s)", re.IGNORECASE)

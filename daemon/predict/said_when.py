@@ -338,10 +338,26 @@ def said_about(
     morning: time,
     title: str | None = None,
     author: str | None = None,
+    heard: datetime | None = None,
 ) -> datetime | None:
     """From the person's turns (oldest first), the time their latest word on `repo#number` makes a
-    follow-up fair, or None when they gave none."""
+    follow-up fair, or None when they gave none. With `heard` (when memubot first heard of the
+    item), a turn about a review said within `JUST_ASKED` after it, naming no item, is about this
+    one: "家偉丟了一支 PR 給我 review，我週三下午 demo 完再來看" seven minutes after the request
+    names neither the number nor the author's login."""
     for turn in reversed(turns):
         if names(turn.text, repo, number, title, author):
             return promised_at(turn.text, turn.at, tz, morning, lambda ref: names(ref, repo, number))
+    if heard is not None:
+        for turn in reversed(turns):
+            if (
+                heard <= turn.at <= heard + JUST_ASKED
+                and _REVIEW_TALK.search(turn.text)
+                and not _ANY_REF.search(turn.text)
+            ):
+                return promised_at(turn.text, turn.at, tz, morning)
     return None
+
+
+# how soon after a review request a word about "the PR" that names none is about it
+JUST_ASKED = timedelta(hours=2)

@@ -40,12 +40,13 @@ The first matching sentence wins; a sentence is cut to 300 characters.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.hant import simplified
-from daemon.state.mail_words import reader
+from daemon.state.mail_words import foreign, reader
 
 MAX_SENTENCE = 300
 
@@ -292,8 +293,10 @@ _DEADLINE = re.compile(
 )
 
 
-def ask_of(text: str) -> str | None:
-    """The first sentence of the message's new part that asks something, or None."""
+def ask_of(text: str, model: Callable[[str], bool] | None = None) -> str | None:
+    """The first sentence of the message's new part that asks something, or None. `model`
+    (`ask_model.reader_for`) reads, as written, the sentences of a mail in neither English nor
+    Chinese that the rules do not read as an ask."""
     written = fresh_text(text)
     # the rules are written in Simplified characters; Traditional is read one character for one,
     # and the sentence is quoted as written
@@ -306,6 +309,7 @@ def ask_of(text: str) -> str | None:
     # a mail in another language is read in English words (`mail_words`), quoted as written
     read = reader(fresh)
     said = [read(s) for s in sentences(fresh)]
+    other_language = model is not None and foreign(fresh)
     # a question that leads into an offer is the offer's own, and the offer is then optional:
     # "Staying on campus for Thanksgiving? Sign up for the holiday meal plan by November 10."
     pitched = {
@@ -317,9 +321,21 @@ def ask_of(text: str) -> str | None:
     for i, (s, as_written) in enumerate(zip(said, sentences(written), strict=True)):
         if _offers_another_time(s, fresh) or i in pitched or (unread and not _DEADLINE.search(s)):
             continue
-        if asks(s) and (not notice or "?" in s or "？" in s or _DELIVER.search(s)):
+        # (the model's ask must say by when: alone, it reads a clinic's "we confirm your visit" or
+        # "bring your ID" as asks; what is due by a date is what a follow-up is for)
+        asked = asks(s) or (other_language and model is not None and names_a_date(s) and model(as_written))
+        if asked and (not notice or "?" in s or "？" in s or _DELIVER.search(s)):
             return _cut(as_written)
     return None
+
+
+def names_a_date(sentence: str) -> bool:
+    """Whether a sentence (read in English words) names a date or a time: any, ahead or not."""
+    return bool(resolve_dates(sentence, _ANY_DAY, _UTC))
+
+
+_UTC = ZoneInfo("UTC")
+_ANY_DAY = datetime(2026, 1, 1, tzinfo=_UTC)  # what the date is read against does not matter here
 
 
 def promise_of(text: str) -> str | None:

@@ -99,6 +99,22 @@ _CLOCK = re.compile(
 )
 # ... or the German way: "Mittwoch 15 Uhr", "um 9.30 Uhr" (the "um" form is `_CLOCK`'s)
 _UHR = re.compile(r"(?<![\d.:])\b(?P<h>[01]?\d|2[0-3])(?:[.:](?P<m>[0-5]\d))?\s*Uhr\b", re.IGNORECASE)
+# ... or in Korean, its half of the day first ("오후 5시", "오전 10시 30분"), or in Thai, "น." after it
+# ("16.00 น.")
+_KO_CLOCK = re.compile(
+    r"(?:(?P<p>오전|오후|낮|저녁|밤|아침)\s*)?(?P<h>[01]?\d|2[0-3])\s*시(?:\s*(?P<m>[0-5]?\d)\s*분|\s*(?P<half>반))?"
+)
+_TH_CLOCK = re.compile(r"(?<![\d.:])(?P<h>[01]?\d|2[0-3])[.:](?P<m>[0-5]\d)\s*น\.")
+
+
+def _ko_clock(m: re.Match[str]) -> str:
+    h = int(m["h"])
+    if m["p"] in ("오후", "저녁", "밤") and h < 12:
+        h += 12  # afternoon, evening, night
+    minute = 30 if m["half"] else int(m["m"] or 0)
+    return f"at {h:02d}:{minute:02d}"
+
+
 # ... or alone in the French way: "9h15", "14h30", "jeudi 10h"
 _H_CLOCK = re.compile(r"\b(?P<h>[01]?\d|2[0-3])h(?P<m>[0-5]\d)?\b", re.IGNORECASE)
 # what makes a sentence an ask or a meeting in English (`email_rules.asks`, the e-mail handler's
@@ -118,17 +134,28 @@ _ASK_WORDS = (
     ),
     ("needed by you", r"\bnodig\b"),
     (
-        "please",
+        # ("kindly": read as an ask wherever the language puts it, "… 회신해 주세요" after its verb)
+        "kindly",
         r"merci\s+de(?:\s+bien\s+vouloir)?|veuillez|bitte|por\s+favor|favor\s+de|per\s+favore|per\s+cortesia"
         r"|graag|v[aä]nligen|venligst|vennligst|mohon|tolong|harap|asseblief|παρακαλ[ωώ]|molim|molimo"
-        r"|v[aă]\s+rog|prosz[eę]|prosimy",
+        r"|v[aă]\s+rog|prosz[eę]|prosimy"
+        # the word for "please" in more of the languages such mail comes in: Russian, Ukrainian,
+        # Bulgarian, Hungarian, Slovak, Latvian, Lithuanian, Estonian, Finnish, Turkish, Malay,
+        # Vietnamese, Hebrew, Arabic, Hindi
+        r"|пожалуйста|будь\s+ласка|прошу|просимо?|моля|k[eé]rj[uü]k|k[eé]rem|pros[ií]m|pros[ií]me|l[uū]dzu"
+        r"|pra[sš]ome|pra[sš]au|palun|pyyd[aä]mme|yst[aä]v[aä]llisesti|l[uü]tfen|sila|vui\s+l[oò]ng"
+        r"|נא|אנא|בבקשה|يرجى|الرجاء|من\s+فضلك|कृपया",
     ),
     (
         "by",
         r"au\s+plus\s+tard(?:\s+le)?|(?:bis\s+)?sp[aä]testens(?:\s+(?:am|bis))?|a\s+m[aá]s\s+tardar(?:\s+el)?"
         r"|entro(?:\s+e\s+non\s+oltre)?(?:\s+il)?|uiterlijk|senast|senest|paling\s+lambat|ten\s+laaste"
         r"|antes\s+del?|avant\s+le|το\s+αργ[οό]τερο(?:\s+μ[εέ]χρι)?(?:\s+τη[νς]?)?|najkasnije(?:\s+do)?"
-        r"|cel\s+t[aâ]rziu(?:\s+p[aâ]n[aă]\s+(?:la|pe))?|najp[oó][zź]niej(?:\s+do)?|nejpozd[eě]ji(?:\s+do)?",
+        r"|cel\s+t[aâ]rziu(?:\s+p[aâ]n[aă]\s+(?:la|pe))?|najp[oó][zź]niej(?:\s+do)?|nejpozd[eě]ji(?:\s+do)?"
+        # ... and more: "не позднее", "не пізніше", "най-късно до", "legkésőbb", "najneskôr (do)",
+        # "līdz", "iki", "hiljemalt", "viimeistään", "en geç", "sebelum", "hạn chót", "עד", "قبل", "तक"
+        r"|не\s+поздн?ее|не\s+пізніше|най-късно(?:\s+до)?|legk[eé]s[oő]bb|najnesk[oô]r(?:\s+do)?|l[iī]dz|iki"
+        r"|hiljemalt|viimeist[aä][aä]n|en\s+ge[cç]|sebelum|h[aạ]n\s+ch[oó]t|עד|قبل|بحلول|तक",
     ),
     ("new slot", r"novi\s+termin|nov[yý]\s+term[ií]n|nowy\s+termin|noua\s+programare|ν[εέ]ο\s+ραντεβο[υύ]"),
     (
@@ -148,7 +175,17 @@ _ASK_WORDS = (
     ),
 )
 _NEED, _PLEASE, _BY = 0, 2, 3  # which of _ASK_WORDS
-_ASK = re.compile("|".join(rf"(?P<w{k}>\b(?:{rx})\b)" for k, (_, rx) in enumerate(_ASK_WORDS)), re.IGNORECASE)
+# ... and in scripts written without spaces (no word boundary to lean on): Thai "กรุณา" / "โปรด"
+# (please), "ภายใน" / "ก่อน" (within, before); Korean "주세요", "바랍니다", "부탁드립니다" (please),
+# "까지" (by)
+_UNSPACED = {_PLEASE: r"กรุณา|โปรด|주세요|주십시오|바랍니다|부탁드립니다", _BY: r"ภายใน|ก่อน|까지"}
+_ASK = re.compile(
+    "|".join(
+        rf"(?P<w{k}>\b(?:{rx})\b" + (f"|{_UNSPACED[k]}" if k in _UNSPACED else "") + ")"
+        for k, (_, rx) in enumerate(_ASK_WORDS)
+    ),
+    re.IGNORECASE,
+)
 # English and Chinese mail is read as it is ("is" is Dutch too: "Uw afspraak is verplaatst")
 _ENGLISH = re.compile(
     r"\b(?:the|and|you|your|we|are|to|of|for|will|please|thanks|hi|with|this|that|have)\b", re.IGNORECASE
@@ -186,6 +223,12 @@ def as_english(text: str) -> str:
     English ("mardi 30 mars 2027 à 9h15" → "Tuesday 30 March 2027 at 09:15"); `text` itself when
     it is not `foreign`."""
     return _english(text) if foreign(text) else text
+
+
+def as_english_always(text: str) -> str:
+    """`text` read as a mail in another language, whatever its words: one sentence of a mail
+    already known to be foreign (too short for `foreign` to tell on its own)."""
+    return _english(text)
 
 
 def reader(text: str) -> Callable[[str], str]:
@@ -265,6 +308,8 @@ def _english(text: str) -> str:
     text = _CLOCK.sub(lambda m: f"at {int(m['h']):02d}:{m['m'] or '00'}", text)
     text = _UHR.sub(lambda m: f"at {int(m['h']):02d}:{m['m'] or '00'}", text)
     text = _H_CLOCK.sub(lambda m: f"{int(m['h']):02d}:{m['m'] or '00'}", text)
+    text = _KO_CLOCK.sub(_ko_clock, text)
+    text = _TH_CLOCK.sub(lambda m: f"at {int(m['h']):02d}:{m['m']}", text)
     text = _VI_HALF.sub(_vi_half, text)
     # (março folds to "marco", a name: the Portuguese month is read with its cedilla)
     text = re.sub(r"\bmarço\b", "March", text, flags=re.IGNORECASE)

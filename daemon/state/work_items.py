@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from daemon.memory.store import Store
 from daemon.state.tables.work_items import WorkItemTable
@@ -96,6 +97,12 @@ class WorkItems:
     def of_scope(self, scope: str, *, state: str | None = None) -> list[WorkItem]:
         with self._lock:
             return self.table.work_items(scope, state)
+
+    def first_heard(self, scope: str, repo: str, number: int) -> datetime | None:
+        """When the earliest delivery memubot kept about the item was sent (its payload's time)."""
+        with self._lock:
+            snaps = self.table.work_item_snapshots(scope, repo, number)
+        return min((w.updated_at for w in snaps), default=None)
 
     def waiting_on(self, scope: str, login: str | None) -> list[WorkItem]:
         """Open items where a review is requested from `login`."""

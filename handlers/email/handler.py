@@ -18,6 +18,7 @@ from daemon.events import EmailEvent
 from daemon.memory import ResourceIn
 from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
+from daemon.state.ask_model import reader_for as ask_reader_for
 from handlers.deps import Deps
 from handlers.email.items import address, drafts_from, message_from, meta_of, resource_text
 
@@ -40,7 +41,8 @@ async def handle(events: Sequence[EmailEvent], deps: Deps) -> list[str]:
     messages = []
     for e in events:
         mine = person_addresses(deps.settings.email_addresses, e)
-        msg = message_from(e, mine, tz)
+        # (off the loop: a mail in another language has its sentences embedded for the ask model)
+        msg = await asyncio.to_thread(message_from, e, mine, tz, ask_reader_for(deps.memory.embedder))
         text, cut = resource_text(e)
         messages.append(msg)
         resources.append(

@@ -9,7 +9,7 @@ with a resolved time (events), each attributed to its sender and sourced to the 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from email.utils import getaddresses
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -88,8 +88,11 @@ def is_outbound(event: EmailEvent, mine: frozenset[str]) -> bool:
 BULK_LABELS = frozenset({"CATEGORY_PROMOTIONS", "CATEGORY_SOCIAL", "CATEGORY_FORUMS"})
 
 
-def message_from(event: EmailEvent, mine: frozenset[str], tz: ZoneInfo) -> EmailMessage:
-    """What the message says about its thread (the rules: daemon/state/email_rules.py)."""
+def message_from(
+    event: EmailEvent, mine: frozenset[str], tz: ZoneInfo, ask_model: Callable[[str], bool] | None = None
+) -> EmailMessage:
+    """What the message says about its thread (the rules: daemon/state/email_rules.py; `ask_model`
+    reads the asks of mail in another language, `daemon/state/ask_model.py`)."""
     name, addr = address(event.sender)
     to = [a for _, a in addresses(event.to)]
     outbound = is_outbound(event, mine)
@@ -98,7 +101,7 @@ def message_from(event: EmailEvent, mine: frozenset[str], tz: ZoneInfo) -> Email
     # mail Gmail files as promotions, social or list updates waits on nobody's answer, whatever
     # its sentences ask ("不想再收到？")
     bulk = any(label in BULK_LABELS for label in event.labels)
-    ask = None if bulk else ask_of(event.text)
+    ask = None if bulk else ask_of(event.text, ask_model)
     if ask is not None and "CATEGORY_UPDATES" in event.labels and is_offer(ask):
         # a list's update that only invites ("Register by Friday for our free webinar"): a bank's
         # or a school's notice there that asks for something still asks

@@ -133,7 +133,9 @@ _EN_WD_WEEK_AFTER = re.compile(r"\s+(?:of\s+)?(last|this|next)\s+week\b")
 # "Tuesday week", "next tue week" (British): that weekday, a week later (not "weekend", "week's")
 _EN_WD_PLUS_WEEK = re.compile(r"\s+week\b(?!['’]s|-)")
 _EN_WEEK_FROM_BEFORE = re.compile(r"\b(?:a|one)\s+week\s+(?:from|on)\s+\Z")
-_EN_WD_NTH_AFTER = re.compile(r",?\s+(?:the\s+)?(?P<nth>[0-9]{1,2})(?:st|nd|rd|th)\b")
+_EN_WD_NTH_AFTER = re.compile(
+    r",?\s+(?P<paren>\()?(?:the\s+)?(?P<nth>[0-9]{1,2})(?:st|nd|rd|th)\b(?(paren)\))"
+)
 # A weekday inside a name or a habit is no date: "Sunday school", "Good Friday", "every Monday",
 # "Friday Night Lights" (two more capitalised words).
 _EN_WD_COMPOUND_BEFORE = re.compile(
@@ -388,6 +390,15 @@ def _weekday_hits(ctx: Ctx) -> list[Hit]:
             continue
         rel_m = _EN_WD_REL_BEFORE.search(low, max(0, s - 16), s)
         rel = " ".join(rel_m[1].split()) if rel_m else ""
+        nth = _EN_WD_NTH_AFTER.match(low, e)
+        if rel_m and nth:
+            # "this tuesday (the 4th)", "next friday the 21st": the day of the month says which one
+            # (said on Thursday 30 March, "this tuesday" alone would be this week's, the 28th)
+            cands = [c for k in (-1, 0, 1, 2) if (c := valid(*year_month(today, k), int(nth["nth"])))]
+            near = [c for c in cands if c.weekday() == wd and abs((c - today).days) <= 14]
+            if near:
+                hits.append(Hit(rel_m.start(), nth.end(), min(near, key=lambda c: abs((c - today).days))))
+                continue
         if rel_m and rel in ("last", "this", "next"):
             k = {"last": -1, "this": 0, "next": 1}[rel]
             hits.append(Hit(rel_m.start(), e, monday(today, k) + timedelta(days=wd)))
@@ -395,7 +406,7 @@ def _weekday_hits(ctx: Ctx) -> list[Hit]:
             hits.append(Hit(rel_m.start(), e, next_weekday(today, wd)))
         elif rel_m:  # "this past Monday"
             hits.append(Hit(rel_m.start(), e, prev_weekday(today, wd)))
-        elif nth := _EN_WD_NTH_AFTER.match(low, e):  # "Friday the 21st": the month where they agree
+        elif nth:  # "Friday the 21st": the month where they agree
             cands = [c for k in (-1, 0, 1, 2) if (c := valid(*year_month(today, k), int(nth["nth"])))]
             agree = [c for c in cands if c.weekday() == wd] or cands
             if agree:

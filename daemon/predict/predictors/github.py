@@ -51,7 +51,8 @@ def fair_from(w: WorkItem, ctx: Ctx) -> datetime | None:
     if held is not None:
         passed = ctx.memory.workflow_runs.passed_for(w.scope, w.repo, w.number, held)
         return passed + said_when.GRACE if passed is not None else ctx.now + CI_RECHECK
-    return said_when.said_about(turns, w.repo, w.number, s.tz, hm(s.morning_at), w.title, w.author)
+    heard = ctx.memory.work_items.first_heard(w.scope, w.repo, w.number)
+    return said_when.said_about(turns, w.repo, w.number, s.tz, hm(s.morning_at), w.title, w.author, heard)
 
 
 def ref(w: WorkItem) -> str:

@@ -141,6 +141,28 @@ _PLACE_ONLY_ZH = re.compile(r"^(?:在|于|於)\s*\S|^(?:从|由)\s*[^，,\s]+?\s
 _WITH_ONLY_EN = re.compile(r"^(?:with|w/)\s+\S", re.IGNORECASE)
 
 
+# who a person can be to the speaker in Chinese chat (also read by the whose-plan and promise rules:
+# 我妈 is not 我)
+PEOPLE_ZH = (
+    r"老公|老婆|爱人|对象|男朋友|女朋友|男友|女友|妈|爸|父母|爸妈|妹|弟|哥|姐|儿子|女儿|孩子|宝宝|奶奶|爷爷|外婆|外公|"
+    r"姥姥|姥爷|舅|姨|叔|姑|表[哥姐弟妹]|堂[哥姐弟妹]|朋友|室友|舍友|邻居|老板|经理|领导|组长|主管|同事|"
+    # in-laws and the next generation: 婆婆, 公公, 岳母, 丈母娘, 嫂子, 姐夫, 侄子, 孙女
+    r"婆婆|公公|岳母|岳父|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|小姑子|小叔子|大伯|侄子|侄女|外甥|孙子|孙女|亲家|"
+    r"CEO|老师|班主任|房东|客户|助理|实习生|总监|上司|"
+    # Cantonese for a daughter, a son, the boss
+    r"阿囡|个女|阿仔|个仔|老细|姊|细佬|细妹|家姐|阿哥|老豆|老窦|"
+    # ... and Taiwanese and Cantonese grandparents (read as Simplified: 阿嬤 is 阿嬷)
+    r"阿嬷|阿嫲|嫲嫲|阿公|阿爷|"
+    # the English words Chinese chat keeps for them ("roommate 周三凌晨五点的 flight")
+    r"(?i:roommate|flatmate|housemate|bf|gf|boyfriend|girlfriend|partner|husband|wife|boss|manager|"
+    r"mom|mum|dad|sister|brother|cousin|colleague|coworker|teammate|landlord)"
+)
+# a Chinese clause led by a person ("阿媽由香港飛過嚟"): a clause after it with no subject of its own
+# is theirs ("禮拜一朝早 6:55 落機" is 阿媽's landing)
+_PERSON_LEAD_ZH = re.compile(rf"^(?:我的?\s*)?阿?(?:{PEOPLE_ZH})")
+_SUBJECT_ZH = re.compile(rf"^(?:我|你|您|他|她|它|佢|咱|大家|阿?(?:{PEOPLE_ZH}))")
+
+
 def _enough(piece: str, zh: bool) -> bool:
     return len(piece) >= 2 if zh else len(re.findall(r"[A-Za-z]{2,}", piece)) >= 1 and len(piece) >= 4
 
@@ -489,6 +511,11 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
             if other != _strip(_drop_marks(c, zh), zh) and _enough(other, zh):
                 piece = other
                 break
+    if zh and found_clause is not None and 0 < len(piece) <= 6 and not _SUBJECT_ZH.match(simplified(piece)):
+        before_it = [c.group(0).strip() for c in clause_rx.finditer(cut) if c.end() <= found_clause.start()]
+        lead = _PERSON_LEAD_ZH.match(simplified(before_it[-1])) if before_it else None
+        if lead is not None:
+            piece = before_it[-1][: lead.end()] + piece
     if (zh and _PLACE_ONLY_ZH.match(piece)) or (
         not zh and (_PLACE_ONLY_EN.match(piece) or _WITH_ONLY_EN.match(piece) or _POINTS_BACK_EN.match(piece))
     ):
@@ -555,7 +582,9 @@ _ARRANGED_PASSIVE_EN = re.compile(
     re.IGNORECASE,
 )
 _ARRANGED_ZH = re.compile(
-    r"^(?P<thing>.+?)\s*(?:我|我们)?(?:早就|早已|终于|已经|也|总算)?(?:在?网上)?(?:已经|终于|总算)?"
+    # (when it was done, between who did it and the doing: "…的票我上个月就已经抢到了")
+    r"^(?P<thing>.+?)\s*(?:我|我们)?(?:(?:上个?月|上周|上礼拜|上星期|昨天|前天|前几天|几天前|老早)就?)?"
+    r"(?:早就|早已|终于|已经|也|总算)?(?:在?网上)?(?:已经|终于|总算)?"
     r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号|抢到|买到|买好|拿到|订到|约到)了?"
     # (a particle after it: "搶到了啦", "约好了哦")
     r"[啦喇咯哦呀嘞~～!！]*$"
@@ -592,7 +621,8 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
     # a lead-in before a colon is not the announcement: "ANYWAY good news: finally got the MRI"
     announced = re.split(r"[:：]\s*", announced)[-1]
     m = (
-        _ARRANGED_ZH.match(announced)
+        # (read in Simplified, one character for one: the thing is cut from the words as written)
+        _ARRANGED_ZH.match(simplified(announced))
         if zh
         else _ARRANGED_EN.match(announced)
         or _ARRANGED_PASSIVE_EN.match(announced)
@@ -603,12 +633,13 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
     purpose = m.groupdict().get("purpose")
     # who called them in for it is whom it is with: "tembo pay called me back for the final round"
     caller = m.groupdict().get("caller") if m.groupdict().get("called") else None
+    named = announced[m.start("thing") : m.end("thing")]
     thing = _strip(
-        m.group("thing") + (f" {purpose}" if purpose else "") + (f" with {caller.strip()}" if caller else ""),
-        zh,
+        named + (f" {purpose}" if purpose else "") + (f" with {caller.strip()}" if caller else ""), zh
     )
     if zh:  # the ticket is for the thing: "星海乐队演唱会的门票" → "星海乐队演唱会"
-        thing = re.sub(r"(?<=.{2})的?(?:门票|票|入场券)$", "", thing)
+        ticket = re.search(r"(?<=.{2})的?(?:门票|票|入场券)$", simplified(thing))
+        thing = thing[: ticket.start()] if ticket else thing
     # an acronym is a thing too ("booked an MRI", "Got the MOT sorted")
     if not (len(thing) >= 2 if zh else re.search(r"[A-Za-z]{2,}", thing)) or not names_a_thing(thing):
         return ""

@@ -37,7 +37,7 @@ from daemon.memory.models.features import MOVED_TO_TIME as _MOVED_TO_TIME
 from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
-from daemon.predict.plan_text import dated_sentences, headline, names_a_thing, plan_part, sentences
+from daemon.predict.plan_text import PEOPLE_ZH, dated_sentences, headline, names_a_thing, plan_part, sentences
 
 # clause breaks; in Chinese chat a space between two characters is one ("…送别会 新宿的鸟贵族 位子我订的")
 _SPLIT = re.compile(
@@ -125,22 +125,7 @@ _THIRD_EN = re.compile(
 _SELF_EN = re.compile(
     r"(?<!not )(?<!n't )(?<!’t )\b(?:I|I'm|I’m|I've|I’ve|I'll|I’ll|I'd|me|we|we're|we’re|us|let's|myself)\b(?!\s+(?:wife|husband))"
 )
-_PEOPLE_ZH = (
-    r"老公|老婆|爱人|对象|男朋友|女朋友|男友|女友|妈|爸|父母|爸妈|妹|弟|哥|姐|儿子|女儿|孩子|宝宝|奶奶|爷爷|外婆|外公|"
-    r"姥姥|姥爷|舅|姨|叔|姑|表[哥姐弟妹]|堂[哥姐弟妹]|朋友|室友|舍友|邻居|老板|经理|领导|组长|主管|同事|"
-    # in-laws and the next generation: 婆婆, 公公, 岳母, 丈母娘, 嫂子, 姐夫, 侄子, 孙女
-    r"婆婆|公公|岳母|岳父|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳|小姑子|小叔子|大伯|侄子|侄女|外甥|孙子|孙女|亲家|"
-    r"CEO|老师|班主任|房东|客户|助理|实习生|总监|上司|"
-    # Cantonese for a daughter, a son, the boss
-    r"阿囡|个女|阿仔|个仔|老细|姊|细佬|细妹|家姐|阿哥|老豆|老窦|"
-    # ... and Taiwanese and Cantonese grandparents (read as Simplified: 阿嬤 is 阿嬷)
-    r"阿嬷|阿嫲|嫲嫲|阿公|阿爷|"
-    # the English words Chinese chat keeps for them ("roommate 周三凌晨五点的 flight")
-    r"(?i:roommate|flatmate|housemate|bf|gf|boyfriend|girlfriend|partner|husband|wife|boss|manager|"
-    r"mom|mum|dad|sister|brother|cousin|colleague|coworker|teammate|landlord)"
-)
-# who a person can be to the speaker in Chinese chat (also read by the promise rules: 我妈 is not 我)
-PEOPLE_ZH = _PEOPLE_ZH
+_PEOPLE_ZH = PEOPLE_ZH
 _THIRD_ZH = re.compile(
     # (阿 before a relation is Cantonese for the relation itself: 阿妈, 阿老公)
     rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|阿?(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
@@ -324,7 +309,12 @@ _CLOCK_SAID = re.compile(
 )
 _OTHERS_EN = re.compile(r"\b(?:she|he|they|her|his|their|them|him)\b", re.IGNORECASE)
 _OTHERS_ZH = re.compile(r"他|她|佢")  # 佢: Cantonese he / she
-_NOT_EN = re.compile(r"\b(?:not|no need|don'?t|doesn'?t|won'?t|can'?t|never)\b|n['’]t\b", re.IGNORECASE)
+_NOT_EN = re.compile(
+    # (chat drops the apostrophe: "he didnt even invite me")
+    r"\b(?:not|no need|don'?t|doesn'?t|won'?t|can'?t|never|didnt|isnt|wasnt|arent|werent|havent|hasnt|wouldnt"
+    r"|couldnt|shouldnt)\b|n['’]t\b",
+    re.IGNORECASE,
+)
 _NOT_ZH = re.compile(r"不|没|别|无需|不用|唔|冇")  # 唔 / 冇: Cantonese not / have not
 
 
@@ -436,11 +426,19 @@ def reasons(text: str) -> list[str]:
     skipped = bool(skip.search(t)) and not (
         declines_a_thing and any(_DATED.search(p) and not skip.search(p) and _does_then(p, zh) for p in parts)
     )
+    # a pet's appointment is its keeper's: a dog cannot take itself to be spayed ("pickle's getting
+    # spayed monday, drop-off is 6:40"), unless the speaker says they are out of it
+    pets = (
+        bool((_PET_CARE_ZH if zh else _PET_CARE_EN).search(t))
+        and not left_out
+        and not (_OTHER_TAKES_ZH if zh else _OTHER_TAKES_EN).search(t)
+    )
     if (
         other
         or skipped
         or (
             not mine_moved
+            and not pets
             and (third.search(first) or (dated is not None and third.search(dated)))
             and (
                 # left out in so many words: whatever else they say of themselves ("我乐得躺平") is
@@ -478,6 +476,23 @@ def reasons(text: str) -> list[str]:
     ).search(t):
         out.append("world")
     return out
+
+
+# what only a pet's keeper takes it to: the vet, a spay, the groomer
+_PET_CARE_EN = re.compile(
+    r"\b(?:vet|vets|vet's|veterinar\w*|spay(?:ed|ing)?|neuter(?:ed|ing)?|castrat\w*|animal\s+(?:hospital|clinic)"
+    r"|groomer'?s?|grooming|kennel|cattery|worming|flea\s+treatment)\b",
+    re.IGNORECASE,
+)
+_PET_CARE_ZH = re.compile(r"兽医|宠物医院|动物医院|绝育|宠物美容|驱虫")
+# ... unless someone else takes it there: "my partner's taking Biscuit to the vet", "老公带它去打疫苗"
+_OTHER_TAKES_EN = re.compile(
+    r"(?<!\bi'm )(?<!\bi’m )(?<!\bim )(?<!\bi am )(?<!\bwe're )(?<!\bwe are )"
+    r"\b(?:is|['’]s|are|['’]re|will\s+be)\s+(?:taking|bringing|dropping|driving|running)\b"
+    r"|\b(?:he|she|they)\s+(?:takes|brings|drops|drives|will\s+take|will\s+bring)\b",
+    re.IGNORECASE,
+)
+_OTHER_TAKES_ZH = re.compile(rf"(?:他|她|佢|他们|{_PEOPLE_ZH})(?:会|要|说|话)?(?:带|送|陪|载|揸车送)")
 
 
 # 我 as the owner of a thing, by its classifier ("會揸我架車去": she takes my car), not as someone

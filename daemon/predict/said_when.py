@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo
 from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.common import clock
 from daemon.memory.dates.hant import simplified
+from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.models.features import shared_words
 from daemon.memory.read.bm25 import tokenize
 from daemon.memory.types import TurnView
@@ -141,7 +142,15 @@ def promised_at(
             day = m.value.astimezone(tz).date()
             found.append((m.start, datetime.combine(day, morning, tz) if day > local.date() else None))
         elif m.has_time:
-            found.append((m.start, m.value.astimezone(tz) + GRACE))
+            then = m.value.astimezone(tz)
+            # a part of the day, then an hour said after it: "週三下午 demo 完再來看，大概四點半吧" is 16:30
+            hour_after = None if m.has_clock else _hour_after(plain[m.end : m.end + _NEAR * 2])
+            if hour_after is not None:
+                pm = then.hour >= 12 and hour_after.hour < 12
+                then = then.replace(
+                    hour=hour_after.hour + 12 if pm else hour_after.hour, minute=hour_after.minute
+                )
+            found.append((m.start, then + GRACE))
         elif m.value.astimezone(tz).date() > local.date():
             # a day without a time ("tomorrow", "on Friday"): the part of the day the turn names
             # for it ("tomorrow after lunch"), else the whole day is the person's — its morning
@@ -248,6 +257,14 @@ def _hour_after(text: str) -> time | None:
     """An hour said alone just after a day ("…, like half 10", "…, around 4"), read as the date
     rules read a bare hour, or None. Not the hour of something else said there: "monday once
     standup's done (it's at 10)" is when standup is, in an aside."""
+    zh = _HOUR_ZH.search(text)
+    zh_hour = zh_number(zh["h"]) if zh is not None else None
+    if zh is not None and zh_hour is not None and 0 < zh_hour < 24:
+        # ... in Chinese: "大概四點半吧", "五点左右"
+        minute = 30 if zh["half"] else 15 if zh["q"] else int(zh_number(zh["m"]) or 0) if zh["m"] else 0
+        clk = clock(int(zh_hour), minute, None, None, False)
+        if clk is not None:
+            return time(clk[1], clk[2])
     m = next(
         (
             h
@@ -259,6 +276,11 @@ def _hour_after(text: str) -> time | None:
     )
     return _hour_of(m) if m is not None else None
 
+
+# an hour said alone in Chinese (Simplified): "四点半", "5点", "十点一刻", "三点二十"
+_HOUR_ZH = re.compile(
+    r"(?P<h>[一二两三四五六七八九十]{1,3}|\d{1,2})\s*点(?:(?P<half>半)|(?P<q>一刻)|(?P<m>[一二三四五六七八九十]{1,3}|\d{1,2})分?)?"
+)
 
 _NOT_TODAY = re.compile(
     r"\b(?:no way|not|can'?t|cannot|won'?t get to it|no chance|no time)\s+(?:\w+\s+)?today\b"

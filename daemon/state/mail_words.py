@@ -57,6 +57,8 @@ _CANCELLED = (
     r"annul[eé]e?s?|annulation|abgesagt|storniert|entf[aä]llt|f[aä]llt\s+aus|cancelad[oa]s?|anulad[oa]s?"
     r"|annullat[oa]|cancellat[oa]|geannuleerd|afgezegd|inst[aä]lld|avbokad|avboka[rt]?|aflyst|avlyst"
     r"|dibatalkan|gekanselleer|h[uủ]y|hu[ỷy]"
+    # Dutch "does not go ahead": "kan … niet doorgaan", "gaat … niet door" (the verb split around it)
+    r"|niet\s+door(?:gaan)?(?=\W|$)"
     # Greek, Serbian / Croatian, Romanian, Polish, Czech, Turkish
     r"|ακυρ[ωώ]θηκε|ακυρ[ωώ]νεται|otkazan[aoi]?|otkazuje\s+se|anulat[aă]?|odwo[lł]an[aey]?|zru[sš]en[aoy]?"
     r"|iptal\s+edildi"
@@ -94,7 +96,8 @@ _TO = r"(?:\s+(?:au|aux|à|a|auf|al|alla|para|naar|till|ke|na))?"
 _CLOCK = re.compile(
     r"\b(?:à|a\s+las|a\s+la|alle|ore|às|as|um|om|kl\.?|klockan|klo|kell|pukul|jam|teen|στις|u|la\s+ora|ora|в"
     r"|(?:o\s+)?godz(?:inie|\.)?|saat)\s+"
-    r"(?P<h>[01]?\d|2[0-3])(?:\s*(?:h|:|\.)\s*(?P<m>[0-5]\d))?(?:\s*(?:h|uhr|uur)\b)?(?!\d)",
+    # (Belgian Dutch writes "om 8u15", "om 16u")
+    r"(?P<h>[01]?\d|2[0-3])(?:\s*(?:h|u|:|\.)\s*(?P<m>[0-5]\d))?(?:\s*(?:h|u|uhr|uur)\b)?(?!\d)",
     re.IGNORECASE,
 )
 # ... or the German way: "Mittwoch 15 Uhr", "um 9.30 Uhr" (the "um" form is `_CLOCK`'s)
@@ -157,7 +160,11 @@ _ASK_WORDS = (
         r"|не\s+поздн?ее|не\s+пізніше|най-късно(?:\s+до)?|legk[eé]s[oő]bb|najnesk[oô]r(?:\s+do)?|l[iī]dz|iki"
         r"|hiljemalt|viimeist[aä][aä]n|en\s+ge[cç]|sebelum|h[aạ]n\s+ch[oó]t|עד|قبل|بحلول|तक",
     ),
-    ("new slot", r"novi\s+termin|nov[yý]\s+term[ií]n|nowy\s+termin|noua\s+programare|ν[εέ]ο\s+ραντεβο[υύ]"),
+    (
+        "new slot",
+        r"novi\s+termin|nov[yý]\s+term[ií]n|nowy\s+termin|noua\s+programare|ν[εέ]ο\s+ραντεβο[υύ]"
+        r"|nieuwe\s+afspraak|nieuw\s+tijdstip|nouveau\s+rendez-vous|neuer\s+termin|nueva\s+cita|nuovo\s+appuntamento",
+    ),
     (
         "new location",
         r"[đd][iị]a\s+[đd]i[ểe]m\s+m[ớo]i|nouveau\s+lieu|nouvelle\s+adresse|neue[rn]?\s+(?:ort|adresse)"
@@ -188,7 +195,13 @@ _ASK = re.compile(
 )
 # English and Chinese mail is read as it is ("is" is Dutch too: "Uw afspraak is verplaatst")
 _ENGLISH = re.compile(
-    r"\b(?:the|and|you|your|we|are|to|of|for|will|please|thanks|hi|with|this|that|have)\b", re.IGNORECASE
+    r"\b(?:the|and|you|your|we|are|to|of|for|will|please|thanks|hi|with|this|that|have"
+    # ... and the words of a short casual note ("ugh sorry, gotta bail on climbing thursday, knee's
+    # acting up again. i'll ping you once it's behaving")
+    # (not the short words other languages share: "in", "is", "me", "so", "was", "all", "see")
+    r"|i|i'?ll|i'?m|it'?s|my|at|just|can|can'?t|sorry|gotta|gonna|again|once|when|but|hey"
+    r"|not|got|get|if|any|our|they|them|she|he|his|let|know|would|could|should)\b",
+    re.IGNORECASE,
 )
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 

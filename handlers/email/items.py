@@ -101,8 +101,11 @@ def message_from(
     # mail Gmail files as promotions, social or list updates waits on nobody's answer, whatever
     # its sentences ask ("不想再收到？")
     bulk = any(label in BULK_LABELS for label in event.labels)
-    ask = None if bulk else ask_of(event.text, ask_model)
-    if ask is not None and "CATEGORY_UPDATES" in event.labels and is_offer(ask):
+    # (not the ask model on a list's update: it cannot tell "sign up by Friday for our workshop"
+    # from a request, which `is_offer` below reads only in English)
+    updates = "CATEGORY_UPDATES" in event.labels
+    ask = None if bulk else ask_of(event.text, None if updates else ask_model)
+    if ask is not None and updates and is_offer(ask):
         # a list's update that only invites ("Register by Friday for our free webinar"): a bank's
         # or a school's notice there that asks for something still asks
         ask = None

@@ -159,10 +159,24 @@ _PARTICIPLES = frozenset(
 )
 
 
+def _passive_ahead(words: list[str], i: int) -> bool:
+    """A participle of a passive still to happen: "pickle's getting spayed monday", "the bike is
+    being fixed monday", "the kitchen gets painted friday", "getting her teeth cleaned" (the thing
+    between, no one doing it: not "being tired i skipped it"; not "got spayed")."""
+    for k in range(max(0, i - 3), i):
+        if words[k] in ("getting", "being", "gets") and _SUBJECTS.isdisjoint(words[k + 1 : i]):
+            return True
+    return False
+
+
+_SUBJECTS = frozenset("i we you he she they it i'm we're you're he's she's they're".split())
+
+
 def _state_now(words: list[str], i: int) -> bool:
     return i > 0 and (
         words[i - 1] in _NOUN_BEFORE
         or words[i - 1] in _BE_NOW
+        or _passive_ahead(words, i)
         or (i > 1 and words[i - 2] in _BE_NOW and words[i - 1] in ("all", "still", "fully", "now"))
     )
 
@@ -253,7 +267,9 @@ ZH_HABIT = re.compile(
     # a routine said to stop is none: "终于不用天天对着论文了" (no longer every day)
     r"(?<!不用)(?<!不再)(?<!不必)(?<!不想)(?<!不要)(?<!不会)"
     r"(?:每[一两二三四五六七八九十\d]*个?(?:天|日|晚|早|周|星期|礼拜|月|年|逢|次|隔|工作日|周末)|天天|平时|平常|平日|一般|通常"
-    r"|总是|经常|常常|往往|习惯|向来|一向|老是|工作日|隔周|隔天"
+    # (隔天 / 隔周 are "every other day / week" before a count, "隔天跑一次"; else "the day after":
+    # "演唱会隔天一定挂掉")
+    r"|总是|经常|常常|往往|习惯|向来|一向|老是|工作日|(?:隔周|隔天)(?=[^，。！？；,]{0,6}次)"
     r"|(?:周末|晚上|早上|中午|下午|上午|白天)(?:我们?|他们?|她们?|你们?)?都"
     r"|[一每](?:周|星期|个星期|礼拜|天|个月|月)[^，。！？；,]{0,6}?[一二两三四五六七八九十\d]+次)"
 )

@@ -33,8 +33,8 @@ from daemon.predict.base import (
     short,
     what,
 )
+from daemon.predict.plan_text import PEOPLE_ZH as _PEOPLE_ZH
 from daemon.predict.plan_text import headline, said_of, sentences
-from daemon.predict.plans import PEOPLE_ZH as _PEOPLE_ZH
 from daemon.predict.plans import declines
 from daemon.predict.timing import at_local, next_day_start
 from daemon.state.suggestions import Suggestion

@@ -92,6 +92,11 @@ def move_scopes(
     (daemon/memory/store/move.py `copy`).
     """
     tell = say or (lambda line: None)
+
+    def copied(table: str, n: int) -> None:
+        if n:
+            tell(f"  {table}: {n} rows")
+
     source, target = Path(source), Path(target)
     if not source.is_file():
         raise MoveRefused(f"no DuckDB file at {source}")
@@ -159,7 +164,7 @@ def move_scopes(
                     )
                 tell(f"copying into {target}" + (" (a new file)" if report.created_target else ""))
                 with dst.transaction():
-                    done = M.copy(dst, SOURCE, scopes, op_cursors, say=lambda t, n: tell(f"  {t}: {n} rows"))
+                    done = M.copy(dst, SOURCE, scopes, op_cursors, say=copied)
                     after = M.counts(dst, M.MAIN, scopes)
                     expected = {t: n - done.kept_target.get(t, 0) for t, n in rows.items()}
                     wrong = {t: (after[t], expected[t]) for t in rows if after[t] != expected[t]}

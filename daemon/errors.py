@@ -37,6 +37,10 @@ class StoreLocked(StoreError):
         self.detail = detail  # DuckDB's own words, for -v logs
 
 
+class MoveRefused(StoreError):
+    """Scopes cannot be moved between two DuckDB files as asked; nothing was changed."""
+
+
 class ScopeRequired(StoreError):
     """A read or write was attempted without a scope: never means "all users"."""
 

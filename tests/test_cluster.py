@@ -12,6 +12,7 @@ import contextlib
 import json
 import random
 import string
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -273,3 +274,92 @@ async def test_scopes_over_a_three_node_cluster_are_stored_once_each_on_its_owne
             assert holders == [owner[s]], (s, holders)  # on exactly one instance: its owner
             assert files[owner[s]][s] == sorted(expected[s])  # each turn once, none lost
         assert sorted(s for found in files.values() for s in found) == sorted(scopes)
+
+
+# ---- a partition moved, with its data, to the other instance -------------------------------
+
+MOVED = 1  # one of a's partitions, handed to b
+
+
+async def memubot_cli(runner: Instance, *args: str) -> tuple[int, str, str]:
+    """`memubot <args>` as a person runs it, in the instance's environment."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "daemon",
+        *args,
+        env=runner.env(),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 300)
+    print(f"$ memubot {' '.join(args)}\n{out.decode()}{err.decode()}")
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_a_partition_moved_with_its_data_is_recalled_through_either_instance(tmp_path: Path) -> None:
+    """Both instances stopped, `memubot partition move` copies partition 1's scopes from a's file
+    to b's and then deletes them from a's; restarted with the partition b's, recall for those
+    scopes through either instance answers from their old turns, every turn is stored once across
+    both files, and new turns of those scopes land on b."""
+    scopes = [f"team{i}" for i in range(12)]
+    moved = [s for s in scopes if partition_of(s, PARTITIONS) == MOVED]
+    assert moved and len(moved) < len([s for s in scopes if partition_of(s, PARTITIONS) in (0, 1)])
+    owner = {s: ("a" if partition_of(s, PARTITIONS) == 0 else "b") for s in scopes}  # after the move
+    async with nats_cluster(tmp_path / "nats") as cluster, two_instances(tmp_path, cluster) as inst:
+        a, b = inst["a"], inst["b"]
+        await asyncio.gather(a.up(), b.up())
+        nc = await nats.connect(cluster.urls, max_reconnect_attempts=-1, connect_timeout=2, error_cb=_quiet)
+        js = nc.jetstream()
+        client = Client(nc, timeout=30)
+        try:
+            for s in scopes:
+                for i in range(3):
+                    await publish(js, scoped_subject(s, conversation_subject("main")), turn(s, i))
+            await flush_all(nc)
+            for runner in (a, b):
+                assert runner.proc is not None and await runner.stop(runner.proc) == 0
+            assert all(s in stored(a.db) for s in moved)
+
+            args = ["partition", "move", "--partitions", str(PARTITIONS), "--partition", str(MOVED)]
+            args += ["--from", str(a.db), "--to", str(b.db)]
+            code, out, _ = await memubot_cli(a, *args)
+            assert code == 0 and f"{len(moved)} scopes" in out
+            copied = {name: stored(r.db) for name, r in inst.items()}
+            assert all(copied["a"][s] == copied["b"][s] for s in moved)  # in both until deleted
+            code, _, err = await memubot_cli(a, *args)  # a second copy: refused, nothing changes
+            assert code == 1 and "--delete-source" in err
+            code, out, _ = await memubot_cli(a, *args, "--delete-source")
+            assert code == 0 and "deleted from the source" in out
+
+            a.own, b.own = "0", "1-3"
+            await asyncio.gather(a.up(), b.up())
+            for _ in range(6):  # the queue group picks either instance; a forwards to b
+                for s in moved:
+                    hits = await client.recall(f"which colour did {s} decide on for the banner?", scope=s)
+                    said = {sid for h in hits for sid in h["source_ids"]}
+                    assert said & {f"{s}-t{i}" for i in range(3)}, (s, hits)
+                    stats = await client.stats(s)
+                    assert stats["resources"] == 3 and MOVED in stats["daemon"]["partitions"]["owned"], stats
+                    assert stats["daemon"]["partitions"]["owned"] == [1, 2, 3]
+            assert a.proc is not None and "rpc recall: forwarded" in a.log_of(a.proc), "a never forwarded"
+
+            # new turns of a moved scope: scoped, and on the old subject (the forwarder's)
+            for s in moved:
+                await publish(js, scoped_subject(s, conversation_subject("main")), turn(s, 3))
+                await publish(js, conversation_subject("main"), turn(s, 4))
+            await flush_all(nc)
+            for s in moved:
+                assert (await client.stats(s))["resources"] == 5, s
+        finally:
+            await nc.close()
+        for runner in (a, b):
+            assert runner.proc is not None and await runner.stop(runner.proc) == 0
+        files = {name: stored(r.db) for name, r in inst.items()}
+        for s in scopes:
+            holders = [name for name, found in files.items() if s in found]
+            assert holders == [owner[s]], (s, holders)  # on exactly one file: its owner's
+            n = 5 if s in moved else 3
+            assert files[owner[s]][s] == sorted(f"{s}-t{i}" for i in range(n))  # each turn once

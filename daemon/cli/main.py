@@ -19,6 +19,7 @@ from daemon import __version__, bounded_json
 from daemon.cli import bus as cli_bus
 from daemon.cli import gmail as cli_gmail
 from daemon.cli import memory as cli_memory
+from daemon.cli import partition as cli_partition
 from daemon.cli.imports import import_through_daemon
 from daemon.cli.progress import Progress
 from daemon.client import RpcError
@@ -39,6 +40,7 @@ examples:
   memubot stats --db mem.duckdb --json
   memubot consolidate --db mem.duckdb
   memubot forget --scope conv-26 --query "support group" --dry-run --db mem.duckdb
+  memubot partition move --partitions 4 --partition 1 --from a.duckdb --to b.duckdb
 
 settings come from $MEMUBOT_CONFIG (TOML) and MEMUBOT_* variables; see docs/settings.md.
 """
@@ -518,6 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_asyncapi)
     cli_bus.add_parsers(sub)
     cli_gmail.add_parsers(sub)
+    cli_partition.add_parsers(sub)
     return parser
 
 

@@ -70,6 +70,18 @@ def _generations_of(path: str) -> Generations:
         return _GENERATIONS.setdefault(str(Path(path).resolve()), Generations())
 
 
+def open_error(path: str, exc: duckdb.Error) -> StoreError:
+    """What DuckDB's refusal to open (or attach) a file means for the person: StoreLocked when
+    another process holds it, else a StoreError naming the file."""
+    # "Could not set lock on file ...: Conflicting lock is held in <exe> (PID n)": callers (the
+    # CLI) tell the person who holds it rather than quoting DuckDB
+    if not isinstance(exc, duckdb.IOException) or "lock" not in str(exc).lower():
+        return StoreError(f"cannot open DuckDB file {path}: {exc}")
+    held = _LOCK_HOLDER.search(str(exc))
+    pid, exe = (int(held["pid"]), held["exe"]) if held else (None, None)
+    return StoreLocked(path, pid, str(exc), exe)
+
+
 def _offset_minutes(ts: datetime) -> int:
     off = ts.utcoffset()
     return int(off.total_seconds() // 60) if off is not None else 0
@@ -90,16 +102,8 @@ class Database:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self.con = duckdb.connect(self.path, read_only=read_only)
-        except duckdb.IOException as exc:
-            # "Could not set lock on file ...: Conflicting lock is held in <exe> (PID n)": callers
-            # (the CLI) tell the person who holds it rather than quoting DuckDB
-            if "lock" not in str(exc).lower():
-                raise StoreError(f"cannot open DuckDB file {self.path}: {exc}") from exc
-            held = _LOCK_HOLDER.search(str(exc))
-            pid, exe = (int(held["pid"]), held["exe"]) if held else (None, None)
-            raise StoreLocked(self.path, pid, str(exc), exe) from exc
         except duckdb.Error as exc:
-            raise StoreError(f"cannot open DuckDB file {self.path}: {exc}") from exc
+            raise open_error(self.path, exc) from exc
         self.con.execute("SET TimeZone = 'UTC'")
         # DuckDB's buffer pool may otherwise grow to 80% of RAM and keep what the index
         # rebuild read; memubot's own indexes live in Python, so a modest cache suffices.

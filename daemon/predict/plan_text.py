@@ -81,6 +81,9 @@ _AND_EN = re.compile(r"\s+(?:and|but|so)\s+(?:i|we|i'm|i’m|we're|we’re|i'll|
 _AND_THEIRS_EN = re.compile(
     r"\s+(?:and|but|so)\s+(?:my|our)\s+\w+\s+(?:has|have|needs?|must)\s+to\b.*$", re.IGNORECASE
 )
+_AND_ANOTHER_EN = re.compile(
+    r"\s+(?:and|but|so)\s+(?:he|she|they|it)(?:['’](?:s|re|ll))?\s+\w+.*$", re.IGNORECASE
+)
 _ARTICLE = re.compile(r"^(?:a|an)\s+", re.IGNORECASE)
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -484,6 +487,10 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
         # the plan is told after "so I …", the clause before it is why: "Juniper's limping again
         # so I booked her in at Rose City Animal Clinic for tuesday at 4:15"
         clause = _CONJUNCTION_EN.sub("", clause[tail.start() :])
+    elif not zh and (after := _AND_ANOTHER_EN.search(clause, own_at)) is not None:
+        # ... or another clause after the date's, with a subject of its own: "pickle's dental is
+        # tuesday and they want her dropped off at 7:15" is the dental
+        clause = clause[: after.start()]
     piece = _strip(_drop_marks(clause, zh), zh)
     # what was arranged, not that it was: "booked the ferry out of horseshoe bay" → "Ferry out of
     # horseshoe bay", "港澳通行证续签约上了" → "港澳通行证续签"
@@ -571,6 +578,12 @@ _SENT_EN = re.compile(
     r"\s+(?:(?:the|an?|her|his|their|our|my)\s+)?(?P<thing>.+)$",
     re.IGNORECASE,
 )
+# ... or moved by someone: "they had to shuffle my skin check", "the clinic moved my MRI again"
+_MOVED_THING_EN = re.compile(
+    r"\b(?:mov(?:e|ed|ing)|shuffl(?:e|ed|ing)|reschedul(?:e|ed|ing)|push(?:ed)?(?:\s+back)?|bump(?:ed)?|shift(?:ed)?"
+    r"|chang(?:e|ed))\s+(?:my|our|the|her|his)\s+(?P<thing>[^,.;!?]+?)(?:\s+(?:again|back|up|forward))?$",
+    re.IGNORECASE,
+)
 # ... or said of the thing: "the quote is confirmed", "MOT's booked in", "flights are sorted"
 _ARRANGED_PASSIVE_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|and|also)\b[,!]?\s*)*(?P<thing>.+?)\s*(?:\s(?:is|are|has been|have been|got)|['’]s)"
@@ -627,6 +640,8 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
         else _ARRANGED_EN.match(announced)
         or _ARRANGED_PASSIVE_EN.match(announced)
         or _SENT_EN.match(announced)
+        # ... or a move told before the new time: "they had to shuffle my skin check. it's now monday"
+        or _MOVED_THING_EN.search(announced)
     )
     if m is None:
         return ""
@@ -656,7 +671,7 @@ _CLOCK_EN = re.compile(
 # the 's of "is" glued to a word right before the date, with nothing of a noun after the date
 # ("haircut's friday at 5", "flight's 7:05 on the 3rd from stansted"; not "Jo's friday party")
 _COPULA_BEFORE_DATE = re.compile(
-    r"['’]s(?=\s*\x00\s*(?:$|[,;.!?]|\x00|(?:at|on|in|from|with|to|between|by|around|for|till|until)\b))",
+    r"(?:['’]s|\s+is|\s+are)(?=\s*\x00\s*(?:$|[,;.!?]|\x00|(?:and|at|on|in|from|with|to|between|by|around|for|till|until)\b))",
     re.IGNORECASE,
 )
 

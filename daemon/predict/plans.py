@@ -25,6 +25,7 @@ appointment costs more than one reminder too many, so the rules only say no on a
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -137,7 +138,8 @@ _THIRD_ZH = re.compile(
 )
 # the speaker as a person in the sentence: 我 not followed by a relation (我妈 is the mother)
 _SELF_ZH = re.compile(
-    rf"(?<!不是)我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH})|被)|咱|^带(?!着)|^接(?:我|她|他|孩子|人)|^送(?:我|她|他|孩子)"
+    # (not asked or pestered: "一直传讯息问我S弯怎么过" — the speaker does nothing there)
+    rf"(?<!不是)(?<![问催烦吵])我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH})|被)|咱|^带(?!着)|^接(?:我|她|他|孩子|人)|^送(?:我|她|他|孩子)"
     # the whole family going or doing, the speaker in it: "全家要一起拜拜" (not "全家都提心吊胆")
     r"|(?:全家|一家人)(?:人)?(?:都)?(?:要|会|得|一起|去|回|出发)"
 )
@@ -315,7 +317,8 @@ _NOT_EN = re.compile(
     r"|couldnt|shouldnt)\b|n['’]t\b",
     re.IGNORECASE,
 )
-_NOT_ZH = re.compile(r"不|没|别|无需|不用|唔|冇")  # 唔 / 冇: Cantonese not / have not
+# 唔 / 冇: Cantonese not / have not; 哪 before a verb asks "how would I…", a no ("我哪记得")
+_NOT_ZH = re.compile(r"不|没|别|无需|不用|唔|冇|哪(?=[知记会有能懂晓管])")
 
 
 # the person asks to be reminded ("don't let me forget", 别让我忘了): whatever else the sentence
@@ -830,7 +833,10 @@ def _someone_elses_clause(sentence: str, said: datetime, tz: ZoneInfo) -> bool:
         "",
     )
     # ... also after "and": "it's only waiting on kaarel's review and he's at his grandma's till tuesday"
-    clause = _AND_THEY_EN.split(clause)[-1]
+    # (the part that holds the date: not "pickle's dental is tuesday and they want her dropped off")
+    at = ahead[0].start - sentence.find(clause)
+    cuts = [0, *(m.end() for m in _AND_THEY_EN.finditer(clause)), len(clause)]
+    clause = next((clause[a:b] for a, b in itertools.pairwise(cuts) if a <= at < b), clause).strip()
     return bool(_THEY_LEAD_EN.match(clause)) and not _SELF_EN.search(clause)
 
 

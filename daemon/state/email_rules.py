@@ -318,6 +318,7 @@ def ask_of(text: str, model: Callable[[str], bool] | None = None) -> str | None:
         if said[i].rstrip().endswith(("?", "？")) and is_offer(said[i + 1]) and not _REQUESTS.search(said[i])
     }
     pitched |= {i + 1 for i in pitched}
+    found: list[tuple[str, str]] = []
     for i, (s, as_written) in enumerate(zip(said, sentences(written), strict=True)):
         if _offers_another_time(s, fresh) or i in pitched or (unread and not _DEADLINE.search(s)):
             continue
@@ -325,8 +326,28 @@ def ask_of(text: str, model: Callable[[str], bool] | None = None) -> str | None:
         # "bring your ID" as asks; what is due by a date is what a follow-up is for)
         asked = asks(s) or (other_language and model is not None and names_a_date(s) and model(as_written))
         if asked and (not notice or "?" in s or "？" in s or _DELIVER.search(s)):
-            return _cut(as_written)
-    return None
+            found.append((s, as_written))
+            # a short question opening the mail is a greeting ("Hi Sam, how are you?", "Olá,
+            # Hannah, tudo bem?") when another sentence asks something: that one is the ask
+            if not (
+                len(found) == 1
+                and i == 0
+                and _GREETING_QUESTION.fullmatch(s.strip())
+                and not _REQUESTS.search(s)
+            ):
+                break
+    if not found:
+        return None
+    return _cut(found[-1][1])
+
+
+# a question of a few words after a greeting ("Hi Sam, how are you?", "Olá, Hannah, tudo bem?",
+# "嗨，最近怎么样？")
+_GREETING_QUESTION = re.compile(
+    r"(?i:hi|hello|hey|hiya|dear|ol[aá]|oi|hola|bonjour|salut|ciao|hallo|hej|hei|moi|ahoj|cze[sś][cć]|zdravo"
+    r"|merhaba|halo|hai|xin\s+ch[aà]o|привет|здравствуйте|שלום|مرحبا|嗨|你好|您好|哈喽|안녕하세요|こんにちは|สวัสดี)"
+    r"\b[^?？]{0,40}[?？]"
+)
 
 
 def names_a_date(sentence: str) -> bool:

@@ -316,3 +316,40 @@ def test_a_ticket_bought_earlier_names_the_show_in_traditional_characters() -> N
     said = _at("2027-08-10T12:00:00+08:00")
     text = "那場音樂劇的票我上禮拜就搶到了！！這週六下午兩點半，國家戲劇院 🥹"
     assert headline(text, said, ZoneInfo("Asia/Taipei")).startswith("那場音樂劇")
+
+
+# --- third batch (after this session's own s20 scenarios) --------------------------------------
+
+
+def test_the_clause_of_the_date_is_judged_not_the_clause_after_and() -> None:
+    # guard (holds on 46c8a00 too, which does not split at "and"; the session's first split took the
+    # last part of the clause, and read this as someone else's)
+    said = _at("2027-09-06T10:00:00+12:00")
+    text = "milo's checkup is wednesday and they want him there by 8:40"
+    assert not _someone_elses_clause(text, said, AUCKLAND)
+
+
+def test_the_thing_moved_in_the_sentence_before_heads_the_new_time() -> None:
+    said = _at("2027-09-06T10:00:00+12:00")
+    text = "the physio clinic bumped my shoulder assessment. it's now friday at 11:20, same place"
+    assert headline(text, said, AUCKLAND).lower().startswith("shoulder assessment")
+
+
+def test_another_clause_after_the_date_is_left_out_of_the_headline() -> None:
+    said = _at("2027-09-06T10:00:00+12:00")
+    text = "the school disco is friday at 6 and she's already picked her outfit"
+    assert headline(text, said, AUCKLAND) == "The school disco"
+
+
+def test_a_greeting_question_is_not_the_ask_when_a_later_sentence_asks() -> None:
+    mail = "Hello Priya, hope the move went ok? Could you return the signed lease by Thursday noon?"
+    assert ask_of(mail) == "Could you return the signed lease by Thursday noon?"
+
+
+def test_a_greeting_question_alone_still_asks() -> None:
+    # guard (holds on 46c8a00 too): nothing else in the mail asks
+    assert ask_of("Hey Tom, how was the trip?") is not None
+
+
+def test_asked_about_it_and_how_would_i_know_take_no_part() -> None:
+    assert "other" in reasons("我表妹周六考雅思，天天问我口语怎么准备，我哪知道")

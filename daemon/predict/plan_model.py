@@ -60,11 +60,7 @@ def features(why: str | None, vector: np.ndarray, reasons: list[str]) -> np.ndar
 def _usable(embedder: Embedder | None) -> LinearModel | None:
     """The model, when it reads this embedder's vectors."""
     model = _model()
-    if (
-        embedder is None
-        or model is None
-        or not embedder.name.startswith(str(model.meta.get("embedder", "?")))
-    ):
+    if embedder is None or model is None or not model.reads(embedder.name):
         return None
     return model
 

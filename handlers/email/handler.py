@@ -18,7 +18,7 @@ from daemon.events import EmailEvent
 from daemon.memory import ResourceIn
 from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
-from daemon.state.ask_model import reader_for as ask_reader_for
+from daemon.predict.ask_model import reader_for as ask_reader_for
 from handlers.deps import Deps
 from handlers.email.items import address, drafts_from, message_from, meta_of, resource_text
 

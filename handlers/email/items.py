@@ -92,7 +92,7 @@ def message_from(
     event: EmailEvent, mine: frozenset[str], tz: ZoneInfo, ask_model: Callable[[str], bool] | None = None
 ) -> EmailMessage:
     """What the message says about its thread (the rules: daemon/state/email_rules.py; `ask_model`
-    reads the asks of mail in another language, `daemon/state/ask_model.py`)."""
+    reads the asks of mail in another language, `daemon/predict/ask_model.py`)."""
     name, addr = address(event.sender)
     to = [a for _, a in addresses(event.to)]
     outbound = is_outbound(event, mine)

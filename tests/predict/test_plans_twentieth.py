@@ -25,10 +25,10 @@ from daemon.events import EmailEvent
 from daemon.memory.dates import resolve_dates
 from daemon.memory.embed import make_embedder
 from daemon.memory.types import TurnView
+from daemon.predict.ask_model import reader_for
 from daemon.predict.plan_text import headline, names_a_thing
 from daemon.predict.plans import _judged, _someone_elses_clause, declines, own_plan, reasons
 from daemon.predict.said_when import promised_at, said_about
-from daemon.state.ask_model import reader_for
 from daemon.state.email_rules import ask_of, asks, due_in
 from daemon.state.mail_words import as_english_always, foreign, reader
 from handlers.email.items import message_from

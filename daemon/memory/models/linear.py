@@ -40,6 +40,10 @@ class LinearModel:
     def dim(self) -> int:
         return int((self.weights if self.hidden_weights is None else self.hidden_weights).shape[1])
 
+    def reads(self, embedder_name: str) -> bool:
+        """Whether the model reads the vectors of the embedder so named (the one it was fitted on)."""
+        return embedder_name.startswith(str(self.meta.get("embedder", "?")))
+
     def proba(self, x: np.ndarray) -> np.ndarray:
         """Class probabilities, one row per input row, columns in `classes` order."""
         x = np.atleast_2d(np.asarray(x, dtype=np.float32))

@@ -45,11 +45,7 @@ def reader_for(embedder: Embedder | None) -> Callable[[str], bool] | None:
     """Whether one sentence of a foreign mail asks something of its reader, by the model; None
     when the model does not read this embedder's vectors (or is missing)."""
     model = _model()
-    if (
-        embedder is None
-        or model is None
-        or not embedder.name.startswith(str(model.meta.get("embedder", "?")))
-    ):
+    if embedder is None or model is None or not model.reads(embedder.name):
         return None
 
     def asks(sentence: str) -> bool:

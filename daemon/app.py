@@ -76,6 +76,7 @@ STUCK_AFTER_S = 600.0  # how stale the /metrics store sizes may be
 # The watchdog withholds its ping once the broker has been unreachable this long: an embedded
 # broker is restarted within seconds, and a lost external one gets minutes to come back.
 BROKER_GRACE_S = 300.0
+PARTITION_KEY = "partition"  # in a partition file's meta: "<p> of <N>"
 
 
 def runtime_file(settings: Settings) -> Path:
@@ -98,6 +99,18 @@ def refuse_scopes_in_instance_file(memory: Memory, settings: Settings, plan: Pla
         f" its own file ({partition_db(settings.state_dir, plan.owned[0]).parent}/p<p>.duckdb): with"
         f" memubot stopped, split it: {moves}"
     )
+
+
+def check_partition_file(memory: Memory, path: Path, partition: int, plan: Plan) -> None:
+    """A partition's file says which partition (of how many) it holds, from its first start: a
+    file put under another partition's name, or kept across a change of N, is refused."""
+    want = f"{partition} of {plan.partitions}"
+    found = memory.stamp(PARTITION_KEY, want)
+    if found != want:
+        raise ConfigError(
+            f"{path} holds partition {found}, not partition {want}: a partition's file keeps its"
+            " name when it is handed over, and N (MEMUBOT_PARTITIONS) cannot change (docs/cluster.md)"
+        )
 
 
 def _write_runtime(path: Path, info: dict[str, Any]) -> None:
@@ -135,6 +148,8 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         memory, part_memories = memories[0], dict(zip(owned, memories[1:], strict=True))
         if plan is not None:
             await asyncio.to_thread(refuse_scopes_in_instance_file, memory, settings, plan)
+            for (p, each), path in zip(part_memories.items(), paths[1:], strict=True):
+                await asyncio.to_thread(check_partition_file, each, path, p, plan)
         for path, opened in zip(paths, memories, strict=True):
             indexed = await asyncio.to_thread(opened.warm)
             log.info(

@@ -11,6 +11,7 @@ without a scope. A one-node daemon has the one file, as its `home`, and nothing 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,10 +19,12 @@ from typing import Any
 
 from daemon.errors import InvalidInput
 from daemon.memory import Memory
-from daemon.runtime.dispatch import Dispatcher, Incoming, Verdict
+from daemon.runtime.dispatch import ACK, Dispatcher, Incoming, Verdict
 from daemon.runtime.partitions import Plan, body_scope
 from daemon.state.ledger import Ledger
 from daemon.subjects import TICK_PREFIX, unscoped
+
+log = logging.getLogger(__name__)
 
 PARTITIONS_DIR = "partitions"
 
@@ -124,7 +127,16 @@ class Shards:
         if ticks:
             batch_of_ticks = [batch[i] for i in ticks]
             for shard in self.parts.values():
-                await shard.dispatcher.dispatch(batch_of_ticks)
+                for verdict in await shard.dispatcher.dispatch(batch_of_ticks):
+                    if verdict.action != ACK or verdict.outcome == "dead_letter":
+                        # not retried here: the file runs the schedule again at its next tick
+                        log.warning(
+                            "tick %s in partition %s: %s (%s)",
+                            verdict.event_id,
+                            shard.partition,
+                            verdict.outcome,
+                            verdict.reason,
+                        )
             done = await self.home.dispatcher.dispatch(batch_of_ticks)
             for i, verdict in zip(ticks, done, strict=True):
                 verdicts[i] = verdict

@@ -13,7 +13,7 @@ import pytest
 from faststream.nats import NatsBroker, TestNatsBroker
 from nats.aio.client import Client as NATS
 
-from daemon.app import refuse_scopes_in_instance_file
+from daemon.app import check_partition_file, refuse_scopes_in_instance_file
 from daemon.config import load_settings
 from daemon.errors import ConfigError, InvalidInput
 from daemon.events import tick_body
@@ -197,3 +197,20 @@ def test_a_cluster_instance_file_that_still_holds_scopes_refuses_to_start(files:
     for p in OWNED:
         assert f"memubot partition move --partitions {N} --partition {p} " in message
         assert str(partition_db(files.settings.state_dir, p)) in message
+
+
+def test_a_partition_file_is_stamped_with_its_partition_and_refused_under_another(files: Files) -> None:
+    path = partition_db(files.settings.state_dir, 1)
+    check_partition_file(files.parts[1], path, 1, Plan(N, OWNED))  # stamped "1 of 4"
+    check_partition_file(files.parts[1], path, 1, Plan(N, (1, 2)))  # the same partition on another owner
+    with pytest.raises(ConfigError, match="holds partition 1 of 4, not partition 2 of 4"):
+        check_partition_file(files.parts[1], path, 2, Plan(N, (2,)))
+    with pytest.raises(ConfigError, match="not partition 1 of 8"):
+        check_partition_file(files.parts[1], path, 1, Plan(8, (1,)))
+    files.parts[1].close()
+    reopened = Memory.open(path, files.parts[0].embedder, MemoryParams())
+    try:  # the stamp is in the file
+        with pytest.raises(ConfigError, match="holds partition 1 of 4"):
+            check_partition_file(reopened, path, 3, Plan(N, (3,)))
+    finally:
+        files.parts[1] = reopened

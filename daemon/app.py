@@ -18,20 +18,23 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from daemon import __version__
 from daemon.client.discovery import RUNTIME_FILE
-from daemon.compose import open_memory
+from daemon.compose import open_memories
 from daemon.config import Settings
+from daemon.errors import ConfigError
 from daemon.github.enrich import Enricher
 from daemon.github.poll import GithubPoller
 from daemon.github.webhook import add_github_webhook
 from daemon.gmail.push import add_gmail_webhook
 from daemon.gmail.start import start_gmail
-from daemon.memory import Clock, system_clock
+from daemon.memory import Clock, Memory, system_clock
 from daemon.predict import engine
 from daemon.predict.delivery_timer import DeliveryTimer
 from daemon.predict.outbox import SuggestionOutbox
@@ -51,11 +54,12 @@ from daemon.runtime.partitions import (
     Partitioned,
     Plan,
     ScopedDispatch,
-    owner_filter,
+    by_partition,
     scope_finder,
 )
 from daemon.runtime.publisher import Publisher
 from daemon.runtime.rpc import RpcServer
+from daemon.runtime.shards import Shard, Shards, partition_db
 from daemon.runtime.streams import ensure_streams
 from daemon.subjects import CONVERSATIONS, SCOPED_CONVERSATIONS
 from daemon.web.http import bind, make_app, serve_http
@@ -72,10 +76,41 @@ STUCK_AFTER_S = 600.0  # how stale the /metrics store sizes may be
 # The watchdog withholds its ping once the broker has been unreachable this long: an embedded
 # broker is restarted within seconds, and a lost external one gets minutes to come back.
 BROKER_GRACE_S = 300.0
+PARTITION_KEY = "partition"  # in a partition file's meta: "<p> of <N>"
 
 
 def runtime_file(settings: Settings) -> Path:
     return settings.state_dir / RUNTIME_FILE
+
+
+def refuse_scopes_in_instance_file(memory: Memory, settings: Settings, plan: Plan) -> None:
+    """In a cluster the scopes are in the partitions' files: an instance file that still holds
+    some (written before files per partition) must be split first (docs/cluster.md)."""
+    scopes = memory.scopes()
+    if not scopes:
+        return
+    moves = "; ".join(
+        f"memubot partition move --partitions {plan.partitions} --partition {p} --from {settings.db_path}"
+        f" --to {partition_db(settings.state_dir, p)} --delete-source"
+        for p in plan.owned
+    )
+    raise ConfigError(
+        f"{settings.db_path} holds {len(scopes)} scopes, but in a cluster each partition's scopes are in"
+        f" its own file ({partition_db(settings.state_dir, plan.owned[0]).parent}/p<p>.duckdb): with"
+        f" memubot stopped, split it: {moves}"
+    )
+
+
+def check_partition_file(memory: Memory, path: Path, partition: int, plan: Plan) -> None:
+    """A partition's file says which partition (of how many) it holds, from its first start: a
+    file put under another partition's name, or kept across a change of N, is refused."""
+    want = f"{partition} of {plan.partitions}"
+    found = memory.stamp(PARTITION_KEY, want)
+    if found != want:
+        raise ConfigError(
+            f"{path} holds partition {found}, not partition {want}: a partition's file keeps its"
+            " name when it is handed over, and N (MEMUBOT_PARTITIONS) cannot change (docs/cluster.md)"
+        )
 
 
 def _write_runtime(path: Path, info: dict[str, Any]) -> None:
@@ -101,29 +136,49 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         listeners = bind(settings.http_addr)
         for sock in listeners:
             stack.callback(sock.close)
+        # scopes over a cluster (docs/cluster.md): which partitions this instance owns; each
+        # owned partition has its own DuckDB file, beside the instance's own (MEMUBOT_DB)
+        plan = Plan(settings.partitions, settings.own_partitions) if settings.partitions else None
+        owned = plan.owned if plan is not None else ()
+        paths = [settings.db_path, *(partition_db(settings.state_dir, p) for p in owned)]
         notifier.status("opening the memory")
-        memory = await asyncio.to_thread(open_memory, settings, None, None, clock or system_clock)
-        stack.callback(memory.close)  # DuckDB checkpoints last
-        indexed = await asyncio.to_thread(memory.warm)
-        log.info(
-            "memory %s open, indexes ready for %d items (%d loaded from their persisted copy,"
-            " %d built from DuckDB)",
-            settings.db_path,
-            indexed,
-            memory.index_loads,
-            memory.index_builds,
-        )
+        memories = await asyncio.to_thread(open_memories, settings, paths, clock or system_clock)
+        for opened in memories:
+            stack.callback(opened.close)  # DuckDB checkpoints last
+        memory, part_memories = memories[0], dict(zip(owned, memories[1:], strict=True))
+        if plan is not None:
+            await asyncio.to_thread(refuse_scopes_in_instance_file, memory, settings, plan)
+            for (p, each), path in zip(part_memories.items(), paths[1:], strict=True):
+                await asyncio.to_thread(check_partition_file, each, path, p, plan)
+        for path, opened in zip(paths, memories, strict=True):
+            indexed = await asyncio.to_thread(opened.warm)
+            log.info(
+                "memory %s open, indexes ready for %d items (%d loaded from their persisted copy,"
+                " %d built from DuckDB)",
+                path,
+                indexed,
+                opened.index_loads,
+                opened.index_builds,
+            )
         metrics = Metrics()
+
+        def table_counts() -> dict[str, float]:
+            total: dict[str, float] = {}
+            for each in memories:
+                for name, n in each.ledger.table_counts().items():
+                    total[name] = total.get(name, 0.0) + n
+            return total
+
         # A scrape runs on the event loop: it reads counts refreshed off-loop, never the DuckDB file
         # (whose lock a long memorize may hold).
-        sizes = await asyncio.to_thread(memory.ledger.table_counts)
+        sizes = await asyncio.to_thread(table_counts)
         metrics.set_sizes_source(lambda: sizes)
 
         async def refresh_sizes() -> None:
             while True:
                 await asyncio.sleep(SIZES_EVERY_S)
                 try:
-                    sizes.update(await asyncio.to_thread(memory.ledger.table_counts))
+                    sizes.update(await asyncio.to_thread(table_counts))
                 except Exception as exc:  # closed during shutdown, or a store error: keep the old counts
                     log.debug("store sizes: %s", exc)
 
@@ -134,8 +189,6 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         bus = await stack.enter_async_context(broker(settings.nats_url, settings.state_dir))
         nc, link = await stack.enter_async_context(connect(bus.url))
         js = nc.jetstream()
-        # scopes over a cluster (docs/cluster.md): which partitions this instance owns
-        plan = Plan(settings.partitions, settings.own_partitions) if settings.partitions else None
         await ensure_streams(js, partitions=settings.partitions, replicas=settings.stream_replicas)
 
         # every send goes through FastStream on this connection (runtime/publisher.py)
@@ -144,24 +197,44 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         stack.push_async_callback(publisher.stop)
         publish = publisher.publish
 
-        outbox = OpsOutbox(memory.ledger, publish, metrics, instance=plan.name if plan else "")
+        # each file's memory ops: in a cluster a partition's are `memory-op:p<p>:<seq>` (the name
+        # goes with the file to its next owner), the instance file's (it has none) its own name
+        outboxes: dict[int | None, OpsOutbox] = {
+            None: OpsOutbox(
+                memory.ledger, publish, metrics, instance=f"instance-{plan.name}" if plan else ""
+            ),
+            **{p: OpsOutbox(m.ledger, publish, metrics, instance=f"p{p}") for p, m in part_memories.items()},
+        }
+
+        def pumper(outbox: OpsOutbox) -> Callable[[], Awaitable[None]]:
+            async def pump_one() -> None:
+                try:
+                    await outbox.pump()
+                except Exception as exc:  # the bus is down: the cursor stays, the next pump resends
+                    log.warning("publishing memory ops failed: %s", exc)
+
+            return pump_one
+
+        pumps = {key: pumper(outbox) for key, outbox in outboxes.items()}
 
         async def pump() -> None:
-            try:
-                await outbox.pump()
-            except Exception as exc:  # the bus is down: the cursor stays, the next pump resends
-                log.warning("publishing memory ops failed: %s", exc)
+            for one in pumps.values():
+                await one()
 
         gmail = await start_gmail(stack, settings, memory.ledger, publish)
         enricher = Enricher(settings.github_token, settings.github_api_url) if settings.github_token else None
-        # suggestions: the outbox publishes to JetStream (an agent offline catches up), the timer
-        # wakes at the next deliver_at; prefetched context goes out at once on core NATS
-        suggestions = SuggestionOutbox(memory, settings, publish, memory.clock)
-        timer = DeliveryTimer(suggestions, memory.clock)
-        await asyncio.to_thread(engine.start_cursor, memory)
-
         claims = Claims()
-        outlet = Outlet(context=publisher.send, wake=timer.wake, claim=claims.claim)
+        timers: list[DeliveryTimer] = []
+
+        def outlet_for(each: Memory, each_settings: Settings) -> Outlet:
+            # suggestions: the outbox publishes to JetStream (an agent offline catches up), the
+            # timer wakes at the next deliver_at; prefetched context goes out at once on core NATS
+            timer = DeliveryTimer(SuggestionOutbox(each, each_settings, publish, each.clock), each.clock)
+            timers.append(timer)
+            return Outlet(context=publisher.send, wake=timer.wake, claim=claims.claim)
+
+        for each in memories:
+            await asyncio.to_thread(engine.start_cursor, each)
         poller = None
         if settings.github_poll_off() is None:
             poller = GithubPoller(
@@ -173,20 +246,44 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
                 publish=publish,
             )
             log.info("GitHub polling every %g min as %s", settings.github_poll_minutes, settings.github_login)
-        deps = Deps(memory, settings, memory.clock, outlet, gmail=gmail, github=enricher, github_poll=poller)
+        # the instance's file takes the triggers' own work (Gmail, GitHub polling); in a cluster it
+        # holds no scope, so the profile file is written only by the file of the profile's scope
+        home_settings = settings if plan is None else replace(settings, profile_dir=None)
+        deps = Deps(
+            memory,
+            home_settings,
+            memory.clock,
+            outlet_for(memory, home_settings),
+            gmail=gmail,
+            github=enricher,
+            github_poll=poller,
+        )
         dispatcher = Dispatcher(deps, metrics)
+        parts: dict[int, Shard] = {}
+        for p, each in part_memories.items():
+            assert plan is not None
+            profiled = settings.profile_scope is not None and plan.partition(settings.profile_scope) == p
+            each_settings = settings if profiled else replace(settings, profile_dir=None)
+            each_deps = Deps(
+                each, each_settings, each.clock, outlet_for(each, each_settings), github=enricher
+            )
+            # every dead letter of the instance in its own file: one id sequence to list and replay
+            parts[p] = Shard(Dispatcher(each_deps, metrics, dead_letters=memory.ledger), p)
+        shards = Shards(Shard(dispatcher), parts, plan)
         consumer: Consumer | Partitioned
 
-        def make_consumer(handles: Handles, params: ConsumerParams) -> Consumer:
+        def make_consumer(handles: Handles, params: ConsumerParams, part: int | None = None) -> Consumer:
+            # after each batch, the memory ops of the partition's file (the forwarder's: every file's)
+            after = pumps[part] if part is not None else pump
             # MEMUBOT_CONSUMER: FastStream's pull subscriber (the default), or memubot's nats-py loop
             if settings.consumer == "faststream":
-                return FastStreamConsumer(nc, js, handles, params, after_batch=pump)
-            return Consumer(js, handles, params, after_batch=pump)
+                return FastStreamConsumer(nc, js, handles, params, after_batch=after)
+            return Consumer(js, handles, params, after_batch=after)
 
         if plan is not None:
             # one durable per owned partition, and the forwarder of the subjects without a scope
             forwarder = Forwarder(
-                dispatcher, publish, scope_finder(settings.github_webhook_scope, settings.email_scope)
+                shards, publish, scope_finder(settings.github_webhook_scope, settings.email_scope)
             )
             # the partitions' leases: a second instance configured to own one waits here
             leases = Leases(
@@ -195,20 +292,35 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
             notifier.status(f"waiting for the leases of partitions {plan.owned}")
             await leases.acquire()
             stack.push_async_callback(leases.release)  # after the consumers have stopped
-            consumer = Partitioned(js, plan, dispatcher, forwarder, leases=leases, make=make_consumer)
+            consumer = Partitioned(
+                js,
+                plan,
+                dispatcher,
+                forwarder,
+                leases=leases,
+                make=make_consumer,
+                dispatchers={p: shard.dispatcher for p, shard in parts.items()},
+            )
             log.info("partitions %s of %d are this instance's", plan.owned, plan.partitions)
         else:
             consumer = make_consumer(ScopedDispatch(dispatcher), ConsumerParams())
-        await outbox.start_cursor()
+        for outbox in outboxes.values():
+            await outbox.start_cursor()
         # whatever a previous run committed but did not publish goes out in the background
         backlog = asyncio.create_task(pump(), name="memubot-ops-backlog")
         stack.push_async_callback(asyncio.wait, {backlog})
         await consumer.start()
         # a live turn's context goes out as the turn arrives, not after the batch before it
-        live = LiveContext(deps, claims)
-        # turns with the scope in the subject too; in a cluster, only those of owned partitions
-        on_turn = live.on_message if plan is None else owner_filter(plan, live.on_message)
-        stack.push_async_callback(live.close)
+        lives = {shard.partition: LiveContext(shard.dispatcher.deps, claims) for shard in shards.all}
+        for live in lives.values():
+            stack.push_async_callback(live.close)
+        # turns with the scope in the subject too; in a cluster, those of owned partitions only,
+        # each read from its partition's file
+        on_turn = (
+            lives[None].on_message
+            if plan is None
+            else by_partition(plan, {p: live.on_message for p, live in lives.items() if p is not None})
+        )
         for subject in (CONVERSATIONS, SCOPED_CONVERSATIONS):
             live_sub = await nc.subscribe(subject, cb=on_turn)
             stack.push_async_callback(live_sub.unsubscribe)
@@ -236,6 +348,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
             metrics=metrics,
             backlog=backlog_json,
             plan=plan,
+            shards=shards,
         )
         await rpc.start()
         stack.push_async_callback(rpc.stop)
@@ -246,12 +359,14 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
                 await publish(subject, data, body["id"])
                 return
             # in a cluster every instance runs its schedules over its own scopes: the tick is
-            # handled here, once (the ledger), not put on the bus where one instance would take it
-            await dispatcher.dispatch([Incoming(subject, data)])
+            # handled here, by each file once (its ledger), not put on the bus where one instance
+            # would take it
+            await shards.dispatch([Incoming(subject, data)])
             await pump()
 
-        timer.start()
-        stack.push_async_callback(timer.stop)
+        for timer in timers:
+            timer.start()
+            stack.push_async_callback(timer.stop)
 
         scheduler = TickScheduler(settings, publish_tick)
         scheduler.start()
@@ -264,14 +379,14 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
             return {
                 "broker": link.connected,
                 "consumer": consumer.healthy(STUCK_AFTER_S),
-                "db": memory.is_open,
+                "db": all(each.is_open for each in memories),
                 "scheduler": scheduler.running,
             }
 
         app = make_app(metrics, ready, details=lambda: {"backlog": backlog_json()})
         add_github_webhook(app, settings, publish, memory.clock, metrics)
         add_gmail_webhook(app, settings, publish, metrics)
-        add_ui(app, memory, settings, pump)
+        add_ui(app, memory, settings, pump, others=memories[1:], of=shards.memory if plan else None)
         off = settings.github_webhook_off()
         if off:
             # a secret without a scope is a mistake; no secret at all is the default
@@ -286,6 +401,8 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
             "http": f"http://{host}:{port}",
             "db": str(settings.db_path),
         }
+        if plan is not None:
+            info["partition_dbs"] = {str(p): str(path) for p, path in zip(owned, paths[1:], strict=True)}
         runtime = runtime_file(settings)
         _write_runtime(runtime, info)
         stack.callback(runtime.unlink, missing_ok=True)
@@ -311,11 +428,13 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None, clock: Cl
         log.info("memubot %s %s in %.1fs", __version__, status, time.monotonic() - t_start)
         # an index built from DuckDB at start is written beside the file now, after READY, so
         # that the next start loads it even if this run ends in a crash before any write
-        await asyncio.to_thread(memory.persist_indexes)
+        for each in memories:
+            await asyncio.to_thread(each.persist_indexes)
         # … and again whenever the memory has been quiet, so that a crash after writes still
         # finds a current copy unless it comes within a minute of the last write
-        keeper = asyncio.create_task(IndexKeeper(memory).run(), name="memubot-index-keeper")
-        stack.callback(keeper.cancel)
+        for n, each in enumerate(memories):
+            keeper = asyncio.create_task(IndexKeeper(each).run(), name=f"memubot-index-keeper-{n}")
+            stack.callback(keeper.cancel)
         with contextlib.suppress(asyncio.CancelledError):
             await stop.wait()
         log.info("memubot stopping: draining")

@@ -5,7 +5,7 @@ The CLI and the daemon open the memory the same way through `open_memory`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from daemon.config import Settings
@@ -47,3 +47,27 @@ def open_memory(
         llm=make_llm(settings),
         index_dir=index_dir_for(path),
     )
+
+
+def open_memories(settings: Settings, paths: Sequence[Path], clock: Clock = system_clock) -> list[Memory]:
+    """One memory per DuckDB file (in a cluster, the instance's and one per owned partition:
+    docs/cluster.md), sharing one embedder and one LLM extractor (the embedders serialise their
+    engine, so the files' writers may share it)."""
+    embedder = make_embedder(
+        settings.embedder, url=settings.embed_url, model=settings.embed_model, api_key=settings.embed_api_key
+    )
+    llm = make_llm(settings)
+    opened: list[Memory] = []
+    try:
+        for path in paths:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            opened.append(
+                Memory.open(
+                    path, embedder, settings.memory, clock=clock, llm=llm, index_dir=index_dir_for(path)
+                )
+            )
+    except BaseException:
+        for memory in opened:
+            memory.close()
+        raise
+    return opened

@@ -11,8 +11,8 @@ import asyncio
 import contextlib
 import json
 import random
+import shutil
 import string
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from nats.js import JetStreamContext
 
 from daemon.client import Client, RpcError
 from daemon.memory.store import Store
+from daemon.runtime.shards import PARTITIONS_DIR, partition_db
 from daemon.runtime.streams import ensure_streams
 from daemon.subjects import (
     conversation_subject,
@@ -98,7 +99,11 @@ class Instance(Memubot):
 
     @property
     def db(self) -> Path:
+        """The instance's own file: dead letters, tick history, no scope."""
         return self.state_dir / "memubot.duckdb"
+
+    def part_db(self, partition: int) -> Path:
+        return partition_db(self.state_dir, partition)
 
 
 def turn(scope: str, i: int) -> dict[str, Any]:
@@ -178,6 +183,29 @@ def stored(db: Path) -> dict[str, list[str]]:
     return found
 
 
+def stored_by_partition(inst: Instance) -> dict[int, dict[str, list[str]]]:
+    """partition -> scope -> ids of its stored turns, one file per partition the instance has;
+    its own file holds none."""
+    assert stored(inst.db) == {}
+    found = {}
+    for db in sorted((inst.state_dir / PARTITIONS_DIR).glob("p*.duckdb")):
+        found[int(db.stem.removeprefix("p"))] = stored(db)
+    return found
+
+
+def assert_each_scope_in_its_partitions_file(
+    files: dict[str, dict[int, dict[str, list[str]]]], owner: dict[str, str], expected: dict[str, list[str]]
+) -> None:
+    """Every scope's turns in exactly one file, its partition's on its owner, each turn once."""
+    for s in owner:
+        holders = [(name, p) for name, parts in files.items() for p, found in parts.items() if s in found]
+        assert holders == [(owner[s], partition_of(s, PARTITIONS))], (s, holders)
+        assert files[owner[s]][partition_of(s, PARTITIONS)][s] == sorted(expected[s])
+    for name, parts in files.items():
+        for p, found in parts.items():
+            assert all(partition_of(s, PARTITIONS) == p for s in found), (name, p, sorted(found))
+
+
 @contextlib.asynccontextmanager
 async def two_instances(tmp_path: Path, cluster: Cluster) -> AsyncIterator[dict[str, Instance]]:
     instances = {name: Instance(tmp_path / name, cluster, own) for name, own in OWNERS.items()}
@@ -191,9 +219,10 @@ async def two_instances(tmp_path: Path, cluster: Cluster) -> AsyncIterator[dict[
 
 async def test_scopes_over_a_three_node_cluster_are_stored_once_each_on_its_owner(tmp_path: Path) -> None:
     """Turns for many scopes (on the scoped subjects, and some on the old subject without a scope)
-    are stored exactly once, each scope on exactly one instance, the owner of its partition;
-    recall for every scope is answered through either instance; a node and an instance killed
-    with SIGKILL mid-ingest and restarted lose nothing and double nothing."""
+    are stored exactly once, each scope on exactly one instance, the owner of its partition, in
+    that partition's file and no other; recall for every scope is answered through either
+    instance; a node and an instance killed with SIGKILL mid-ingest and restarted lose nothing
+    and double nothing."""
     scopes = [f"team{i}" for i in range(12)]
     owner = {s: ("a" if partition_of(s, PARTITIONS) in (0, 1) else "b") for s in scopes}
     assert set(owner.values()) == {"a", "b"}, "the scopes must land on both instances"
@@ -268,42 +297,26 @@ async def test_scopes_over_a_three_node_cluster_are_stored_once_each_on_its_owne
         for i in inst.values():
             assert i.proc is not None
             assert await i.stop(i.proc) == 0
-        files = {name: stored(i.db) for name, i in inst.items()}
-        for s in scopes:
-            holders = [name for name, found in files.items() if s in found]
-            assert holders == [owner[s]], (s, holders)  # on exactly one instance: its owner
-            assert files[owner[s]][s] == sorted(expected[s])  # each turn once, none lost
-        assert sorted(s for found in files.values() for s in found) == sorted(scopes)
+        files = {name: stored_by_partition(i) for name, i in inst.items()}
+        assert {name: sorted(parts) for name, parts in files.items()} == {"a": [0, 1], "b": [2, 3]}
+        assert_each_scope_in_its_partitions_file(files, owner, expected)
+        assert sorted(s for parts in files.values() for found in parts.values() for s in found) == sorted(
+            scopes
+        )
 
 
-# ---- a partition moved, with its data, to the other instance -------------------------------
+# ---- a partition handed over, with its file, to the other instance --------------------------
 
 MOVED = 1  # one of a's partitions, handed to b
 
 
-async def memubot_cli(runner: Instance, *args: str) -> tuple[int, str, str]:
-    """`memubot <args>` as a person runs it, in the instance's environment."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "daemon",
-        *args,
-        env=runner.env(),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), 300)
-    print(f"$ memubot {' '.join(args)}\n{out.decode()}{err.decode()}")
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(), err.decode()
-
-
-async def test_a_partition_moved_with_its_data_is_recalled_through_either_instance(tmp_path: Path) -> None:
-    """Both instances stopped, `memubot partition move` copies partition 1's scopes from a's file
-    to b's and then deletes them from a's; restarted with the partition b's, recall for those
-    scopes through either instance answers from their old turns, every turn is stored once across
-    both files, and new turns of those scopes land on b."""
+async def test_a_partition_handed_over_as_its_file_is_recalled_through_either_instance(
+    tmp_path: Path,
+) -> None:
+    """Both instances stopped, partition 1's file (and its index copies) goes from a's state
+    directory to b's; restarted with the partition b's, recall for its scopes through either
+    instance answers from their old turns, new turns of them land in that file on b, and every
+    turn is stored once, in its partition's file."""
     scopes = [f"team{i}" for i in range(12)]
     moved = [s for s in scopes if partition_of(s, PARTITIONS) == MOVED]
     assert moved and len(moved) < len([s for s in scopes if partition_of(s, PARTITIONS) in (0, 1)])
@@ -321,18 +334,13 @@ async def test_a_partition_moved_with_its_data_is_recalled_through_either_instan
             await flush_all(nc)
             for runner in (a, b):
                 assert runner.proc is not None and await runner.stop(runner.proc) == 0
-            assert all(s in stored(a.db) for s in moved)
+            assert sorted(stored(a.part_db(MOVED))) == sorted(moved)
 
-            args = ["partition", "move", "--partitions", str(PARTITIONS), "--partition", str(MOVED)]
-            args += ["--from", str(a.db), "--to", str(b.db)]
-            code, out, _ = await memubot_cli(a, *args)
-            assert code == 0 and f"{len(moved)} scopes" in out
-            copied = {name: stored(r.db) for name, r in inst.items()}
-            assert all(copied["a"][s] == copied["b"][s] for s in moved)  # in both until deleted
-            code, _, err = await memubot_cli(a, *args)  # a second copy: refused, nothing changes
-            assert code == 1 and "--delete-source" in err
-            code, out, _ = await memubot_cli(a, *args, "--delete-source")
-            assert code == 0 and "deleted from the source" in out
+            # the hand-over: the partition's file and what sits beside it (its index copies)
+            handed = sorted(a.part_db(MOVED).parent.glob(a.part_db(MOVED).name + "*"))
+            assert a.part_db(MOVED) in handed and len(handed) >= 2, handed  # the file, its .index/
+            for path in handed:
+                shutil.move(path, b.part_db(MOVED).parent / path.name)
 
             a.own, b.own = "0", "1-3"
             await asyncio.gather(a.up(), b.up())
@@ -345,6 +353,10 @@ async def test_a_partition_moved_with_its_data_is_recalled_through_either_instan
                     assert stats["resources"] == 3 and MOVED in stats["daemon"]["partitions"]["owned"], stats
                     assert stats["daemon"]["partitions"]["owned"] == [1, 2, 3]
             assert a.proc is not None and "rpc recall: forwarded" in a.log_of(a.proc), "a never forwarded"
+            # the index copies came along: b loaded the moved scopes' indexes, it did not rebuild them
+            assert b.proc is not None and all(
+                f"loaded index for scope {s}:" in b.log_of(b.proc) for s in moved
+            )
 
             # new turns of a moved scope: scoped, and on the old subject (the forwarder's)
             for s in moved:
@@ -357,9 +369,7 @@ async def test_a_partition_moved_with_its_data_is_recalled_through_either_instan
             await nc.close()
         for runner in (a, b):
             assert runner.proc is not None and await runner.stop(runner.proc) == 0
-        files = {name: stored(r.db) for name, r in inst.items()}
-        for s in scopes:
-            holders = [name for name, found in files.items() if s in found]
-            assert holders == [owner[s]], (s, holders)  # on exactly one file: its owner's
-            n = 5 if s in moved else 3
-            assert files[owner[s]][s] == sorted(f"{s}-t{i}" for i in range(n))  # each turn once
+        files = {name: stored_by_partition(r) for name, r in inst.items()}
+        assert {name: sorted(parts) for name, parts in files.items()} == {"a": [0], "b": [1, 2, 3]}
+        expected = {s: [f"{s}-t{i}" for i in range(5 if s in moved else 3)] for s in scopes}
+        assert_each_scope_in_its_partitions_file(files, owner, expected)

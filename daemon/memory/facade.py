@@ -658,6 +658,11 @@ class Memory:
         with self._lock:
             return self.store.scopes()
 
+    def stamp(self, key: str, value: str) -> str:
+        """What the file is for (`meta`): `value` written the first time, the first value after."""
+        with self._lock:
+            return self.store.stamp(key, value)
+
     def has_scope(self, scope: str) -> bool:
         """Whether anything was ever stored for `scope` (and is not entirely forgotten)."""
         with self._lock:

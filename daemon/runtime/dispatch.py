@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,15 +78,28 @@ def _scope(event: Any) -> str | None:
 class Dispatcher:
     """Incoming bytes → handler effects → ledger; every event gets a verdict, none is lost."""
 
-    def __init__(self, deps: Deps, metrics: Metrics | None = None, routes: Sequence[Route] = ROUTES) -> None:
+    def __init__(
+        self,
+        deps: Deps,
+        metrics: Metrics | None = None,
+        routes: Sequence[Route] = ROUTES,
+        dead_letters: Ledger | None = None,
+    ) -> None:
         self.deps = deps
         self.metrics = metrics or Metrics()
         self.routes = routes
         self.handled = 0
+        # where dead letters are written and replayed from: the memory's own ledger, or in a
+        # cluster with a file per partition, the instance's file (one id sequence per instance)
+        self._dead_letters = dead_letters
 
     @property
     def ledger(self) -> Ledger:
         return self.deps.memory.ledger
+
+    @property
+    def dead_letters(self) -> Ledger:
+        return self._dead_letters or self.deps.memory.ledger
 
     async def dispatch(self, batch: Sequence[Incoming]) -> list[Verdict]:
         """A verdict per event. A failure outside any handler (the ledger, a dead-letter write,
@@ -240,7 +253,7 @@ class Dispatcher:
 
     async def _dead(self, msg: Incoming, kind: str, reason: str, event_id: str | None) -> Verdict:
         dead_id = await asyncio.to_thread(
-            self.ledger.dead_letter,
+            self.dead_letters.dead_letter,
             subject=msg.subject,
             reason=reason,
             payload=msg.data,
@@ -259,17 +272,21 @@ class Dispatcher:
         route = route_for(msg.subject, self.routes)
         return await self._dead(msg, route.kind if route else "unknown", reason, event_id_of(msg.data))
 
-    async def replay_dead_letter(self, dead_id: int) -> Verdict:
-        """Handle a dead letter again, now; it is marked replayed unless it fails again."""
-        row = await asyncio.to_thread(self.ledger.get_dead_letter, dead_id)
+    async def replay_dead_letter(
+        self, dead_id: int, via: Callable[[Sequence[Incoming]], Awaitable[list[Verdict]]] | None = None
+    ) -> Verdict:
+        """Handle a dead letter again, now; it is marked replayed unless it fails again. `via`
+        dispatches it (default: this dispatcher; in a cluster, the one of its scope's file)."""
+        ledger = self.dead_letters
+        row = await asyncio.to_thread(ledger.get_dead_letter, dead_id)
         if row is None:
             raise InvalidEvent(f"no dead letter #{dead_id}")
         if row["replayed_at"] is not None:
             raise InvalidEvent(f"dead letter #{dead_id} was already replayed at {row['replayed_at']}")
-        [verdict] = await self.dispatch([Incoming(row["subject"], bytes(row["payload"]))])
+        [verdict] = await (via or self.dispatch)([Incoming(row["subject"], bytes(row["payload"]))])
         if verdict.outcome != "dead_letter" and verdict.action == ACK:
-            await asyncio.to_thread(self.ledger.mark_replayed, dead_id, self.deps.clock())
+            await asyncio.to_thread(ledger.mark_replayed, dead_id, self.deps.clock())
         elif verdict.dead_letter_id is not None and verdict.dead_letter_id != dead_id:
             # it failed again and got a fresh record: the old one is superseded by it
-            await asyncio.to_thread(self.ledger.mark_replayed, dead_id, self.deps.clock())
+            await asyncio.to_thread(ledger.mark_replayed, dead_id, self.deps.clock())
         return verdict

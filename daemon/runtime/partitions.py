@@ -23,16 +23,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from nats.js import JetStreamContext
 from nats.js.errors import KeyDeletedError, KeyNotFoundError, KeyWrongLastSequenceError
 
 from daemon import bounded_json
 from daemon.runtime.consumer import Backlog, Consumer, ConsumerParams, Handles
-from daemon.runtime.dispatch import ACK, Dispatcher, Incoming, Verdict
+from daemon.runtime.dispatch import ACK, Incoming, Verdict
 from daemon.runtime.metrics import Metrics
 from daemon.runtime.streams import patiently
 from daemon.subjects import (
@@ -55,8 +55,15 @@ FORWARD_DURABLE = "memubot-forward"
 # carries except the scoped and partitioned subjects)
 UNSCOPED_SUBJECTS = (CONVERSATIONS, FEEDBACK, GITHUB, EMAIL, GMAIL, TICK_PREFIX + ">")
 FORWARDED_SUFFIX = "@scoped"  # the Nats-Msg-Id of a forwarded event: its id plus this
-# builds one durable's consumer (nats-py's loop, or FastStream's: MEMUBOT_CONSUMER)
-MakeConsumer = Callable[[Handles, ConsumerParams], Consumer]
+# builds one durable's consumer (nats-py's loop, or FastStream's: MEMUBOT_CONSUMER), given the
+# partition it reads (None: the forwarder)
+MakeConsumer = Callable[[Handles, ConsumerParams, int | None], Consumer]
+
+
+class Dispatches(Handles, Protocol):
+    """A dispatcher, or what routes to several (runtime/shards.py): events in, verdicts out."""
+
+    async def refuse(self, msg: Incoming, reason: str) -> Verdict: ...
 
 
 def partition_durable(partition: int) -> str:
@@ -82,7 +89,8 @@ class Plan:
         return "p" + "-".join(str(p) for p in self.owned)
 
 
-def _body_scope(data: bytes) -> str | None:
+def body_scope(data: bytes) -> str | None:
+    """The body's `scope`, when the body is a JSON object naming one."""
     try:
         body = bounded_json.load(data, max_bytes=4 * len(data) + 1024, what="event")
     except Exception:  # an unreadable body is the dispatcher's to refuse
@@ -94,7 +102,7 @@ def _body_scope(data: bytes) -> str | None:
 class ScopedDispatch:
     """Scoped and partitioned subjects → the dispatcher, as the subject without its scope."""
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
+    def __init__(self, dispatcher: Dispatches) -> None:
         self.dispatcher = dispatcher
         self.metrics: Metrics = dispatcher.metrics
 
@@ -108,7 +116,7 @@ class ScopedDispatch:
         for i, msg in enumerate(batch):
             scope, subject = unscoped(msg.subject)
             if scope is not None:
-                named = _body_scope(msg.data)
+                named = body_scope(msg.data)
                 if named is not None and named != scope:
                     refused[i] = f"the subject names scope {scope!r} and the body scope {named!r}"
             plain.append(replace(msg, subject=subject) if scope is not None else msg)
@@ -131,7 +139,7 @@ class Forwarder:
 
     def __init__(
         self,
-        dispatcher: Dispatcher,
+        dispatcher: Dispatches,
         publish: Callable[[str, bytes, str], Awaitable[None]],
         scope_of: Callable[[str, bytes], str | None],
     ) -> None:
@@ -189,13 +197,15 @@ def scope_finder(github_scope: str | None, email_scope: str | None) -> Callable[
     """Whose event this is: the body's `scope`, else the configured scope of its trigger."""
 
     def scope_of(subject: str, data: bytes) -> str | None:
-        named = _body_scope(data)
+        named = body_scope(data)
         if named is not None:
             return named
         if subject == GITHUB:
             return github_scope
-        if subject in (EMAIL, GMAIL):
+        if subject == EMAIL:
             return email_scope
+        # a Gmail notification only says "sync now": the instance that pulls it syncs, with its
+        # fetcher, and the messages it publishes carry their scope (docs/cluster.md)
         return None
 
     return scope_of
@@ -203,33 +213,39 @@ def scope_finder(github_scope: str | None, email_scope: str | None) -> Callable[
 
 class Partitioned:
     """One durable consumer per owned partition, plus the shared forwarder; to the daemon it
-    looks like one consumer (start, stop, health, backlog, flush)."""
+    looks like one consumer (start, stop, health, backlog, flush). Partition p's events go to
+    `dispatchers[p]` (its own file's), or to `dispatcher` when there is none for it."""
 
     def __init__(
         self,
         js: JetStreamContext,
         plan: Plan,
-        dispatcher: Dispatcher,
+        dispatcher: Dispatches,
         forwarder: Forwarder,
         after_batch: Callable[[], Awaitable[None]] | None = None,
         params: ConsumerParams | None = None,
         leases: Leases | None = None,
         make: MakeConsumer | None = None,
+        dispatchers: Mapping[int, Dispatches] | None = None,
     ) -> None:
         base = params or ConsumerParams()
         self.leases = leases
-        scoped = ScopedDispatch(dispatcher)
+        own = dispatchers or {}
 
-        def nats_py(handles: Handles, p: ConsumerParams) -> Consumer:
+        def nats_py(handles: Handles, p: ConsumerParams, part: int | None) -> Consumer:
             return Consumer(js, handles, p, after_batch)
 
         make = make or nats_py
         self.parts = [
-            make(scoped, replace(base, durable=partition_durable(p), filter_subjects=(partition_filter(p),)))
+            make(
+                ScopedDispatch(own.get(p, dispatcher)),
+                replace(base, durable=partition_durable(p), filter_subjects=(partition_filter(p),)),
+                p,
+            )
             for p in plan.owned
         ]
         self.forward = make(
-            forwarder, replace(base, durable=FORWARD_DURABLE, filter_subjects=UNSCOPED_SUBJECTS)
+            forwarder, replace(base, durable=FORWARD_DURABLE, filter_subjects=UNSCOPED_SUBJECTS), None
         )
         self.all = [self.forward, *self.parts]
 
@@ -278,14 +294,17 @@ class Partitioned:
         await asyncio.gather(*(c.stop(timeout) for c in self.all))
 
 
-def owner_filter(plan: Plan, handle: Callable[[Any], Awaitable[None]]) -> Callable[[Any], Awaitable[None]]:
-    """A core-NATS callback that passes on the turns of this instance's partitions only (the
-    scope from the subject, else from the body)."""
+def by_partition(
+    plan: Plan, handles: Mapping[int, Callable[[Any], Awaitable[None]]]
+) -> Callable[[Any], Awaitable[None]]:
+    """A core-NATS callback that passes each turn of an owned partition to that partition's
+    handler (the scope from the subject, else from the body), and drops the others."""
 
     async def on_message(msg: Any) -> None:
         scope, _ = unscoped(msg.subject)
-        scope = scope or _body_scope(msg.data)
-        if scope is not None and plan.owns(scope):
+        scope = scope or body_scope(msg.data)
+        handle = handles.get(plan.partition(scope)) if scope is not None else None
+        if handle is not None:
             await handle(msg)
 
     return on_message

@@ -39,6 +39,7 @@ from daemon.runtime.connection import settle
 from daemon.runtime.dispatch import Dispatcher, Incoming
 from daemon.runtime.metrics import Metrics
 from daemon.runtime.partitions import Plan
+from daemon.runtime.shards import Shards, add_counts
 from daemon.runtime.shared_broker import SharedBroker
 from daemon.state.suggestions import STATUSES, suggestion_json
 from daemon.subjects import conversation_subject, rpc_partition_subject, rpc_subject
@@ -135,11 +136,13 @@ class RpcServer:
         metrics: Metrics | None = None,
         backlog: Callable[[], dict[str, Any] | None] | None = None,
         plan: Plan | None = None,
+        shards: Shards | None = None,
     ) -> None:
         self.nc = nc
         self.plan = plan
         self.dispatcher = dispatcher
-        self.memory = dispatcher.deps.memory
+        # which file answers for a scope: the one file, or in a cluster its partition's
+        self.shards = shards or Shards.single(dispatcher)
         self._flush = flush
         self._pending = pending
         self._after_write = after_write
@@ -317,7 +320,7 @@ class RpcServer:
 
     async def _known_scope(self, scope: str) -> str:
         """An unknown scope is an error, not an empty answer: a typo must not look like amnesia."""
-        if not await asyncio.to_thread(self.memory.has_scope, scope):
+        if not await asyncio.to_thread(self.shards.memory(scope).has_scope, scope):
             raise NotFound(
                 f"no memories in scope {scope!r} (nothing was stored for it, or all was forgotten)"
             )
@@ -337,9 +340,10 @@ class RpcServer:
         ts = parse_ts(req["ts"], "ts") if req.get("ts") is not None else None
         explain = bool(_field(req, "explain", bool, False))
         await self._known_scope(scope)
+        memory = self.shards.memory(scope)
         t0 = time.perf_counter()
         hits = await asyncio.to_thread(
-            self.memory.recall,
+            memory.recall,
             query,
             scope,
             k=k,
@@ -357,7 +361,7 @@ class RpcServer:
             "hits": [h.as_json(explain) for h in hits],
         }
         if explain:  # what recall no longer returns, and what replaced it (the undo is `restore`)
-            reply["retired"] = await asyncio.to_thread(self.memory.retired_near, query, scope)
+            reply["retired"] = await asyncio.to_thread(memory.retired_near, query, scope)
         return reply
 
     async def rpc_memorize(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -372,7 +376,7 @@ class RpcServer:
             agent = turn.get("agent") if isinstance(turn, dict) else None
             subject = conversation_subject(agent if isinstance(agent, str) and agent else "main")
             batch.append(Incoming(subject, encode(turn)))
-        verdicts = await self.dispatcher.dispatch(batch)
+        verdicts = await self.shards.dispatch(batch)  # each turn to its scope's file
         await self._after_write()
         return {
             "results": [
@@ -389,8 +393,9 @@ class RpcServer:
         if sum([bool(items), req.get("query") is not None, bool(req.get("all"))]) != 1:
             raise InvalidInput("forget needs exactly one of: 'items', 'query', 'all'")
         await self._known_scope(scope)
+        shard = self.shards.of(scope)
         counts = await asyncio.to_thread(
-            self.memory.forget,
+            shard.memory.forget,
             scope,
             item_ids=items,
             query=_field(req, "query", str),
@@ -400,7 +405,7 @@ class RpcServer:
         if not req.get("dry_run"):
             # the profile file must not go on quoting what was just forgotten (the CLI's file path
             # does the same)
-            await asyncio.to_thread(jobs.refresh_profile, self.memory, self.dispatcher.deps.settings)
+            await asyncio.to_thread(jobs.refresh_profile, shard.memory, shard.dispatcher.deps.settings)
         await self._after_write()
         return {"scope": scope, "deleted": counts, "dry_run": bool(req.get("dry_run"))}
 
@@ -408,8 +413,9 @@ class RpcServer:
         """Undo a retirement or an archive: the item is back in recall."""
         scope, item_id = _required(req, "scope"), _required(req, "item")
         await self._known_scope(scope)
-        if not await asyncio.to_thread(self.memory.restore, scope, item_id):
-            raise NotFound(await asyncio.to_thread(restore_refusal, self.memory, scope, item_id))
+        memory = self.shards.memory(scope)
+        if not await asyncio.to_thread(memory.restore, scope, item_id):
+            raise NotFound(await asyncio.to_thread(restore_refusal, memory, scope, item_id))
         await self._after_write()
         return {"scope": scope, "restored": item_id}
 
@@ -419,9 +425,15 @@ class RpcServer:
         if scope is not None:
             await self._known_scope(scope)
         at = parse_ts(req["at"], "at") if req.get("at") is not None else None
-        report = await asyncio.to_thread(
-            jobs.consolidate, self.memory, self.dispatcher.deps.settings, scope, at
-        )
+        report: dict[str, Any] = {"scopes": {}, "profile_updated": None}
+        # one scope's file, or every file of this instance in turn
+        for shard in [self.shards.of(scope)] if scope is not None else self.shards.all:
+            one = await asyncio.to_thread(
+                jobs.consolidate, shard.memory, shard.dispatcher.deps.settings, scope, at
+            )
+            report["scopes"].update(one["scopes"])
+            if one["profile_updated"] is not None:
+                report["profile_updated"] = bool(report["profile_updated"]) or one["profile_updated"]
         await self._after_write()
         return report
 
@@ -429,13 +441,19 @@ class RpcServer:
         scope = _field(req, "scope", str)
         if scope is not None:
             await self._known_scope(scope)
-        stats = await asyncio.to_thread(self.memory.stats, scope)
-        stats["scopes"] = len(await asyncio.to_thread(self.memory.scopes)) if scope is None else 1
+        shards = [self.shards.of(scope)] if scope is not None else self.shards.all
+        stats: dict[str, Any] = {}
+        for shard in shards:  # without a scope: the counts of every file of this instance
+            add_counts(stats, await asyncio.to_thread(shard.memory.stats, scope))
+        if scope is None:
+            stats["scopes"] = sum([len(await asyncio.to_thread(s.memory.scopes)) for s in shards])
+        else:
+            stats["scopes"] = 1
         pending, in_flight = await self._pending()
-        ledger = self.memory.ledger
+        handled = sum([await asyncio.to_thread(s.memory.ledger.count) for s in self.shards.all])
         stats["daemon"] = {
-            "handled": await asyncio.to_thread(ledger.count),
-            "dead_letters": await asyncio.to_thread(ledger.count_dead_letters),
+            "handled": handled,
+            "dead_letters": await asyncio.to_thread(self.shards.dead_letters.count_dead_letters),
             "pending": pending,
             "in_flight": in_flight,
         }
@@ -450,10 +468,12 @@ class RpcServer:
         """Read-only: a scope's category summaries and its profile block (what USER.md shows)."""
         scope = await self._known_scope(_required(req, "scope"))
 
+        memory = self.shards.memory(scope)
+
         def read() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-            names = self.memory.stats(scope)["items_by_category"]
-            rows = [self.memory.get_category(scope, name) for name in names]
-            return [r for r in rows if r is not None], self.memory.profile_items(scope)
+            names = memory.stats(scope)["items_by_category"]
+            rows = [memory.get_category(scope, name) for name in names]
+            return [r for r in rows if r is not None], memory.profile_items(scope)
 
         categories, items = await asyncio.to_thread(read)
         return {
@@ -470,9 +490,10 @@ class RpcServer:
         """Read-only: a scope's suggestions (pending, delivered, withdrawn, expired), newest first;
         with `id`, that one suggestion (not_found if the scope has no such suggestion)."""
         scope = _required(req, "scope")
+        memory = self.shards.memory(scope)
         sid = _field(req, "id", str)
         if sid is not None:
-            one = await asyncio.to_thread(self.memory.suggestions.get, sid)
+            one = await asyncio.to_thread(memory.suggestions.get, sid)
             if one is None or one.scope != scope:
                 raise NotFound(f"no suggestion {sid!r} in scope {scope!r}")
             return {"scope": scope, "suggestions": [suggestion_json(one)]}
@@ -482,7 +503,7 @@ class RpcServer:
         limit = int(_field(req, "limit", int, 50))
         if not 1 <= limit <= requests.MAX_SUGGESTIONS_LIMIT:
             raise InvalidInput(f"field 'limit' must be in [1, {requests.MAX_SUGGESTIONS_LIMIT}], got {limit}")
-        rows = await asyncio.to_thread(self.memory.suggestions.of_scope, scope, status)
+        rows = await asyncio.to_thread(memory.suggestions.of_scope, scope, status)
         rows = sorted(rows, key=lambda s: (s.delivered_at or s.deliver_at, s.id), reverse=True)[:limit]
         return {"scope": scope, "suggestions": [suggestion_json(s) for s in rows]}
 
@@ -498,7 +519,7 @@ class RpcServer:
 
     async def rpc_deadletters(self, req: dict[str, Any]) -> dict[str, Any]:
         action = _field(req, "action", str, "list")
-        ledger = self.memory.ledger
+        ledger = self.shards.dead_letters
         if action == "list":
             limit = _field(req, "limit", int, 100)
             rows = await asyncio.to_thread(
@@ -511,7 +532,7 @@ class RpcServer:
                 raise InvalidInput("replay needs field 'id' (a dead-letter id)")
             if await asyncio.to_thread(ledger.get_dead_letter, dead_id) is None:
                 raise NotFound(f"no dead letter #{dead_id}")
-            verdict = await self.dispatcher.replay_dead_letter(dead_id)
+            verdict = await self.shards.replay_dead_letter(dead_id)  # into its scope's file
             await self._after_write()
             return {
                 "id": dead_id,

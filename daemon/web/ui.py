@@ -23,7 +23,7 @@ import hmac
 import ipaddress
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import tzinfo
 from typing import Any
 from urllib.parse import urlencode
@@ -78,10 +78,20 @@ def _environment(tz: tzinfo) -> jinja2.Environment:
 
 
 class Inspector:
-    """The /ui routes over one Memory; `after_write` publishes the ops a forget made."""
+    """The /ui routes over one Memory (in a cluster, one per file: `others`, and `of` names a
+    scope's); `after_write` publishes the ops a forget made."""
 
-    def __init__(self, memory: Memory, settings: Settings, after_write: Callable[[], Awaitable[Any]]) -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        settings: Settings,
+        after_write: Callable[[], Awaitable[Any]],
+        others: Sequence[Memory] = (),
+        of: Callable[[str], Memory] | None = None,
+    ) -> None:
         self.memory = memory
+        self.files = [memory, *others]
+        self._of = of
         self.after_write = after_write
         self.token = settings.ui_token
         self.open = is_loopback(parse_addr(settings.http_addr)[0])
@@ -139,11 +149,23 @@ class Inspector:
         query = urlencode({"scope": scope, "notice": notice})
         return web.HTTPSeeOther(f"/ui?{query}" + (f"#item-{anchor}" if anchor else ""))
 
+    def _scopes(self) -> list[str]:
+        return sorted({s for memory in self.files for s in memory.scopes()})
+
+    def _memory(self, scope: str) -> Memory:
+        """The memory of the file holding `scope`."""
+        if self._of is None:
+            return self.memory
+        try:
+            return self._of(scope)
+        except InvalidInput as exc:
+            raise web.HTTPNotFound(text=f"{exc}\n") from exc
+
     # ---- pages --------------------------------------------------------------------------
 
     async def page(self, request: web.Request) -> web.Response:
         self._guard(request)
-        scopes = await asyncio.to_thread(self.memory.scopes)
+        scopes = await asyncio.to_thread(self._scopes)
         scope = request.query.get("scope") or (scopes[0] if len(scopes) == 1 else None)
         context: dict[str, Any] = {
             "scopes": scopes,
@@ -174,10 +196,10 @@ class Inspector:
         return self._render(request, "ui.html", **context)
 
     def _overview(self, scopes: list[str]) -> list[dict[str, Any]]:
-        return [{"scope": s, **self.memory.stats(s)} for s in scopes[:MAX_SCOPES]]
+        return [{"scope": s, **self._memory(s).stats(s)} for s in scopes[:MAX_SCOPES]]
 
     def _scope_view(self, scope: str, tab: str, query: str, category: str | None) -> dict[str, Any]:
-        memory = self.memory
+        memory = self._memory(scope)
         stats = memory.stats(scope)
         active = memory.items(scope, MAX_ITEMS, state="active")
         retired = memory.items(scope, MAX_ITEMS, state="retired")
@@ -226,10 +248,11 @@ class Inspector:
     async def confirm_forget(self, request: web.Request) -> web.Response:
         self._guard(request)
         scope, item_id = self._target(request.query)
-        item = await asyncio.to_thread(self.memory.get_item, scope, item_id)
+        memory = self._memory(scope)
+        item = await asyncio.to_thread(memory.get_item, scope, item_id)
         if item is None:
             raise web.HTTPNotFound(text=f"no item {item_id!r} in scope {scope!r}\n")
-        counts = await asyncio.to_thread(self.memory.forget, scope, item_ids=[item_id], dry_run=True)
+        counts = await asyncio.to_thread(memory.forget, scope, item_ids=[item_id], dry_run=True)
         return self._render(request, "forget.html", scope=scope, item=item, counts=counts)
 
     async def _checked_form(self, request: web.Request) -> tuple[str, str]:
@@ -243,7 +266,7 @@ class Inspector:
 
     async def restore(self, request: web.Request) -> web.Response:
         scope, item_id = await self._checked_form(request)
-        if not await asyncio.to_thread(self.memory.restore, scope, item_id):
+        if not await asyncio.to_thread(self._memory(scope).restore, scope, item_id):
             raise web.HTTPNotFound(text=f"no retired or archived item {item_id!r} in scope {scope!r}\n")
         await self.after_write()
         log.info("ui: restored item %s in scope %s", item_id, scope)
@@ -251,9 +274,10 @@ class Inspector:
 
     async def forget(self, request: web.Request) -> web.Response:
         scope, item_id = await self._checked_form(request)
-        if await asyncio.to_thread(self.memory.get_item, scope, item_id) is None:
+        memory = self._memory(scope)
+        if await asyncio.to_thread(memory.get_item, scope, item_id) is None:
             raise web.HTTPNotFound(text=f"no item {item_id!r} in scope {scope!r}\n")
-        counts = await asyncio.to_thread(self.memory.forget, scope, item_ids=[item_id])
+        counts = await asyncio.to_thread(memory.forget, scope, item_ids=[item_id])
         await self.after_write()
         log.info("ui: forgot item %s in scope %s: %s", item_id, scope, counts)
         deleted = ", ".join(f"{n} {table}" for table, n in counts.items() if n) or "nothing"
@@ -265,7 +289,7 @@ class Inspector:
         scope, item_id = await self._checked_form(request)
         text = str((await request.post()).get("text", ""))
         try:
-            new_id = await asyncio.to_thread(self.memory.correct, scope, item_id, text)
+            new_id = await asyncio.to_thread(self._memory(scope).correct, scope, item_id, text)
         except InvalidInput as exc:
             raise web.HTTPBadRequest(text=f"not corrected: {exc}\n") from exc
         await self.after_write()
@@ -281,9 +305,14 @@ class Inspector:
 
 
 def add_ui(
-    app: web.Application, memory: Memory, settings: Settings, after_write: Callable[[], Awaitable[Any]]
+    app: web.Application,
+    memory: Memory,
+    settings: Settings,
+    after_write: Callable[[], Awaitable[Any]],
+    others: Sequence[Memory] = (),
+    of: Callable[[str], Memory] | None = None,
 ) -> Inspector:
-    inspector = Inspector(memory, settings, after_write)
+    inspector = Inspector(memory, settings, after_write, others, of)
     inspector.add_routes(app)
     if not inspector.open and not inspector.token:
         log.warning(

@@ -50,7 +50,8 @@ def test_the_forwarder_finds_the_scope_in_the_body_else_the_triggers_setting() -
     scope_of = scope_finder(github_scope="gh-person", email_scope="mail-person")
     assert scope_of(conversation_subject("main"), json.dumps({"scope": "alice"}).encode()) == "alice"
     assert scope_of(GITHUB, json.dumps({"id": "x", "event": "push"}).encode()) == "gh-person"
-    assert scope_of(GMAIL, b"{}") == "mail-person"
+    assert scope_of(EMAIL, b"{}") == "mail-person"
+    assert scope_of(GMAIL, b"{}") is None  # "sync now": the instance that pulls it syncs
     assert scope_of(EMAIL, json.dumps({"scope": "bob"}).encode()) == "bob"
     assert scope_of(tick_subject("morning"), b"{}") is None  # handled where it is pulled
     assert scope_of(conversation_subject("main"), b"{broken") is None

@@ -467,6 +467,16 @@ class Store(Database):
         self.dim = dim
         return changed
 
+    def stamp(self, key: str, value: str) -> str:
+        """The file's `key` in `meta`: written as `value` the first time, read back after (what a
+        file is for, e.g. which partition of a cluster it holds)."""
+        with self.transaction():
+            row = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+            if row is not None:
+                return str(row[0])
+            self.con.execute("INSERT INTO meta VALUES (?, ?)", [key, value])
+        return value
+
     # ---- scopes and stats ----------------------------------------------------------------
 
     def scopes(self) -> list[str]:

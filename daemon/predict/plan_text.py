@@ -497,6 +497,8 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
     arranged = (_ARRANGED_ZH if zh else _ARRANGED_EN).match(piece)
     if arranged is not None and _enough(_strip(arranged.group("thing"), zh), zh):
         piece = _strip(arranged.group("thing"), zh)
+        if zh and (event := _TICKET_FOR_ZH.fullmatch(piece)) is not None and _enough(event["event"], zh):
+            piece = event["event"]  # the tickets bought are for the event: "赛马票" → "赛马"
     moved = (not zh and _only_a_move(piece)) or bool(zh and piece and _ONLY_A_MOVE_ZH.fullmatch(piece))
     if not zh and _only_a_move(piece):
         # "physio rang, they moved me to the 30th": the clause of the day says only that it
@@ -586,7 +588,8 @@ _MOVED_THING_EN = re.compile(
 )
 # ... or said of the thing: "the quote is confirmed", "MOT's booked in", "flights are sorted"
 _ARRANGED_PASSIVE_EN = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|and|also)\b[,!]?\s*)*(?P<thing>.+?)\s*(?:\s(?:is|are|has been|have been|got)|['’]s)"
+    r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|and|also)\b[,!]?\s*)*(?P<thing>.+?)\s*(?:\s+(?:finally|just|now|already))?"
+    r"(?:\s(?:is|are|has been|have been|got)|['’]s)"
     r"\s+(?:finally\s+|now\s+|all\s+)?(?:booked(?:\s+in)?|confirmed|sorted|scheduled|arranged|set up|set|locked in"
     # ... or that it takes place: "lease signing is finally happening!!", "the offsite is a go"
     r"|happening|going ahead|a go)"
@@ -596,12 +599,16 @@ _ARRANGED_PASSIVE_EN = re.compile(
 )
 _ARRANGED_ZH = re.compile(
     # (when it was done, between who did it and the doing: "…的票我上个月就已经抢到了")
-    r"^(?P<thing>.+?)\s*(?:我|我们)?(?:(?:上个?月|上周|上礼拜|上星期|昨天|前天|前几天|几天前|老早)就?)?"
+    r"^(?P<thing>.+?)\s*(?:我|我们)?(?:(?:上个?月|上周|上礼拜|上星期|昨天|前天|前几天|几天前|老早)就?|就)?"
     r"(?:早就|早已|终于|已经|也|总算)?(?:在?网上)?(?:已经|终于|总算)?"
     r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号|抢到|买到|买好|拿到|订到|约到)了?"
     # (a particle after it: "搶到了啦", "约好了哦")
     r"[啦喇咯哦呀嘞~～!！]*$"
 )
+
+
+# a ticket for an event, not a ticket that is the journey (机票, 车票, 船票 stay as they are)
+_TICKET_FOR_ZH = re.compile(r"(?P<event>.+?[^机機车車船])(?:的)?(?:门|門)?票")
 
 
 def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:

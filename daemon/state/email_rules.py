@@ -58,9 +58,13 @@ _REPLY_HEADER = re.compile(
 )
 _SIGNATURE = re.compile(r"^(--|__)\s*$")
 # a parenthesis is part of its sentence, whatever it holds: "the $18 payment (via QKR!) by Tuesday 5pm"
-# (a dot between digits is a clock's or a number's, "at 10.30"; "kl. 10" is Scandinavian "at 10")
+# (a dot between digits is a clock's or a number's, "at 10.30"; "kl. 10" is Scandinavian "at 10",
+# "plkst. 10" Latvian)
+# (and the dot of a day of the month is no sentence end: "onsdag 29. mars kl. 11.15", "am 29. März")
 _SENTENCE = re.compile(
-    r"(?:\([^()\n]{0,80}\)|(?<=\d)\.(?=\d)|\b[Kk]l\.\s*(?=\d)|[^.!?。！？\n])+[.!?。！？]*|[.!?。！？]+"
+    r"(?:\([^()\n]{0,80}\)|(?<=\d)\.(?=\d)|\b(?:[Kk]l|plkst)\.\s*(?=\d)"
+    r"|\b[0-3]?\d\.(?=[ \t]+(?:[a-zà-žа-яё]|(?:Jan|Feb|M[äa]r|Apr|Mai|Jun|Jul|Aug|Sep|Okt|Nov|Dez)))"
+    r"|[^.!?。！？\n])+[.!?。！？]*|[.!?。！？]+"
 )
 _COURTESY = re.compile(
     r"\b(please (find|see|note|ignore|disregard|excuse)|thanks in advance|thank you in advance)\b|请查收|请见附件|请参阅附件",
@@ -342,12 +346,17 @@ def ask_of(text: str, model: Callable[[str], bool] | None = None) -> str | None:
     return _cut(found[-1][1])
 
 
-# a question of a few words after a greeting ("Hi Sam, how are you?", "Olá, Hannah, tudo bem?",
-# "嗨，最近怎么样？")
+# a question of a few words after a greeting that asks after the reader ("Hi Sam, how are you?",
+# "Olá, Hannah, tudo bem?", "嗨，最近怎么样？"); not a real question that happens to follow a
+# greeting ("Hey Mel, is it ok if I bring Priscilla?")
 _GREETING_QUESTION = re.compile(
     r"(?i:hi|hello|hey|hiya|dear|ol[aá]|oi|hola|bonjour|salut|ciao|hallo|hej|hei|moi|ahoj|cze[sś][cć]|zdravo"
     r"|merhaba|halo|hai|xin\s+ch[aà]o|привет|здравствуйте|שלום|مرحبا|嗨|你好|您好|哈喽|안녕하세요|こんにちは|สวัสดี)"
-    r"\b[^?？]{0,40}[?？]"
+    r"\b[^?？]{0,40}?"
+    r"(?i:\bhow\b|\bare\s+you\b|\bdoing\b|\bgoing\b|\bbeen\b|\bwell\b|\bbem\b|\btudo\b|\bcomo\b|qu[eé]\s+tal"
+    r"|[çc]a\s+va|comment|wie\s+geht|come\s+(?:stai|sta|va)|hoe\s+gaat|\bjak\b|как|дела|怎么样|怎麼樣|好吗|好嗎|最近"
+    r"|还好|還好|过得|過得|잘|元気|สบาย)"
+    r"[^?？]{0,30}[?？]"
 )
 
 

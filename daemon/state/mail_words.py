@@ -101,6 +101,14 @@ _CLOCK = re.compile(
     r"(?P<h>[01]?\d|2[0-3])(?:\s*(?:h|u|:|\.)\s*(?P<m>[0-5]\d))?(?:\s*(?:h|u|uhr|uur)\b)?(?!\d)",
     re.IGNORECASE,
 )
+# ... or with a short word for "at" that is also a common word elsewhere (Ukrainian "о 8:30", "об
+# 11:00", Serbian "у 9.15", Czech "v 10:30", Slovak "o 14:00", Slovenian "ob 8.30", Estonian "kell
+# 9.00", Latvian "plkst. 10:00", Finnish "kello 14.30"): only before hours and minutes, so that
+# Portuguese "o 2º" or an "o" of a list stays what it is
+_CLOCK_HM = re.compile(
+    r"(?<!\w)(?:о|об|у|o|ob|v|ve|kell|kello|plkst\.?)\s+(?P<h>[01]?\d|2[0-3])[:.](?P<m>[0-5]\d)(?![\d.:]\d)",
+    re.IGNORECASE,
+)
 # ... or the German way: "Mittwoch 15 Uhr", "um 9.30 Uhr" (the "um" form is `_CLOCK`'s)
 _UHR = re.compile(r"(?<![\d.:])\b(?P<h>[01]?\d|2[0-3])(?:[.:](?P<m>[0-5]\d))?\s*Uhr\b", re.IGNORECASE)
 # ... or in Korean, its half of the day first ("오후 5시", "오전 10시 30분"), or in Thai, "น." after it
@@ -179,10 +187,36 @@ _ASK_WORDS = (
         r"rendez-vous|r[eé]union|termin|besprechung|cita|reuni[oó]n|reuni[aã]o|riunione|appuntamento|afspraak"
         r"|vergadering|m[oö]te|m[oø]de|aftale|rapat|pertemuan|janji\s+temu|videochamada|videoconfer[eê]ncia"
         r"|chamada|συν[αά]ντηση|ραντεβο[υύ]|sastanak|[iî]nt[aâ]lnire|programare|spotkanie|wizyta|sch[uů]zka"
-        r"|toplant[iı]|randevu",
+        r"|toplant[iı]|randevu"
+        # the word for a booked appointment: Norwegian/Danish "time hos", Swedish "tid hos",
+        # Finnish, Hungarian, Ukrainian, Russian, Czech, Slovak, Polish ("wizyta" above)
+        r"|time(?:n)?\s+hos|din\s+time|tid(?:en)?\s+hos|din\s+tid|ajanvaraus|vastaanot\w*|id[oő]pont\w*"
+        r"|запис\w*|прийом\w*|при[её]м\w*|консультаці\w*|консультаци\w*|rezervac\w*|objedn[aá]v\w*"
+        # (Latvian, Lithuanian, Estonian)
+        r"|pierakst\w*|vizit\w*|registracij\w*|vastuv[oõ]t\w*",
     ),
 )
 _NEED, _PLEASE, _BY = 0, 2, 3  # which of _ASK_WORDS
+# a reply that says yes to a proposed or confirmed time, in the languages above ("Спасибо,
+# подтверждаю", "Perfecto, ahí estaré", "Passt, bis dann") and one that says it cannot come; read
+# only in the person's own replies (`plan_news.accepts`)
+YES_REPLY = re.compile(
+    r"\b(?:подтверждаю|подтверждено|підтверджую|согласен|согласна|згоден|згодна|хорошо|добре|договорились"
+    r"|confirmo|confirmado|perfecto|perfeito|de\s+acuerdo|vale|combinado|je\s+confirme|parfait|d['’]accord"
+    r"|bestätige|einverstanden|passt|confermo|va\s+bene|perfetto|akkoord|bevestig\w*|prima|bekrefter|bekræfter"
+    r"|bekräftar|passer\s+(?:fint|bra)|det\s+passer|potwierdzam|pasuje|potvrzuji|potvrdzujem|vyhovuje|rendben"
+    r"|meger[őo]s[ií]tem|tamam|onayl[ıi]yorum|εντ[αά]ξει|επιβεβαι[ωώ]νω|sunt\s+de\s+acord|confirm|baik|setuju"
+    r"|oke|siap|đồng\s+ý|được|ok(?:ay|ei)?)\b",
+    re.IGNORECASE,
+)
+NO_REPLY = re.compile(
+    r"\b(?:не\s+(?:могу|смогу|получится|можу|зможу|вийде)|no\s+(?:puedo|podré|posso|poderei|potrò)"
+    r"|ne\s+(?:peux|pourrai)\s+pas|kann\s+(?:leider\s+)?nicht|kan\s+(?:dessverre\s+|tyvärr\s+|desværre\s+)?ikke"
+    r"|kan\s+(?:tyvärr\s+)?inte|kan\s+(?:helaas\s+)?niet|nie\s+mog[eę]|nemohu|nem\s+tudok|gelemiyorum"
+    r"|δεν\s+μπορ[ωώ]|nu\s+pot|tidak\s+bisa|không\s+thể|leider|lamentablemente|malheureusement|purtroppo"
+    r"|infelizmente|helaas|dessverre|tyvärr|desværre|niestety|bohužel|sajnos|maalesef|на\s+жаль|к\s+сожалению)\b",
+    re.IGNORECASE,
+)
 # ... and in scripts written without spaces (no word boundary to lean on): Thai "กรุณา" / "โปรด"
 # (please), "ภายใน" / "ก่อน" (within, before); Korean "주세요", "바랍니다", "부탁드립니다" (please),
 # "까지" (by)
@@ -320,6 +354,7 @@ def _english(text: str) -> str:
     )
     # (two digits for the hour: such mail writes the 24-hour clock, "à 9h15" is the morning)
     text = _CLOCK.sub(lambda m: f"at {int(m['h']):02d}:{m['m'] or '00'}", text)
+    text = _CLOCK_HM.sub(lambda m: f"at {int(m['h']):02d}:{m['m']}", text)
     text = _UHR.sub(lambda m: f"at {int(m['h']):02d}:{m['m'] or '00'}", text)
     text = _H_CLOCK.sub(lambda m: f"{int(m['h']):02d}:{m['m'] or '00'}", text)
     text = _KO_CLOCK.sub(_ko_clock, text)

@@ -212,8 +212,12 @@ def drafts_from(
     dated = 0
     # a mail in another language: its meetings and deadlines read in English words, quoted as written
     read = reader(event.text)
+    lead = ""
     for sentence in sentences(fresh_text(event.text)):
-        kind = _kind(read(sentence), msg.outbound)
+        # a line that ends with a colon announces the one after it: "Vi bekrefter herved din time
+        # hos tannpleier:" then "onsdag 29. mars kl. 11.15" is the appointment's slot
+        kind = _kind(read(f"{lead} {sentence}" if lead else sentence), msg.outbound)
+        lead = sentence if sentence.rstrip().endswith((":", "：")) else ""
         due = due_in(read(sentence), event.date, tz) if kind else None
         if kind is None or due is None:
             continue

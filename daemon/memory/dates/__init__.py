@@ -136,7 +136,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from itertools import pairwise
 from zoneinfo import ZoneInfo
 
@@ -240,6 +240,28 @@ _DAY_THEN_TIME = re.compile(r"[\s,，]*(?:(?:at|@)\s*|[\u4e00-\u9fff]{2,4}时间
 _WEEKDAY_THEN_DATE = re.compile(r"[\s,，]*[（(]?\s*(?:the\s+)?")
 
 
+_YEAR_WRITTEN = re.compile(r"\b(?:19|20)\d\d\b|年")
+
+
+def _year_of_its_weekday(ctx: Ctx, date_hit: Hit, wd: int) -> date:
+    """A written date without its year, named with a weekday it does not fall on this time: the
+    nearest year it does ("Monday, 1 November" said in a past sentence of October 2027 is 2027's,
+    a Monday, not 2026's, a Sunday). A weekday and a date together name one day exactly; the tense
+    only guesses. A date with its year written is as written (a wrong weekday there is a slip)."""
+    if _YEAR_WRITTEN.search(ctx.low, date_hit.start, date_hit.end):
+        return date_hit.day
+    d = date_hit.day
+    cands = []
+    for y in (d.year - 1, d.year + 1):
+        try:
+            c = d.replace(year=y)
+        except ValueError:  # 29 February
+            continue
+        if c.weekday() == wd:
+            cands.append(c)
+    return min(cands, key=lambda c: abs((c - ctx.today).days)) if cands else d
+
+
 def _weekday_named_with_its_date(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     """A weekday right before a written date only names that date's day ("Friday, October 25,
     2024", "本周五（5月15日）" are one day; alone, "Friday" would be read as the Friday nearest the day it is said)."""
@@ -260,6 +282,8 @@ def _weekday_named_with_its_date(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             and _WEEKDAY_THEN_DATE.fullmatch(ctx.low, a.end, b.start)
         ):
             drop.add(id(a))
+            if a.kind == "weekday" and b.kind == "fixed" and b.day.weekday() != a.day.weekday():
+                b.day = _year_of_its_weekday(ctx, b, a.day.weekday())
             b.start = a.start  # "这个星期六 15号", "Friday, October 25": one mention, one span
             if b.clock is None and a.clock is not None:  # "at 10:05 AM on Monday, October 21st"
                 b.clock = (0, a.clock[1], a.clock[2])

@@ -267,9 +267,33 @@ def bare_weekday(ctx: Ctx, wd: int, pos: int, deadline: bool = False, event: boo
         return ctx.today if ctx.today.weekday() == wd else next_weekday(ctx.today, wd)
     if ctx.today.weekday() == wd and _said_as_today(ctx, pos):
         return ctx.today
-    if ctx.tense(pos) == "past":
+    if ctx.tense(pos) == "past" and not (event and _past_dated_otherwise(ctx, pos)):
         return prev_weekday(ctx.today, wd)
     return next_weekday(ctx.today, wd)
+
+
+# A past time word of its own (not a weekday's "last"/上 that makes one mention with it: 上周六)
+_PAST_TIME = re.compile(
+    r"上(?:周|星期|个?礼拜|个?月)(?![一二三四五六日天末])|昨天|前天|去年|\b(?:last\s+(?:week|month|year|night)"
+    r"|yesterday|yday|\w+\s+(?:days|weeks|months)\s+ago)\b"
+)
+
+
+# ... for an act that gets something for the event: buying, booking, signing up
+_GETS_FOR = re.compile(
+    r"买|购|订|抢|约|报名|拿到|\b(?:bought|booked|got|grabbed|ordered|reserved|paid\s+for|signed\s+up|picked\s+up)\b"
+)
+
+
+def _past_dated_otherwise(ctx: Ctx, pos: int) -> bool:
+    """Whether the past sentence around an event named by its weekday ("周六的赛马票我上周就已经买好了",
+    "got saturday's tickets last week") got something for it at a time of its own: the past is the
+    buying's, which has its day, and the event picked out by the weekday is the coming one ("the
+    match on saturday last week was great" has no such act: its Saturday is gone)."""
+    lo, hi = ctx.bounds(pos)
+    return bool(_GETS_FOR.search(ctx.low, lo, hi)) and any(
+        not (m.start() <= pos < m.end()) for m in _PAST_TIME.finditer(ctx.low, lo, hi)
+    )
 
 
 # What bounds a weekday said as an exclamation: a sentence end, a comma, an ellipsis, an emoji

@@ -74,8 +74,9 @@ EN_ARRANGED = re.compile(
     r"|(?:got|was|were|been)\s+(?:asked|invited|picked|chosen|drafted|volunteered)\s+(?:to|for))\b[^.!?;]*?"
     rf"\b(?:on|for|at)\s+{_EN_SLOT}"
     # ... or given a slot, in the passive: "the interview got put at 2:20 on Wednesday", "was set for"
+    # (or with the slot right after it, past an emoji or a dash: "finally got booked 🙌 tuesday at 7.15")
     r"|\b(?:got|was|were|been|is|are)\s+(?:put|set|slotted|pencill?ed|scheduled|booked)\s+(?:in\s+|down\s+)?"
-    rf"(?:for|at|on)\s+{_EN_SLOT}"
+    rf"(?:(?:for|at|on)\s+|[^\w.!?;]*){_EN_SLOT}"
 )
 # ... or an appointment got, with its slot anywhere after: "got a cleaning at the dental surgery
 # wednesday 3.40", "finally got an appointment with the GP, thurs 10am" (it is ahead)

@@ -120,11 +120,13 @@ _EN_WEEKDAY = re.compile(
 _SHORT = frozenset("mon tue wed thu fri sat sun".split())  # also words: "sat", "sun", "wed"
 _SHORT_BEFORE = re.compile(r"(?<!\w)(?:on|next|last|this|coming|by|until|till|before|due)\s+\Z")
 # ... or a clock time right after it: "wed, 7.30", "sat 10am", "sun at 9:15" (not "they wed in 2019"),
-# or a part of the day: "wed night", "sat morning", "fri arvo", or its day of the month: "sat the 11th"
+# or a part of the day: "wed night", "sat morning", "fri arvo", or its day of the month: "sat the 11th",
 _SHORT_AFTER = re.compile(
     r"\s*,?\s*(?:at\s+|@\s*)?\d{1,2}(?:[:.h][0-5]\d|\s*[ap]\.?m\b)"
     r"|\s+(?:morning|afternoon|evening|night|arvo|lunchtime|lunch)\b"
     r"|,?\s+(?:the\s+)?[0-9]{1,2}(?:st|nd|rd|th)\b"
+    # or the week it is of: "wed next week", "fri this week" (not "they wed next week": `_VERB_AFTER`)
+    r"|\s+(?:of\s+)?(?:last|this|next)\s+week\b"
 )
 # ... after a subject it is the verb: "we sat morning till night", "they wed at 3"
 _VERB_AFTER = re.compile(r"(?<!\w)(?:i|we|they|you|he|she|who)\s+\Z")

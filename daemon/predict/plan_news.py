@@ -249,11 +249,20 @@ _ADDRESS = re.compile(
 
 
 def _moved_to_alone(
-    text: str, mentions: list[DateMention], due: datetime, sent: datetime, plan_text: str
+    text: str, mentions: list[DateMention], due: datetime, sent: datetime, plan_text: str, sender: str = ""
 ) -> datetime | None:
     """The one new time a mail moves a plan to, when it names no other day at all and shares a
-    word of what the plan is about (the sender's name alone is not enough here); else None."""
-    if not activity_terms(simplified(plan_text)) & activity_terms(text):
+    word of what the plan is about, or comes from the place the plan names ("physio … at the
+    Kinetyka place" and a mail from zapys@kinetyka.com.ua; a person's name alone is not enough
+    here); else None."""
+    _, _, domain = sender.rpartition("<")[2].rstrip(">").partition("@")
+    org = domain.split(".")[0].lower()
+    from_the_place = (
+        len(org) >= 4
+        and org not in _MAIL_PROVIDERS
+        and re.search(rf"(?<![a-z]){re.escape(org)}(?![a-z])", plan_text.lower()) is not None
+    )
+    if not (from_the_place or activity_terms(simplified(plan_text)) & activity_terms(text)):
         return None
     days = [m for m in mentions if m.granularity in ("day", "time")]
     if not days or any(m.direction == "past" for m in days):
@@ -352,9 +361,21 @@ def changes_when(n: PlanNews | None) -> bool:
 
 
 def _sender_names(name: str, address: str) -> set[str]:
-    words = re.findall(r"[a-z]{3,}", f"{name} {address.split('@')[0]}".lower())
+    """The words a plan may name its sender by: the sender's name, the address's own part, and
+    the organisation its domain names ("zapys@kinetyka.com.ua" is Kinetyka's, whatever script the
+    name is written in; not a mail provider's: "gmail")."""
+    local, _, domain = address.partition("@")
+    org = domain.split(".")[0] if domain.split(".")[0] not in _MAIL_PROVIDERS else ""
+    words = re.findall(r"[a-z]{3,}", f"{name} {local} {org}".lower())
     cjk = {name} if re.search(r"[\u4e00-\u9fff]", name) else set()
     return set(words) | cjk
+
+
+_MAIL_PROVIDERS = frozenset(
+    """gmail googlemail outlook hotmail live msn yahoo ymail aol icloud me mac proton protonmail pm gmx web
+    mail yandex ya qq 163 126 sina sohu foxmail naver daum hanmail seznam wp onet o2 interia libero virgilio
+    orange free laposte wanadoo sfr t-online freenet posteo fastmail zoho mailbox tutanota rambler ukr""".split()
+)
 
 
 def tied(plan_text: str, mail: str, sender: str, address: str) -> bool:
@@ -412,10 +433,17 @@ def _on_day(m: DateMention, day: date, tz: ZoneInfo) -> bool:
 
 
 def read_mail(
-    text: str, sent: datetime, plan_text: str, due: datetime, tz: ZoneInfo, mail_id: str, sender: str
+    text: str,
+    sent: datetime,
+    plan_text: str,
+    due: datetime,
+    tz: ZoneInfo,
+    mail_id: str,
+    sender: str,
+    address: str = "",
 ) -> PlanNews | None:
-    """What the mail `mail_id` (sent at `sent` by `sender`, whose words are `text`) does to the
-    plan told as `plan_text`, due at `due`: None when it is no news of it."""
+    """What the mail `mail_id` (sent at `sent` by `sender`, from `address`, whose words are
+    `text`) does to the plan told as `plan_text`, due at `due`: None when it is no news of it."""
     # read as Simplified, one character for one: the cues are written in it ("取消", "改到"); a
     # mail in another language with its dates and words of change in English (`mail_words`)
     raw = text[:MAX_MAIL_CHARS]
@@ -434,7 +462,7 @@ def read_mail(
         # … unless it moves "your appointment" to one new time without naming the old one, and
         # names what the plan is about ("Uw afspraak is verplaatst naar donderdag 8 oktober om
         # 9:30" from the Overvecht office the person was going to)
-        to = _moved_to_alone(text, mentions, due.astimezone(tz), sent, plan_text)
+        to = _moved_to_alone(text, mentions, due.astimezone(tz), sent, plan_text, address or sender)
         return (
             PlanNews(mail_id, sender, to, place=_new_place(text, raw, plan_text)) if to is not None else None
         )
@@ -569,7 +597,9 @@ def news(
             if not stored:
                 continue
             res = stored[0]
-            got = read_mail(res.text, msg.sent_at, plan_text, due, tz, msg.id, msg.sender_name or msg.sender)
+            got = read_mail(
+                res.text, msg.sent_at, plan_text, due, tz, msg.id, msg.sender_name or msg.sender, msg.sender
+            )
             if got is None or not tied(plan_text, res.text, msg.sender_name, msg.sender):
                 continue
             found.append((msg.sent_at, got))

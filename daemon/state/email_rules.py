@@ -339,6 +339,7 @@ def ask_of(text: str, model: Callable[[str], bool] | None = None) -> str | None:
                 and i == 0
                 and _GREETING_QUESTION.fullmatch(s.strip())
                 and not _REQUESTS.search(s)
+                and not _ASKS_LEAVE.search(s)
             ):
                 break
     if not found:
@@ -346,17 +347,19 @@ def ask_of(text: str, model: Callable[[str], bool] | None = None) -> str | None:
     return _cut(found[-1][1])
 
 
-# a question of a few words after a greeting that asks after the reader ("Hi Sam, how are you?",
-# "Olá, Hannah, tudo bem?", "嗨，最近怎么样？"); not a real question that happens to follow a
-# greeting ("Hey Mel, is it ok if I bring Priscilla?")
+# a question of a few words after a greeting ("Hi Sam, how are you?", "Olá, Hannah, tudo bem?",
+# "Hello Priya, hope the move went ok?", "嗨，最近怎么样？") — not one that asks leave or a favour
+# ("Hey Mel, is it ok if I bring Priscilla?", "Hi Omar, mind if Lucy joins us?": `_ASKS_LEAVE`)
 _GREETING_QUESTION = re.compile(
     r"(?i:hi|hello|hey|hiya|dear|ol[aá]|oi|hola|bonjour|salut|ciao|hallo|hej|hei|moi|ahoj|cze[sś][cć]|zdravo"
     r"|merhaba|halo|hai|xin\s+ch[aà]o|привет|здравствуйте|שלום|مرحبا|嗨|你好|您好|哈喽|안녕하세요|こんにちは|สวัสดี)"
-    r"\b[^?？]{0,40}?"
-    r"(?i:\bhow\b|\bare\s+you\b|\bdoing\b|\bgoing\b|\bbeen\b|\bwell\b|\bbem\b|\btudo\b|\bcomo\b|qu[eé]\s+tal"
-    r"|[çc]a\s+va|comment|wie\s+geht|come\s+(?:stai|sta|va)|hoe\s+gaat|\bjak\b|как|дела|怎么样|怎麼樣|好吗|好嗎|最近"
-    r"|还好|還好|过得|過得|잘|元気|สบาย)"
-    r"[^?？]{0,30}[?？]"
+    r"\b[^?？]{0,40}[?？]"
+)
+_ASKS_LEAVE = re.compile(
+    r"\b(?:if|mind|any\s+chance|(?:can|could|may|might|should|shall|would|will)\s+(?:i|we|you|u)"
+    r"|do\s+you\s+(?:want|need|have|mind)|okay\s+to|ok\s+to|alright\s+to|fine\s+to)\b"
+    r"|可以|可不可以|能不能|方便|介意",
+    re.IGNORECASE,
 )
 
 

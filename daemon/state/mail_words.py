@@ -172,13 +172,16 @@ _ASK_WORDS = (
     (
         "new slot",
         r"novi\s+termin|nov[yý]\s+term[ií]n|nowy\s+termin|noua\s+programare|ν[εέ]ο\s+ραντεβο[υύ]"
-        r"|nieuwe\s+afspraak|nieuw\s+tijdstip|nouveau\s+rendez-vous|neuer\s+termin|nueva\s+cita|nuovo\s+appuntamento",
+        r"|nieuwe\s+afspraak|nieuw\s+tijdstip|nouveau\s+rendez-vous|neuer\s+termin|nueva\s+cita|nuovo\s+appuntamento"
+        # (Ukrainian, Russian, Bulgarian: "Новий час:", "Новое время", "Нова дата")
+        r"|нов(?:ий|ое|ая|а|е|о)\s+(?:час|время|дата|термін|запис)",
     ),
     (
         "new location",
         r"[đd][iị]a\s+[đd]i[ểe]m\s+m[ớo]i|nouveau\s+lieu|nouvelle\s+adresse|neue[rn]?\s+(?:ort|adresse)"
         r"|nuev[oa]\s+(?:lugar|direcci[oó]n)|nov[oa]\s+(?:local|morada|endere[cç]o)|nuov[oa]\s+(?:sede|indirizzo)"
         r"|nieuwe\s+(?:locatie|adres)|ny\s+adress|nytt\s+st[aä]lle|ny\s+adresse|lokasi\s+baru|tempat\s+baru"
+        r"|нов(?:ий|ая|а|ый)\s+(?:адреса|адрес)"
         # ... or the place as a field of a mail that moves the plan: "Miejsce: ul. Marszałkowska 87"
         r"|(?:miejsce|lugar|luogo|ort|plats|sted|locatie|lokalizacja|m[ií]sto|helysz[ií]n|paikka|endere[cç]o)(?=\s*:)",
     ),
@@ -206,7 +209,9 @@ YES_REPLY = re.compile(
     r"|bestätige|einverstanden|passt|confermo|va\s+bene|perfetto|akkoord|bevestig\w*|prima|bekrefter|bekræfter"
     r"|bekräftar|passer\s+(?:fint|bra)|det\s+passer|potwierdzam|pasuje|potvrzuji|potvrdzujem|vyhovuje|rendben"
     r"|meger[őo]s[ií]tem|tamam|onayl[ıi]yorum|εντ[αά]ξει|επιβεβαι[ωώ]νω|sunt\s+de\s+acord|confirm|baik|setuju"
-    r"|oke|siap|đồng\s+ý|được|ok(?:ay|ei)?)\b",
+    r"|oke|siap|đồng\s+ý|được|ok(?:ay|ei)?)\b"
+    # ... or a reply that opens with the word for "yes" ("Da, termin mi ustreza, hvala.", "Ja, passt")
+    r"|(?:^|\n)[^\w\n]*(?:da|ja|jā|jah|taip|s[ií]|oui|sim|tak|ano|áno|igen|kyllä|evet|ναι|так|да)\b",
     re.IGNORECASE,
 )
 NO_REPLY = re.compile(

@@ -25,20 +25,20 @@ import pytest
 
 from daemon.config import Settings
 from daemon.events import EmailEvent
-from daemon.memory import Memory
+from daemon.memory import Memory, ResourceIn
 from daemon.memory.dates import resolve_dates
-from daemon.memory.types import ItemView
+from daemon.memory.types import EXTERNAL, ItemView
 from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
-from daemon.predict.plan_news import _new_place, accepts
+from daemon.predict.plan_news import _new_place, accepts, read_mail, tied
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import declines
 from daemon.predict.predictors.conflict import end_of
-from daemon.predict.predictors.promise import _own_day, is_promise
+from daemon.predict.predictors.promise import _own_day, is_promise, said_apart
 from daemon.predict.predictors.upcoming import _promised_for_a_day, _to_do_by
 from daemon.state.email_rules import ask_of, sentences
 from daemon.state.mail_words import as_english
-from handlers.email.items import drafts_from, message_from
+from handlers.email.items import drafts_from, message_from, resource_text
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, at, say
 from tests.predict.test_whole_days_and_promises import _clash, _later
@@ -367,3 +367,181 @@ def test_turning_down_the_one_who_asked_declines(text: str) -> None:
 )
 def test_only_a_question_after_the_reader_is_a_greeting(mail: str, ask: str) -> None:
     assert ask_of(mail) == ask
+
+
+# --- after the own scenarios s21-* (written by a helper from descriptions, after the first batch) -
+
+
+@pytest.mark.parametrize(
+    ("text", "clock"),
+    [
+        ("saturday is the regatta. we launch at 7:45am from the north jetty", "07:45"),
+        ("this friday is the stocktake. we kick off at 8am and go until it's done", "08:00"),
+    ],
+)
+def test_a_time_in_the_sentence_after_a_day_is_that_days(text: str, clock: str) -> None:
+    said = datetime(2028, 11, 1, 18, 0, tzinfo=PERTH)
+    day = resolve_dates(text, said, PERTH)[0]
+    assert day.value.strftime("%H:%M") == clock
+
+
+def test_a_habit_after_a_day_stays_a_habit() -> None:
+    # a guard that holds on both: a habit word keeps the time out of the day's
+    said = datetime(2028, 11, 1, 18, 0, tzinfo=PERTH)
+    [day] = resolve_dates("the MRI is on friday. I normally wake at 6am", said, PERTH)
+    assert (day.value.hour, day.value.minute) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    "reply", ["Ja, das passt mir gut. Danke!", "Tak, pasuje. Dziękuję.", "Igen, köszönöm."]
+)
+def test_a_reply_that_opens_with_yes_accepts(reply: str) -> None:
+    sent = datetime(2028, 11, 2, 10, 0, tzinfo=LISBON)
+    text = f"E-mail from Ana Reis <ana@home.example> to Praxis <info@praxis.example>: 'Re: Termin'\n\n{reply}"
+    assert accepts(text, datetime(2028, 11, 9, 13, 30, tzinfo=LISBON), sent, LISBON)
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("周五晚上《雷雨》的票我前天就买好了。晚上八点开演，在国家大剧院", "《雷雨》"),
+    ],
+)
+def test_a_clause_that_only_says_when_it_starts_names_the_thing_before(text: str, thing: str) -> None:
+    said = datetime(2028, 11, 1, 18, 0, tzinfo=PERTH)
+    assert headline(text, said, PERTH) == thing
+
+
+async def test_a_venue_after_zai_is_named_whole(pmemory: Memory, pclock: FakeClock) -> None:
+    pclock.now = at("2026-03-02 09:00")
+    say(pmemory, "v2", "周六下午两点的比赛，在城东的奥体中心体育场，早点出门", pclock.now)
+    [item] = [i for i in pmemory.items("alice") if i["category"] == "events"]
+    assert pmemory.item_view("alice", item["id"]).l1.get("where") == "奥体中心体育场"
+
+
+def test_a_mail_from_the_place_the_plan_names_moves_it_without_naming_the_old_time() -> None:
+    said = datetime(2028, 11, 1, 9, 0, tzinfo=KYIV)
+    plan = "dentist on friday at 11 at the Smilecraft clinic near the metro"
+    mail = (
+        "E-mail from Стоматологія <info@smilecraft.com.ua> to Gareth <g@home.example>: 'Перенесення'\n\n"
+        "Добрий день! Ваш візит перенесено.\nНовий час: понеділок, 6 листопада, о 9:15.\n"
+        "Нова адреса: вул. Саксаганського, 12."
+    )
+    news = read_mail(
+        mail,
+        said,
+        plan,
+        datetime(2028, 11, 3, 11, 0, tzinfo=KYIV),
+        KYIV,
+        "m1",
+        "Стоматологія",
+        "info@smilecraft.com.ua",
+    )
+    assert news is not None and news.moved_to == datetime(2028, 11, 6, 9, 15, tzinfo=KYIV)
+    assert news.place.startswith("вул. Саксаганського, 12")
+    # a guard that holds on both: from a mail provider's address, the sender is no place
+    assert not tied(plan, "hello", "Olena", "olena.k@gmail.com")
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        (
+            "答应咗阿 Sam 听日将份报告 send 俾佢，仲有应承咗老婆今晚去接仔",
+            "答应咗阿 Sam 听日将份报告 send 俾佢",
+        ),
+        (
+            "told priya i'd send the slides thursday, also promised dad i'd ring him tonight",
+            "told priya i'd send the slides thursday",
+        ),
+    ],
+)
+def test_and_also_starts_another_promise(text: str, first: str) -> None:
+    assert said_apart(text)[0] == first
+
+
+@pytest.mark.parametrize(
+    ("text", "promise"),
+    [
+        ("the courier says friday — if nothing shows up by then I'll file a claim with the shop", False),
+        ("bank says the refund lands tuesday, and if it doesn't I'll call them wednesday", False),
+        # a guard that holds on both: a condition after the promise leaves it a promise
+        ("I'll drop the keys round tomorrow if I finish early", True),
+    ],
+)
+def test_a_condition_anywhere_before_the_promise(text: str, promise: bool) -> None:
+    assert is_promise(text) is promise
+
+
+async def test_an_ask_by_e_mail_said_done_in_chat_gets_no_follow_up(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:00")
+    _meter_reading_asked(pmemory, settings, pclock, "e1", "th1")
+    _later(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-03 19:30",
+        "took the water meter photo and sent it to Karin, done",
+        "w1",
+    )
+    pclock.now = at("2026-03-05 17:00")
+    await outbox.deliver_due()
+    assert not any(t.startswith("Unanswered") for t in bus.titles), bus.titles
+
+
+def test_a_promise_for_tomorrow_told_after_what_was_done_today_is_for_tomorrow() -> None:
+    said = datetime(2028, 11, 1, 15, 0, tzinfo=PERTH)  # a Wednesday
+    text = "今天跟物业开完会了，他们要一份装修方案，后天中午之前我 email 给他们，顺便附上平面图"
+    assert _own_day(text, said, PERTH) == datetime(2028, 11, 3, 12, 0, tzinfo=PERTH)
+
+
+async def test_an_ask_by_e_mail_told_of_but_not_done_keeps_its_follow_up(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # a past tense beside the ask ("the bus took ages") is no report that it is done
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:00")
+    _meter_reading_asked(pmemory, settings, pclock, "e2", "th2")
+    _later(
+        pmemory,
+        settings,
+        pclock,
+        "2026-03-03 19:30",
+        "karin wants a water meter photo by thursday. haven't done it. the tram took forever today",
+        "w2",
+    )
+    pclock.now = at("2026-03-05 17:00")
+    await outbox.deliver_due()
+    assert any(t.startswith("Unanswered") for t in bus.titles), bus.titles
+
+
+def _meter_reading_asked(
+    pmemory: Memory, settings: Settings, pclock: FakeClock, mail_id: str, thread: str
+) -> None:
+    """Karin's mail asks for the water meter reading by Thursday evening, handled as the e-mail
+    handler does: stored, added to its thread, predicted from."""
+    mail = EmailEvent(
+        id=mail_id,
+        scope="alice",
+        sender="Karin Vogt <k.vogt@hausverwaltung.example>",
+        to=("alice@home.example",),
+        date=pclock.now,
+        subject="Zählerstand",
+        thread=thread,
+        labels=("INBOX",),
+        text="Hello Alice,\n\nPlease send me a photo of the water meter reading by Thursday evening.\n\nKarin",
+    )
+    text, _ = resource_text(mail)
+    pmemory.memorize(
+        [
+            ResourceIn(
+                id=mail.id, scope="alice", text=text, occurred_at=mail.date, kind="email", trust=EXTERNAL
+            )
+        ]
+    )
+    state = pmemory.record_email(message_from(mail, frozenset({"alice@home.example"}), settings.tz))
+    assert state is not None
+    engine.after_email(pmemory, settings, pclock.now, [(state, mail.id)])

@@ -410,6 +410,21 @@ def _undated_past_times(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     return out
 
 
+def _routine(ctx: Ctx, hit: Hit, days: tuple[int, ...]) -> bool:
+    """Whether a hit is part of a routine (`cues.Sentence.habitual`). A lone time in the present
+    simple right after a sentence that names a one-off day, in a sentence naming no day of its
+    own, is that day's timetable, not a routine: "thursday is the strategy workshop. we start at
+    9am and it goes till late" starts the workshop at 9 (a habit word still makes it one: "the
+    dentist is thursday. I usually get up at 7")."""
+    i, info = ctx.sentence(hit.start)
+    if not info.habitual(hit.start, hit.kind, days):
+        return False
+    if hit.kind != "time" or info.habitual(hit.start, "weekday", days):
+        return True
+    with_days = {ctx.sentence(d)[0] for d in days}
+    return not (i - 1 in with_days and i not in with_days)
+
+
 def resolve_dates(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
     """Every date expression in ``text``, in text order, resolved against the event time ``at``.
 
@@ -449,7 +464,7 @@ def _resolve(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
     days = tuple(
         h.start for h in hits if h.kind != "time" and not ctx.sentence(h.start)[1].habitual(h.start, h.kind)
     )
-    hits = [h for h in hits if not ctx.sentence(h.start)[1].habitual(h.start, h.kind, days)]
+    hits = [h for h in hits if not _routine(ctx, h, days)]
     # Longest first, then leftmost: "the day before yesterday" over "yesterday", 上周五 over 周五.
     kept: list[Hit] = []
     for hit in sorted(hits, key=lambda h: (h.start - h.end, h.start)):

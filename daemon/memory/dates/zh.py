@@ -169,8 +169,8 @@ _DEADLINE_AFTER = re.compile(
 _EVENT_AFTER = re.compile(
     r"的(?!时候|话|时|凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|\d|[零一二两三四五六七八九十])"
     r"|那(?:场|次|顿|回)"
-    # ... or the tickets for it: 周日足球赛的票, 周六音乐会门票
-    r"|[\u4e00-\u9fff]{1,6}?的?门?票"
+    # ... or the tickets for it: 周日足球赛的票, 周六音乐会门票, 周六晚上《暗恋桃花源》的票
+    r"|(?:早上|上午|中午|下午|晚上)?[^，,。！!？?\s]{1,12}?的?门?票"
 )
 # A day of the month without its month: 19号, 二十号, 19日 (the month's own date is _ABSOLUTE's: 8月19号).
 # Not a number of something: 3号线 (line 3), 5号楼, 2号床, 2 号航站楼 (terminal 2), 1号选手, 5号电池, 二十号人, 第3号; nor a duration:

@@ -266,6 +266,10 @@ def _where_zh(text: str) -> str:
     clause that is nothing but a venue's name (`_VENUE_CLAUSE_ZH`)."""
     if not _HAN.search(text):
         return ""
+    # a venue's whole name after 在/到/去, not its first word ("在市中心的伊丽莎白女王剧院": the
+    # theatre, not 市中心)
+    if (at := _AT_VENUE_ZH.search(text)) is not None:
+        return at["v"].rsplit("的", 1)[-1].strip()
     words = [w for w in rjieba.cut(text) if w.strip() and w != "了"]
     for cue, word in itertools.pairwise(words):
         if cue in _ZH_PLACE_CUES and _HAN.search(word) and len(word) >= 2 and not _ZH_NOT_PLACE.match(word):
@@ -283,6 +287,10 @@ _CLAUSE_CUT_ZH = re.compile(r"[，,。！？!?；;\n]|\s*[\U0001f300-\U0001faff\
 _VENUE_CLAUSE_ZH = re.compile(
     r"[\w'’.\- ]{1,40}?(?:场|館|馆|中心|医院|醫院|诊所|診所|广场|廣場|公园|公園|大厦|大廈|机场|機場|车站|車站|酒店"
     r"|餐厅|餐廳|大学|大學|学院|學院|教堂|剧院|劇院|影院|商场|商場)"
+)
+_AT_VENUE_ZH = re.compile(
+    r"(?:在|到|去)(?P<v>[^，,。！!？?\n]{2,30}?(?:剧院|劇院|体育场|體育場|体育馆|體育館|音乐厅|音樂廳|医院|醫院|诊所|診所"
+    r"|博物馆|博物館|美术馆|美術館|会展中心|會展中心|机场|機場|车站|車站|酒店|大学|大學|教堂|影院|赛马场|賽馬場))"
 )
 # ... and no clause with a person, a verb or a particle in it ("我去的那个场", "第一场")
 _NOT_A_NAME_ZH = re.compile(r"[我你他她佢了要去在是有和就都也还還很把被给給吗嗎呢吧啊第一两兩个個]")

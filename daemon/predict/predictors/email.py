@@ -7,16 +7,19 @@ without a reply, so an answer that is merely a little slower than usual is left 
 an hour, at most two days; with no history, a day. When the message names a deadline ("by
 Thursday"), the reminder comes on the eve of it instead (18 hours before; at least an hour after
 the message). Withdrawn as soon as the person answers in the thread (or a newer message there
-changes who waits on whom).
+changes who waits on whom), or says in chat that it is done.
 """
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from daemon.memory.models.features import shared_words
 from daemon.predict.base import Ctx, Recheck, ThreadChanged, Trigger, short
+from daemon.predict.predictors.promise import is_done, said_apart
 from daemon.state.suggestions import Suggestion
 
 NAME = "email"
@@ -87,4 +90,26 @@ class EmailFollowUp:
             return Recheck(None, "the thread is gone")
         if not t.waiting_on_person or t.last_message_id != s.data["message"]:
             return Recheck(None, "the thread moved on: you answered, or a newer message came")
+        said = _done_in_chat(ctx, s.scope, f"{t.subject}\n{t.ask or ''}", t.waiting_since or s.created_at)
+        if said is not None:
+            return Recheck(None, f"done, said in chat: {short(said, 60)}")
         return Recheck(replace(s))
+
+
+def _done_in_chat(ctx: Ctx, scope: str, ask: str, since: datetime) -> str | None:
+    """A turn of the person's since the ask that says it is done, about it (two of its words: "signed
+    the NOC and mailed both to Suresh, parking sticker thing is done" of "Kindly send the signed NOC
+    form … for the parking sticker"): one ask, two sources, and the chat settles it as a reply in
+    the thread would."""
+    for turn in ctx.memory.user_turns(scope, since, ctx.now):
+        # (a done act in a sentence of its own, not a past tense anywhere: "otieno wants my slides
+        # by wed. haven't even started lol. also the matatu took 1.5hrs" has done nothing)
+        done = any(is_done(s) and not _NOT_YET.search(s) for s in said_apart(turn.text))
+        if done and len(shared_words(ask, turn.text)) >= 2:
+            return turn.text
+    return None
+
+
+_NOT_YET = re.compile(
+    r"\b(?:not yet|haven['’]?t|hasn['’]?t|didn['’]?t|not)\b|还没|還沒|未|没有|沒有", re.IGNORECASE
+)

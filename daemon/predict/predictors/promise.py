@@ -142,8 +142,15 @@ _EMOJI_STOP = re.compile(rf"(?<=\S)\s*[{EMOJI}][{EMOJI}\uFE0F\u200D]*\s+")
 
 
 def said_apart(text: str) -> list[str]:
-    """The sentences of a turn, an emoji between two statements ending one."""
-    return [p.strip() for s in sentences(text) for p in _EMOJI_STOP.split(s) if p.strip()]
+    """The sentences of a turn, an emoji between two statements ending one, and so does "and
+    also" before another ("…聽日將份報價單send俾佢，仲有應承咗阿媽今晚打電話俾舅父": two promises,
+    each kept by its own report)."""
+    return [
+        q.strip() for s in sentences(text) for p in _EMOJI_STOP.split(s) for q in _ALSO.split(p) if q.strip()
+    ]
+
+
+_ALSO = re.compile(r"[，,;；]\s*(?=仲有|还有|還有|另外|顺便|順便|(?:and also|also|plus)\b)", re.IGNORECASE)
 
 
 def is_promise(text: str) -> bool:
@@ -153,14 +160,18 @@ def is_promise(text: str) -> bool:
     pack 🙌🏾 tomorrow i'll send the invoice": the emoji ends the report)."""
     parts = said_apart(text)
     return any(_promises(s) for s in parts) or (
-        _promises(text) and not any(_CONDITION.match(simplified(s)) for s in parts)
+        _promises(text) and not any(_CONDITION.search(simplified(s)) for s in parts)
     )
 
 
-# a sentence that opens on a condition: what the speaker would do then is no promise to check in on
-# ("要是项目拖到明年，我就申请调回成都", "if they extend the contract i'll move to lisbon")
+# a condition before what the speaker would do then: no promise to check in on ("要是项目拖到明年，
+# 我就申请调回成都", "if they extend the contract i'll move to lisbon", "plumber says he'll come
+# wednesday — if he doesn't turn up by wednesday evening I'll just call the maintenance guy")
 _CONDITION = re.compile(
-    r"^\s*(?:(?:and|but|so|also|or)\s+)?(?:if|unless|in case)\b|^\s*(?:要是|如果|假如|假设|万一)", re.I
+    r"(?:^|[,;:—–-]\s*|\s)(?:(?:and|but|so|also|or)\s+)?(?:if|unless|in case)\b[^.!?;]*?"
+    r"\b(?:i['’]ll|i will|i['’]d|i would|we['’]ll|we will|i['’]m going to|i['’]m gonna)\b"
+    r"|(?:要是|如果|假如|假设|万一)[^。！？!?；;]*?就",
+    re.IGNORECASE,
 )
 
 
@@ -182,7 +193,7 @@ def _promises(text: str) -> bool:
             or _DOING_EN.search(text)
         )
     # (not a no: "同事约周日去骑车，我不去了" promises nothing; nor a condition's consequence)
-    return bool(cue) and not is_done(text) and not declines(text) and not _CONDITION.match(simplified(text))
+    return bool(cue) and not is_done(text) and not declines(text) and not _CONDITION.search(simplified(text))
 
 
 # the promised act with 了 after it, in its clause: "书今天寄出去了", "模板发给小林了"
@@ -272,10 +283,12 @@ def _own_day(text: str, said: datetime, tz: ZoneInfo) -> datetime | None:
     sentence = promised_sentence(text)
     if sentence == text:
         return None
+    # (the day it is for, still ahead: not "today" of what was done this morning, "今天跟 Mr Tan
+    # 开完会了，…明天中午之前我 send 给他")
     ahead = [
         m
         for m in resolve_dates(sentence, said, tz)
-        if m.direction != "past" and m.granularity in ("day", "time")
+        if m.direction == "future" and m.granularity in ("day", "time")
     ]
     return ahead[0].value if ahead else None
 

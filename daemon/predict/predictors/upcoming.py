@@ -561,7 +561,9 @@ class Upcoming:
         # item's clash, move and due are its first plan's
         part = s.data.get("part")
         if isinstance(part, str) and part:
-            due = datetime.fromisoformat(s.data["due_at"])
+            # (the part's time as told: an e-mail that moved it is read against that, not against
+            # the new time it gave, which it would seem only to restate)
+            due = datetime.fromisoformat(s.data.get("told_due") or s.data["due_at"])
             off = promise.spoken_of_since(
                 ctx, s.scope, item, item.observed_at or ctx.now, calls_off, about=part
             )
@@ -630,7 +632,12 @@ class Upcoming:
                 times = schedule(due, ctx)
                 if times is None:
                     return Recheck(None, f"moved by {n.sender} to {due.isoformat()}: too soon for a reminder")
-                data = {**s.data, "due_at": due.isoformat(), "moved_by": n.mail_id}
+                data = {
+                    **s.data,
+                    "due_at": due.isoformat(),
+                    "moved_by": n.mail_id,
+                    "told_due": s.data.get("told_due") or s.data["due_at"],
+                }
                 s = replace(s, deliver_at=times[0], expires_at=times[1], data=data)
                 if times[0] > ctx.now:
                     return Recheck(s, f"moved in an e-mail from {n.sender}")

@@ -241,8 +241,10 @@ _ADDRESS = re.compile(
     r"\b(?:Av(?:da)?\.|Avenida|Avenue|Ave\.|Via|Viale|Piazza|Corso|Calle|Carrer|Paseo|Rua|Rue|Boulevard|Blvd\.?"
     r"|Street|St\.|Road|Rd\.|Lane|Ulica|ul\.|Jalan|Jl\."
     # (in Cyrillic and Greek: "вул. Дегтярівська, 27", "ул. Ленина 5", "просп. Абая 150", "Οδός Ερμού 12")
-    r"|вул\.|вулиця|ул\.|улица|пр\.|просп\.|проспект|пл\.|бул\.|Οδός|οδός|Λεωφόρος)"
-    r"\s+(?:(?:de|del|della|di|da|do|dos|la|le|du|des)\s+)?"
+    r"|вул\.|вулиця|ул\.|улица|пр\.|просп\.|проспект|пл\.|бул\.|Οδός|οδός|Λεωφόρος"
+    # (Albanian: "Rruga e Kavajës 54", "Rrugën e Durrësit 12")
+    r"|Rrug[aë]n?|Rr\.)"
+    r"\s+(?:(?:de|del|della|di|da|do|dos|la|le|du|des|e)\s+)?"
     r"(?:[A-ZÀ-ÝА-ЯЁЄІЇҐΑ-Ω][\w'’ʼ.-]*\s+){0,3}[A-ZÀ-ÝА-ЯЁЄІЇҐΑ-Ω][\w'’ʼ.-]*,?\s+\d+[A-Za-z]?\b"
     r"|\b[A-ZÀ-Ý][\wäöüß]*(?:straße|strasse|gasse|weg|platz|gracht|laan|straat|gatan|vej|gade|katu|utca)\s+\d+[a-z]?\b"
 )
@@ -389,6 +391,19 @@ def tied(plan_text: str, mail: str, sender: str, address: str) -> bool:
     return bool(activity_terms(simplified(plan_text)) & activity_terms(simplified(mail)))
 
 
+def names_slot(mail: str, sent: datetime, due: datetime, tz: ZoneInfo) -> bool:
+    """Whether a mail names the plan's own day and hour ("testi juaj i nivelit nuk do të zhvillohet
+    të enjten në orën 18:00" of "the placement test, thursday at 6 in the evening"): a mail that
+    changes that very slot is about the plan, in whatever words it names the thing."""
+    local = due.astimezone(tz)
+    return any(
+        m.has_clock
+        and (m.value.astimezone(tz).hour, m.value.astimezone(tz).minute) == (local.hour, local.minute)
+        and _on_day(m, local.date(), tz)
+        for m in resolve_dates(simplified(as_english(mail[:MAX_MAIL_CHARS])), sent, tz)
+    )
+
+
 # what makes an hour exact: am/pm, a part of the day, a 24-hour clock ("08:15", "19:00")
 _HALF_SAID = re.compile(
     r"[ap]\.?m\b|morning|afternoon|evening|night|noon|midnight|\b0\d|\b(?:1[3-9]|2[0-3])[:.h]"
@@ -531,7 +546,8 @@ def read_mail(
             )
             when = m.value.astimezone(tz)
         moved = (
-            _nearer_half(m, when, local_due)
+            # (a mail in another language writes the 24-hour clock: "në orën 10:30" is 10:30)
+            (when if written != raw else _nearer_half(m, when, local_due))
             if m.has_time
             else when.replace(hour=local_due.hour, minute=local_due.minute)
         )
@@ -562,7 +578,9 @@ _REFUSES = re.compile(
 _ACCEPTS = re.compile(
     r"\b(?:works|sounds good|fine|ok(?:ay)?|sure|perfect|great|see you|confirmed|yes|yep|no problem|deal"
     # a calendar's answer and its plain-word peers: "Accepted: …", "looking forward to it"
-    r"|accept(?:ed|s)?|looking forward|count me in|i['’]ll be there|will be there)\b"
+    r"|accept(?:ed|s)?|looking forward|count me in|i['’]ll be there|will be there"
+    # ... or takes note of a confirmation without a question ("Hello, noted, thank you")
+    r"|noted|thanks for confirming|thank you for confirming)\b"
     r"|好的|好啊|可以|没问题|沒問題|就这么定|就這麼定|到时见|到時見|接受|准时参加|準時參加|会准时到|會準時到",
     re.IGNORECASE,
 )
@@ -600,7 +618,10 @@ def news(
             got = read_mail(
                 res.text, msg.sent_at, plan_text, due, tz, msg.id, msg.sender_name or msg.sender, msg.sender
             )
-            if got is None or not tied(plan_text, res.text, msg.sender_name, msg.sender):
+            if got is None or not (
+                tied(plan_text, res.text, msg.sender_name, msg.sender)
+                or names_slot(res.text, msg.sent_at, due, tz)
+            ):
                 continue
             found.append((msg.sent_at, got))
             if got.moved_to is None and got.proposed is not None:

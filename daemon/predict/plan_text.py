@@ -535,10 +535,14 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
         if told:
             return _cap(told, zh), moved
     said_only = zh and bool(_ONLY_SAID_ZH.fullmatch(piece))
-    if zh and _STARTS_ONLY_ZH.fullmatch(piece):
+    if zh and _STARTS_ONLY_ZH.fullmatch(simplified(piece)):
         # the clause says only that it starts ("晚上七点半开场"): what starts is
         # the thing announced before ("周六晚上《暗恋桃花源》的票我上周就买好了")
         told = _told_before(text[:lo], cut, cue_at, zh)
+        if not told:
+            # ... or named right after it ("周日早上六点半开跑！半马，在 Rambla 上…集合起跑")
+            after = _CLAUSE_ZH.match(text[hi:].lstrip(" ！!。，,"))
+            told = after.group(0) if after is not None else ""
         for m in sorted(resolve_dates(told, at, tz), key=lambda m: m.start, reverse=True):
             told = told[: m.start] + told[m.end :]  # its own day is the reminder's to say
         if _enough(_strip(told, zh), zh):
@@ -617,7 +621,7 @@ _ARRANGED_ZH = re.compile(
 
 # a Chinese clause that says only that something starts or opens (in English the clock of such a
 # clause joins the day of the sentence before, and the headline is that sentence's)
-_STARTS_ONLY_ZH = re.compile(r"(?:准时|正式)?(?:开场|开始|开演|开球|开赛|入场|进场|检票|开门)")
+_STARTS_ONLY_ZH = re.compile(r"(?:准时|正式)?(?:开场|开始|开演|开球|开赛|入场|进场|检票|开门|开跑|起跑|鸣枪)")
 # a ticket for an event, not a ticket that is the journey (机票, 车票, 船票 stay as they are)
 _TICKET_FOR_ZH = re.compile(r"(?P<event>.+?[^机機车車船])(?:的)?(?:门|門)?票")
 

@@ -285,13 +285,20 @@ _OUT_EN = re.compile(
     r"[^,.;]{0,25}?\b(?:by\s+(?:himself|herself|themselves)|on\s+(?:his|her|their)\s+own)"
     # ... or takes themself there: "he's driving himself", "she'll take herself"
     r"|(?:he|she|they)(?:'s|’s|'ll|’ll|'re|’re| is| will| are)?\s+(?:driving|taking|drive|take)\s+"
-    r"(?:himself|herself|themselves))\b",
+    r"(?:himself|herself|themselves)"
+    # ... or does the part the speaker had offered: "wait no he's bringing her back himself after"
+    r"|(?:he|she|they)(?:'s|’s|'ll|’ll|'re|’re| is| will| are)?\s+\w+ing\s+[^,.;]{0,25}?\b(?:himself|herself|themselves)"
+    # ... or says it is none of theirs: "never mind, not my problem"
+    r"|not\s+my\s+(?:problem|circus|job|business)|none\s+of\s+my\s+business)\b",
     re.IGNORECASE,
 )
 _OUT_ZH = re.compile(
     r"不用我|不需要我|用不着我|不必我|我(?:就)?不(?:用|必)?去|没我(?:什么|啥)?事"
     # the same in Cantonese (唔 is 不, 唔使 is 不用): "佢話唔使我陪", "我唔去"
     r"|唔(?:使|驶|駛|洗|需要|用)我|我(?:就)?唔(?:使|驶|駛|洗|用)?去"
+    # ... or is told not to worry or bother, someone else being with them: "我姐陪他，喊我莫担心",
+    # "叫我唔好请假"
+    r"|(?:喊|叫|让|讓|劝|勸)我(?:莫|别|別|不要|唔好|唔使|不用|甭)(?:担心|擔心|操心|请假|請假|去|来|嚟|管)"
     # the other goes by themself: "佢自己去", "她自己打车过去" — or is told to ("我说你自己去啦")
     r"|[他她佢你妳](?:们|哋)?自己(?:一个人)?(?:去|过去|搭|坐|开车|揸车|打车|打的|叫车)"
     # staying home while someone else goes: "老公话佢带佢去，我留喺屋企派糖就得", "我照旧喺屋企"
@@ -299,7 +306,7 @@ _OUT_ZH = re.compile(
     # ... or cannot be bothered to go: "叫我一起，我懒得去"
     r"|我(?:就|才)?懒得(?:去|动)"
     # ... or has nothing to do with it ("我这边就不用管啦"), or is left alone meanwhile ("又係我一個湊個細路")
-    r"|我(?:这边|这里)?(?:就)?不用管|(?:又系|又是|就|剩)我一个"
+    r"|我(?:这边|这里)?(?:就)?不用管|(?:又系|又是|就|剩|只有)我一个?人?"
 )
 # someone else in the sentence, by a pronoun
 _NAMED_LEAD = re.compile(r"(?:[A-Z][^\W\d_]+(?:'s|’s)?\s|(?:he|she|they)(?:'s|’s|'re|’re)?\b)")
@@ -516,8 +523,19 @@ def _takes_part(clause: str, zh: bool) -> bool:
     # a word given is ahead, though told in the past ("I said I'd help him with the van")
     if tense(clause.lower()) == "past" and not (_WORD_GIVEN_ZH if zh else _WORD_GIVEN_EN).search(clause):
         return False
+    # ... and what has been going on up to now is no part in what comes ("she's been practising on
+    # me all week"; not "I've been asked to drive her")
+    if not zh and _GOING_ON.search(clause):
+        return False
     routine = (_ROUTINE_ZH if zh else _ROUTINE_EN).search(clause)
     return not routine or bool((_OTHERS_ZH if zh else _OTHERS_EN).search(clause))
+
+
+_GOING_ON = re.compile(
+    r"\b(?:has|have|had)\s+been\s+(?!asked|invited|told|roped|picked|chosen|volunteered)\w+"
+    r"|['’](?:s|ve)\s+been\s+(?!asked|invited|told|roped|picked|chosen|volunteered)\w+",
+    re.IGNORECASE,
+)
 
 
 # the speaker as the one who does something (not "invited us", "叫我"), for `_does_then`
@@ -547,6 +565,10 @@ _SKIP_EN = re.compile(
     # doing trick or treat", "lol absolutely not", "nah, staying in", "not me thank god"
     r"|(?:i|we)\s+(?:bailed|declined|passed|said\s+no)\b|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))said\s+no\b"
     r"|(?:turned|turning)\s+(?:it|them|that|this)\s+down|(?:i'?ll|i\s+will)\s+pass\b|count\s+me\s+out"
+    # ... or told them they cannot: "the lads want to do theth at the weekend, told them i can't"
+    r"|(?:told|texted|messaged|said\s+to)\s+(?:them|her|him|em|'em|everyone|the\s+\w+|[a-z]+)\s+(?:that\s+)?(?:i|we)\s+"
+    r"(?:can'?t|cant|cannot|couldn'?t|won'?t|wont|am\s+not|'?m\s+not)(?:\s+(?:make\s+it|come|go|join|do\s+it))?"
+    r"(?=\s*(?:[,.;!]|$))|(?:i|we)\s+said\s+(?:i|we)\s+(?:can'?t|cant|couldn'?t|won'?t)(?:\s+(?:make\s+it|come|go))?(?=\s*(?:[,.;!]|$))"
     # ... or will: "i said i'll give it a miss this time", "gonna pass, saving my energy"
     r"|(?:i'?ll|i\s+will|gonna|going\s+to)\s+(?:give\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss|sit\s+(?:it|this(?:\s+one)?)\s+out)"
     r"|gonna\s+pass\b"

@@ -49,7 +49,9 @@ _DEADLINE_AFTER_ZH = re.compile(r"^\s*(?:之前|以前|前)")
 _ANY_REF = re.compile(
     r"(?<![\w&#])[\w.-]*#\d{1,6}(?!\d)"
     # ... or by the word for it and its number ("PR 57", "review 57")
-    r"|(?<![a-z])(?:pr|pull request|review(?:ing)?)\s*#?\s*\d{1,6}(?![\d:.]|\s*(?:am|pm|min|h\b))",
+    r"|(?<![a-z])(?:pr|pull request|review(?:ing)?)\s*#?\s*\d{1,6}(?![\d:.]|\s*(?:am|pm|min|h\b))"
+    # ... or as what the person was tagged or asked on ("callum just tagged me on 418")
+    r"|\b(?:tagged|pinged|added|requested|assigned)\s+(?:me\s+)?(?:on|to|for)\s+#?\d{2,6}(?![\d:.]|\s*(?:am|pm|min|h\b))",
     re.IGNORECASE,
 )
 
@@ -185,6 +187,12 @@ def promised_at(
     if not found and _NOT_TODAY.search(plain):
         # "no way today", 今天没空: not before tomorrow morning
         return datetime.combine(local.date() + timedelta(days=1), morning, tz) + GRACE
+    if found and _NOT_BEFORE_THEN.search(plain):
+        # "dont bug me about it before then", "之前唔好提我": the time asked for is the last one
+        # named, whatever else the turn is busy with before it ("cant touch it till monday … monday
+        # after lunch, like 1:30, i'll do it"; "我聽日同禮拜一朝早都要做 on-call 交接，禮拜一下晝三點
+        # 之後先睇")
+        return max(when for _, when in found if when is not None) if any(w for _, w in found) else None
     if found:
         # of two times, the one said with the doing: "今天下午要盯灰度发布，实在没空，明天下午看吧"
         # gives this afternoon as the reason and tomorrow afternoon as when
@@ -214,6 +222,15 @@ def promised_at(
         if (when := datetime.combine(local.date(), at, tz)) > local
     ]
     return min(ahead)[1] + GRACE if ahead else None
+
+
+# the person asks not to be reminded before the time they named
+_NOT_BEFORE_THEN = re.compile(
+    r"\b(?:don['’]?t|do\s+not|dont|no\s+need\s+to|pls\s+don['’]?t)\s+(?:bug|remind|ping|nudge|chase|poke|nag|hassle)"
+    r"\s+me\b[^.!?\n]{0,40}?\b(?:before|till|until)\b"
+    r"|之前(?:唔好|不要|别|別|不用|唔使)(?:再)?(?:提|催|烦|煩|叫|吵)|(?:唔好|不要|别|別)(?:提|催)我[^。！？]{0,6}?(?:之前|前)",
+    re.IGNORECASE,
+)
 
 
 # today ruled out, and no other time given

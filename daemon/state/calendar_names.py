@@ -60,6 +60,7 @@ class Names:
 
     words: dict[str, str]
     stems: dict[str, str]  # a name without up to three last letters → its English name, when only one
+    stem_of: dict[str, int]  # ... and the length of the shortest name it was cut from
     phrases: dict[str, str]
     phrase_rx: re.Pattern[str] | None
     unspaced_rx: re.Pattern[str] | None
@@ -112,21 +113,31 @@ def names() -> Names:
     """The table, read once from `DATA`."""
     table = json.loads(DATA.read_text(encoding="utf-8"))
     words, phrases = dict(table["words"]), dict(table["phrases"])
+    # Albanian names its weekdays with the article ("e hënë") and says "on Monday" in the
+    # accusative ("të hënën", "të enjten"): both forms read
+    for name, english in list(phrases.items()):
+        if name.startswith("e ") and english in _WEEKDAYS:
+            base = name[2:]
+            phrases.setdefault(f"të {base}n", english)
+            phrases.setdefault(f"të {base.removesuffix('ë')}ën", english)
     ordered = sorted(phrases, key=len, reverse=True)
     spaced = "|".join(re.escape(p) for p in ordered if not _UNSPACED.search(p))
     unspaced = "|".join(re.escape(p) for p in ordered if _UNSPACED.search(p))
     # (two patterns, without IGNORECASE: one pattern of 1,500 names with case folds takes seconds
     # to compile; the text is lowered instead)
     readings: dict[str, set[str]] = {}
+    lengths: dict[str, int] = {}
     every = [(w, [e]) for w, e in words.items()] + list(table.get("ambiguous", {}).items())
     for word, meanings in every:
         for k in range(4):
             if len(word) - k >= _STEM:
                 readings.setdefault(word[: len(word) - k], set()).update(meanings)
+                lengths[word[: len(word) - k]] = min(lengths.get(word[: len(word) - k], len(word)), len(word))
     stems = {stem: next(iter(e)) for stem, e in readings.items() if len(e) == 1}
     return Names(
         words,
         stems,
+        {stem: lengths[stem] for stem in stems},
         phrases,
         re.compile(rf"(?<![^\W\d_])(?:{spaced})(?![^\W\d_])") if spaced else None,
         re.compile(unspaced) if unspaced else None,
@@ -134,6 +145,7 @@ def names() -> Names:
 
 
 _STEM = 5  # letters a stem keeps at least
+_WEEKDAYS = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split())
 
 
 def word_in_english(word: str) -> str | None:
@@ -146,7 +158,10 @@ def word_in_english(word: str) -> str | None:
         return found.words[folded]
     for k in range(4):
         stem = folded[: len(folded) - k]
-        if len(stem) >= _STEM and stem in found.stems:
+        # (an inflection changes a name's last letters, and keeps it about as long: "novembrī" of
+        # "novembris"; a shorter word that only begins like a name is none, Albanian "salla" (hall)
+        # is no "sallaws")
+        if len(stem) >= _STEM and stem in found.stems and len(folded) >= found.stem_of[stem] - 1:
             return found.stems[stem]
     return None
 

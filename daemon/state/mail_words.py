@@ -56,13 +56,15 @@ _MONTHS = {
 # the words of a change: called off, moved (with the "to" after it, as English says it)
 _CANCELLED = (
     r"annul[eé]e?s?|annulation|abgesagt|storniert|entf[aä]llt|f[aä]llt\s+aus|cancelad[oa]s?|anulad[oa]s?"
-    r"|annullat[oa]|cancellat[oa]|geannuleerd|afgezegd|inst[aä]lld|avbokad|avboka[rt]?|aflyst|avlyst"
+    r"|annullat[oa]|cancellat[oa]|geannuleerd|afgezegd|inst[aä]lld|avbokad|avboka[rt]?|aflys(?:t|e|er|es|ning)|avlys(?:t|e|er|es|ning)|inställ(?:s|t|d|as)"
     r"|dibatalkan|gekanselleer|h[uủ]y|hu[ỷy]"
     # Dutch "does not go ahead": "kan … niet doorgaan", "gaat … niet door" (the verb split around it)
     r"|niet\s+door(?:gaan)?(?=\W|$)"
     # Greek, Serbian / Croatian, Romanian, Polish, Czech, Turkish
     r"|ακυρ[ωώ]θηκε|ακυρ[ωώ]νεται|otkazan[aoi]?|otkazuje\s+se|anulat[aă]?|odwo[lł]an[aey]?|zru[sš]en[aoy]?"
     r"|iptal\s+edildi"
+    # Albanian: "anuluar", "nuk do të zhvillohet" (will not take place)
+    r"|anulua[rn]?\w*|nuk\s+do\s+t[eë]\s+zhvillohet"
     # Cyrillic: Russian, Ukrainian, Bulgarian, Serbian ("отменен", "скасовано", "отказан")
     r"|отмен[её]н[аоы]?|отменяется|отменили|скасован[аоі]?|скасовується|отказан[аоы]?|отказува\w*"
 )
@@ -73,6 +75,8 @@ _MOVED = (
     r"|μεταφ[εέ]ρθηκε|μετατ[ιί]θεται|μετακιν[ηή]θηκε|pomeren[aoi]?|pomjeren[aoi]?|preme[sš]ten[aoi]?"
     r"|premje[sš]ten[aoi]?|mutat[aă]?|reprogramat[aă]?|przeniesion[aey]?|prze[lł]o[zż]on[aey]?"
     r"|p[rř]esunut[aoy]?|ertelendi"
+    # Albanian ("E kemi zhvendosur për të hënën")
+    r"|zhvendos\w*|shty(?:rë|re|het|jmë)"
     r"|перенес[её]н[аоы]?|перенесено|перенесли|перенесена|перенесений|перенесено|преместен[аоы]?|отложен[аоы]?"
     r"|пренасрочен[аоы]?|померен[аоы]?"
     # more participles: "è stata anticipata", "a reunião foi alterada para", "Ihr Termin wurde
@@ -96,7 +100,7 @@ _TO = r"(?:\s+(?:au|aux|à|a|auf|al|alla|para|naar|till|ke|na))?"
 # "a las 10:00", "às 10h", "om 10.00 uur", "alle 10"
 _CLOCK = re.compile(
     r"\b(?:à|a\s+las|a\s+la|alle|ore|às|as|um|om|kl\.?|klockan|klo|kell|pukul|jam|teen|στις|u|la\s+ora|ora|в"
-    r"|(?:o\s+)?godz(?:inie|\.)?|saat)\s+"
+    r"|(?:o\s+)?godz(?:inie|\.)?|saat|n[eë]\s+or[eë]n|ժամը)\s+"
     # (Belgian Dutch writes "om 8u15", "om 16u")
     r"(?P<h>[01]?\d|2[0-3])(?:\s*(?:h|u|:|\.)\s*(?P<m>[0-5]\d))?(?:\s*(?:h|u|uhr|uur)\b)?(?!\d)",
     re.IGNORECASE,
@@ -156,7 +160,9 @@ _ASK_WORDS = (
         # Vietnamese, Hebrew, Arabic, Hindi
         r"|пожалуйста|будь\s+ласка|прошу|просимо?|моля|k[eé]rj[uü]k|k[eé]rem|pros[ií]m|pros[ií]me|l[uū]dzu"
         r"|pra[sš]ome|pra[sš]au|palun|pyyd[aä]mme|yst[aä]v[aä]llisesti|l[uü]tfen|sila|vui\s+l[oò]ng"
-        r"|נא|אנא|בבקשה|يرجى|الرجاء|من\s+فضلك|कृपया",
+        r"|נא|אנא|בבקשה|يرجى|الرجاء|من\s+فضلك|कृपया"
+        # Azerbaijani ("…təqdim etməyiniz xahiş olunur", "zəhmət olmasa"), Georgian, Armenian
+        r"|xahi[şs]\s+(?:edirik|edir[əe]m|olunur)|z[əe]hm[əe]t\s+olmasa|გთხოვთ|խնդրում\s+ենք",
     ),
     (
         "by",
@@ -167,7 +173,9 @@ _ASK_WORDS = (
         # ... and more: "не позднее", "не пізніше", "най-късно до", "legkésőbb", "najneskôr (do)",
         # "līdz", "iki", "hiljemalt", "viimeistään", "en geç", "sebelum", "hạn chót", "עד", "قبل", "तक"
         r"|не\s+поздн?ее|не\s+пізніше|най-късно(?:\s+до)?|legk[eé]s[oő]bb|najnesk[oô]r(?:\s+do)?|l[iī]dz|iki"
-        r"|hiljemalt|viimeist[aä][aä]n|en\s+ge[cç]|sebelum|h[aạ]n\s+ch[oó]t|עד|قبل|بحلول|तक",
+        r"|hiljemalt|viimeist[aä][aä]n|en\s+ge[cç]|sebelum|h[aạ]n\s+ch[oó]t|עד|قبل|بحلول|तक"
+        # Azerbaijani "ən gec" (at the latest)
+        r"|[əe]n\s+gec",
     ),
     (
         "new slot",
@@ -238,8 +246,9 @@ _ENGLISH = re.compile(
     r"\b(?:the|and|you|your|we|are|to|of|for|will|please|thanks|hi|with|this|that|have"
     # ... and the words of a short casual note ("ugh sorry, gotta bail on climbing thursday, knee's
     # acting up again. i'll ping you once it's behaving")
-    # (not the short words other languages share: "in", "is", "me", "so", "was", "all", "see")
-    r"|i|i'?ll|i'?m|it'?s|my|at|just|can|can'?t|sorry|gotta|gonna|again|once|when|but|hey"
+    # (not the short words other languages share: "in", "is", "me", "so", "was", "all", "see", and
+    # Danish and Norwegian "i" and "at")
+    r"|i'?ll|i'?m|it'?s|my|just|can|can'?t|sorry|gotta|gonna|again|once|when|but|hey"
     r"|not|got|get|if|any|our|they|them|she|he|his|let|know|would|could|should)\b",
     re.IGNORECASE,
 )
@@ -256,7 +265,11 @@ _DAY_OF = re.compile(
 )
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 # a day of the month with its East Asian suffix, read as the figure: "16일", "16日"
-_DAY_SUFFIX = re.compile(r"(?<!\d)(?P<d>[0-3]?\d)\s*(?:일|日)(?![^\W\d_])")
+_DAY_SUFFIX = re.compile(
+    r"(?<!\d)(?P<d>[0-3]?\d)\s*(?:일|日)(?![^\W\d_])"
+    # ... or its case ending after a hyphen: Armenian "18-ին", Hungarian "29-én", "5-ig"
+    r"|(?<![\d-])(?P<e>[0-3]?\d)-[^\W\d_]{1,4}(?![^\W\d_])"
+)
 _CHANGE = re.compile(
     rf"\b(?:(?P<off>{_CANCELLED})|(?P<moved>{_MOVED}){_TO}|(?P<move>{_MOVE}))\b", re.IGNORECASE
 )
@@ -369,7 +382,7 @@ def _english(text: str) -> str:
     text = re.sub(r"\bmarço\b", "March", text, flags=re.IGNORECASE)
     # every other language's names, from CLDR (`calendar_names`): those written with a space, a
     # figure or no spaces first ("יום שני", "11월", "วันจันทร์"), then the words
-    text = _DAY_SUFFIX.sub(r"\g<d>", in_english(text))
+    text = _DAY_SUFFIX.sub(lambda m: m["d"] or m["e"], in_english(text))
     text = _WORD.sub(
         lambda m: _NAMES.get(_fold(m.group(0))) or word_in_english(m.group(0)) or m.group(0), text
     )

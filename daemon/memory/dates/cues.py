@@ -115,6 +115,12 @@ ZH_ARRANGED = re.compile(
     # called off: the past is the calling off, the event was ahead ("周五的语言交换取消了")
     r"|取消[了咗]"
 )
+# a word given, told in the past: what was promised is ahead ("i promised Sefanaia from the co-op
+# i'd email him the quote on thursday"; not "told him I'd already sent it", the past perfect)
+EN_WORD_GIVEN = re.compile(
+    r"\b(?:promised|told|said|agreed|swore)\b(?:\s+[\w'-]+){0,7}?\s+(?:that\s+)?"
+    r"(?:i'd|i would|i'll|i will|we'd|we'll|we would)\b(?!\s+(?:already|just|been|gone|done|had|never)\b)"
+)
 EN_CONTINUES = re.compile(r"\s*(?:or|and)\b")
 
 
@@ -194,6 +200,7 @@ def tense(low: str) -> str:
         or EN_GOT_SLOT.search(low)
         or EN_CALLED_OFF.search(low)
         or ("instead" in words and EN_INSTEAD.search(low))
+        or EN_WORD_GIVEN.search(low)
     ):
         return "future"
     past = any(

@@ -270,6 +270,9 @@ def _where_zh(text: str) -> str:
     # theatre, not 市中心)
     if (at := _AT_VENUE_ZH.search(text)) is not None:
         return at["v"].rsplit("的", 1)[-1].strip()
+    # ... or a place written in Latin letters after it ("在 Rambla 上 Kibón 那儿集合": Rambla)
+    if (latin := _AT_LATIN_ZH.search(text)) is not None:
+        return latin["p"].strip()
     words = [w for w in rjieba.cut(text) if w.strip() and w != "了"]
     for cue, word in itertools.pairwise(words):
         if cue in _ZH_PLACE_CUES and _HAN.search(word) and len(word) >= 2 and not _ZH_NOT_PLACE.match(word):
@@ -292,6 +295,7 @@ _AT_VENUE_ZH = re.compile(
     r"(?:在|到|去)(?P<v>[^，,。！!？?\n]{2,30}?(?:剧院|劇院|体育场|體育場|体育馆|體育館|音乐厅|音樂廳|医院|醫院|诊所|診所"
     r"|博物馆|博物館|美术馆|美術館|会展中心|會展中心|机场|機場|车站|車站|酒店|大学|大學|教堂|影院|赛马场|賽馬場))"
 )
+_AT_LATIN_ZH = re.compile(r"(?:在|到|去)\s*(?P<p>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})")
 # ... and no clause with a person, a verb or a particle in it ("我去的那个场", "第一场")
 _NOT_A_NAME_ZH = re.compile(r"[我你他她佢了要去在是有和就都也还還很把被给給吗嗎呢吧啊第一两兩个個]")
 

@@ -104,10 +104,46 @@ def _done_in_chat(ctx: Ctx, scope: str, ask: str, since: datetime) -> str | None
     for turn in ctx.memory.user_turns(scope, since, ctx.now):
         # (a done act in a sentence of its own, not a past tense anywhere: "otieno wants my slides
         # by wed. haven't even started lol. also the matatu took 1.5hrs" has done nothing)
-        done = any(is_done(s) and not _NOT_YET.search(s) for s in said_apart(turn.text))
+        done = any(
+            is_done(s) and not _NOT_YET.search(s) and not _someone_else_did(s) for s in said_apart(turn.text)
+        )
         if done and len(shared_words(ask, turn.text)) >= 2:
             return turn.text
     return None
+
+
+# ... by the person: not a sentence whose subject is someone else ("ate marites from the property mgmt
+# sent the lease renewal thing": the ask itself). Chat drops the "I": a sentence that opens on a
+# past verb is the person's ("took the photo and sent it to Karin", "sent ate marites everything").
+_DONE_BY = re.compile(r"\b(?:sent|emailed|e-mailed|replied|called|paid|delivered|submitted|shipped)\b", re.I)
+_SOMEONE_ZH = re.compile(r"^\s*(?:他|她|佢|他们|她们|佢哋)")
+
+
+def _someone_else_did(sentence: str) -> bool:
+    if _SOMEONE_ZH.match(sentence):
+        return True
+    verb = _DONE_BY.search(sentence)
+    if verb is None:
+        return False
+    before = re.findall(r"[a-z'’]+", sentence[: verb.start()].lower())
+    if not before or before[0] in (
+        "i",
+        "we",
+        "i've",
+        "we've",
+        "just",
+        "finally",
+        "already",
+        "ok",
+        "okay",
+        "so",
+        "also",
+    ):
+        return False
+    # a regular past verb of the speaker's opens the sentence ("finished the deck, emailed it"), or the
+    # verb is one of a list of the speaker's acts ("took the photo and sent it", "…, sent it")
+    listed = before[-1] == "and" or sentence[: verb.start()].rstrip().endswith(",")
+    return not (listed or before[0].endswith("ed"))
 
 
 _NOT_YET = re.compile(

@@ -47,7 +47,7 @@ _EN = re.compile(
     r"i must|i should|let me|"
     # a promise told as told: "told Marco I'd send…", "promised Jen I'd drop…", "said I would call",
     # with where the person is said too ("told raewyn at the pines lodge i'd email her…")
-    r"(?:promised|told|said|agreed)(?:\s+[\w()]+){0,6}?\s+(?:i'?d|i’d|i would|to))\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
+    r"(?:promised|told|said|agreed)(?:\s+[\w()'’-]+){0,6}?\s+(?:i'?d|i’d|i would|to))\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
     r"share|deliver|submit|get back|return|pay|book|prepare|fix|update|check|follow up|ping|mail|transfer|"
     r"wire|sign|renew|file|post|ship|order|buy|cancel|print|upload|apply|register|confirm|hand in|drop off|"
     r"sort out|draft|test|deploy|merge|publish|clean|repair|text|message|invoice|refund|"

@@ -405,19 +405,33 @@ def test_a_reply_that_opens_with_yes_accepts(reply: str) -> None:
 @pytest.mark.parametrize(
     ("text", "thing"),
     [
+        # the thing told before the clause that only says it starts
         ("周五晚上《雷雨》的票我前天就买好了。晚上八点开演，在国家大剧院", "《雷雨》"),
+        # ... or told right after it (after blind24)
+        ("周六早上七点鸣枪！全马，在滨江大道起点集合，紧张", "全马"),
+        ("禮拜日朝早六點開跑！十公里，喺海濱長廊集合", "十公里"),
     ],
 )
-def test_a_clause_that_only_says_when_it_starts_names_the_thing_before(text: str, thing: str) -> None:
+def test_a_clause_that_only_says_when_it_starts_names_the_thing_beside_it(text: str, thing: str) -> None:
     said = datetime(2028, 11, 1, 18, 0, tzinfo=PERTH)
     assert headline(text, said, PERTH) == thing
 
 
-async def test_a_venue_after_zai_is_named_whole(pmemory: Memory, pclock: FakeClock) -> None:
+@pytest.mark.parametrize(
+    ("rid", "text", "where"),
+    [
+        ("v2", "周六下午两点的比赛，在城东的奥体中心体育场，早点出门", "奥体中心体育场"),
+        # ... or in Latin letters (after blind24)
+        ("v3", "周六上午十点的面试，在 Marina Bay Financial Centre 三楼", "Marina Bay Financial Centre"),
+    ],
+)
+async def test_the_place_after_zai_is_named_whole(
+    rid: str, text: str, where: str, pmemory: Memory, pclock: FakeClock
+) -> None:
     pclock.now = at("2026-03-02 09:00")
-    say(pmemory, "v2", "周六下午两点的比赛，在城东的奥体中心体育场，早点出门", pclock.now)
+    say(pmemory, rid, text, pclock.now)
     [item] = [i for i in pmemory.items("alice") if i["category"] == "events"]
-    assert pmemory.item_view("alice", item["id"]).l1.get("where") == "奥体中心体育场"
+    assert pmemory.item_view("alice", item["id"]).l1.get("where") == where
 
 
 def test_a_mail_from_the_place_the_plan_names_moves_it_without_naming_the_old_time() -> None:
@@ -661,25 +675,6 @@ def test_a_day_with_its_clock_in_a_mail_in_another_language_is_a_meeting(text: s
 def test_noted_accepts_a_confirmation(reply: str) -> None:
     sent = datetime(2028, 11, 2, 10, 0, tzinfo=LISBON)
     assert accepts(reply, datetime(2028, 11, 9, 13, 30, tzinfo=LISBON), sent, LISBON)
-
-
-@pytest.mark.parametrize(
-    ("text", "thing"),
-    [
-        ("周六早上七点鸣枪！全马，在滨江大道起点集合，紧张", "全马"),
-        ("禮拜日朝早六點開跑！十公里，喺海濱長廊集合", "十公里"),
-    ],
-)
-def test_a_clause_that_only_says_it_starts_takes_the_thing_said_next(text: str, thing: str) -> None:
-    said = datetime(2028, 11, 1, 18, 0, tzinfo=PERTH)
-    assert headline(text, said, PERTH) == thing
-
-
-async def test_a_place_in_latin_letters_after_zai(pmemory: Memory, pclock: FakeClock) -> None:
-    pclock.now = at("2026-03-02 09:00")
-    say(pmemory, "v3", "周六上午十点的面试，在 Marina Bay Financial Centre 三楼", pclock.now)
-    [item] = [i for i in pmemory.items("alice") if i["category"] == "events"]
-    assert pmemory.item_view("alice", item["id"]).l1.get("where") == "Marina Bay Financial Centre"
 
 
 @pytest.mark.parametrize(

@@ -120,6 +120,7 @@ _SOMEONE_ZH = re.compile(r"^\s*(?:他|她|佢|他们|她们|佢哋)")
 
 
 def _someone_else_did(sentence: str) -> bool:
+    """Whether the sentence's done act is someone else's: a subject of its own before the verb."""
     if _SOMEONE_ZH.match(sentence):
         return True
     verb = _DONE_BY.search(sentence)

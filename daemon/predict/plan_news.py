@@ -257,12 +257,9 @@ def _moved_to_alone(
     word of what the plan is about, or comes from the place the plan names ("physio … at the
     Kinetyka place" and a mail from zapys@kinetyka.com.ua; a person's name alone is not enough
     here); else None."""
-    _, _, domain = sender.rpartition("<")[2].rstrip(">").partition("@")
-    org = domain.split(".")[0].lower()
+    org = _organisation(sender.rpartition("<")[2].rstrip(">"))
     from_the_place = (
-        len(org) >= 4
-        and org not in _MAIL_PROVIDERS
-        and re.search(rf"(?<![a-z]){re.escape(org)}(?![a-z])", plan_text.lower()) is not None
+        len(org) >= 4 and re.search(rf"(?<![a-z]){re.escape(org)}(?![a-z])", plan_text.lower()) is not None
     )
     if not (from_the_place or activity_terms(simplified(plan_text)) & activity_terms(text)):
         return None
@@ -366,11 +363,17 @@ def _sender_names(name: str, address: str) -> set[str]:
     """The words a plan may name its sender by: the sender's name, the address's own part, and
     the organisation its domain names ("zapys@kinetyka.com.ua" is Kinetyka's, whatever script the
     name is written in; not a mail provider's: "gmail")."""
-    local, _, domain = address.partition("@")
-    org = domain.split(".")[0] if domain.split(".")[0] not in _MAIL_PROVIDERS else ""
-    words = re.findall(r"[a-z]{3,}", f"{name} {local} {org}".lower())
+    local = address.partition("@")[0]
+    words = re.findall(r"[a-z]{3,}", f"{name} {local} {_organisation(address)}".lower())
     cjk = {name} if re.search(r"[\u4e00-\u9fff]", name) else set()
     return set(words) | cjk
+
+
+def _organisation(address: str) -> str:
+    """The organisation an address's domain names, lower-case ("kinetyka" of
+    "zapys@kinetyka.com.ua"); "" for a mail provider's ("gmail") or no domain."""
+    org = address.partition("@")[2].split(".")[0].lower()
+    return "" if org in _MAIL_PROVIDERS else org
 
 
 _MAIL_PROVIDERS = frozenset(

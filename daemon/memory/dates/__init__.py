@@ -142,7 +142,17 @@ from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import en as dates_en
 from daemon.memory.dates import zh as dates_zh
-from daemon.memory.dates.common import PERIODS, Ctx, DateMention, Hit, mention, monday, planned, span_days
+from daemon.memory.dates.common import (
+    PERIODS,
+    Ctx,
+    DateMention,
+    Hit,
+    mention,
+    monday,
+    planned,
+    span_days,
+    valid,
+)
 from daemon.memory.dates.cues import own_account
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.recurrence import Recurrence, recurrence
@@ -251,14 +261,7 @@ def _year_of_its_weekday(ctx: Ctx, date_hit: Hit, wd: int) -> date:
     if _YEAR_WRITTEN.search(ctx.low, date_hit.start, date_hit.end):
         return date_hit.day
     d = date_hit.day
-    cands = []
-    for y in (d.year - 1, d.year + 1):
-        try:
-            c = d.replace(year=y)
-        except ValueError:  # 29 February
-            continue
-        if c.weekday() == wd:
-            cands.append(c)
+    cands = [c for y in (d.year - 1, d.year + 1) if (c := valid(y, d.month, d.day)) and c.weekday() == wd]
     return min(cands, key=lambda c: abs((c - ctx.today).days)) if cands else d
 
 

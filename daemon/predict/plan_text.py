@@ -547,7 +547,7 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
             told = told[: m.start] + told[m.end :]  # its own day is the reminder's to say
         if _enough(_strip(told, zh), zh):
             return _cap(_strip(told, zh), zh), moved
-    if not _enough(piece, zh) or said_only:
+    if not _enough(piece, zh) or said_only or (zh and _COMES_ONLY_ZH.fullmatch(simplified(piece))):
         # (nor does "佢哋話" — "they said" — before the date: what it is, the clause before)
         told = _told_before(text[:lo], cut, cue_at, zh)
         if told:
@@ -585,10 +585,11 @@ _ARRANGED_EN = re.compile(
 # ... or sent by someone: "marisol sent over the larkspur kickoff, its tues at 9", "ops invited us to the
 # dr drill"
 _SENT_EN = re.compile(
-    r"^(?:(?:oh|so|ok(?:ay)?|right|btw|big\s+news|news|guess\s+what)\b[,!.:]*\s*)*(?P<caller>(?:[A-Za-z]+\s+){1,3}?)(?:just\s+)?"
+    r"^(?:(?:oh|so|ok(?:ay)?|right|btw|big\s+news|news|guess\s+what)\b[,!.:]*\s*)*(?P<caller>(?:[A-Za-z]+\s+){1,3}?)(?:just\s+|finally\s+)?"
     r"(?:sent(?:\s+(?:over|through|me|us))?|shared|forwarded|invited\s+(?:me|us)\s+(?:to|for)"
     # ... or called someone in for it: "tembo pay called me back for the final round"
-    r"|(?P<called>called|rang|emailed|texted|messaged|asked)\s+(?:me|us)\s+(?:back\s+|in\s+)?(?:for|to)(?!\s+(?:say|tell|ask)\b))"
+    # ... or fitted them in: "the cardiologist finally got me in for the stress test"
+    r"|(?P<called>called|rang|emailed|texted|messaged|asked|got)\s+(?:me|us)\s+(?:back\s+|in\s+)?(?:for|to)(?!\s+(?:say|tell|ask)\b))"
     r"\s+(?:(?:the|an?|her|his|their|our|my)\s+)?(?P<thing>.+)$",
     re.IGNORECASE,
 )
@@ -621,7 +622,14 @@ _ARRANGED_ZH = re.compile(
 
 # a Chinese clause that says only that something starts or opens (in English the clock of such a
 # clause joins the day of the sentence before, and the headline is that sentence's)
-_STARTS_ONLY_ZH = re.compile(r"(?:准时|正式)?(?:开场|开始|开演|开球|开赛|入场|进场|检票|开门|开跑|起跑|鸣枪)")
+_STARTS_ONLY_ZH = re.compile(
+    r"(?:准时|正式)?(?:开场|开始|开演|开球|开赛|入场|进场|检票|开门|开跑|起跑|鸣枪)"
+    # ... or that it leaves from somewhere ("從 Piraeus 港 E8 那個門開", "从南站出发")
+    r"|从[^，,。]{1,24}?(?:开|出发|发车|开船|起飞)"
+)
+# a Chinese clause that says only that someone comes to do it ("这周三下午来装", "师傅上门"): what
+# is done is the thing announced before ("宽带终于约好了")
+_COMES_ONLY_ZH = re.compile(r"(?:师傅|人)?(?:会|要)?(?:来|过来|上门)(?:装|修|送|拿|取|看|量|测|收)?")
 # a ticket for an event, not a ticket that is the journey (机票, 车票, 船票 stay as they are)
 _TICKET_FOR_ZH = re.compile(r"(?P<event>.+?[^机機车車船])(?:的)?(?:门|門)?票")
 

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from daemon.memory.dates import resolve_dates
+from daemon.memory.dates import DateMention, resolve_dates
 from daemon.memory.dates.cues import EMOJI, tense
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import MOVED_TO_TIME as _MOVED_TO_TIME
@@ -89,7 +89,8 @@ _PEOPLE_EN = (
     r"team ?lead|lead|ceo|cto|colleague|coworker|co-worker|teammate|landlord|teacher|doctor|"
     r"client|assistant|intern|director|supervisor|buddy|mate|pal|bestie|bff|"
     # as people call them in chat around the world: a Nigerian boss, a Filipino aunt, a grandmother
-    r"oga|hubby|wifey|bae|mama|papa|tita|tito|lola|lolo|kuya|nana|granny|gran|abuela|abuelo|oma|opa"
+    r"oga|hubby|wifey|bae|mama|papa|tita|tito|lola|lolo|kuya|nana|granny|gran|abuela|abuelo|oma|opa|"
+    r"t[ií]a|t[ií]o|primo|prima|nonna|nonno|mamaw|papaw|mam|amma|appa|ammi|abba|nani|dadi|didi|bhaiya|ouma|oupa"
 )
 # ... a celebration of theirs, which the family goes to: "tita baby's 60th is on the 24th", "mum's 60th"
 _FETE_EN = (
@@ -287,7 +288,8 @@ _OUT_EN = re.compile(
     r"|(?:he|she|they)(?:'s|’s|'ll|’ll|'re|’re| is| will| are)?\s+(?:driving|taking|drive|take)\s+"
     r"(?:himself|herself|themselves)"
     # ... or does the part the speaker had offered: "wait no he's bringing her back himself after"
-    r"|(?:he|she|they)(?:'s|’s|'ll|’ll|'re|’re| is| will| are)?\s+\w+ing\s+[^,.;]{0,25}?\b(?:himself|herself|themselves)"
+    # (with the g dropped as it is said: "she's fetchin her from the airport herself")
+    r"|(?:he|she|they)(?:'s|’s|'ll|’ll|'re|’re| is| will| are)?\s+\w+in[g'’]?\s+[^,.;]{0,25}?\b(?:himself|herself|themselves)"
     # ... or says it is none of theirs: "never mind, not my problem"
     r"|not\s+my\s+(?:problem|circus|job|business)|none\s+of\s+my\s+business)\b",
     re.IGNORECASE,
@@ -307,6 +309,8 @@ _OUT_ZH = re.compile(
     r"|我(?:就|才)?懒得(?:去|动)"
     # ... or has nothing to do with it ("我这边就不用管啦"), or is left alone meanwhile ("又係我一個湊個細路")
     r"|我(?:这边|这里)?(?:就)?不用管|(?:又系|又是|就|剩|只有)我一个?人?"
+    # ... or says it is none of theirs: "不关我的事", "唔关我事", "跟我没关系"
+    r"|(?:不|唔)关我(?:的)?事|关我(?:什么|啥|乜)事|与我无关|(?:跟|和|同)我(?:没|冇)(?:什么|啥|乜)?关系?"
 )
 # someone else in the sentence, by a pronoun
 _NAMED_LEAD = re.compile(r"(?:[A-Z][^\W\d_]+(?:'s|’s)?\s|(?:he|she|they)(?:'s|’s|'re|’re)?\b)")
@@ -569,6 +573,8 @@ _SKIP_EN = re.compile(
     r"|(?:told|texted|messaged|said\s+to)\s+(?:them|her|him|em|'em|everyone|the\s+\w+|[a-z]+)\s+(?:that\s+)?(?:i|we)\s+"
     r"(?:can'?t|cant|cannot|couldn'?t|won'?t|wont|am\s+not|'?m\s+not)(?:\s+(?:make\s+it|come|go|join|do\s+it))?"
     r"(?=\s*(?:[,.;!]|$))|(?:i|we)\s+said\s+(?:i|we)\s+(?:can'?t|cant|couldn'?t|won'?t)(?:\s+(?:make\s+it|come|go))?(?=\s*(?:[,.;!]|$))"
+    # ... or told them no ("telt her naw, no this time")
+    r"|(?:told|telt|texted)\s+(?:them|her|him|em|'em|everyone)\s+(?:no|naw|nah|nope)\b"
     # ... or will: "i said i'll give it a miss this time", "gonna pass, saving my energy"
     r"|(?:i'?ll|i\s+will|gonna|going\s+to)\s+(?:give\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss|sit\s+(?:it|this(?:\s+one)?)\s+out)"
     r"|gonna\s+pass\b"
@@ -586,6 +592,8 @@ _SKIP_EN = re.compile(
 )
 # the speaker declining it, whoever's it is: "我才不去", "我推咗", "我说去不了"
 _SKIP_ZH = re.compile(
+    # ... or said no this time: "我說不行啦", "我讲这回不去咯", "我话今次唔嚟住喇", "我说这回算了"
+    r"我(?:说|话|讲)(?:这回|这次|今次|今回)?(?:不行|不去|唔得|唔去|唔嚟|不来|算了|不了)|"
     r"我(?:就|才|是)?(?:不|唔)(?:想)?去(?!了?[\u4e00-\u9fff]{0,4}[了咗])|我(?:说|話|话)?去(?:不|唔)(?:了|成|到)|我(?:已经)?(?:推|推掉|推咗|拒绝|拒絕)(?:了|咗)?(?:佢哋|佢|他们|她们|他|她|人家)?(?=[，,。.!！\s]|$)"
     r"|我们不去|我(?:就|才)?懒得(?:去|动)|我(?:就|照旧|照常)?留(?:喺|在)(?:屋企|家)"
     # (turned the one who asked down: "阿 Joyce 約我禮拜日去 Litchfield 玩水，我推咗佢")
@@ -714,6 +722,17 @@ _BARE_CLOCK = re.compile(
     re.IGNORECASE,
 )
 JUST_PASSED = timedelta(hours=1)
+SPAN_PASSED = timedelta(hours=3)
+# a clock that begins or ends a stretch, with what lasted between ("七点半塞到八点二十", "七点四十堵到
+# 八点半"; "七点半到九点开家长会" tells when a meeting is)
+_SPAN_AFTER = re.compile(
+    r"^[^,，。.!！?？\d\s一二两三四五六七八九十半分点]{1,3}?(?:到|至)\s*[\d一二两三四五六七八九十]",
+    re.IGNORECASE,
+)
+_SPAN_BEFORE = re.compile(
+    r"[\d一二两三四五六七八九十][点:：.]?[\d一二两三四五六七八九十半分]*[^,，。.!！?？\d\s一二两三四五六七八九十半分点]{1,3}?(?:到|至)\s*$",
+    re.IGNORECASE,
+)
 
 
 def _just_passed(sentence: str, said: datetime, tz: ZoneInfo) -> bool:
@@ -722,6 +741,8 @@ def _just_passed(sentence: str, said: datetime, tz: ZoneInfo) -> bool:
     5:40 is a joke" at 17:55, "地铁一号线早上 8:50 又卡在隧道里不动" at 09:05), not what comes at that
     clock tomorrow."""
     found = resolve_dates(sentence, said, tz)
+    if len(found) == 2 and _stretch_over(sentence, found, said, tz):
+        return True
     if len(found) != 1 or found[0].direction != "future" or not found[0].has_clock:
         return False
     m = found[0]
@@ -730,12 +751,38 @@ def _just_passed(sentence: str, said: datetime, tz: ZoneInfo) -> bool:
     at = m.value.astimezone(tz)
     if said - JUST_PASSED <= at - timedelta(hours=24) <= said:
         return True  # the same clock today, just gone
+    if (_SPAN_AFTER.match(sentence[m.end :]) or _SPAN_BEFORE.search(sentence[: m.start])) and any(
+        said - SPAN_PASSED <= at - timedelta(hours=h) <= said for h in (12, 24)
+    ):
+        # one end of a stretch that is over ("从七点半塞到八点二十" at 08:50, "七点四十堵到八点半"
+        # at 08:45): how long something lasted this morning, no appointment tonight
+        return True
     # ... or its other half of the day, when the sentence says how it is or was ("the 101 at 5:40 is
     # a joke" at 17:55); a bare "taxi at 5:20" said then may well be tomorrow morning's
     rest = simplified(sentence[m.end :])
-    return said - JUST_PASSED <= at - timedelta(hours=12) <= said and bool(
-        (_SAYS_HOW_ZH if _zh(rest) else _SAYS_HOW).search(rest)
-        or (not _zh(sentence) and _MISHAP.search(sentence))
+    return (
+        said - JUST_PASSED <= at - timedelta(hours=12) <= said
+        and bool(
+            (_SAYS_HOW_ZH if _zh(rest) else _SAYS_HOW).search(rest)
+            or (not _zh(sentence) and _MISHAP.search(sentence))
+            # … or what led up to it was told as done ("等咗成個鐘，八點半先郁到" at 08:35)
+            or (_zh(sentence) and _DONE_BEFORE_ZH.search(simplified(sentence[: m.start])))
+        )
+    )
+
+
+def _stretch_over(sentence: str, found: list[DateMention], said: datetime, tz: ZoneInfo) -> bool:
+    """Two bare clocks that begin and end a stretch of something ("从六点四十五分堵到七点半"),
+    both passed within `SPAN_PASSED` of when it was said."""
+    first, last = sorted(found, key=lambda m: m.start)
+    return (
+        all(m.has_clock and _BARE_CLOCK.match(simplified(m.text.strip())) for m in found)
+        and _SPAN_AFTER.fullmatch(sentence[first.end : last.start] + "0") is not None
+        and all(
+            any(said - SPAN_PASSED <= m.value.astimezone(tz) - timedelta(hours=h) <= said for h in (12, 24))
+            for m in found
+        )
+        and tense(sentence.lower()) != "future"
     )
 
 
@@ -749,6 +796,7 @@ _MISHAP = re.compile(
     re.IGNORECASE,
 )
 _SAYS_HOW_ZH = re.compile(r"又|还在|了|着|晚点|延误|停在|堵|挤|卡在")
+_DONE_BEFORE_ZH = re.compile(r"咗|了[^解]")
 
 
 def _judged(sentence: str, said: datetime, tz: ZoneInfo, own: Callable[[str], bool]) -> bool:
@@ -828,16 +876,24 @@ def _left_out_after(text: str, said: datetime, tz: ZoneInfo) -> bool:
     not part of it: "the Lindqvists are doing their halloween party tonight. we're skipping it",
     "… tmrw night. said no, we're doing trick or treat", "… not my thing thank god"."""
     said_in = sentences(" ".join(text.split()))
-    dated = [bool(resolve_dates(s, said, tz)) for s in said_in]
-    if True not in dated:
+
+    def dated(s: str) -> bool:
+        # (a day or an hour of its own: "i'll pass this year" names a year, no other plan)
+        return any(m.granularity in ("day", "time") for m in resolve_dates(s, said, tz))
+
+    first = next((k for k, s in enumerate(said_in) if dated(s)), None)
+    if first is None:
         return False
-    first = dated.index(True)
-    plain = [simplified(s) for s in said_in[first + 1 :]]
+    # the clause that says so has no day of its own ("telt her naw, no this time, … an early night
+    # before tuesday": the no is of this plan, tuesday is another's)
+    plain = [simplified(c) for s in said_in[first + 1 :] for c in _PART.findall(s) if not dated(c)]
     return any(
-        not has_date
-        and bool((_OUT_ZH if _zh(p) else _OUT_EN).search(p) or (_SKIP_ZH if _zh(p) else _SKIP_EN).search(p))
-        for p, has_date in zip(plain, dated[first + 1 :], strict=True)
+        bool((_OUT_ZH if _zh(p) else _OUT_EN).search(p) or (_SKIP_ZH if _zh(p) else _SKIP_EN).search(p))
+        for p in plain
     )
+
+
+_PART = re.compile(r"[^,;，；]+[,;，；]?")
 
 
 # a clause led by he / she / they, with no word of the speaker in it

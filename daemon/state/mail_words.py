@@ -217,7 +217,9 @@ YES_REPLY = re.compile(
     r"|bestätige|einverstanden|passt|confermo|va\s+bene|perfetto|akkoord|bevestig\w*|prima|bekrefter|bekræfter"
     r"|bekräftar|passer\s+(?:fint|bra)|det\s+passer|potwierdzam|pasuje|potvrzuji|potvrdzujem|vyhovuje|rendben"
     r"|meger[őo]s[ií]tem|tamam|onayl[ıi]yorum|εντ[αά]ξει|επιβεβαι[ωώ]νω|sunt\s+de\s+acord|confirm|baik|setuju"
-    r"|oke|siap|đồng\s+ý|được|ok(?:ay|ei)?)\b"
+    r"|oke|siap|đồng\s+ý|được|ok(?:ay|ei)?"
+    # (Finnish: "sopii hyvin", "käy meille", "vahvistan")
+    r"|sopii|käy|vahvistan)\b"
     # ... or a reply that opens with the word for "yes" ("Da, termin mi ustreza, hvala.", "Ja, passt")
     r"|(?:^|\n)[^\w\n]*(?:da|ja|jā|jah|taip|s[ií]|oui|sim|tak|ano|áno|igen|kyllä|evet|ναι|так|да)\b",
     re.IGNORECASE,

@@ -228,6 +228,31 @@ def tells_done(text: str) -> bool:
     return is_done(text) or tense(text.lower()) == "past"
 
 
+_CLAUSE = re.compile(r"[^,;.!?，；。！？]+")
+
+
+def did(text: str, verb: str) -> bool:
+    """A clause of `text` tells the promised act done, its own verb in the past ("couriered amma's
+    shawl from thamel" for "courier her the pashmina shawl"), whatever else the statement goes on
+    to say ("…, she'll get it thursday": a sentence whose tense reads as the future)."""
+    if len(verb) < 4 or not verb.isalpha() or not verb.isascii():
+        return False
+    for c in _CLAUSE.findall(text):
+        act = re.search(rf"\b{verb}e?d\b", c, re.IGNORECASE)
+        # (not "still haven't posted gran's card")
+        if (
+            act
+            and tense(c.lower()) == "past"
+            and not _COMMITS.search(c)
+            and not _NOT.search(c[: act.start()])
+        ):
+            return True
+    return False
+
+
+_NOT = re.compile(r"\b(?:not|never|no|yet)\b|n['’]t\b", re.IGNORECASE)
+
+
 # "Told Marco (the assessor) I'd send him the photos" → "send Marco the photos": the promised act,
 # with the person it is for named in it. (Chinese tells it in that order already: "答应小唐把她婚礼
 # 的视频发给她" reads right as it is.)
@@ -457,7 +482,8 @@ def kept(ctx: Ctx, scope: str, item: ItemView, said: datetime) -> str | None:
     """Why the promise `item` (said at `said`) is kept by now, or None: a later statement of the
     person about the same thing that says it is done, or a mail they sent that keeps it."""
     promised = promised_sentence(what(item))
-    row = spoken_of_since(ctx, scope, item, said, tells_done, about=promised)
+    verb = promised_act(promised).split(" ", 1)[0].lower()
+    row = spoken_of_since(ctx, scope, item, said, lambda t: tells_done(t) or did(t, verb), about=promised)
     if row is not None:
         return f"kept: {short(what(row), 60)}"
     mail = sent_since(ctx, scope, promised, said)

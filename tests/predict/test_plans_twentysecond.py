@@ -1,0 +1,146 @@
+"""Issue 21, twenty-second session: what blind25 showed, checked on sentences written after the code.
+
+A no said in a clause of its own after the plan, though the sentence goes on to name another day
+or "this year"; "told her no" and "我说这次算了" decline; one end of a stretch that is over
+("六点五十堵到七点四十") and a clock just passed after a wait told as done are no plans; more words
+for a relative, "不关我的事", "she's drivin herself"; a headline from "X got me in for Y", from the
+arrangement told before a clause that only says it leaves from somewhere or that someone comes to
+do it; a promise kept in its own verb's past ("posted the card"); a Finnish yes.
+
+Each case was checked to fail on the code before the change (515f809) unless its comment says it
+is a guard that holds on both.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from daemon.predict.plan_news import accepts
+from daemon.predict.plan_text import headline
+from daemon.predict.plans import _just_passed, _left_out_after, declines, reasons
+from daemon.predict.predictors.promise import did
+
+OSLO = ZoneInfo("Europe/Oslo")
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+HK = ZoneInfo("Asia/Hong_Kong")
+
+
+# --- a no of its own after the plan ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the no's sentence names a year, not another day
+        "the rotary club's charity auction is saturday night at the town hall. i'll pass this year, "
+        "told bev not to save me a seat",
+        # the no's clause has no day; the clause after it names another plan's
+        "the hendersons are doing a barbecue sunday afternoon. said no, we're driving up to my sister's on monday",
+    ],
+)
+def test_a_no_after_the_plan_leaves_the_person_out(text: str) -> None:
+    assert _left_out_after(text, datetime(2027, 5, 4, 18, 0, tzinfo=OSLO), OSLO)
+
+
+def test_a_later_sentence_about_another_day_is_no_no() -> None:
+    # a guard that holds on both: "not going friday" is of friday, not of the plan on thursday
+    text = "quiz night at the anchor thursday at 8. not going friday though, the gig's too far"
+    assert not _left_out_after(text, datetime(2027, 5, 4, 18, 0, tzinfo=OSLO), OSLO)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the choir's christmas social is friday at 7 in the church hall. told them no, i need a quiet one",
+        "曹姐约周日上午去爬山，我说这次算了，膝盖还没好",
+        "阿May約我哋禮拜六去睇戲，我話今次唔去喇，好攰",
+    ],
+)
+def test_saying_no_this_time_declines(text: str) -> None:
+    assert declines(text)
+
+
+# --- a clock that has passed ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("高架上又堵，六点半堵到七点四十，打卡又迟了", "2027-05-06T07:55:00+08:00"),
+        ("内环又堵死，从六点四十五分堵到七点半，打卡又迟到了", "2027-05-06T07:55:00+08:00"),
+        ("排咗成個鐘，九點半先入到去，啲人多到爆", "2027-05-06T09:40:00+08:00"),
+    ],
+)
+def test_a_clock_just_passed_after_what_lasted_is_no_plan(text: str, said: str) -> None:
+    assert _just_passed(text, datetime.fromisoformat(said), SHANGHAI)
+
+
+def test_a_meeting_told_from_to_is_still_a_plan() -> None:
+    # a guard that holds on both: nothing lasted between the clocks; it says when the meeting is
+    assert not _just_passed("七点半到九点开家长会", datetime(2027, 5, 6, 8, 45, tzinfo=SHANGHAI), SHANGHAI)
+
+
+# --- whose plan -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my nonna's got her cataract op thursday at 11, my uncle's driving her",
+        "Kevin 下周二搬家，请了搬家公司，不关我的事",
+        "the passport office is monday at 9 for grandad, he's drivin himself",
+    ],
+)
+def test_someone_elses_appointment(text: str) -> None:
+    assert "other" in reasons(text) or declines(text)
+
+
+# --- headlines --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "tz", "word"),
+    [
+        (
+            "the physio finally got me in for a sports massage. thursday at 4:15 at the studio on king st",
+            "2027-05-04T10:00:00+02:00",
+            OSLO,
+            "massage",
+        ),
+        (
+            "去青岛的船票早买好了！周日早上九点二十从大港码头开船，要早点到",
+            "2027-05-04T10:00:00+08:00",
+            SHANGHAI,
+            "青岛",
+        ),
+        ("空调维修终于约好了，周五上午师傅上门", "2027-05-04T10:00:00+08:00", SHANGHAI, "空调"),
+    ],
+)
+def test_the_headline_is_the_thing_told_before(text: str, said: str, tz: ZoneInfo, word: str) -> None:
+    assert word in headline(text, datetime.fromisoformat(said), tz).lower()
+
+
+# --- promises and replies ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "verb", "done"),
+    [
+        ("posted the birthday card to gran, she should get it tuesday", "post", True),
+        ("couriered the spare keys to dad this morning, he'll have them by friday", "courier", True),
+        # guards that hold on both: the act not done, or only promised
+        ("still haven't posted gran's card, will do it tomorrow", "post", False),
+        ("i'll have posted it by then", "post", False),
+    ],
+)
+def test_a_promise_kept_in_its_own_verbs_past(text: str, verb: str, done: bool) -> None:
+    assert did(text, verb) is done
+
+
+@pytest.mark.parametrize("reply", ["Hei, sopii hyvin. Kiitos!", "Moi, käy meille, kiitos"])
+def test_a_finnish_yes_accepts(reply: str) -> None:
+    proposed = datetime(2027, 5, 12, 12, 0, tzinfo=OSLO)
+    assert accepts(reply, proposed, datetime(2027, 5, 10, 9, 0, tzinfo=OSLO), OSLO)

@@ -22,6 +22,7 @@ plan.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -30,9 +31,10 @@ from daemon.memory import Memory
 from daemon.memory.dates import DateMention, resolve_dates
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import activity_terms, plan_change_cue
+from daemon.predict.mail_change_model import reader_for
 from daemon.predict.plan_text import sentence_around, sentence_spans, sentences
 from daemon.state.email_rules import fresh_text
-from daemon.state.mail_words import NO_REPLY, YES_REPLY, as_english
+from daemon.state.mail_words import NO_REPLY, YES_REPLY, as_english, as_english_always, foreign
 
 # colloquial ways to call something off that the memory's change cues leave to context
 # (English words are bounded by letters, not \b: a Chinese mail writes "要cancel咗佢")
@@ -99,16 +101,32 @@ _BEFORE_OLD = re.compile(
 )
 
 
-def _lone_clock_move(text: str, mentions: list[DateMention], day: date, due: datetime) -> datetime | None:
-    """The plan's new hour told without its day, in a sentence that says it moves: the first
-    clock no date expression covers, not written as the old time, and not the plan's own."""
+def _moves(sentence: str) -> bool:
+    return bool(_MOVES.search(sentence))
+
+
+def _proposes(sentence: str) -> bool:
+    return bool(_PROPOSES.search(sentence))
+
+
+def _lone_clock_move(
+    text: str,
+    mentions: list[DateMention],
+    day: date,
+    due: datetime,
+    moves: Callable[[str], bool] = _moves,
+    proposes: Callable[[str], bool] = _proposes,
+) -> datetime | None:
+    """The plan's new hour told without its day, in a sentence that says it moves (`moves`, and
+    not `proposes`): the first clock no date expression covers, not written as the old time, and
+    not the plan's own."""
     for m in _LONE_CLOCK.finditer(text):
         if any(d.start <= m.start() < d.end for d in mentions) or _BEFORE_OLD.search(
             text[max(0, m.start() - 14) : m.start()]
         ):
             continue
         said_in = sentence_around(text, m.start())
-        if not _MOVES.search(said_in) or _PROPOSES.search(said_in):
+        if not moves(said_in) or proposes(said_in):
             continue
         hour = int(m["h24"] or m["h12"])
         minute = int(m["m24"] or m["m12"] or 0)
@@ -247,11 +265,19 @@ _ADDRESS = re.compile(
     r"\s+(?:(?:de|del|della|di|da|do|dos|la|le|du|des|e)\s+)?"
     r"(?:[A-ZÀ-ÝА-ЯЁЄІЇҐΑ-Ω][\w'’ʼ.-]*\s+){0,3}[A-ZÀ-ÝА-ЯЁЄІЇҐΑ-Ω][\w'’ʼ.-]*,?\s+\d+[A-Za-z]?\b"
     r"|\b[A-ZÀ-Ý][\wäöüß]*(?:straße|strasse|gasse|weg|platz|gracht|laan|straat|gatan|vej|gade|katu|utca)\s+\d+[a-z]?\b"
+    # … or numbered twice, as Czech and Slovak houses are ("Plzeňská 214/9")
+    r"|\b[A-ZÀ-ÝČŘŠŽĎŤŇ][^\W\d_]+\s+\d+/\d+[a-z]?\b"
 )
 
 
 def _moved_to_alone(
-    text: str, mentions: list[DateMention], due: datetime, sent: datetime, plan_text: str, sender: str = ""
+    text: str,
+    mentions: list[DateMention],
+    due: datetime,
+    sent: datetime,
+    plan_text: str,
+    sender: str = "",
+    moves: Callable[[str], bool] = _moves,
 ) -> datetime | None:
     """The one new time a mail moves a plan to, when it names no other day at all and shares a
     word of what the plan is about, or comes from the place the plan names ("physio … at the
@@ -266,7 +292,7 @@ def _moved_to_alone(
     days = [m for m in mentions if m.granularity in ("day", "time")]
     if not days or any(m.direction == "past" for m in days):
         return None
-    moved = [m for m in days if _MOVES.search(sentence_around(text, m.start))]
+    moved = [m for m in days if moves(sentence_around(text, m.start))]
     if len({m.value for m in days}) != 1 or not moved or moved[0].value <= sent:
         return None
     when = moved[0].value
@@ -459,17 +485,37 @@ def read_mail(
     mail_id: str,
     sender: str,
     address: str = "",
+    change: Callable[[str], str] | None = None,
 ) -> PlanNews | None:
     """What the mail `mail_id` (sent at `sent` by `sender`, from `address`, whose words are
-    `text`) does to the plan told as `plan_text`, due at `due`: None when it is no news of it."""
+    `text`) does to the plan told as `plan_text`, due at `due`: None when it is no news of it.
+    `change` (`mail_change_model.reader_for`) reads what a sentence of a mail in neither English
+    nor Chinese does to a plan where the word lists say nothing."""
     # read as Simplified, one character for one: the cues are written in it ("取消", "改到"); a
     # mail in another language with its dates and words of change in English (`mail_words`)
     raw = text[:MAX_MAIL_CHARS]
-    written = as_english(raw)
+    # (the language is the body's: the header line the e-mail handler writes is English, and
+    # outweighs a short mail's own words)
+    in_another = foreign(raw.split("\n\n", 1)[-1])
+    written = as_english_always(raw) if in_another else raw
     text = simplified(written)
+    model = change if in_another else None
+
+    def reads(sentence: str) -> str:
+        return model(sentence) if model is not None else "other"
+
+    def moves(sentence: str) -> bool:
+        return _moves(sentence) or reads(sentence) == "move"
+
+    def proposes(sentence: str) -> bool:
+        return _proposes(sentence) or reads(sentence) == "propose"
+
     # _CANCEL reads both languages: a mail that mixes them ("明天吃饭 cannot make it liao") is
     # read for the English words too
-    if not _tells_change(text, plan_text):
+    if not (
+        _tells_change(text, plan_text)
+        or any(reads(s) in ("cancel", "move", "propose") for s in sentence_spans(text))
+    ):
         return None
     mentions = resolve_dates(text, sent, tz)
     day = due.astimezone(tz).date()
@@ -480,7 +526,7 @@ def read_mail(
         # … unless it moves "your appointment" to one new time without naming the old one, and
         # names what the plan is about ("Uw afspraak is verplaatst naar donderdag 8 oktober om
         # 9:30" from the Overvecht office the person was going to)
-        to = _moved_to_alone(text, mentions, due.astimezone(tz), sent, plan_text, address or sender)
+        to = _moved_to_alone(text, mentions, due.astimezone(tz), sent, plan_text, address or sender, moves)
         return (
             PlanNews(mail_id, sender, to, place=_new_place(text, raw, plan_text)) if to is not None else None
         )
@@ -494,7 +540,7 @@ def read_mail(
             mail_id, sender, due.astimezone(tz), update=" ".join(written[at : at + len(changed)].split())
         )
     moved = None
-    called_off = _called_off(text, plan_text)
+    called_off = _called_off(text, plan_text) or any(reads(s) == "cancel" for s in sentence_spans(text))
     local_due = due.astimezone(tz)
     restated = False  # the mail says the plan's own day and time again ("same time, 7pm")
     proposed: datetime | None = None
@@ -521,13 +567,13 @@ def read_mail(
             # 5月27日上午 name the plan, they do not move a 6:30 class to 20:00): the old plan
             continue
         said_in = sentence_around(text, m.start)
-        if _QUESTION_TAIL.match(text[m.end :]) or _PROPOSES.search(said_in):
+        if _QUESTION_TAIL.match(text[m.end :]) or proposes(said_in):
             # "next Tuesday instead?", "would you be able to come on Wednesday 26/11": a proposal,
             # not the new plan (unless the person accepts it)
             if proposed is None:
                 proposed = when if m.has_time else when.replace(hour=local_due.hour, minute=local_due.minute)
             continue
-        if (called_off or when.date() == day) and not _MOVES.search(said_in):
+        if (called_off or when.date() == day) and not moves(said_in):
             # another day beside a plan called off ("明天再说", "we'll carry on next Wednesday as
             # usual"), or another hour of the plan's day not said to be its new one (Mia's 4:15
             # visit is cancelled, not Lucas's 3:45 moved): no new time for this plan
@@ -556,12 +602,14 @@ def read_mail(
         )
         break
     if moved is None and proposed is None and not called_off:
-        moved = _lone_clock_move(text, mentions, day, local_due)
+        moved = _lone_clock_move(text, mentions, day, local_due, moves, proposes)
     if moved is None and other_hour and not named:
         # what the mail calls off or changes is another appointment of that day (the flu jab at
         # 10:00, not the 14:30 doctor's visit): no news of this plan
         return None
-    if moved is None and restated and not called_off:
+    if moved is None and proposed is None and restated and not called_off:
+        # (a proposal that names the old slot first, "about Friday 14 May at 10:00: could we do
+        # Tuesday at 15:30 instead?", is a proposal)
         # the same day and time, something else changed (the place): the plan stands, with news
         body, as_written = (t.split("\n\n", 1)[-1] for t in (text, written))  # after the header line
         said = next(
@@ -607,6 +655,7 @@ def news(
     """The newest e-mail from someone else, received after the plan was told (`said`) and by
     `now`, that calls the plan off or moves it; None when there is none."""
     found: list[tuple[datetime, PlanNews]] = []
+    change = reader_for(memory.embedder)
     for thread in memory.email_threads(scope):
         if thread.last_message_at <= said:
             continue
@@ -619,7 +668,15 @@ def news(
                 continue
             res = stored[0]
             got = read_mail(
-                res.text, msg.sent_at, plan_text, due, tz, msg.id, msg.sender_name or msg.sender, msg.sender
+                res.text,
+                msg.sent_at,
+                plan_text,
+                due,
+                tz,
+                msg.id,
+                msg.sender_name or msg.sender,
+                msg.sender,
+                change,
             )
             if got is None or not (
                 tied(plan_text, res.text, msg.sender_name, msg.sender)

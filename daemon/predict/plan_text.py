@@ -534,6 +534,13 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
         told = _told_before(text[:lo], cut, cue_at, zh)
         if told:
             return _cap(told, zh), moved
+    if not zh and _IT_LEADS_EN.match(piece):
+        # "booked it for tomorrow half one at sportmed": "it" is what the sentence before told,
+        # whatever its form ("rugby club finally want me sports medical done before i can play")
+        prior = sentences(text[:lo])
+        thing = _strip(prior[-1], zh) if prior else ""
+        if _enough(thing, zh) and names_a_thing(thing):
+            return _cap(thing, zh), moved
     said_only = zh and bool(_ONLY_SAID_ZH.fullmatch(piece))
     if zh and _STARTS_ONLY_ZH.fullmatch(simplified(piece)):
         # the clause says only that it starts ("晚上七点半开场"): what starts is
@@ -560,6 +567,10 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
             return _cap(thing, zh), moved
         piece = _strip(_drop_marks(cut, zh), zh)
     return _cap(piece if _enough(piece, zh) else _strip(sentence, zh) or text, zh), moved
+
+
+# a clause whose thing is "it", said where or for whom: "it at sportmed on slezská"
+_IT_LEADS_EN = re.compile(r"^it\s+(?:at|on|in|with|for|@)\b", re.IGNORECASE)
 
 
 # a thing named only as one of what was told before: "first one", "the next one", "that"

@@ -5,7 +5,8 @@ or "this year"; "told her no" and "我说这次算了" decline; one end of a str
 ("六点五十堵到七点四十") and a clock just passed after a wait told as done are no plans; more words
 for a relative, "不关我的事", "she's drivin herself"; a headline from "X got me in for Y", from the
 arrangement told before a clause that only says it leaves from somewhere or that someone comes to
-do it; a promise kept in its own verb's past ("posted the card"); a Finnish yes.
+do it, or whose thing is "it" ("booked it for monday at 9"); a promise kept in its own verb's past
+("posted the card"); a Finnish yes; a house numbered twice ("Plzeňská 214/9") as the new place.
 
 Each case was checked to fail on the code before the change (515f809) unless its comment says it
 is a guard that holds on both.
@@ -13,15 +14,17 @@ is a guard that holds on both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from daemon.predict.plan_news import accepts
+from daemon.predict.plan_news import _new_place, accepts, read_mail
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import _just_passed, _left_out_after, declines, reasons
 from daemon.predict.predictors.promise import did
+from daemon.state.mail_words import as_english
 
 OSLO = ZoneInfo("Europe/Oslo")
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -117,6 +120,12 @@ def test_someone_elses_appointment(text: str) -> None:
             "青岛",
         ),
         ("空调维修终于约好了，周五上午师傅上门", "2027-05-04T10:00:00+08:00", SHANGHAI, "空调"),
+        (
+            "the council want the boiler certificate sorted before winter. booked it for monday at 9 at the depot on mill road",
+            "2027-05-04T10:00:00+02:00",
+            OSLO,
+            "boiler",
+        ),
     ],
 )
 def test_the_headline_is_the_thing_told_before(text: str, said: str, tz: ZoneInfo, word: str) -> None:
@@ -144,3 +153,76 @@ def test_a_promise_kept_in_its_own_verbs_past(text: str, verb: str, done: bool) 
 def test_a_finnish_yes_accepts(reply: str) -> None:
     proposed = datetime(2027, 5, 12, 12, 0, tzinfo=OSLO)
     assert accepts(reply, proposed, datetime(2027, 5, 10, 9, 0, tzinfo=OSLO), OSLO)
+
+
+def test_a_house_numbered_twice_is_the_new_place() -> None:
+    mail = (
+        "E-mail from Klinika Ružinov to me: 'Zmena termínu'\n\nVáš termín sa presúva na utorok 14. 9. o 10:00, "
+        "nová pobočka: Obchodná 58/12, 1. poschodie."
+    )
+    assert _new_place(as_english(mail), mail, "physio at klinika ružinov on friday at 10") == "Obchodná 58/12"
+
+
+# --- a mail in another language, read by the mail-change model ----------------------------------
+
+VILNIUS = ZoneInfo("Europe/Vilnius")
+_SAID = datetime(2027, 5, 10, 9, 0, tzinfo=VILNIUS)
+_SENT = datetime(2027, 5, 11, 9, 0, tzinfo=VILNIUS)
+_DUE = datetime(2027, 5, 14, 10, 0, tzinfo=VILNIUS)
+_PLAN = "physio at Kallio friday 10am"
+
+
+def _says(label: str) -> Callable[[str], str]:
+    """A reader that says `label` of every sentence (how `read_mail` uses a reader, not the model)."""
+    return lambda _sentence: label
+
+
+def test_the_mail_change_reader_reads_only_mail_in_another_language() -> None:
+    english = (
+        "E-mail from Studio Kallio <info@kallio.example> to me: 'Friday'\n\nHi, about your session on "
+        "Friday 14 May at 10:00: the studio has a new coffee machine."
+    )
+    assert read_mail(english, _SENT, _PLAN, _DUE, VILNIUS, "m1", "Studio Kallio", "", _says("cancel")) is None
+    finnish = (
+        "E-mail from Fysioterapia Kallio <info@kallio.example> to me: 'Perjantai'\n\nHei, koskien "
+        "ajanvaraustasi 2027-05-14 klo 10:00 Kallion toimipisteessä. Ystävällisin terveisin, Kallion vastaanotto"
+    )
+    # the word lists read no change in it; the reader's "cancel" calls the plan off
+    assert read_mail(finnish, _SENT, _PLAN, _DUE, VILNIUS, "m1", "Fysioterapia Kallio") is None
+    got = read_mail(finnish, _SENT, _PLAN, _DUE, VILNIUS, "m1", "Fysioterapia Kallio", "", _says("cancel"))
+    assert got is not None and got.moved_to is None and got.proposed is None and not got.update
+
+
+def test_a_sentence_the_reader_says_moves_gives_the_new_time() -> None:
+    finnish = (
+        "E-mail from Fysioterapia Kallio <info@kallio.example> to me: 'Perjantai'\n\nHei, "
+        "ajanvarauksesi 2027-05-14 klo 10:00 on nyt 2027-05-18 klo 15:30 samassa paikassa. Ystävällisin terveisin, Kallion vastaanotto"
+    )
+    got = read_mail(finnish, _SENT, _PLAN, _DUE, VILNIUS, "m1", "Fysioterapia Kallio", "", _says("move"))
+    assert got is not None and got.moved_to == datetime(2027, 5, 18, 15, 30, tzinfo=VILNIUS)
+    asked = read_mail(finnish, _SENT, _PLAN, _DUE, VILNIUS, "m1", "Fysioterapia Kallio", "", _says("propose"))
+    assert (
+        asked is not None
+        and asked.moved_to is None
+        and asked.proposed == datetime(2027, 5, 18, 15, 30, tzinfo=VILNIUS)
+    )
+
+
+def test_a_proposal_that_names_the_old_slot_first_is_a_proposal() -> None:
+    london = ZoneInfo("Europe/London")
+    mail = (
+        "E-mail from Vine & Barrel <events@vinebarrel.example> to me: 'Your tasting'\n\nHello Priya, regarding "
+        "the tasting on Saturday 22 May at 18:00 — would Sunday 23 May at 17:00 suit you instead? Warm "
+        "regards, Vine & Barrel"
+    )
+    got = read_mail(
+        mail,
+        datetime(2027, 5, 17, 9, 0, tzinfo=london),
+        "wine tasting at vine & barrel saturday 6pm",
+        datetime(2027, 5, 22, 18, 0, tzinfo=london),
+        london,
+        "m1",
+        "Vine & Barrel",
+    )
+    assert got is not None and got.moved_to is None and not got.update
+    assert got.proposed == datetime(2027, 5, 23, 17, 0, tzinfo=london)

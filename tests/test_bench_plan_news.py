@@ -9,6 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "bench" / "check" / "plan_news_pairs.jsonl"
 KEYS = {"id", "lang", "tz", "plan", "said_at", "due", "sender", "address", "sent_at", "mail", "label", "why"}
@@ -45,9 +47,10 @@ def test_a_pair_is_read_as_the_daemon_reads_it() -> None:
     assert bench.verdict(other) == ("none", None)
 
 
-def test_the_labelled_pairs_are_well_formed() -> None:
-    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert len(rows) >= 200
+@pytest.mark.parametrize("data", [DATA, DATA.with_name("plan_news_foreign.jsonl")], ids=lambda p: p.name)
+def test_the_labelled_pairs_are_well_formed(data: Path) -> None:
+    rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) >= 180
     for row in rows:
         assert set(row) >= KEYS, row.get("id")
         assert row["label"] in {"cancel", "move", "update", "proposal", "none"}, row["id"]

@@ -23,6 +23,8 @@ from collections.abc import Callable
 
 from daemon.state.calendar_names import MONTHS, fold, in_english, word_in_english
 
+MONTHS_EN = frozenset(MONTHS)
+
 _WEEKDAYS = {
     "monday": "lundi montag lunes lunedi segunda-feira maandag mandag senin δευτερα ponedeljak ponedjeljak luni"
     " poniedzialek pondeli pazartesi ponedeljka ponedjeljka poniedzialku",
@@ -129,6 +131,48 @@ def _ko_clock(m: re.Match[str]) -> str:
         h += 12  # afternoon, evening, night
     minute = 30 if m["half"] else int(m["m"] or 0)
     return f"at {h:02d}:{minute:02d}"
+
+
+# ... or with the word for "at" or "o'clock" of a language that writes it apart from a Latin "at":
+# Hebrew "בשעה 10:00" / "ב-9:00", Arabic "الساعة 8:30", Persian "ساعت ۸:۳۰" (its digits read first),
+# Tagalog "alas-8:15", Slavic "на 8:15" / "na 16:30" (to a time, hours and minutes only); after it,
+# Hindi "8:30 बजे", Bulgarian "8:30 ч.", Lithuanian "9.00 val.", Hungarian "8:15-kor" / "8:30-ra",
+# Turkish "08:30'da", Vietnamese "8 giờ 30"
+_CLOCK_WORD = re.compile(
+    r"(?:בשעה|ב-|ל-|(?:في\s+)?الساعة|ساعت|alas-?|(?<!\w)(?:на|na)\s+(?=\d{1,2}[:.]\d\d))\s*"
+    r"(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?(?![\d:])"
+    r"|(?<![\d.:])(?P<h2>[01]?\d|2[0-3])[:.](?P<m2>[0-5]\d)(?:\s*(?:बजे|ч\.|val\.)|-(?:kor|ra|re|ig)\b|['’](?:da|de|ta|te)\b)"
+    r"|(?<![\d.:])(?P<h3>[01]?\d|2[0-3])\s*gi[ờo](?:\s*(?P<m3>[0-5]\d)(?:\s*ph[úu]t)?)?(?!\w)",
+    re.IGNORECASE,
+)
+
+
+# the afternoon or evening said beside a 12-hour clock: Hindi शाम / दोपहर / रात, Tagalog "ng hapon" /
+# "ng gabi", Vietnamese chiều / tối, Arabic مساءً / ظهرًا, Persian بعدازظهر / عصر / شب
+_PM_NEAR = re.compile(
+    r"शाम|दोपहर|रात|hapon|gabi|chi[ềe]u|t[ốo]i|مساء|ظهر|بعدازظهر|بعد\s+از\s+ظهر|عصر|شب", re.IGNORECASE
+)
+
+
+def _clock_word(m: re.Match[str]) -> str:
+    h = int(m["h"] or m["h2"] or m["h3"])
+    minute = m["m"] or m["m2"] or m["m3"] or "00"
+    near = m.string[max(0, m.start() - 12) : m.end() + 14]
+    if h < 12 and _PM_NEAR.search(near):
+        h += 12
+    return f"at {h:02d}:{minute}"
+
+
+# "tomorrow" in the languages such mail comes in (Vietnamese "mai" after its part of the day: alone
+# it is also a month's name elsewhere)
+_TOMORROW = re.compile(
+    r"(?<!\w)(?:למחר|מחר|غدًا|غداً|غدا|فردا|завтра|утре|jutro|z[ií]tra|zajtra|sutra|holnap|rytoj|r[iī]t|homme"
+    r"|huomenna|i\s+morgon|i\s+morgen|demain|domani|amanh[ãa]|m[âa]ine|yar[ıi]n|besok|esok|bukas|kesho"
+    r"|αύριο|αυριο|พรุ่งนี้|내일|(?:ngày|s[áa]ng|chi[ềe]u|t[ốo]i|tr[ưu]a)\s+mai)(?!\w)",
+    re.IGNORECASE,
+)
+# the digits of Arabic, Persian, Devanagari, Bengali and Thai script, as figures
+_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹०१२३४५६७८९০১২৩৪৫৬৭৮৯๐๑๒๓๔๕๖๗๘๙", "0123456789" * 5)
 
 
 # ... or alone in the French way: "9h15", "14h30", "jeudi 10h"
@@ -366,7 +410,27 @@ def _ask_words(text: str) -> str:
     return _ASK.sub(word, text)
 
 
+# Hebrew glues "to", "on", "from" to the word for day: "ליום ראשון" is "יום ראשון" (Sunday)
+_HE_DAY_PREFIX = re.compile(r"(?<![\u0590-\u05ff])[לבמו](?=יום\s)")
+# a month's name as short as "mai", "mei", "maj" is also a word (Romanian "nu mai pot", "more";
+# Vietnamese "mai", "tomorrow"): a month only beside a figure ("5 mai", "mai 2027")
+_SHORT_MONTH_NEAR = 6
+
+
+def _name(m: re.Match[str]) -> str:
+    word = m.group(0)
+    found = _NAMES.get(_fold(word)) or word_in_english(word)
+    if found is None:
+        return word
+    if len(word) <= 3 and found in MONTHS_EN:
+        near = m.string[max(0, m.start() - _SHORT_MONTH_NEAR) : m.end() + _SHORT_MONTH_NEAR]
+        if not re.search(r"\d", near):
+            return word
+    return found
+
+
 def _english(text: str) -> str:
+    text = _TOMORROW.sub(" tomorrow ", text.translate(_DIGITS))
     text = _vietnamese(text)
     text = _ask_words(text)
     text = _CHANGE.sub(
@@ -380,14 +444,13 @@ def _english(text: str) -> str:
     text = _KO_CLOCK.sub(_ko_clock, text)
     text = _TH_CLOCK.sub(lambda m: f"at {int(m['h']):02d}:{m['m']}", text)
     text = _VI_HALF.sub(_vi_half, text)
+    text = _CLOCK_WORD.sub(_clock_word, text)
     # (março folds to "marco", a name: the Portuguese month is read with its cedilla)
     text = re.sub(r"\bmarço\b", "March", text, flags=re.IGNORECASE)
     # every other language's names, from CLDR (`calendar_names`): those written with a space, a
     # figure or no spaces first ("יום שני", "11월", "วันจันทร์"), then the words
-    text = _DAY_SUFFIX.sub(lambda m: m["d"] or m["e"], in_english(text))
-    text = _WORD.sub(
-        lambda m: _NAMES.get(_fold(m.group(0))) or word_in_english(m.group(0)) or m.group(0), text
-    )
+    text = _DAY_SUFFIX.sub(lambda m: m["d"] or m["e"], in_english(_HE_DAY_PREFIX.sub("", text)))
+    text = _WORD.sub(_name, text)
     # the day before its month as English writes it: "14. April", "16 de April" → "14 April"
     text = _DAY_OF.sub(lambda m: f"{m['d']} ", text)
     # a weekday and its day and month in figures, as most of Europe writes them: "środę 22.04",
@@ -396,7 +459,7 @@ def _english(text: str) -> str:
 
 
 _WEEKDAY_DM = re.compile(
-    r"\b(?P<wd>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day),?\s+(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.?(?:(?P<y>20\d\d)\b)?(?![\d:])"
+    r"\b(?P<wd>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\s*,?\s+(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.?(?:(?P<y>20\d\d)\b)?(?![\d:])"
 )
 
 

@@ -6,7 +6,9 @@ or "this year"; "told her no" and "我说这次算了" decline; one end of a str
 for a relative, "不关我的事", "she's drivin herself"; a headline from "X got me in for Y", from the
 arrangement told before a clause that only says it leaves from somewhere or that someone comes to
 do it, or whose thing is "it" ("booked it for monday at 9"); a promise kept in its own verb's past
-("posted the card"); a Finnish yes; a house numbered twice ("Plzeňská 214/9") as the new place.
+("posted the card"); a Finnish yes; a house numbered twice ("Plzeňská 214/9") as the new place;
+read_mail with the mail-change model's reader; clocks, "tomorrow" and digits in more languages, and
+a short month's name ("mai") only beside a figure.
 
 Each case was checked to fail on the code before the change (515f809) unless its comment says it
 is a guard that holds on both.
@@ -24,7 +26,7 @@ from daemon.predict.plan_news import _new_place, accepts, read_mail
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import _just_passed, _left_out_after, declines, reasons
 from daemon.predict.predictors.promise import did
-from daemon.state.mail_words import as_english
+from daemon.state.mail_words import as_english, as_english_always
 
 OSLO = ZoneInfo("Europe/Oslo")
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -226,3 +228,44 @@ def test_a_proposal_that_names_the_old_slot_first_is_a_proposal() -> None:
     )
     assert got is not None and got.moved_to is None and not got.update
     assert got.proposed == datetime(2027, 5, 23, 17, 0, tzinfo=london)
+
+
+# --- dates in more languages --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("التذكير: موعدكم يوم الخميس الساعة ٤:٢٠ مساءً في العيادة.", "at 16:20"),
+        ("نوبت دندانپزشکی شما به ساعت ۹:۴۵ صبح منتقل شد.", "at 09:45"),
+        ("התור לרופאת השיניים נקבע מחדש ליום רביעי בשעה 11:10.", "Wednesday"),
+        ("התור לרופאת השיניים נקבע מחדש ליום רביעי בשעה 11:10.", "at 11:10"),
+        ("आपकी जाँच अब गुरुवार दोपहर 2:40 बजे होगी।", "at 14:40"),
+        ("Ang check-up ninyo ay inilipat sa alas-4:30 ng hapon.", "at 16:30"),
+        ("Buổi khám được dời sang 3 giờ 15 chiều.", "at 15:15"),
+        ("Időpontja 10:20-kor lesz a rendelőben, kérjük pontosan érkezzen.", "at 10:20"),
+        ("Kurye yarın 13:45'te kapınızda olacak.", "tomorrow"),
+        ("Kurye yarın 13:45'te kapınızda olacak.", "at 13:45"),
+        ("Vizitas perkeltas į 14.50 val., tas pats kabinetas.", "at 14:50"),
+        ("Напомняме, че часът ви е утре, 9:40 ч.", "tomorrow"),
+        ("Lịch giao hàng là sáng mai, quý khách vui lòng có mặt.", "tomorrow"),
+    ],
+)
+def test_a_clock_and_tomorrow_in_more_languages(text: str, read: str) -> None:
+    assert read in as_english_always(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Îmi pare rău, nu mai pot ajunge la ședința de joi.",  # "nu mai": no longer
+        "Vă rugăm să ne anunțați cu o zi mai devreme.",  # "mai devreme": earlier
+    ],
+)
+def test_a_short_months_name_without_a_figure_is_a_word(text: str) -> None:
+    assert "May" not in as_english_always(text)
+
+
+def test_a_short_months_name_beside_a_figure_is_the_month() -> None:
+    # a guard that holds on both
+    assert "May" in as_english_always("Programarea dumneavoastră este pe 14 mai, la ora 9.")

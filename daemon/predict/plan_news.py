@@ -101,6 +101,21 @@ _BEFORE_OLD = re.compile(
 )
 
 
+def _another_time(sentence: str, sent: datetime, tz: ZoneInfo, due: datetime) -> bool:
+    """The sentence names a day or a time still ahead of when the mail was sent, other than the
+    plan's own (`due`)."""
+    local = due.astimezone(tz)
+    return any(
+        m.direction != "past"
+        and m.granularity in ("day", "time")
+        and (
+            m.value.astimezone(tz).date() != local.date()
+            or (m.has_clock and m.value.astimezone(tz).time() != local.time())
+        )
+        for m in resolve_dates(sentence, sent, tz)
+    )
+
+
 def _moves(sentence: str) -> bool:
     return bool(_MOVES.search(sentence))
 
@@ -267,6 +282,10 @@ _ADDRESS = re.compile(
     r"|\b[A-ZÀ-Ý][\wäöüß]*(?:straße|strasse|gasse|weg|platz|gracht|laan|straat|gatan|vej|gade|katu|utca)\s+\d+[a-z]?\b"
     # … or numbered twice, as Czech and Slovak houses are ("Plzeňská 214/9")
     r"|\b[A-ZÀ-ÝČŘŠŽĎŤŇ][^\W\d_]+\s+\d+/\d+[a-z]?\b"
+    # … or named before its street word, as Slavic, Turkish and Baltic addresses are ("Leninskim
+    # Prospekcie 30", "Bağdat Caddesi 145", "Brīvības iela 40", "Gedimino gatvė 9")
+    r"|\b[A-ZÀ-ÝČŘŠŽĎŤŇĀĒĪŪĢĶĻŅ][^\W\d_]+\s+(?:Prospe[kc]\w*|prospe[kc]\w*|Caddesi|Sokağı|Sokak|iela|gatvė|tee|cesta"
+    r"|[Bb]ulvar\w*)\s+\d+[A-Za-z]?\b"
 )
 
 
@@ -514,7 +533,12 @@ def read_mail(
     # read for the English words too
     if not (
         _tells_change(text, plan_text)
-        or any(reads(s) in ("cancel", "move", "propose") for s in sentence_spans(text))
+        # (another time asked about tells a change only with its time: "if you need another date,
+        # tell us" asks nothing of this plan)
+        or any(
+            reads(s) in ("cancel", "move") or (reads(s) == "propose" and _another_time(s, sent, tz, due))
+            for s in sentence_spans(text)
+        )
     ):
         return None
     mentions = resolve_dates(text, sent, tz)

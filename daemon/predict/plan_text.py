@@ -625,7 +625,7 @@ _ARRANGED_ZH = re.compile(
     # (when it was done, between who did it and the doing: "…的票我上个月就已经抢到了")
     r"^(?P<thing>.+?)\s*(?:我|我们)?(?:(?:上个?月|上周|上礼拜|上星期|昨天|前天|前几天|几天前|老早)就?|就)?"
     r"(?:早就|早已|终于|已经|也|总算)?(?:在?网上)?(?:已经|终于|总算)?"
-    r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号|抢到|买到|买好|拿到|订到|约到)了?"
+    r"(?:约好|约上|预约好|预约上|订好|定好|搞定|敲定|确定|排上|挂上号|挂好号|抢到|买到|买好|拿到|订到|约到|报名|报好名|报上名)了?"
     # (a particle after it: "搶到了啦", "约好了哦")
     r"[啦喇咯哦呀嘞~～!！]*$"
 )
@@ -635,8 +635,9 @@ _ARRANGED_ZH = re.compile(
 # clause joins the day of the sentence before, and the headline is that sentence's)
 _STARTS_ONLY_ZH = re.compile(
     r"(?:准时|正式)?(?:开场|开始|开演|开球|开赛|入场|进场|检票|开门|开跑|起跑|鸣枪)"
-    # ... or that it leaves from somewhere ("從 Piraeus 港 E8 那個門開", "从南站出发")
-    r"|从[^，,。]{1,24}?(?:开|出发|发车|开船|起飞)"
+    # ... or that it leaves from somewhere ("從 Piraeus 港 E8 那個門開", "从南站出发"), or where to
+    # gather for it ("在 San Ignacio 的 Burns Avenue 那間 Jaguar Path 旅行社門口集合")
+    r"|从[^，,。]{1,24}?(?:开|出发|发车|开船|起飞)|在[^，,。]{1,60}?集合"
 )
 # a Chinese clause that says only that someone comes to do it ("这周三下午来装", "师傅上门"): what
 # is done is the thing announced before ("宽带终于约好了")
@@ -667,8 +668,13 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
             return ""
         announced = prior[-1]
         if zh:  # the clause of it that announces ("星海乐队演唱会的门票已经抢到了，rock zone 的！")
-            parts = [c.group(0).strip(" ,，.。!！?？…~:：") for c in clause_rx.finditer(announced)]
-            announced = next((c for c in reversed(parts) if _ARRANGED_ZH.match(c)), announced)
+            # (a list's 、 parts it too, and it is read in Simplified: "Tikal 的 tour 已經報名了、錢也已經付了")
+            parts = [
+                p.strip(" ,，.。!！?？…~:：")
+                for c in clause_rx.finditer(announced)
+                for p in c.group(0).split("、")
+            ]
+            announced = next((c for c in reversed(parts) if _ARRANGED_ZH.match(simplified(c))), announced)
     if zh:  # an aside after it ("…买好了（打折那天抢的 🥳）") is no part of the announcement
         announced = _ASIDE_ZH.sub("", re.sub(r"[（(][^）)]*$", "", announced))
     announced = announced.strip(" ,，.。!！?？…~:：")

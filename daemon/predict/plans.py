@@ -89,7 +89,7 @@ _PEOPLE_EN = (
     r"team ?lead|lead|ceo|cto|colleague|coworker|co-worker|teammate|landlord|teacher|doctor|"
     r"client|assistant|intern|director|supervisor|buddy|mate|pal|bestie|bff|"
     # as people call them in chat around the world: a Nigerian boss, a Filipino aunt, a grandmother
-    r"oga|hubby|wifey|bae|mama|papa|tita|tito|lola|lolo|kuya|nana|granny|gran|abuela|abuelo|oma|opa|"
+    r"oga|hubby|wifey|bae|ma-?ma|pa-?pa|tita|tito|lola|lolo|kuya|nana|granny|gran|abuela|abuelo|oma|opa|"
     r"t[ií]a|t[ií]o|primo|prima|nonna|nonno|mamaw|papaw|mam|amma|appa|ammi|abba|nani|dadi|didi|bhaiya|ouma|oupa"
 )
 # ... a celebration of theirs, which the family goes to: "tita baby's 60th is on the 24th", "mum's 60th"
@@ -157,7 +157,9 @@ _HYPO_EN = re.compile(
 _HYPO_ZH = re.compile(r"要是|如果|假如|假设|万一|哪天|总有一天|有一天|也许|理论上|的话|就好了|梦想|想象|幻想")
 
 _DONE_EN = re.compile(
-    r"\b(already|finally|yesterday|last (?:week|month|night|year|monday|tuesday|wednesday|thursday|friday|"
+    # ("finally" before what is on its way is relief, not done: "we're finally signing for the deeds on
+    # wednesday")
+    r"\b(already|finally(?!\s+(?:\w+ing|going\s+to|gonna)\b)|yesterday|last (?:week|month|night|year|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday)|ago|earlier today|this morning|went|had|did|finished|submitted|skipped|was great|"
     r"went fine|it went|(?:got|came|just)\s+back\s+from)\b",
     re.IGNORECASE,
@@ -291,7 +293,9 @@ _OUT_EN = re.compile(
     # (with the g dropped as it is said: "she's fetchin her from the airport herself")
     r"|(?:he|she|they)(?:'s|’s|'ll|’ll|'re|’re| is| will| are)?\s+\w+in[g'’]?\s+[^,.;]{0,25}?\b(?:himself|herself|themselves)"
     # ... or says it is none of theirs: "never mind, not my problem"
-    r"|not\s+my\s+(?:problem|circus|job|business)|none\s+of\s+my\s+business)\b",
+    r"|not\s+my\s+(?:problem|circus|job|business)|none\s+of\s+my\s+business"
+    # ... or that the other has it in hand: "she say I must not leave work for that one, she got it"
+    r"|(?:he|she|they)(?:'s|’s| has| have)?\s+got\s+it(?:\s+(?:handled|covered|sorted))?(?=\s*(?:[,.;!]|$)))\b",
     re.IGNORECASE,
 )
 _OUT_ZH = re.compile(
@@ -309,6 +313,8 @@ _OUT_ZH = re.compile(
     r"|我(?:就|才)?懒得(?:去|动)"
     # ... or has nothing to do with it ("我这边就不用管啦"), or is left alone meanwhile ("又係我一個湊個細路")
     r"|我(?:这边|这里)?(?:就)?不用管|(?:又系|又是|就|剩|只有)我一个?人?"
+    # ... or has it all in hand and tells the person to carry on: "佢老豆話佢包晒，叫我照瞓我嘅覺"
+    r"|(?:他|她|佢)(?:话|说)?(?:他|她|佢)?(?:包晒|全包|包办|搞掂晒)|(?:叫|喊|让)我照(?:瞓|睡|返工|上班|做)"
     # ... or says it is none of theirs: "不关我的事", "唔关我事", "跟我没关系"
     r"|(?:不|唔)关我(?:的)?事|关我(?:什么|啥|乜)事|与我无关|(?:跟|和|同)我(?:没|冇)(?:什么|啥|乜)?关系?"
 )
@@ -574,7 +580,7 @@ _SKIP_EN = re.compile(
     r"(?:can'?t|cant|cannot|couldn'?t|won'?t|wont|am\s+not|'?m\s+not)(?:\s+(?:make\s+it|come|go|join|do\s+it))?"
     r"(?=\s*(?:[,.;!]|$))|(?:i|we)\s+said\s+(?:i|we)\s+(?:can'?t|cant|couldn'?t|won'?t)(?:\s+(?:make\s+it|come|go))?(?=\s*(?:[,.;!]|$))"
     # ... or told them no ("telt her naw, no this time")
-    r"|(?:told|telt|texted)\s+(?:them|her|him|em|'em|everyone)\s+(?:no|naw|nah|nope)\b"
+    r"|(?:told|tell|telt|texted)\s+(?:them|her|him|em|'em|everyone)\s+(?:no|naw|nah|nope|nomoa)\b"
     # ... or will: "i said i'll give it a miss this time", "gonna pass, saving my energy"
     r"|(?:i'?ll|i\s+will|gonna|going\s+to)\s+(?:give\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss|sit\s+(?:it|this(?:\s+one)?)\s+out)"
     r"|gonna\s+pass\b"

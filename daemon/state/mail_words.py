@@ -91,7 +91,7 @@ _MOVED = (
 # it a past one): "se cambia al viernes", "cambiamos la cita", "le scrivo per spostare la consegna",
 # "Spostamento consegna chiavi", "Cambio de fecha", "a reunião muda para", "siirtyy", "módosul"
 _MOVE = (
-    r"(?:se\s+)?cambi(?:a|amos|ar|o)|sposta(?:re|mo|mento)?|spostiamo|muda|siirtyy|m[oó]dosul"
+    r"(?:se\s+)?cambi(?:a|amos|ar|o)|sposta(?:re|mo|mento)?|spostiamo|muda\s+para|siirtyy|m[oó]dosul"
     r"|verschieben|verplaatsen|reprogramar|reprogramamos"
     # Polish, Czech: "musimy przełożyć spotkanie", "Zmiana terminu", "musíme přesunout"
     r"|prze[lł]o[zż]y[cć]|prze[lł]o[zż]ymy|przesun[aą][cć]|zmiana\s+terminu|p[rř]esunout|zm[eě]na\s+term[ií]nu"
@@ -142,7 +142,9 @@ _CLOCK_WORD = re.compile(
     r"(?:בשעה|ב-|ל-|(?:في\s+)?الساعة|ساعت|alas-?|(?<!\w)(?:на|na)\s+(?=\d{1,2}[:.]\d\d))\s*"
     r"(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?(?![\d:])"
     r"|(?<![\d.:])(?P<h2>[01]?\d|2[0-3])[:.](?P<m2>[0-5]\d)(?:\s*(?:बजे|ч\.|val\.)|-(?:kor|ra|re|ig)\b|['’](?:da|de|ta|te)\b)"
-    r"|(?<![\d.:])(?P<h3>[01]?\d|2[0-3])\s*gi[ờo](?:\s*(?P<m3>[0-5]\d)(?:\s*ph[úu]t)?)?(?!\w)",
+    r"|(?<![\d.:])(?P<h3>[01]?\d|2[0-3])\s*gi[ờo](?:\s*(?P<m3>[0-5]\d)(?:\s*ph[úu]t)?)?(?!\w)"
+    # (the hour alone before the Hindi or Urdu word for o'clock: "शाम 5 बजे", "شام 5 بجے")
+    r"|(?<![\d.:])(?P<h4>[01]?\d|2[0-3])\s*(?:बजे|بجے)",
     re.IGNORECASE,
 )
 
@@ -150,12 +152,32 @@ _CLOCK_WORD = re.compile(
 # the afternoon or evening said beside a 12-hour clock: Hindi शाम / दोपहर / रात, Tagalog "ng hapon" /
 # "ng gabi", Vietnamese chiều / tối, Arabic مساءً / ظهرًا, Persian بعدازظهر / عصر / شب
 _PM_NEAR = re.compile(
-    r"शाम|दोपहर|रात|hapon|gabi|chi[ềe]u|t[ốo]i|مساء|ظهر|بعدازظهر|بعد\s+از\s+ظهر|عصر|شب", re.IGNORECASE
+    r"शाम|شام|दोपहर|रात|hapon|gabi|chi[ềe]u|t[ốo]i|مساء|ظهر|بعدازظهر|بعد\s+از\s+ظهر|عصر|شب", re.IGNORECASE
 )
 
 
+# two 24-hour clocks joined by a dash or a short word, a stretch of the day: "з 13:00 да 17:00",
+# "(10:00–14:00)", "od 9:00 do 11:30", "13.00–15.00"
+_CLOCK_RANGE = re.compile(
+    r"(?<![\d:.])(?P<h1>[01]?\d|2[0-3])[:.](?P<m1>[0-5]\d)\s*(?:[–—-]|\s[^\W\d_]{1,6}\s)\s*"
+    r"(?P<h2>[01]?\d|2[0-3])[:.](?P<m2>[0-5]\d)(?![\d:])"
+)
+
+
+_DAY_NAMED = re.compile(r"\b(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|" + "|".join(MONTHS) + r")\b")
+RANGE_AFTER_DAY = 40  # how near after its day a stretch of the day is that day's
+
+
+def _clock_range(m: re.Match[str]) -> str:
+    """A stretch of the day right after the day it is on ("Thursday, 22 October 2026 г., з 13:00 да
+    17:00"), as English says it; one far from any day is left as written (it may be of another)."""
+    if not _DAY_NAMED.search(m.string[max(0, m.start() - RANGE_AFTER_DAY) : m.start()]):
+        return m.group(0)
+    return f" from {int(m['h1']):02d}:{m['m1']} to {int(m['h2']):02d}:{m['m2']}"
+
+
 def _clock_word(m: re.Match[str]) -> str:
-    h = int(m["h"] or m["h2"] or m["h3"])
+    h = int(m["h"] or m["h2"] or m["h3"] or m["h4"])
     minute = m["m"] or m["m2"] or m["m3"] or "00"
     near = m.string[max(0, m.start() - 12) : m.end() + 14]
     if h < 12 and _PM_NEAR.search(near):
@@ -204,7 +226,7 @@ _ASK_WORDS = (
         # Vietnamese, Hebrew, Arabic, Hindi
         r"|пожалуйста|будь\s+ласка|прошу|просимо?|моля|k[eé]rj[uü]k|k[eé]rem|pros[ií]m|pros[ií]me|l[uū]dzu"
         r"|pra[sš]ome|pra[sš]au|palun|pyyd[aä]mme|yst[aä]v[aä]llisesti|l[uü]tfen|sila|vui\s+l[oò]ng"
-        r"|נא|אנא|בבקשה|يرجى|الرجاء|من\s+فضلك|कृपया"
+        r"|נא|אנא|בבקשה|يرجى|الرجاء|من\s+فضلك|कृपया|براہِ\s*کرم|براہ\s+کرم|لطفاً|لطفا"
         # Azerbaijani ("…təqdim etməyiniz xahiş olunur", "zəhmət olmasa"), Georgian, Armenian
         r"|xahi[şs]\s+(?:edirik|edir[əe]m|olunur)|z[əe]hm[əe]t\s+olmasa|გთხოვთ|խնդրում\s+ենք",
     ),
@@ -217,7 +239,7 @@ _ASK_WORDS = (
         # ... and more: "не позднее", "не пізніше", "най-късно до", "legkésőbb", "najneskôr (do)",
         # "līdz", "iki", "hiljemalt", "viimeistään", "en geç", "sebelum", "hạn chót", "עד", "قبل", "तक"
         r"|не\s+поздн?ее|не\s+пізніше|най-късно(?:\s+до)?|legk[eé]s[oő]bb|najnesk[oô]r(?:\s+do)?|l[iī]dz|iki"
-        r"|hiljemalt|viimeist[aä][aä]n|en\s+ge[cç]|sebelum|h[aạ]n\s+ch[oó]t|עד|قبل|بحلول|तक"
+        r"|hiljemalt|viimeist[aä][aä]n|en\s+ge[cç]|sebelum|h[aạ]n\s+ch[oó]t|עד|قبل|بحلول|तक|تک"
         # Azerbaijani "ən gec" (at the latest)
         r"|[əe]n\s+gec",
     ),
@@ -262,8 +284,9 @@ YES_REPLY = re.compile(
     r"|bekräftar|passer\s+(?:fint|bra)|det\s+passer|potwierdzam|pasuje|potvrzuji|potvrdzujem|vyhovuje|rendben"
     r"|meger[őo]s[ií]tem|tamam|onayl[ıi]yorum|εντ[αά]ξει|επιβεβαι[ωώ]νω|sunt\s+de\s+acord|confirm|baik|setuju"
     r"|oke|siap|đồng\s+ý|được|ok(?:ay|ei)?"
-    # (Finnish: "sopii hyvin", "käy meille", "vahvistan")
-    r"|sopii|käy|vahvistan)\b"
+    # (Finnish: "sopii hyvin", "käy meille", "vahvistan"; Belarusian "пацвярджаю"; Swahili "sawa",
+    # "nitakuwepo", I will be there)
+    r"|sopii|käy|vahvistan|пацвярджаю|sawa|nitakuwepo)\b"
     # ... or a reply that opens with the word for "yes" ("Da, termin mi ustreza, hvala.", "Ja, passt")
     r"|(?:^|\n)[^\w\n]*(?:da|ja|jā|jah|taip|s[ií]|oui|sim|tak|ano|áno|igen|kyllä|evet|ναι|так|да)\b",
     re.IGNORECASE,
@@ -429,8 +452,28 @@ def _name(m: re.Match[str]) -> str:
     return found
 
 
+# "listopad" is November in Polish and Czech, October in Croatian, and CLDR's table leaves it out:
+# read by the letters only one of them writes
+_LISTOPAD = re.compile(r"\blistopad\w*", re.IGNORECASE)
+_POLISH_CZECH = re.compile(
+    r"[łąęńśźřěů]|\b(?:w\s+dniu|godz|prosimy|uprzejmie|wizyt\w*|pozdrawiam\w*|dne|hod|prosíme)\b",
+    re.IGNORECASE,
+)
+_CROATIAN = re.compile(r"[đ]|\b(?:studeni|prosinca|rujna|kolovoza)\b", re.IGNORECASE)
+
+
+def _listopad(text: str) -> str:
+    if not _LISTOPAD.search(text):
+        return text
+    if _POLISH_CZECH.search(text) and not _CROATIAN.search(text):
+        return _LISTOPAD.sub("November", text)
+    if _CROATIAN.search(text) and not _POLISH_CZECH.search(text):
+        return _LISTOPAD.sub("October", text)
+    return text
+
+
 def _english(text: str) -> str:
-    text = _TOMORROW.sub(" tomorrow ", text.translate(_DIGITS))
+    text = _TOMORROW.sub(" tomorrow ", _listopad(text.translate(_DIGITS)))
     text = _vietnamese(text)
     text = _ask_words(text)
     text = _CHANGE.sub(
@@ -453,6 +496,7 @@ def _english(text: str) -> str:
     text = _WORD.sub(_name, text)
     # the day before its month as English writes it: "14. April", "16 de April" → "14 April"
     text = _DAY_OF.sub(lambda m: f"{m['d']} ", text)
+    text = _CLOCK_RANGE.sub(_clock_range, text)
     # a weekday and its day and month in figures, as most of Europe writes them: "środę 22.04",
     # "Freitag, 24.04.2026" → "Wednesday 22 April" (not "22:04": a clock after a weekday has its word)
     return _WEEKDAY_DM.sub(_day_month, text)

@@ -22,10 +22,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from daemon.memory.dates import resolve_dates
 from daemon.predict.plan_news import _new_place, accepts, read_mail
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import _just_passed, _left_out_after, declines, reasons
-from daemon.predict.predictors.promise import did
+from daemon.predict.predictors.promise import did, is_promise
 from daemon.state.mail_words import as_english, as_english_always
 
 OSLO = ZoneInfo("Europe/Oslo")
@@ -269,3 +270,98 @@ def test_a_short_months_name_without_a_figure_is_a_word(text: str) -> None:
 def test_a_short_months_name_beside_a_figure_is_the_month() -> None:
     # a guard that holds on both
     assert "May" in as_english_always("Programarea dumneavoastră este pe 14 mai, la ora 9.")
+
+
+# --- second batch: what blind26 showed (read after its end-of-session figure was taken) -----------
+
+
+def test_a_part_of_the_day_after_the_clock_is_that_clocks() -> None:
+    said = datetime(2028, 6, 9, 11, 0, tzinfo=SHANGHAI)
+    [m] = resolve_dates("下禮拜五 7:10 朝早出發去機場", said, SHANGHAI)
+    assert m.value.hour == 7 and m.value.minute == 10
+
+
+def test_finally_before_what_is_on_its_way_is_no_done() -> None:
+    assert "done" not in reasons(
+        "we're finally closing on the flat on friday at 11, at the solicitor's on bank st"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "month"),
+    [
+        ("Uprzejmie przypominamy o wizycie w dniu 3 listopada 2027 r. o godz. 10:15.", "November"),
+        ("Sastanak je 3. listopada u 10 sati. Lijep pozdrav, Đurđica", "October"),
+    ],
+)
+def test_listopad_is_read_by_the_letters_of_its_language(text: str, month: str) -> None:
+    assert month in as_english_always(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Вокны ўсталююць у пятніцу, 13 лістапада, з 9:00 да 12:30.", "from 09:00 to 12:30"),
+        ("Urdu: جمعرات 11 اکتوبر، شام 5 بجے تک جواب دیں۔", "at 17:00"),
+    ],
+)
+def test_a_stretch_after_its_day_and_the_hour_with_its_word(text: str, read: str) -> None:
+    assert read in as_english_always(text)
+
+
+def test_a_stretch_far_from_any_day_is_left_as_written() -> None:
+    # a guard that holds on both: no day before it, no stretch read
+    text = "Tafadhali hakikisha mtu mzima atakuwepo nyumbani wakati wote wa kazi ya mafundi (10:00–14:00)."
+    assert "from 10:00" not in as_english_always(text)
+
+
+def test_a_word_that_is_a_move_in_one_language_and_time_in_another() -> None:
+    # Swahili "muda" (time) is no Portuguese "muda" (moves)
+    assert "reschedule" not in as_english_always(
+        "Tafadhali hakikisha mtu atakuwepo nyumbani muda wote wa kazi."
+    )
+
+
+def test_a_street_named_before_its_street_word_is_the_new_place() -> None:
+    mail = "E-mail from Klinik to me: 'Randevu'\n\nYeni adresimiz: Bağdat Caddesi 145, Kadıköy. Randevunuz aynı saatte."
+    assert (
+        _new_place(as_english(mail), mail, "dentist at the clinic on thursday at 2") == "Bağdat Caddesi 145"
+    )
+
+
+@pytest.mark.parametrize("reply", ["Sawa, asante sana. Nitakuwepo.", "Добры дзень! Так, пацвярджаю. Дзякуй."])
+def test_a_swahili_or_belarusian_yes_accepts(reply: str) -> None:
+    proposed = datetime(2027, 5, 12, 12, 0, tzinfo=OSLO)
+    assert accepts(reply, proposed, datetime(2027, 5, 10, 9, 0, tzinfo=OSLO), OSLO)
+
+
+def test_another_time_asked_about_without_its_time_tells_nothing() -> None:
+    finnish = (
+        "E-mail from Fysioterapia Kallio <info@kallio.example> to me: 'Perjantai'\n\nHei, jos tarvitset "
+        "toisen ajan, ilmoita meille hyvissä ajoin etukäteen. Ystävällisin terveisin, Kallion vastaanotto"
+    )
+    assert (
+        read_mail(finnish, _SENT, _PLAN, _DUE, VILNIUS, "m1", "Fysioterapia Kallio", "", _says("propose"))
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my pa-pa has his hearing test wednesday at 11 at the ENT clinic, my cousin Tunde carrying him, he say i should stay at work, he got it",
+        "小女禮拜四下晝兩點打預防針，佢阿爺話佢包晒，叫我照返工",
+        "the church harvest is on sunday, I tell them nomoa this year, my knees",
+    ],
+)
+def test_someone_else_has_it_in_hand_or_a_no_this_time(text: str) -> None:
+    assert "other" in reasons(text) or declines(text)
+
+
+def test_promised_someone_for_a_day_is_a_promise() -> None:
+    assert is_promise("答应了外婆礼拜天下午视频，教她用新手机")
+
+
+def test_the_thing_signed_up_for_before_a_clause_that_says_where_to_gather() -> None:
+    text = "潛水課已經報名了、押金也付了！禮拜天早上八點在碼頭旁邊那間潛水店門口集合，要帶泳衣"
+    assert "潛水課" in headline(text, datetime(2027, 5, 4, 10, 0, tzinfo=HK), HK)

@@ -216,6 +216,7 @@ TIME = re.compile(
        |(?P<m>\d{1,2}|[零一二三四五六七八九十廿卅]{1,3})\s*(?P<fen>分)?)?)?""",
     re.VERBOSE,
 )
+_PERIOD_AFTER = re.compile(r"\s*(?P<p>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|朝早|晏昼|下昼|晚黑)")
 _TIME_ALONE = re.compile(r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|朝早|晏昼|下昼|晚黑")
 # An hour with its minutes needs no period word to count: 十点半, 3点15分, 九点一刻 (a bare 三点 does).
 _CLOCK_ALONE = re.compile(
@@ -421,10 +422,13 @@ def attach(ctx: Ctx, hit: Hit) -> None:
     if between is not None and between["dom"] and hit.day.day != int(between["dom"]):
         # the day of the month says which of the weekdays ("周五 3号" a fortnight on is that Friday)
         hit.day = _weekday_on(hit.day, int(between["dom"]), ctx.today) or hit.day
-    if t["hp"] and (clk := time_clock(t, hit.period)):
+    # the part of the day said right after the clock ("下禮拜三 6:20 朝早開", "周五 7:30 早上出发")
+    after = _PERIOD_AFTER.match(ctx.text, _time_end(t)) if t["hp"] and not t["period"] else None
+    said_after = PERIOD_WORD[after["p"]] if after is not None else None
+    if t["hp"] and (clk := time_clock(t, said_after or hit.period)):
         hit.clock, hit.end = clk, _time_end(t)
-        if t["period"]:
-            hit.period = PERIOD_WORD[t["period"]]
+        if t["period"] or said_after:
+            hit.period = PERIOD_WORD[t["period"]] if t["period"] else said_after
         return
     if t["period"] and hit.period is None:
         hit.period, hit.end = PERIOD_WORD[t["period"]], t.end("period")

@@ -76,6 +76,8 @@ _ZH = re.compile(
     # 应承 is the Cantonese word for it ("我应承咗星期五之前睇完"), and 将 its 把 ("应承咗 Don Ramiro
     # 听日将…发俾佢")
     r"|(?:答应|应承|说好|保证|承诺)[了咗]?[^。；;！!？?\n]{0,20}?(?:把|将|帮|之前|前|以前)"
+    # ... or to do it on a day: "还答应俺娘周四晚上视频" (a promise to someone, not one's own appointment)
+    r"|(?:答应|应承)[了咗]?[^。；;！!？?\n]{1,12}?(?:周[一二三四五六日天]|礼拜[一二三四五六日天]|星期[一二三四五六日天]|明天|今晚|后天)"
     # an obligation said without its subject, as Chinese leaves it: "明天一定要把价格表发给 Tony";
     # Cantonese says 将 for 把 and 俾 for 给 ("今晚一定要将啲收据 send 俾 Winnie")
     # ("周二下班前一定把修改后的 BOQ 发给他": 一定 alone says it as surely)

@@ -137,11 +137,11 @@ def _ko_clock(m: re.Match[str]) -> str:
 # Hebrew "בשעה 10:00" / "ב-9:00", Arabic "الساعة 8:30", Persian "ساعت ۸:۳۰" (its digits read first),
 # Tagalog "alas-8:15", Slavic "на 8:15" / "na 16:30" (to a time, hours and minutes only); after it,
 # Hindi "8:30 बजे", Bulgarian "8:30 ч.", Lithuanian "9.00 val.", Hungarian "8:15-kor" / "8:30-ra",
-# Turkish "08:30'da", Vietnamese "8 giờ 30"
+# Turkish "08:30'da", Vietnamese "8 giờ 30" (not Hungarian "-ig", until)
 _CLOCK_WORD = re.compile(
     r"(?:בשעה|ב-|ל-|(?:في\s+)?الساعة|ساعت|alas-?|(?<!\w)(?:на|na)\s+(?=\d{1,2}[:.]\d\d))\s*"
     r"(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?(?![\d:])"
-    r"|(?<![\d.:])(?P<h2>[01]?\d|2[0-3])[:.](?P<m2>[0-5]\d)(?:\s*(?:बजे|ч\.|val\.)|-(?:kor|ra|re|ig)\b|['’](?:da|de|ta|te)\b)"
+    r"|(?<![\d.:])(?P<h2>[01]?\d|2[0-3])[:.](?P<m2>[0-5]\d)(?:\s*(?:बजे|ч\.|val\.)|-(?:kor|ra|re)\b|['’](?:da|de|ta|te)\b)"
     r"|(?<![\d.:])(?P<h3>[01]?\d|2[0-3])\s*gi[ờo](?:\s*(?P<m3>[0-5]\d)(?:\s*ph[úu]t)?)?(?!\w)"
     # (the hour alone before the Hindi or Urdu word for o'clock: "शाम 5 बजे", "شام 5 بجے")
     r"|(?<![\d.:])(?P<h4>[01]?\d|2[0-3])\s*(?:बजे|بجے)",
@@ -188,8 +188,10 @@ def _clock_word(m: re.Match[str]) -> str:
 # "tomorrow" in the languages such mail comes in (Vietnamese "mai" after its part of the day: alone
 # it is also a month's name elsewhere)
 _TOMORROW = re.compile(
-    r"(?<!\w)(?:למחר|מחר|غدًا|غداً|غدا|فردا|завтра|утре|jutro|z[ií]tra|zajtra|sutra|holnap|rytoj|r[iī]t|homme"
-    r"|huomenna|i\s+morgon|i\s+morgen|demain|domani|amanh[ãa]|m[âa]ine|yar[ıi]n|besok|esok|bukas|kesho"
+    # (not words that are something else in another language: Croatian "dobro jutro" is good
+    # morning, French "homme" a man, Dutch "rit" a ride, Tagalog "bukas" also open)
+    r"(?<!\w)(?:למחר|מחר|غدًا|غداً|غدا|فردا|завтра|утре|(?<!dobro\s)jutro|z[ií]tra|zajtra|sutra|holnap|rytoj|rīt"
+    r"|huomenna|i\s+morgon|i\s+morgen|demain|domani|amanh[ãa]|m[âa]ine|yar[ıi]n|besok|esok|kesho"
     r"|αύριο|αυριο|พรุ่งนี้|내일|(?:ngày|s[áa]ng|chi[ềe]u|t[ốo]i|tr[ưu]a)\s+mai)(?!\w)",
     re.IGNORECASE,
 )

@@ -222,9 +222,18 @@ def _says_stands(sentence: str) -> bool:
     return any(not _NOT_BEFORE.search(sentence[: m.start()]) for m in _STANDS.finditer(sentence))
 
 
+# the new slot given as a heading: "New time: Monday 1 November at 09:15", "Novi termin:" (read
+# as "new slot :"), 新时间：
+_NEW_SLOT = re.compile(
+    r"(?<![a-z])new (?:\w+ )?(?:time|slot|date|appointment|departure|start)\s*[:：]|新的?(?:时间|日期)\s*[:：]",
+    re.IGNORECASE,
+)
+
+
 def _changes(sentence: str) -> bool:
     return bool(
         plan_change_cue(sentence)
+        or _NEW_SLOT.search(sentence)
         or _OFF.search(sentence)
         or _CANCEL.search(sentence)
         or _MOVED.search(sentence)
@@ -272,7 +281,7 @@ _NEW_PLACE = re.compile(
 # "Rua Augusta 45", "Keizersgracht 123", "Hauptstraße 5")
 _ADDRESS = re.compile(
     r"\b(?:Av(?:da)?\.|Avenida|Avenue|Ave\.|Via|Viale|Piazza|Corso|Calle|Carrer|Paseo|Rua|Rue|Boulevard|Blvd\.?"
-    r"|Street|St\.|Road|Rd\.|Lane|Ulica|ul\.|Jalan|Jl\."
+    r"|Street|St\.|Road|Rd\.|Lane|Ulica|ul\.|Jalan|Jl\.|Bulevar|Bulevardul|Trg|Strada|Str\."
     # (in Cyrillic and Greek: "вул. Дегтярівська, 27", "ул. Ленина 5", "просп. Абая 150", "Οδός Ερμού 12")
     r"|вул\.|вулиця|ул\.|улица|пр\.|просп\.|проспект|пл\.|бул\.|Οδός|οδός|Λεωφόρος"
     # (Albanian: "Rruga e Kavajës 54", "Rrugën e Durrësit 12")

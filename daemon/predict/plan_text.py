@@ -33,7 +33,8 @@ _TITLE_DOT = (
     r"(?:(?<=\b[Mm]r)|(?<=\b[Mm]rs)|(?<=\b[Mm]s)|(?<=\b[Dd]r)|(?<=\b[Pp]rof)|(?<=\b[Ss]t)|(?<=\b[Jj]r)"
     r"|(?<=\b[Ss]r)|(?<=\bvs))\.(?=\s+\w)"
 )
-_SENTENCE = re.compile(rf"(?:[^.!?。！？…\n]|\.(?=[A-Za-z0-9])|{_TITLE_DOT})+[.!?。！？…]*")
+# (the danda of Bengali and Hindi and the Urdu full stop end a sentence too)
+_SENTENCE = re.compile(rf"(?:[^.!?。！？…।۔\n]|\.(?=[A-Za-z0-9])|{_TITLE_DOT})+[.!?。！？…।۔]*")
 # a clause; a space between two Chinese characters ends one as a comma does ("…送别会 新宿的鸟贵族"),
 # and so does an emoji ("周末最后一天 😌 周二晚上7点要去…"); the colon of a clock does not ("周日早上5:40的KTX")
 _CLAUSE_ZH = re.compile(

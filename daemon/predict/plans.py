@@ -42,7 +42,8 @@ from daemon.predict.plan_text import PEOPLE_ZH, dated_sentences, headline, names
 
 # clause breaks; in Chinese chat a space between two characters is one ("…送别会 新宿的鸟贵族 位子我订的")
 _SPLIT = re.compile(
-    r"[,，;；。.!！?？:：\n]+|\s+(?:but|and then|so)\s+|但是|不过|可是|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+    # (not the point or colon of a clock: "7:45 就要到", "half past at 7.45")
+    r"(?:[,，;；。!！?？：\n]|[.:](?!\d)|(?<!\d)[.:])+|\s+(?:but|and then|so)\s+|但是|不过|可是|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
     rf"|\s*[{EMOJI}]+\s*"  # an emoji ends a clause as a comma does
 )
 _DASH = re.compile(r"\s+[—–]+\s+")
@@ -118,6 +119,9 @@ _THIRD_EN = re.compile(
     r"(?:has|had|got|will|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
     r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|"
     r"(?:is|'s|’s)\s+(?:\w+ing|off|away|out|on (?:leave|holiday|vacation)|in hospital))\b"
+    # ... or with "have" and a him / her for "his" / "her", as Caribbean English says it: "Dwayne have
+    # him interview fi di ground crew job" (not "twins have a soccer game": a plural's "have")
+    r"|[A-Z][^\W\d_]+\s+have\s+(?:him|her|dem)\s+\w+"
     # "gemma's viewing a flat": the 's is "is", glued to the name
     r"|[A-Z][^\W\d_]+(?:'s|’s)\s+\w+ing\b"
     # someone's person: "kai's teacher is out friday", "jim's mom fell"
@@ -130,7 +134,8 @@ _SELF_EN = re.compile(
 _PEOPLE_ZH = PEOPLE_ZH
 _THIRD_ZH = re.compile(
     # (阿 before a relation is Cantonese for the relation itself: 阿妈, 阿老公)
-    rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|阿?(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
+    # (and by their place among siblings: 二舅, 三姨, 大姐, 幺叔)
+    rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|(?:阿|[大二三四五六七幺])?(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
     # ... and in English, as Chinese chat mixes it in ("my mum 星期四去医院做体检")
     rf"(?i:my\s+(?:{_PEOPLE_EN})\b)|"
     rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH})"
@@ -315,6 +320,10 @@ _OUT_ZH = re.compile(
     r"|我(?:这边|这里)?(?:就)?不用管|(?:又系|又是|就|剩|只有)我一个?人?"
     # ... or has it all in hand and tells the person to carry on: "佢老豆話佢包晒，叫我照瞓我嘅覺"
     r"|(?:他|她|佢)(?:话|说)?(?:他|她|佢)?(?:包晒|全包|包办|搞掂晒)|(?:叫|喊|让)我照(?:瞓|睡|返工|上班|做)"
+    # ... or to go to work as usual, not to take leave for it: "叫我返我份工，唔好請假"
+    r"|(?:叫|喊|让)我(?:照常|照旧)?(?:返|去|上)(?:我(?:份|嘅|的))?(?:工|班)|(?:唔好|不要|别|不用|唔使)请假"
+    # ... or not to worry (Beijing 甭): "翻译陪他去，我甭操心"
+    r"|我(?:就)?甭(?:操心|管|担心|去)"
     # ... or says it is none of theirs: "不关我的事", "唔关我事", "跟我没关系"
     r"|(?:不|唔)关我(?:的)?事|关我(?:什么|啥|乜)事|与我无关|(?:跟|和|同)我(?:没|冇)(?:什么|啥|乜)?关系?"
 )
@@ -487,7 +496,8 @@ def reasons(text: str) -> list[str]:
         if not moved and any(done.search(booked.sub("", p)) for p in later):
             out.append("done")
     elif not moved and (
-        done.search(booked.sub("", first)) or (len(parts) == 1 and done.search(booked.sub("", t)))
+        done.search(booked.sub("", _own_pieces(first, zh)))
+        or (len(parts) == 1 and done.search(booked.sub("", t)))
     ):
         out.append("done")
     world = _WORLD_ZH if zh else _WORLD_EN
@@ -496,6 +506,19 @@ def reasons(text: str) -> list[str]:
     ).search(t):
         out.append("world")
     return out
+
+
+# a piece after a dash told of what someone else did: "— he's already fobbed me off twice"
+_SOMEONE_DID = re.compile(r"\s*(?:he|she|they)(?:['’](?:s|re|ve|d)\b|\s)", re.IGNORECASE)
+
+
+def _own_pieces(clause: str, zh: bool) -> str:
+    """A clause without its pieces after a dash that tell of someone else's doing: their "already"
+    is no plan done ("Call with the insurance guy at 4:30 today — he's already fobbed me off")."""
+    if zh:
+        return clause
+    pieces = _DASH.split(clause)
+    return " — ".join([pieces[0], *(p for p in pieces[1:] if not _SOMEONE_DID.match(p))])
 
 
 # what only a pet's keeper takes it to: the vet, a spay, the groomer
@@ -526,7 +549,13 @@ def _takes_part(clause: str, zh: bool) -> bool:
     the train to work": their commute, while someone else has the appointment) unless the clause
     reaches someone ("I'm up at 5 to drive her")."""
     me = _SELF_ZH if zh else _SELF_EN
-    if not me.search(_without_subject(_OWNER_ZH.sub("", clause) if zh else clause, zh)):
+    own = _OWNER_ZH.sub("", clause) if zh else clause
+    rest = _without_subject(own, zh)
+    if zh and rest != own:
+        # the verb after a subject taken off is that subject's: "老师带队" is the teacher leading,
+        # not the speaker's subjectless "带孩子去…" (the rules' ^带 / ^接 / ^送)
+        rest = "，" + rest
+    if not me.search(rest):
         return False
     if (_NOT_ZH if zh else _NOT_EN).search(clause):
         return False
@@ -600,6 +629,8 @@ _SKIP_EN = re.compile(
 _SKIP_ZH = re.compile(
     # ... or said no this time: "我說不行啦", "我讲这回不去咯", "我话今次唔嚟住喇", "我说这回算了"
     r"我(?:说|话|讲)(?:这回|这次|今次|今回)?(?:不行|不去|唔得|唔去|唔嚟|不来|算了|不了)|"
+    # ... or said no, and nothing after it: "Kurt 約明天去 Comino 浮潛，我說不要，水還冷得要命"
+    r"我(?:说|话|讲)(?:不要|唔要|不用|唔使)(?:了|啦|喇|咯)?(?=[，,。.!！；;\s]|$)|"
     r"我(?:就|才|是)?(?:不|唔)(?:想)?去(?!了?[\u4e00-\u9fff]{0,4}[了咗])|我(?:说|話|话)?去(?:不|唔)(?:了|成|到)|我(?:已经)?(?:推|推掉|推咗|拒绝|拒絕)(?:了|咗)?(?:佢哋|佢|他们|她们|他|她|人家)?(?=[，,。.!！\s]|$)"
     r"|我们不去|我(?:就|才)?懒得(?:去|动)|我(?:就|照旧|照常)?留(?:喺|在)(?:屋企|家)"
     # (turned the one who asked down: "阿 Joyce 約我禮拜日去 Litchfield 玩水，我推咗佢")

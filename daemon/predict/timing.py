@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from daemon.config import Settings
@@ -36,9 +36,13 @@ def at_local(t: datetime, clock: str, tz: ZoneInfo) -> datetime:
 
 
 def is_timed(due: datetime, tz: ZoneInfo) -> bool:
-    """The date rules resolve a day without a time ("on Friday") to local midnight."""
+    """The date rules resolve a day without a time ("on Friday") to local midnight — or, on a day
+    whose clocks go forward at midnight (Beirut, Santiago), to the first hour that exists, 01:00."""
     t = due.astimezone(tz)
-    return (t.hour, t.minute, t.second) != (0, 0, 0)
+    if (t.hour, t.minute, t.second) == (0, 0, 0):
+        return False
+    first = day_start(t, tz).astimezone(UTC).astimezone(tz)  # a midnight in the gap: 01:00
+    return t != first
 
 
 def in_quiet(t: datetime, settings: Settings) -> bool:

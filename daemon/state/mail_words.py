@@ -64,6 +64,9 @@ _CANCELLED = (
     r"|niet\s+door(?:gaan)?(?=\W|$)"
     # Greek, Serbian / Croatian, Romanian, Polish, Czech, Turkish
     r"|ακυρ[ωώ]θηκε|ακυρ[ωώ]νεται|otkazan[aoi]?|otkazuje\s+se|anulat[aă]?|odwo[lł]an[aey]?|zru[sš]en[aoy]?"
+    # ... and the verb, as the sender says it does it ("primorani smo da otkažemo Vaš termin",
+    # "musimy odwołać", "musíme zrušit")
+    r"|otka[zž](?:emo|ujemo|ati|ali|ala)|odwo[lł](?:a[cć]|ujemy|ali[sś]my)|zru[sš](?:it|íme|ime|ili)"
     r"|iptal\s+edildi"
     # Albanian: "anuluar", "nuk do të zhvillohet" (will not take place)
     r"|anulua[rn]?\w*|nuk\s+do\s+t[eë]\s+zhvillohet"
@@ -185,6 +188,26 @@ def _clock_word(m: re.Match[str]) -> str:
     return f"at {h:02d}:{minute}"
 
 
+# Bengali: the hour before its "o'clock" ending (-টা, -টার, -টায়), a part of the day before it
+# and "মধ্যে" (within) after it: "দুপুর ১২টার মধ্যে" is "by 12:00", "বিকেল ৪টায়" "at 16:00"
+_BN_CLOCK = re.compile(
+    r"(?P<part>ভোর|সকাল|দুপুর|বিকেল|বিকাল|সন্ধ্যা|রাত)?\s*(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?\s*"
+    r"টা(?:র|য়|য়)?(?P<by>\s*(?:এর\s*)?মধ্যে)?"
+)
+
+
+def _bn_clock(m: re.Match[str]) -> str:
+    h = int(m["h"])
+    # (noon's hours past 12 and the afternoon's and evening's are pm; a night's 9 is 21, its 2 is 2)
+    if h < 12 and (
+        m["part"] in ("বিকেল", "বিকাল", "সন্ধ্যা")
+        or (m["part"] == "দুপুর" and h < 6)
+        or (m["part"] == "রাত" and h >= 6)
+    ):
+        h += 12
+    return f"{' by' if m['by'] else ''} at {h:02d}:{m['m'] or '00'} "
+
+
 # "tomorrow" in the languages such mail comes in (Vietnamese "mai" after its part of the day: alone
 # it is also a month's name elsewhere)
 _TOMORROW = re.compile(
@@ -288,7 +311,12 @@ YES_REPLY = re.compile(
     r"|oke|siap|đồng\s+ý|được|ok(?:ay|ei)?"
     # (Finnish: "sopii hyvin", "käy meille", "vahvistan"; Belarusian "пацвярджаю"; Swahili "sawa",
     # "nitakuwepo", I will be there)
-    r"|sopii|käy|vahvistan|пацвярджаю|sawa|nitakuwepo)\b"
+    r"|sopii|käy|vahvistan|пацвярджаю|sawa|nitakuwepo"
+    # (I confirm: Uzbek, Kazakh, Azerbaijani, Lithuanian, Latvian, Estonian, Slovenian,
+    # Croatian and Serbian, Bulgarian, Macedonian, Albanian, Georgian, Armenian, Arabic, Hebrew)
+    r"|tasdiqlayman|roziman|растаймын|келісемін|t[əe]sdiq\s+edir[əe]m|raz[ıi]yam|patvirtinu"
+    r"|apstiprinu|kinnitan|potrjujem|potvr[đd]j?ujem|потвърждавам|потврдувам"
+    r"|konfirmoj|ვადასტურებ|հաստատում\s+եմ|أؤكد|موافق|מאשרת?)\b"
     # ... or a reply that opens with the word for "yes" ("Da, termin mi ustreza, hvala.", "Ja, passt")
     r"|(?:^|\n)[^\w\n]*(?:da|ja|jā|jah|taip|s[ií]|oui|sim|tak|ano|áno|igen|kyllä|evet|ναι|так|да)\b",
     re.IGNORECASE,
@@ -304,7 +332,11 @@ NO_REPLY = re.compile(
 # ... and in scripts written without spaces (no word boundary to lean on): Thai "กรุณา" / "โปรด"
 # (please), "ภายใน" / "ก่อน" (within, before); Korean "주세요", "바랍니다", "부탁드립니다" (please),
 # "까지" (by)
-_UNSPACED = {_PLEASE: r"กรุณา|โปรด|주세요|주십시오|바랍니다|부탁드립니다", _BY: r"ภายใน|ก่อน|까지"}
+# and Bengali "অনুগ্রহ করে" / "দয়া করে" (please) and "মধ্যে" (within: by), whose vowel signs end a word where `\b` does not
+_UNSPACED = {
+    _PLEASE: r"กรุณา|โปรด|주세요|주십시오|바랍니다|부탁드립니다|অনুগ্রহ\s*করে|অনুগ্রহপূর্বক|দয়া\s*করে|দয়া\s*করে",
+    _BY: r"ภายใน|ก่อน|까지|মধ্যে",
+}
 _ASK = re.compile(
     "|".join(
         rf"(?P<w{k}>\b(?:{rx})\b" + (f"|{_UNSPACED[k]}" if k in _UNSPACED else "") + ")"
@@ -490,6 +522,7 @@ def _english(text: str) -> str:
     text = _TH_CLOCK.sub(lambda m: f"at {int(m['h']):02d}:{m['m']}", text)
     text = _VI_HALF.sub(_vi_half, text)
     text = _CLOCK_WORD.sub(_clock_word, text)
+    text = _BN_CLOCK.sub(_bn_clock, text)
     # (março folds to "marco", a name: the Portuguese month is read with its cedilla)
     text = re.sub(r"\bmarço\b", "March", text, flags=re.IGNORECASE)
     # every other language's names, from CLDR (`calendar_names`): those written with a space, a

@@ -77,6 +77,10 @@ EN_ARRANGED = re.compile(
     # (or with the slot right after it, past an emoji or a dash: "finally got booked 🙌 tuesday at 7.15")
     r"|\b(?:got|was|were|been|is|are)\s+(?:put|set|slotted|pencill?ed|scheduled|booked)\s+(?:in\s+|down\s+)?"
     rf"(?:(?:for|at|on)\s+|[^\w.!?;]*){_EN_SLOT}"
+    # ... or booked in for a named thing, its slot after the thing: "car's booked in for its
+    # tehnički pregled (their MOT basically) friday half 5" (not "… for its MOT last friday")
+    r"|\b(?:booked|scheduled|reserved|pencill?ed)\s+(?:in\s+)?for\s+(?:its|the|my|our|his|her|their|an?)\s+"
+    rf"(?:(?!last\b|ago\b)[^\s.!?;()]+\s+|\([^()]{{0,40}}\)\s+){{0,5}}?{_EN_SLOT}"
 )
 # ... or an appointment got, with its slot anywhere after: "got a cleaning at the dental surgery
 # wednesday 3.40", "finally got an appointment with the GP, thurs 10am" (it is ahead)

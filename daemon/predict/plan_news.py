@@ -406,11 +406,20 @@ class PlanNews:
     update: str = ""
     proposed: datetime | None = None  # a time the mail asks about instead ("Thursday at 10:30?")
     place: str = ""  # the mail's sentence naming a new place, beside a new time, as written
+    # the sentence of a mail in another language that only the model reads as calling the plan off,
+    # as written: the plan may be off, and is kept (`maybe_off`)
+    doubt: str = ""
 
 
 def changes_when(n: PlanNews | None) -> bool:
-    """The news calls the plan off or moves it to another time (not only a new place)."""
-    return n is not None and not n.update
+    """The news calls the plan off or moves it to another time (not only a new place; not a
+    cancellation only the model reads, which keeps the plan)."""
+    return n is not None and not n.update and not n.doubt
+
+
+def maybe_off(n: PlanNews | None) -> bool:
+    """The news may call the plan off: only the model reads its sentence so (`PlanNews.doubt`)."""
+    return n is not None and bool(n.doubt)
 
 
 def _sender_names(name: str, address: str) -> set[str]:
@@ -540,8 +549,9 @@ def read_mail(
 
     # _CANCEL reads both languages: a mail that mixes them ("明天吃饭 cannot make it liao") is
     # read for the English words too
+    by_words = _tells_change(text, plan_text)
     if not (
-        _tells_change(text, plan_text)
+        by_words
         # (another time asked about tells a change only with its time: "if you need another date,
         # tell us" asks nothing of this plan)
         or any(
@@ -573,7 +583,12 @@ def read_mail(
             mail_id, sender, due.astimezone(tz), update=" ".join(written[at : at + len(changed)].split())
         )
     moved = None
-    called_off = _called_off(text, plan_text) or any(reads(s) == "cancel" for s in sentence_spans(text))
+    # called off in words the lists know, or read so only with the model (its reading of a
+    # sentence, or of the mail as news at all): such a cancellation is a doubt, not a fact — on the
+    # strangers' foreign check set 4 of the 14 plans read so were not called off —, and the plan
+    # keeps its reminder, which quotes the mail's sentence
+    in_words = _called_off(text, plan_text)
+    called_off = in_words or any(reads(s) == "cancel" for s in sentence_spans(text))
     local_due = due.astimezone(tz)
     restated = False  # the mail says the plan's own day and time again ("same time, 7pm")
     proposed: datetime | None = None
@@ -650,6 +665,14 @@ def read_mail(
         )
         return PlanNews(mail_id, sender, local_due, update=said or as_written.strip())
     place = _new_place(text, raw, plan_text) if moved is not None else ""
+    if moved is None and proposed is None and not by_words:
+        # news of the plan only by the model's reading, with no new time: it may call the plan off —
+        # a doubt, not a fact (on the strangers' foreign check set 4 of the 14 plans read so were
+        # not called off): the plan keeps its reminder, which quotes the mail's sentence
+        start = len(text) - len(text.split("\n\n", 1)[-1])  # the body, after the header line
+        said = next((x for x in sentence_spans(text[start:]) if reads(x) != "other"), "")
+        at = text.find(said, start)  # `simplified` maps one character to one: the same place as written
+        return PlanNews(mail_id, sender, None, doubt=" ".join(written[at : at + len(said)].split()) or sender)
     return PlanNews(mail_id, sender, moved, proposed=proposed if moved is None else None, place=place)
 
 

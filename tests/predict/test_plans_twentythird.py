@@ -6,7 +6,8 @@ no thing done); northern Mandarin parts of the day (后晌, 前晌, 晌午); the
 cancellation and a new slot given as a heading ("Nový termín:"); a boulevard as the new place; "I
 confirm" in more languages; Bengali asks, clocks and sentence ends; a day-only plan on a day whose
 clocks go forward at midnight is not at 01:00; someone else's appointment told with "have" after a
-name, "叫我返我份工" / "不用请假" / "我甭操心", a subject's own verb ("老师带队"); "我说不要" declines.
+name, "叫我返我份工" / "不用请假" / "我甭操心", a subject's own verb ("老师带队"); "我说不要" declines;
+a mail read as calling the plan off only with the model keeps the plan, with the mail's sentence.
 
 Each case was checked to fail on the code before the change (c7ac0a3) unless its comment says it
 is a guard that holds on both.
@@ -14,13 +15,14 @@ is a guard that holds on both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from daemon.memory.dates import resolve_dates
-from daemon.predict.plan_news import _new_place, accepts, read_mail
+from daemon.predict.plan_news import _new_place, accepts, changes_when, maybe_off, read_mail
 from daemon.predict.plan_text import sentence_spans
 from daemon.predict.plans import declines, reasons
 from daemon.predict.timing import is_timed
@@ -176,3 +178,55 @@ def test_a_bengali_ask_with_its_clock_and_deadline() -> None:
     spans = sentence_spans(read)
     assert len(spans) == 3  # the danda ends a sentence
     assert asks(spans[1]) and not asks(spans[0])
+
+
+# --- a cancellation only the model reads is a doubt -----------------------------------------------
+
+
+def _says(label: str, of: str) -> Callable[[str], str]:
+    """A reader that says `label` of the sentences holding `of`, "other" of the rest (how
+    `read_mail` uses a reader, not the model)."""
+    return lambda sentence: label if of in sentence else "other"
+
+
+_HELSINKI = ZoneInfo("Europe/Helsinki")
+_ESTONIAN = (
+    "E-mail from Kliinik Kalamaja <info@kalamaja.example> to me: 'Reede'\n\nTere! Teie vastuvõtt "
+    "2027-06-11 kell 09:30 Kalamaja kliinikus. Lugupidamisega, Kalamaja kliinik"
+)
+
+
+def test_a_cancellation_only_the_model_reads_keeps_the_plan() -> None:
+    got = read_mail(
+        _ESTONIAN,
+        datetime(2027, 6, 7, 9, 0, tzinfo=_HELSINKI),
+        "hambaarst kalamaja reedel 9:30",
+        datetime(2027, 6, 11, 9, 30, tzinfo=_HELSINKI),
+        _HELSINKI,
+        "m1",
+        "Kliinik Kalamaja",
+        "",
+        _says("cancel", "Teie"),
+    )
+    assert got is not None and got.moved_to is None and got.proposed is None
+    assert maybe_off(got) and got.doubt.startswith("Teie")
+    assert not changes_when(got)  # the plan stands in the day's digest and its clashes
+
+
+def test_a_cancellation_in_the_lists_words_is_no_doubt() -> None:
+    # a guard that holds on both: the lists read "otkazan" (called off) themselves
+    mail = (
+        "E-mail from Ordinacija Lipa <info@lipa.example> to me: 'Termin'\n\nPoštovani, Vaš termin "
+        "u petak 11. juna u 9:30 je otkazan. Srdačan pozdrav, Ordinacija Lipa"
+    )
+    belgrade = ZoneInfo("Europe/Belgrade")
+    got = read_mail(
+        mail,
+        datetime(2027, 6, 7, 9, 0, tzinfo=belgrade),
+        "zubar lipa u petak u 9:30",
+        datetime(2027, 6, 11, 9, 30, tzinfo=belgrade),
+        belgrade,
+        "m1",
+        "Ordinacija Lipa",
+    )
+    assert got is not None and got.moved_to is None and changes_when(got) and not maybe_off(got)

@@ -624,7 +624,7 @@ class Upcoming:
             # another time proposed and not yet answered: the person's reply decides (an accepted
             # one moves the plan); still unanswered when the reminder is due, the plan is off
             return Recheck(s, f"{n.sender} proposed another time: waiting for the answer")
-        if n is not None and n.moved_to is None:
+        if n is not None and n.moved_to is None and not plan_news.maybe_off(n):
             return Recheck(None, f"called off in an e-mail from {n.sender}")
         if n is not None and n.moved_to is not None and not n.update:
             due = n.moved_to
@@ -694,6 +694,8 @@ class Upcoming:
             )
             if first:
                 body += f"\n原来的安排：“{short(first, 200)}”"
+            if plan_news.maybe_off(n) and n is not None:
+                body += f"\n{n.sender} 的来信可能取消了这个安排，请核实：“{short(n.doubt, 200)}”"
             if update and n is not None:
                 body += f"\n{n.sender} 来信更新：“{short(update, 200)}”"
             elif moved:
@@ -717,6 +719,8 @@ class Upcoming:
             )
             if first:
                 body += f"\nAs first told: “{short(first, 200)}”"
+            if plan_news.maybe_off(n) and n is not None:
+                body += f"\n{n.sender}'s e-mail may have called this off — worth checking: “{short(n.doubt, 200)}”"
             if update and n is not None:
                 body += f"\nUpdate from {n.sender}: “{short(update, 200)}”"
             elif moved:
@@ -729,7 +733,7 @@ class Upcoming:
         # the plan as first told is evidence too: what and where are read from it
         first_told = [before] if before is not None else []
         evidence = tuple(dict.fromkeys([*s.evidence, *(b.id for b in first_told), *(r.item_id for r in rel)]))
-        mail = [n.mail_id] if moved and n is not None else []
+        mail = [n.mail_id] if (moved or plan_news.maybe_off(n)) and n is not None else []
         if url and linked:
             mail.append(linked[1])  # the mail the link came in is evidence of it
         told_in = [x for b in first_told for x in (b.source_ids or ())]

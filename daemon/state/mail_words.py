@@ -142,7 +142,9 @@ def _ko_clock(m: re.Match[str]) -> str:
 # Hindi "8:30 बजे", Bulgarian "8:30 ч.", Lithuanian "9.00 val.", Hungarian "8:15-kor" / "8:30-ra",
 # Turkish "08:30'da", Vietnamese "8 giờ 30" (not Hungarian "-ig", until)
 _CLOCK_WORD = re.compile(
-    r"(?:בשעה|ב-|ל-|(?:في\s+)?الساعة|ساعت|alas-?|(?<!\w)(?:на|na)\s+(?=\d{1,2}[:.]\d\d))\s*"
+    # (Turkic "hour": Uzbek "soat 15:30 ga", Turkish and Azerbaijani "saat", Kazakh "сағат", Kyrgyz "саат")
+    r"(?:בשעה|ב-|ל-|(?:في\s+)?الساعة|ساعت|alas-?|(?<!\w)(?:на|na)\s+(?=\d{1,2}[:.]\d\d)"
+    r"|(?<!\w)(?:soat|saat|сағат|саат)\s+(?=\d{1,2}[:.]\d\d))\s*"
     r"(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?(?![\d:])"
     r"|(?<![\d.:])(?P<h2>[01]?\d|2[0-3])[:.](?P<m2>[0-5]\d)(?:\s*(?:बजे|ч\.|val\.)|-(?:kor|ra|re)\b|['’](?:da|de|ta|te)\b)"
     r"|(?<![\d.:])(?P<h3>[01]?\d|2[0-3])\s*gi[ờo](?:\s*(?P<m3>[0-5]\d)(?:\s*ph[úu]t)?)?(?!\w)"

@@ -15,6 +15,7 @@ is a guard that holds on both.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -230,3 +231,15 @@ def test_a_cancellation_in_the_lists_words_is_no_doubt() -> None:
         "Ordinacija Lipa",
     )
     assert got is not None and got.moved_to is None and changes_when(got) and not maybe_off(got)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Qabulingiz 14-may, payshanba kuni soat 10:40 da bo'ladi.", "at 10:40"),
+        ("Жазылуыңыз бейсенбі, сағат 16:15.", "at 16:15"),
+    ],
+)
+def test_the_turkic_word_for_hour_before_a_clock(text: str, read: str) -> None:
+    # (a word of its own: "soat 10:40" holds "at 10:40" as written)
+    assert re.search(rf"(?<!\w){read}", as_english_always(text))

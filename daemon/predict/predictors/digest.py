@@ -75,6 +75,8 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
         )
         # ... nor one the person called off since, which the memory kept beside it
         and upcoming.called_off_since(ctx, scope, it) is None
+        # ... nor an e-mail's ask the person relayed in chat: the mail's follow-up speaks for it
+        and upcoming.relays_mail_ask(ctx, scope, what(it), it.observed_at or ctx.now, it.due_at) is None
     ]
     login = ctx.settings.github_login
     waiting = [w for w in ctx.memory.work_items.of_scope(scope, state="open") if waits_for(w, login)]

@@ -504,6 +504,27 @@ def _reminded_already(ctx: Ctx, s: Suggestion, due: datetime, text: str) -> str 
     return None
 
 
+# the chat says a thing came by e-mail: "清关那个代理发邮件来了", "the school emailed", "got a mail from"
+_BY_MAIL = re.compile(
+    r"\b(?:e-?mail(?:ed|s)?|mail(?:ed)?|inbox)\b|邮件|郵件|电邮|電郵|来信|來信|email|信箱", re.IGNORECASE
+)
+
+
+def relays_mail_ask(ctx: Ctx, scope: str, text: str, said: datetime, due: datetime) -> str | None:
+    """The subject of an e-mail whose ask a to-do told in chat relays, or None: the chat says it
+    came by mail, and a message received before it asks for something by that very moment
+    ("清关那个代理发邮件来了，要商业发票…礼拜四中午之前" beside the agent's Bengali mail due
+    Thursday 12:00). The mail's follow-up is the one reminder of it (one ask, two sources), and
+    the person's reply in its thread settles both."""
+    if not _BY_MAIL.search(text):
+        return None
+    for t in ctx.memory.email_threads(scope):
+        for m in ctx.memory.email_messages(scope, t.thread):
+            if not m.outbound and m.ask and m.ask_due == due and m.sent_at <= said:
+                return m.subject or t.thread
+    return None
+
+
 # what settles a clash: a move, a skip, a way round it ("can't move it … I'll step out at 2. sorted")
 _SETTLES = re.compile(
     r"\b(?:sorted|settled|fixed|moved?|moving|rescheduled|pushed|swapped|instead|skip\w*|cancel\w*|"
@@ -641,6 +662,11 @@ class Upcoming:
                 s = replace(s, deliver_at=times[0], expires_at=times[1], data=data)
                 if times[0] > ctx.now:
                     return Recheck(s, f"moved in an e-mail from {n.sender}")
+        relayed = relays_mail_ask(ctx, s.scope, text, said, due)
+        if relayed is not None:
+            return Recheck(
+                None, f"the ask of the e-mail it tells of has its own follow-up: {short(relayed, 60)}"
+            )
         twin = _reminded_already(ctx, s, due, text)
         if twin is not None:
             return Recheck(None, f"the same plan was reminded: {short(twin, 60)}")

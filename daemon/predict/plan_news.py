@@ -455,7 +455,10 @@ def tied(plan_text: str, mail: str, sender: str, address: str) -> bool:
         return True
     # read as Simplified: the word cutter knows "单位" and "楼", not "單位" (a Cantonese plan and
     # its agent's mail shared no word read as written)
-    return bool(activity_terms(simplified(plan_text)) & activity_terms(simplified(mail)))
+    # (a word of one or two Latin letters ties nothing: "ya" is Swahili "of" in the mail and an
+    # aside in the chat, "ya zol")
+    shared = activity_terms(simplified(plan_text)) & activity_terms(simplified(mail))
+    return any(len(w) > 2 or not w.isascii() for w in shared)
 
 
 def names_slot(mail: str, sent: datetime, due: datetime, tz: ZoneInfo) -> bool:

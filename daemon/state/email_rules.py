@@ -61,8 +61,12 @@ _SIGNATURE = re.compile(r"^(--|__)\s*$")
 # (a dot between digits is a clock's or a number's, "at 10.30"; "kl. 10" is Scandinavian "at 10",
 # "plkst. 10" Latvian)
 # (and the dot of a day of the month is no sentence end: "onsdag 29. mars kl. 11.15", "am 29. März")
+# (nor the dot of a short abbreviation before a figure, a comma or a bracket — "кв. 41", "2026 г., з
+# 13:00", "kovo 29 d. (trečiadienį)" —, of a year's letter before the month, "2028 m. kovo", or of a
+# street's word before its name: "вул. Сурганава", "ul. Marszałkowska")
 _SENTENCE = re.compile(
     r"(?:\([^()\n]{0,80}\)|(?<=\d)\.(?=\d)|\b(?:[Kk]l|plkst)\.\s*(?=\d)"
+    r"|\b[a-zа-яё]{1,3}\.(?=[ \t]*(?:\d|,|\())|\b(?:godz|hod|str|tel|ulic)\.(?=[ \t]*\d)|(?<=\d[ \t][a-zа-яё])\.(?=[ \t]+[a-zа-яёą-ž])|\b(?:ул|вул|пр|просп|пл|бул|пер|ul|al|pl|os|str)\.(?=[ \t]+\w)"
     r"|\b[0-3]?\d\.(?=[ \t]+(?:[a-zà-žа-яё]|(?:Jan|Feb|M[äa]r|Apr|Mai|Jun|Jul|Aug|Sep|Okt|Nov|Dez)))"
     r"|[^.!?。！？\n])+[.!?。！？]*|[.!?。！？]+"
 )
@@ -329,7 +333,13 @@ def ask_of(text: str, model: Callable[[str], bool] | None = None) -> str | None:
             continue
         # (the model's ask must say by when: alone, it reads a clinic's "we confirm your visit" or
         # "bring your ID" as asks; what is due by a date is what a follow-up is for)
-        asked = asks(s) or (other_language and model is not None and names_a_date(s) and model(as_written))
+        asked = asks(s) or (
+            other_language
+            and model is not None
+            and names_a_date(s)
+            and not _IF_OPENS.match(as_written)
+            and model(as_written)
+        )
         if asked and (not notice or "?" in s or "？" in s or _DELIVER.search(s)):
             found.append((s, as_written))
             # a short question opening the mail is a greeting ("Hi Sam, how are you?", "Olá,
@@ -345,6 +355,16 @@ def ask_of(text: str, model: Callable[[str], bool] | None = None) -> str | None:
     if not found:
         return None
     return _cut(found[-1][1])
+
+
+# a sentence that opens with "if" in its own language is a condition, whatever it goes on to allow
+# ("Jei nurodytu laiku atvykti negalite, vizito laiką galite pakeisti … iki kovo 28 d.": if you
+# cannot come, you can change it by Tuesday) — the ask model read such offers as asks
+_IF_OPENS = re.compile(
+    r"\s*(?i:jei|jeigu|je[sś]li|je[zż]eli|если|якщо|калі|wenn|falls|si|se|indien|om|hvis|jos|kui|e[gğ]er"
+    r"|jika|kalau|apabila|ikiwa|kama|εάν|εαν|αν|dac[aă]|pokud|ak|ako|ha|إذا|اذا|اگر|אם|अगर|যদি|nếu|neu|kung)\b"
+    r"|\s*(?:ถ้า|如果|若)"
+)
 
 
 # a question of a few words after a greeting ("Hi Sam, how are you?", "Olá, Hannah, tudo bem?",

@@ -212,6 +212,32 @@ def _bn_clock(m: re.Match[str]) -> str:
     return f"{' by' if m['by'] else ''} at {h:02d}:{m['m'] or '00'} "
 
 
+# the word "date" before a day's figure, which parts the weekday from its date: Swahili "Jumatano,
+# tarehe 15 Machi", Indonesian and Malay "Kamis, tanggal 10 September"
+_DATE_WORD = re.compile(r"(?<!\w)(?:tarehe|tanggal|tgl\.?)\s+(?=\d)", re.IGNORECASE)
+
+
+# Swahili time counts the hours from dawn: "saa 4:00 asubuhi" is 10:00, "saa 8 mchana" 14:00, "saa 1
+# jioni" 19:00, "saa 4 usiku" 22:00 (with its part of the day, as such mail writes it)
+_SW_CLOCK = re.compile(
+    r"(?<!\w)saa\s+(?P<h>1[0-2]|0?[1-9])(?:[:.](?P<m>[0-5]\d))?\s+(?:za\s+)?(?P<part>asubuhi|mchana|alasiri|jioni|usiku)\b",
+    re.IGNORECASE,
+)
+
+
+def _sw_clock(m: re.Match[str]) -> str:
+    n, part = int(m["h"]), m["part"].lower()
+    if part == "asubuhi":
+        h = (n + 6) % 24 if n <= 6 else (n + 6) % 12  # saa 12 asubuhi is 06:00
+    elif part == "jioni":
+        h = (n + 6) % 12 + 12
+    elif part == "usiku":
+        h = (n + 18) % 24
+    else:  # mchana, alasiri: midday and afternoon
+        h = n + 6
+    return f"at {h:02d}:{m['m'] or '00'}"
+
+
 # "tomorrow" in the languages such mail comes in (Vietnamese "mai" after its part of the day: alone
 # it is also a month's name elsewhere)
 _TOMORROW = re.compile(
@@ -512,6 +538,7 @@ def _listopad(text: str) -> str:
 
 def _english(text: str) -> str:
     text = _TOMORROW.sub(" tomorrow ", _listopad(text.translate(_DIGITS)))
+    text = _DATE_WORD.sub("", text)
     text = _vietnamese(text)
     text = _ask_words(text)
     text = _CHANGE.sub(
@@ -527,6 +554,7 @@ def _english(text: str) -> str:
     text = _VI_HALF.sub(_vi_half, text)
     text = _CLOCK_WORD.sub(_clock_word, text)
     text = _BN_CLOCK.sub(_bn_clock, text)
+    text = _SW_CLOCK.sub(_sw_clock, text)
     # (março folds to "marco", a name: the Portuguese month is read with its cedilla)
     text = re.sub(r"\bmarço\b", "March", text, flags=re.IGNORECASE)
     # every other language's names, from CLDR (`calendar_names`): those written with a space, a
@@ -536,11 +564,18 @@ def _english(text: str) -> str:
     # the day before its month as English writes it: "14. April", "16 de April" → "14 April"
     text = _DAY_OF.sub(lambda m: f"{m['d']} ", text)
     text = _CLOCK_RANGE.sub(_clock_range, text)
+    # Lithuanian and Latvian write the year's and the day's word after their figures ("2028 m. kovo 29
+    # d.", "2028. gada 29. martā"): left out; and a weekday in brackets after its date ("March 29
+    # (Wednesday) at 14:20") says nothing the date does not
+    text = _LT_YEAR_DAY.sub("", text)
+    text = _BRACKETED_DAY.sub(lambda m: m["d"], text)
     # a weekday and its day and month in figures, as most of Europe writes them: "środę 22.04",
     # "Freitag, 24.04.2026" → "Wednesday 22 April" (not "22:04": a clock after a weekday has its word)
     return _WEEKDAY_DM.sub(_day_month, text)
 
 
+_LT_YEAR_DAY = re.compile(r"(?<=\d)\s+(?:m|d)\.(?=[\s,(])")
+_BRACKETED_DAY = re.compile(r"(?P<d>\d)\s*\((?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\)")
 _WEEKDAY_DM = re.compile(
     r"\b(?P<wd>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\s*,?\s+(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.?(?:(?P<y>20\d\d)\b)?(?![\d:])"
 )

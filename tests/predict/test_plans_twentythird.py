@@ -24,11 +24,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from daemon.memory.dates import resolve_dates
-from daemon.predict.plan_news import _new_place, accepts, changes_when, maybe_off, read_mail
+from daemon.predict.plan_news import _new_place, accepts, changes_when, maybe_off, read_mail, tied
 from daemon.predict.plan_text import sentence_spans
 from daemon.predict.plans import declines, reasons
 from daemon.predict.timing import is_timed
-from daemon.state.email_rules import asks
+from daemon.state.email_rules import ask_of, asks
+from daemon.state.email_rules import sentences as email_sentences
 from daemon.state.mail_words import as_english, as_english_always
 
 LISBON = ZoneInfo("Europe/Lisbon")
@@ -266,3 +267,66 @@ def test_a_cancellation_in_the_lists_words_is_no_doubt() -> None:
 def test_the_turkic_word_for_hour_before_a_clock(text: str, read: str) -> None:
     # (a word of its own: "soat 10:40" holds "at 10:40" as written)
     assert re.search(rf"(?<!\w){read}", as_english_always(text))
+
+
+# --- written after the second round of the session's changes (blind26 lessons) --------------------
+
+NAIROBI = ZoneInfo("Africa/Nairobi")
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Fundi atafika Ijumaa saa 3 asubuhi kukagua mita.", "at 09:00"),
+        ("Tutaleta mzigo saa 10 jioni.", "at 16:00"),
+        ("Basi linaondoka saa 2 usiku.", "at 20:00"),
+    ],
+)
+def test_swahili_time_counts_from_dawn(text: str, read: str) -> None:
+    assert read in as_english_always(text)
+
+
+def test_the_word_for_date_does_not_part_a_weekday_from_its_date() -> None:
+    text = as_english_always("Kami datang hari Kamis, tanggal 14 Oktober 2027, mulai pukul 10.00.")
+    (m,) = resolve_dates(text, datetime(2027, 10, 11, 9, 0, tzinfo=NAIROBI), NAIROBI)
+    assert m.value == datetime(2027, 10, 14, 10, 0, tzinfo=NAIROBI)
+
+
+def test_a_bracketed_weekday_after_its_date_keeps_the_clock() -> None:
+    text = as_english_always(
+        "Pasą atsiimti turite asmeniškai 2027 m. spalio 14 d. (ketvirtadienį) 10:30 val."
+    )
+    vilnius = ZoneInfo("Europe/Vilnius")
+    (m,) = resolve_dates(text, datetime(2027, 10, 11, 9, 0, tzinfo=vilnius), vilnius)
+    assert m.value == datetime(2027, 10, 14, 10, 30, tzinfo=vilnius)
+
+
+def test_a_word_of_two_latin_letters_ties_no_mail_to_a_plan() -> None:
+    plan = "friday the whole day at the depot for stock count, mi deh ya all day"
+    mail = "Habari, tutakuja kufunga tanki la maji ya mvua Ijumaa saa 3 asubuhi."
+    assert not tied(plan, mail, "Maji Bora", "info@majibora.example")
+    # a guard that holds on both: a longer word in common ties them
+    assert tied("water tank install friday", "Water tank install confirmed, Friday 9am", "Maji Bora", "")
+
+
+def test_a_short_abbreviation_before_a_figure_or_a_name_ends_no_sentence() -> None:
+    said = email_sentences(
+        "Montaż pod adresem ul. Mokotowska 12, lok. 5 w piątek, 15 października, godz. 9:00. Dziękujemy."
+    )
+    assert len(said) == 2 and "godz. 9:00" in said[0]
+
+
+def test_a_condition_in_another_language_is_no_ask() -> None:
+    mail = (
+        "Dzień dobry, potwierdzamy wizytę technika w piątek 15 października o 9:00. Jeśli termin nie "
+        "pasuje, można go zmienić do środy, 13 października, do 12:00."
+    )
+
+    def says_ask(of: str) -> Callable[[str], bool]:
+        """An ask model that says yes to the sentences holding `of` (how `ask_of` uses one)."""
+        return lambda sentence: of in sentence
+
+    assert ask_of(mail, says_ask("Jeśli")) is None
+    # a guard that holds on both: the model's yes on a sentence without a condition is an ask
+    asked = ask_of(mail.replace("Jeśli termin nie pasuje, można", "Proszę"), says_ask("Proszę"))
+    assert asked is not None and asked.startswith("Proszę")

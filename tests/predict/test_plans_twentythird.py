@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from daemon.memory.dates import resolve_dates
-from daemon.predict.plan_news import _new_place, accepts, changes_when, maybe_off, read_mail, tied
+from daemon.predict.plan_news import PlanNews, _new_place, accepts, changes_when, maybe_off, read_mail, tied
 from daemon.predict.plan_text import sentence_spans
 from daemon.predict.plans import declines, reasons
 from daemon.predict.timing import is_timed
@@ -195,6 +195,23 @@ def _says(label: str, of: str) -> Callable[[str], str]:
 
 
 _HELSINKI = ZoneInfo("Europe/Helsinki")
+
+
+def _kalamaja(mail: str, reads: Callable[[str], str]) -> PlanNews | None:
+    """`read_mail` of a mail from the clinic about the dentist on Friday 11 June at 9:30."""
+    return read_mail(
+        mail,
+        datetime(2027, 6, 7, 9, 0, tzinfo=_HELSINKI),
+        "hambaarst kalamaja reedel 9:30",
+        datetime(2027, 6, 11, 9, 30, tzinfo=_HELSINKI),
+        _HELSINKI,
+        "m1",
+        "Kliinik Kalamaja",
+        "",
+        reads,
+    )
+
+
 _ESTONIAN = (
     "E-mail from Kliinik Kalamaja <info@kalamaja.example> to me: 'Reede'\n\nTere! Teie vastuvõtt "
     "2027-06-11 kell 09:30 Kalamaja kliinikus. Lugupidamisega, Kalamaja kliinik"
@@ -206,17 +223,7 @@ def test_a_move_without_its_new_time_only_the_model_reads_keeps_the_plan() -> No
         "E-mail from Kliinik Kalamaja <info@kalamaja.example> to me: 'Reede'\n\nTere! Teie vastuvõtt "
         "reedel, 11. juunil lükkub edasi, uue aja teatame hiljem. Lugupidamisega, Kalamaja kliinik"
     )
-    got = read_mail(
-        postponed,
-        datetime(2027, 6, 7, 9, 0, tzinfo=_HELSINKI),
-        "hambaarst kalamaja reedel 9:30",
-        datetime(2027, 6, 11, 9, 30, tzinfo=_HELSINKI),
-        _HELSINKI,
-        "m1",
-        "Kliinik Kalamaja",
-        "",
-        _says("move", "Teie"),
-    )
+    got = _kalamaja(postponed, _says("move", "Teie"))
     assert got is not None and got.moved_to is None and got.proposed is None
     assert maybe_off(got) and got.doubt.startswith("Teie")
     assert not changes_when(got)  # the plan stands in the day's digest and its clashes
@@ -224,17 +231,7 @@ def test_a_move_without_its_new_time_only_the_model_reads_keeps_the_plan() -> No
 
 def test_a_cancellation_the_model_reads_calls_the_plan_off() -> None:
     # a guard that holds on both: the model's own "cancel" calls the plan off, as before
-    got = read_mail(
-        _ESTONIAN,
-        datetime(2027, 6, 7, 9, 0, tzinfo=_HELSINKI),
-        "hambaarst kalamaja reedel 9:30",
-        datetime(2027, 6, 11, 9, 30, tzinfo=_HELSINKI),
-        _HELSINKI,
-        "m1",
-        "Kliinik Kalamaja",
-        "",
-        _says("cancel", "Teie"),
-    )
+    got = _kalamaja(_ESTONIAN, _says("cancel", "Teie"))
     assert got is not None and got.moved_to is None and changes_when(got) and not maybe_off(got)
 
 

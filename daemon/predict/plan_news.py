@@ -669,7 +669,8 @@ def read_mail(
         moved is None
         and proposed is None
         and not by_words
-        and not any(reads(x) == "cancel" for x in sentence_spans(text[start:]))
+        # (the subject line counts: "Safari ya Bagamoyo imefutwa" says it in its header)
+        and not any(reads(x) == "cancel" for x in sentence_spans(text))
     ):
         # news of the plan only by the model's reading of a move or a proposal whose new time is not
         # read: that is no calling off but a doubt — the plan keeps its reminder, which quotes the

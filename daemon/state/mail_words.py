@@ -564,9 +564,9 @@ def _english(text: str) -> str:
     # the day before its month as English writes it: "14. April", "16 de April" → "14 April"
     text = _DAY_OF.sub(lambda m: f"{m['d']} ", text)
     text = _CLOCK_RANGE.sub(_clock_range, text)
-    # Lithuanian and Latvian write the year's and the day's word after their figures ("2028 m. kovo 29
-    # d.", "2028. gada 29. martā"): left out; and a weekday in brackets after its date ("March 29
-    # (Wednesday) at 14:20") says nothing the date does not
+    # Lithuanian writes the year's and the day's word after their figures ("2028 m. kovo 29 d."):
+    # left out; and a weekday in brackets after its date ("March 29 (Wednesday) at 14:20") says
+    # nothing the date does not
     text = _LT_YEAR_DAY.sub("", text)
     text = _BRACKETED_DAY.sub(lambda m: m["d"], text)
     # a weekday and its day and month in figures, as most of Europe writes them: "środę 22.04",

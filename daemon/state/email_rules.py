@@ -359,9 +359,10 @@ def ask_of(text: str, model: Callable[[str], bool] | None = None) -> str | None:
 
 # a sentence that opens with "if" in its own language is a condition, whatever it goes on to allow
 # ("Jei nurodytu laiku atvykti negalite, vizito laiką galite pakeisti … iki kovo 28 d.": if you
-# cannot come, you can change it by Tuesday) — the ask model read such offers as asks
+# cannot come, you can change it by Tuesday) — the ask model read such offers as asks (not
+# Norwegian "Si fra …", "let me know …", an ask: found on the strangers' foreign ask set)
 _IF_OPENS = re.compile(
-    r"\s*(?i:jei|jeigu|je[sś]li|je[zż]eli|если|якщо|калі|wenn|falls|si|se|indien|om|hvis|jos|kui|e[gğ]er"
+    r"\s*(?i:jei|jeigu|je[sś]li|je[zż]eli|если|якщо|калі|wenn|falls|si(?!\s+i?fra\b)|se|indien|om|hvis|jos|kui|e[gğ]er"
     r"|jika|kalau|apabila|ikiwa|kama|εάν|εαν|αν|dac[aă]|pokud|ak|ako|ha|إذا|اذا|اگر|אם|अगर|যদি|nếu|neu|kung)\b"
     r"|\s*(?:ถ้า|如果|若)"
 )

@@ -327,3 +327,10 @@ def test_a_condition_in_another_language_is_no_ask() -> None:
     # a guard that holds on both: the model's yes on a sentence without a condition is an ask
     asked = ask_of(mail.replace("Jeśli termin nie pasuje, można", "Proszę"), says_ask("Proszę"))
     assert asked is not None and asked.startswith("Proszę")
+
+
+def test_norwegian_let_me_know_is_no_condition() -> None:
+    # found by the final read on the strangers' foreign ask set: "Si fra" opens an ask, not an "if"
+    mail = "Hei! Si fra innen fredag 15. oktober kl. 12 om du blir med på hytta. Hilsen Kari"
+    asked = ask_of(mail, lambda sentence: "Si fra" in sentence)
+    assert asked is not None and asked.startswith("Si fra")

@@ -154,6 +154,7 @@ def test_the_predictors_ask_the_model_of_the_memorys_embedder(
     say(pmemory, "v1", maybe, pclock.now)
     say(pmemory, "v2", "saturday 11:15 dentist, the one on station road", pclock.now)
     say(pmemory, "v3", "collecting the new sofa from the warehouse on saturday", pclock.now)
+    say(pmemory, "v4", "saturday I'm also taking the old bike to the tip", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     [item] = [i for i in pmemory.due_items("alice", pclock.now, at("2026-03-09 00:00")) if "zoo" in i.l0]
     assert is_own_plan(item, settings.tz, pclock.now), "the rules alone take it for a plan"
@@ -162,3 +163,4 @@ def test_the_predictors_ask_the_model_of_the_memorys_embedder(
     [sid] = engine.morning(pmemory, settings, at("2026-03-07 07:00"))
     d = pmemory.suggestions.get(sid)
     assert d is not None and "zoo" not in d.body.lower() and "sofa" in d.body.lower(), d
+    assert "bike" in d.body.lower(), d

@@ -55,6 +55,7 @@ def test_a_day_without_a_time_is_the_digests_unless_a_reminder_was_asked_for(
     say(pmemory, "b1", "This Friday is my mother's birthday.", pclock.now)
     say(pmemory, "b2", "The team agreed to freeze the API on Thursday.", pclock.now, role="assistant")
     say(pmemory, "b3", "Saturday I'm repotting the fig, don't let me forget.", pclock.now, scope="bob")
+    say(pmemory, "b4", "On Friday I'm taking the winter tyres off the car.", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     # no message of its own for a day without a time; the assistant's plans are not the person's
     assert pmemory.suggestions.of_scope("alice") == []
@@ -62,11 +63,12 @@ def test_a_day_without_a_time_is_the_digests_unless_a_reminder_was_asked_for(
     [s] = pmemory.suggestions.of_scope("bob")
     assert s.kind == "reminder" and s.source_ids == ("b3",)
     assert s.deliver_at == at("2026-03-07 09:00") and s.expires_at == at("2026-03-08 00:00")
-    # the birthday is in Friday's digest
+    # the birthday is in Friday's digest, beside the tyres
     assert engine.morning(pmemory, settings, at("2026-03-05 09:00")) == []
     [sid] = engine.morning(pmemory, settings, at("2026-03-06 09:00"))
     d = pmemory.suggestions.get(sid)
     assert d is not None and d.kind == "digest" and "birthday" in d.body and "API" not in d.body
+    assert "tyres" in d.body and d.title == "Today: 2 events"
 
 
 def test_an_event_in_the_past_or_minutes_away_gets_no_reminder(
@@ -377,21 +379,31 @@ async def test_the_digest_says_only_what_no_other_message_says_and_is_never_empt
     # yesterday: a digest would only repeat them
     assert engine.morning(pmemory, settings, at("2026-03-04 09:00")) == []
     # Saturday: the review, still open, was last mentioned more than three days ago; an event
-    # said on Friday evening for Saturday 09:30 (its reminder at 08:30 is not the digest's) is left out
+    # said on Friday evening for Saturday 09:30 (its reminder at 08:30 is not the digest's) is left
+    # out; a day's plan told on Monday is listed
+    pclock.now = at("2026-03-02 12:05")
+    say(pmemory, "g3", "Saturday we're clearing out the garage, finally.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
     pclock.now = at("2026-03-06 20:00")
     say(pmemory, "g2", "Tomorrow at 9:30 I see the optician.", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     assert engine.morning(pmemory, settings, at("2026-03-06 09:00")) == []  # Friday: not three days yet
     [sid] = engine.morning(pmemory, settings, at("2026-03-07 09:00"))
     d = pmemory.suggestions.get(sid)
-    assert d is not None and d.kind == "digest" and d.title == "Today: 1 waiting on you"
-    assert "#2" in d.body and "optician" not in d.body
+    assert d is not None and d.kind == "digest" and d.title == "Today: 1 event, 1 waiting on you"
+    assert "#2" in d.body and "garage" in d.body and "optician" not in d.body
     # one digest a day, whatever the number of morning ticks
     assert engine.morning(pmemory, settings, at("2026-03-07 09:00")) == [sid]
     assert [k for k, _ in kinds(pmemory)].count("digest") == 1
     closed = pmemory.work_items.apply(review(state="closed"))
     engine.after_github(pmemory, settings, pclock.now, [(closed, "gh-2")])
     assert engine.morning(pmemory, settings, at("2026-03-11 09:00")) == []  # done: nothing waits
+    # the review closed before Saturday's digest went out: one line is left, and one line is no
+    # digest (digest.AT_LEAST) — it is withdrawn
+    pclock.now = at("2026-03-07 09:00")
+    await outbox.deliver_due()
+    gone = pmemory.suggestions.get(sid)
+    assert gone is not None and gone.status == "withdrawn", gone
 
 
 def test_plain_drops_the_date_phrase_the_day_itself_makes_wrong() -> None:
@@ -658,6 +670,7 @@ def test_the_digest_leaves_out_an_event_starting_within_the_hour(
     # day before it: one told the evening before is still in mind, digest.FRESH)
     pclock.now = at("2026-03-03 20:30")
     say(pmemory, "w2", "Thursday the locksmith comes by some time, no idea when.", pclock.now)
+    say(pmemory, "w3", "Thursday I'm sorting out the spare room too.", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     pclock.now = at("2026-03-04 08:52")
     # minutes away when said: no reminder of its own, and at the 09:00 digest it is under way
@@ -728,6 +741,7 @@ def test_a_day_said_of_a_pull_request_is_no_digest_line(
     pclock.now = at("2026-03-02 16:00")  # a Monday
     say(pmemory, "g1", "the #915 migration PR is massive, I'll dig into it on wednesday", pclock.now)
     say(pmemory, "g2", "wednesday I'm dropping the old monitor at the recycling centre", pclock.now)
+    say(pmemory, "g3", "and wednesday I'm picking up my new glasses from the optician", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     [sid] = engine.morning(pmemory, settings, at("2026-03-04 09:00"))
     d = pmemory.suggestions.get(sid)

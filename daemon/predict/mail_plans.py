@@ -14,15 +14,20 @@ plan (`same_plan`): it never clashes with itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from daemon.memory import Memory
+from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
-from daemon.predict.plan_news import accepts, tied
+from daemon.predict.mail_change_model import reader_for
+from daemon.predict.plan_news import accepts, refuses, tied
+from daemon.predict.plan_text import sentence_spans
 from daemon.state.email_rules import fresh_text
+from daemon.state.mail_words import NO_REPLY, as_english_always, foreign
 
 
 def is_mail_meeting(item: ItemView) -> bool:
@@ -42,6 +47,7 @@ def agreed(memory: Memory, scope: str, item: ItemView, now: datetime, tz: ZoneIn
     sent_at = next((m.sent_at for m in messages if m.id in told), None)
     if sent_at is None:
         return False
+    foreign_thread: bool | None = None  # read once, when a reply needs it
     for msg in messages:
         if not msg.outbound or msg.sent_at > now:
             continue
@@ -50,9 +56,39 @@ def agreed(memory: Memory, scope: str, item: ItemView, now: datetime, tz: ZoneIn
         if msg.sent_at <= sent_at:
             continue
         own = memory.resources(scope, [msg.id])
-        if own and accepts(fresh_text(own[0].text), item.due_at, msg.sent_at, tz):
+        if not own:
+            continue
+        reply = fresh_text(own[0].text)
+        if accepts(reply, item.due_at, msg.sent_at, tz):
+            return True
+        if foreign_thread is None:
+            mail = memory.resources(scope, [next(iter(told))])
+            foreign_thread = bool(mail) and foreign(_body(mail[0].text))
+        if foreign_thread and not objects(_body(reply), reader_for(memory.embedder)):
             return True
     return False
+
+
+def _body(text: str) -> str:
+    """A stored mail without its header line ("E-mail from … to …: 'Re: …'"): the subject is the
+    thread's, not what this message says."""
+    return fresh_text(text.split("\n\n", 1)[-1])
+
+
+def objects(reply: str, change: Callable[[str], str] | None) -> bool:
+    """A reply, in a thread whose mail is in neither English nor Chinese, that asks something,
+    turns the time down or asks for another: a question mark, the word lists' no, or a sentence
+    the mail-change model reads as a cancellation, a move or a proposal ("Не смогу прийти", "Kan
+    vi flytte det til torsdag?"). A reply that does none of these — "Баярлалаа, би очно", "Danke,
+    ich komme" — accepts what the mail set: people answer an appointment they cannot keep by saying
+    so. (The word lists know "yes" in a dozen languages; the model reads refusals in any, but not
+    assent, which it files with small talk as "other".)"""
+    if change is None:
+        return True  # without the model only the word lists read the reply (`accepts`)
+    text = simplified(as_english_always(reply))
+    if "?" in text or "？" in text or refuses(text) or NO_REPLY.search(reply):
+        return True
+    return any(change(s) in ("cancel", "move", "propose") for s in sentence_spans(text))
 
 
 _SENDER = re.compile(r"^(?P<name>[^<]+?)\s*<[^>]+>")

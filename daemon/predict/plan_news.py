@@ -700,6 +700,11 @@ _ACCEPTS = re.compile(
 )
 
 
+def refuses(text: str) -> bool:
+    """A reply that turns a time down in English or Chinese words ("can't make it", "去不了")."""
+    return bool(_REFUSES.search(text))
+
+
 def accepts(reply: str, proposed: datetime, sent: datetime, tz: ZoneInfo) -> bool:
     """The person's reply `reply` (its new part, sent at `sent`) accepts a proposed time: it
     turns nothing down, asks nothing, and says yes or names the proposed day."""

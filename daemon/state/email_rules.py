@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
 from daemon.memory.dates import resolve_dates
@@ -63,10 +63,12 @@ _SIGNATURE = re.compile(r"^(--|__)\s*$")
 # (and the dot of a day of the month is no sentence end: "onsdag 29. mars kl. 11.15", "am 29. März")
 # (nor the dot of a short abbreviation before a figure, a comma or a bracket — "кв. 41", "2026 г., з
 # 13:00", "kovo 29 d. (trečiadienį)" —, of a year's letter before the month, "2028 m. kovo", or of a
-# street's word before its name: "вул. Сурганава", "ul. Marszałkowska")
+# street's word before its name: "вул. Сурганава", "ul. Marszałkowska", or of a title before a
+# name: "with Dr. Anna Sorensen on Wednesday", "Sr. Ma")
 _SENTENCE = re.compile(
     r"(?:\([^()\n]{0,80}\)|(?<=\d)\.(?=\d)|\b(?:[Kk]l|plkst)\.\s*(?=\d)"
     r"|\b[a-zа-яё]{1,3}\.(?=[ \t]*(?:\d|,|\())|\b(?:godz|hod|str|tel|ulic)\.(?=[ \t]*\d)|(?<=\d[ \t][a-zа-яё])\.(?=[ \t]+[a-zа-яёą-ž])|\b(?:ул|вул|пр|просп|пл|бул|пер|ul|al|pl|os|str)\.(?=[ \t]+\w)"
+    r"|\b(?:Dr|Dra|Mr|Mrs|Ms|Mx|Prof|Sr|Sra|Srta|Hr|Fr|Mme|Mlle)\.(?=[ \t]+[A-ZÀ-ÝА-Я])"
     r"|\b[0-3]?\d\.(?=[ \t]+(?:[a-zà-žа-яё]|(?:Jan|Feb|M[äa]r|Apr|Mai|Jun|Jul|Aug|Sep|Okt|Nov|Dez)))"
     r"|[^.!?。！？\n])+[.!?。！？]*|[.!?。！？]+"
 )
@@ -426,4 +428,19 @@ def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
         ),
         None,
     )
-    return (deadline or ahead[0]).value if ahead else None
+    if not ahead:
+        return None
+    chosen = deadline or ahead[0]
+    if len(ahead) == 1 and chosen.granularity == "day" and not chosen.has_time:
+        # one day and one clock in one sentence are one moment, whatever stands between them: "17-ны
+        # өдөр (Лхагва гараг) 15:00 цагт", where the rules read the day and leave the clock alone
+        outside = sentence[: chosen.start] + " " + sentence[chosen.end :]
+        clocks = _LONE_CLOCK.findall(outside)
+        if len(clocks) == 1:
+            day = chosen.value.astimezone(tz).date()
+            return datetime.combine(day, time(int(clocks[0][0]), int(clocks[0][1])), tzinfo=tz)
+    return chosen.value
+
+
+# a clock in 24-hour form, as `mail_words` writes a clock of another language ("15:00")
+_LONE_CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")

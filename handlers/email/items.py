@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from datetime import time
 from email.utils import getaddresses
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -17,7 +18,7 @@ from zoneinfo import ZoneInfo
 from daemon.events import EmailEvent
 from daemon.memory.types import ItemDraft
 from daemon.state.email_rules import ask_of, due_in, fresh_text, is_offer, promise_of, sentences
-from daemon.state.mail_words import foreign, reader
+from daemon.state.mail_words import reader
 from daemon.state.types import EmailMessage
 from handlers.github.summary import one_line
 
@@ -185,23 +186,21 @@ def _contact(name: str, addr: str, event: EmailEvent) -> ItemDraft:
     )
 
 
-def _kind(sentence: str, outbound: bool, other_language: bool = False) -> str | None:
+def _kind(sentence: str, outbound: bool, timed: bool = False) -> str | None:
     if outbound and promise_of(sentence):
         return "promise"
     if _DEADLINE.search(sentence):
         return "deadline"
     if _MEETING.search(sentence):
         return "meeting"
-    if other_language and _CLOCK.search(sentence):
-        # a mail in a language without a word list here (Georgian, Armenian …): a day with its
-        # clock is when something is set for the reader ("სამშაბათი, 12 ოქტომბერი, 14:30"); it is
-        # the person's only once they accept it (`mail_plans.agreed`)
+    if timed:
+        # a day with its clock is when something is set for the reader, in any language and
+        # whatever the thing is called ("სამშაბათი, 12 ოქტომბერი, 14:30"; "our packing crew will
+        # arrive at your flat on Wednesday 16 May at 13:30"): no list of meeting words holds every
+        # visit a service sets by mail. It is the person's only once they accept it
+        # (`mail_plans.agreed`)
         return "meeting"
     return None
-
-
-# a clock as the date rules write it after `mail_words` ("14:30", "at 09:15")
-_CLOCK = re.compile(r"(?<![\d:.])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d])")
 
 
 def drafts_from(
@@ -221,14 +220,14 @@ def drafts_from(
     dated = 0
     # a mail in another language: its meetings and deadlines read in English words, quoted as written
     read = reader(event.text)
-    other_language = foreign(event.text)
     lead = ""
     for sentence in sentences(fresh_text(event.text)):
         # a line that ends with a colon announces the one after it: "Vi bekrefter herved din time
         # hos tannpleier:" then "onsdag 29. mars kl. 11.15" is the appointment's slot
-        kind = _kind(read(f"{lead} {sentence}" if lead else sentence), msg.outbound, other_language)
+        due = due_in(read(sentence), event.date, tz)
+        timed = due is not None and due.astimezone(tz).time() != time(0)
+        kind = _kind(read(f"{lead} {sentence}" if lead else sentence), msg.outbound, timed)
         lead = sentence if sentence.rstrip().endswith((":", "：")) else ""
-        due = due_in(read(sentence), event.date, tz) if kind else None
         if kind is None or due is None:
             continue
         said = one_line(sentence, 300)

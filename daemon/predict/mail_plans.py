@@ -27,7 +27,7 @@ from daemon.predict.mail_change_model import reader_for
 from daemon.predict.plan_news import accepts, refuses, tied
 from daemon.predict.plan_text import sentence_spans
 from daemon.state.email_rules import fresh_text
-from daemon.state.mail_words import NO_REPLY, as_english_always, foreign
+from daemon.state.mail_words import NEGATION, NO_REPLY, as_english_always, foreign
 
 
 def is_mail_meeting(item: ItemView) -> bool:
@@ -82,11 +82,12 @@ def objects(reply: str, change: Callable[[str], str] | None) -> bool:
     vi flytte det til torsdag?"). A reply that does none of these — "Баярлалаа, би очно", "Danke,
     ich komme" — accepts what the mail set: people answer an appointment they cannot keep by saying
     so. (The word lists know "yes" in a dozen languages; the model reads refusals in any, but not
-    assent, which it files with small talk as "other".)"""
+    assent, which it files with small talk as "other"; it misses some refusals too, so a reply
+    holding a word that negates, `NEGATION`, is no acceptance read this way.)"""
     if change is None:
         return True  # without the model only the word lists read the reply (`accepts`)
     text = simplified(as_english_always(reply))
-    if "?" in text or "？" in text or refuses(text) or NO_REPLY.search(reply):
+    if "?" in text or "？" in text or refuses(text) or NO_REPLY.search(reply) or NEGATION.search(reply):
         return True
     return any(change(s) in ("cancel", "move", "propose") for s in sentence_spans(text))
 

@@ -156,12 +156,17 @@ def word_in_english(word: str) -> str | None:
     folded = fold(word)
     if folded in found.words:
         return found.words[folded]
+    if "-" in word:
+        return None  # a name written with a hyphen is found whole ("segunda-feira"); "Manda-s" is a verb
     for k in range(4):
         stem = folded[: len(folded) - k]
         # (an inflection changes a name's last letters, and keeps it about as long: "novembrī" of
         # "novembris"; a shorter word that only begins like a name is none, Albanian "salla" (hall)
         # is no "sallaws")
-        if len(stem) >= _STEM and stem in found.stems and len(folded) >= found.stem_of[stem] - 1:
+        # (a stem of five letters is a common word's beginning as often as a name's: the word must
+        # then be as long as the name, Kriolu "Manda-s" (send us) is no shortened "mandag")
+        shorter = 1 if len(stem) > _STEM else 0
+        if len(stem) >= _STEM and stem in found.stems and len(folded) >= found.stem_of[stem] - shorter:
             return found.stems[stem]
     return None
 

@@ -410,6 +410,24 @@ _BY_BEFORE = re.compile(r"\b(?:by|before|until|till|no later than|due)\s*$", re.
 _BY_AFTER_ZH = re.compile(r"^\s*(?:之前|以前|前|为止|為止)")
 
 
+def ask_due(text: str, ask: str, at: datetime, tz: ZoneInfo) -> datetime | None:
+    """By when the mail's ask (`ask`, a sentence of `text`) is to be answered: its own date, else
+    the deadline of another sentence of the mail that asks by a date. "we still need the
+    following papers: …" and then "please send them by Friday 12:00" are one ask, due Friday;
+    without the second sentence's date the follow-up came after the deadline had passed."""
+    read = reader(text)
+    own = due_in(read(ask), at, tz)
+    if own is not None:
+        return own
+    for sentence in sentences(fresh_text(text)):
+        said = read(sentence)
+        if _DEADLINE.search(said) and asks(said):
+            due = due_in(said, at, tz)
+            if due is not None:
+                return due
+    return None
+
+
 def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
     """The date of `sentence` that lies ahead, resolved against the message's Date `at`: the one
     said as a deadline when there is one ("the Oct 27 offsite by Wednesday 5pm" is due on
@@ -431,16 +449,24 @@ def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
     if not ahead:
         return None
     chosen = deadline or ahead[0]
-    if len(ahead) == 1 and chosen.granularity == "day" and not chosen.has_time:
+    if not chosen.has_time:
         # one day and one clock in one sentence are one moment, whatever stands between them: "17-ны
-        # өдөр (Лхагва гараг) 15:00 цагт", where the rules read the day and leave the clock alone
-        outside = sentence[: chosen.start] + " " + sentence[chosen.end :]
-        clocks = _LONE_CLOCK.findall(outside)
-        if len(clocks) == 1:
-            day = chosen.value.astimezone(tz).date()
-            return datetime.combine(day, time(int(clocks[0][0]), int(clocks[0][1])), tzinfo=tz)
+        # өдөр (Лхагва гараг) 15:00 цагт", "12 Mart 2027 Cuma günü saat 10:15'te", where the rules
+        # read the day (once or twice) and leave the clock alone, or read it as today's
+        day = chosen.value.astimezone(tz).date()
+        days = [m for m in ahead if not m.has_time and m.value.astimezone(tz).date() == day]
+        if all(m in days or _BARE_CLOCK.match(m.text) for m in ahead):
+            outside = sentence
+            for m in sorted(days, key=lambda m: -m.start):
+                outside = outside[: m.start] + " " + outside[m.end :]
+            clocks = set(_LONE_CLOCK.findall(outside))
+            if len(clocks) == 1:
+                [(hour, minute)] = clocks
+                return datetime.combine(day, time(int(hour), int(minute)), tzinfo=tz)
     return chosen.value
 
 
-# a clock in 24-hour form, as `mail_words` writes a clock of another language ("15:00")
+# a clock in 24-hour form, as `mail_words` writes a clock of another language ("15:00"), and a
+# date mention that is nothing else ("at 10:15")
 _LONE_CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+_BARE_CLOCK = re.compile(r"^(?:(?:at|around)\s+)*(?:[01]?\d|2[0-3]):[0-5]\d$", re.IGNORECASE)

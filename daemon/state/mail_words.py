@@ -359,6 +359,18 @@ NO_REPLY = re.compile(
     r"|infelizmente|helaas|dessverre|tyvärr|desværre|niestety|bohužel|sajnos|maalesef|на\s+жаль|к\s+сожалению)\b",
     re.IGNORECASE,
 )
+# a word that negates, in the languages of the mails above and their neighbours: a reply holding one
+# says no to something, and is no acceptance read from the absence of an objection
+# (`mail_plans.objects`); a closed class, listed whole rather than by the replies seen
+NEGATION = re.compile(
+    r"\b(?:no|not|never|cannot|can['’]?t|won['’]?t|n[oã]o|non|ne|pas|jamais|nicht|kein\w*|nein|nie|niet|geen|nee"
+    r"|inte|ej|nej|ikke|ikkje|nei|ei|emme|eivät|nije|nemo|нет|не|ні|nem|nincs|nu|hayır|değil|yok"
+    r"|δεν|όχι|μην|nuk|tidak|bukan|belum|hindi|hapana|siwezi|không|chưa|жоқ|емес|yox|deyil|чадахгүй"
+    r"|ვერ|არ|չեմ|ոչ|لا|لن|لم|לא|نه|नहीं|না)\b"
+    # (and where words run together: Thai "ไม่", Japanese "ない/ません", Korean "못/않", Chinese 不/没)
+    r"|ไม่|ません|できない|ない[。、]|못|않|不|没",
+    re.IGNORECASE,
+)
 # ... and in scripts written without spaces (no word boundary to lean on): Thai "กรุณา" / "โปรด"
 # (please), "ภายใน" / "ก่อน" (within, before); Korean "주세요", "바랍니다", "부탁드립니다" (please),
 # "까지" (by)
@@ -499,6 +511,8 @@ def _ask_words(text: str) -> str:
 
 # Hebrew glues "to", "on", "from" to the word for day: "ליום ראשון" is "יום ראשון" (Sunday)
 _HE_DAY_PREFIX = re.compile(r"(?<![\u0590-\u05ff])[לבמו](?=יום\s)")
+# a capitalised word that is not the sentence's first, just before: the word after it is a name's
+_AFTER_A_NAME = re.compile(r"(?<=[^\s.!?:;])\s+[A-ZÀ-ÞА-ЯЁ][a-zß-ÿа-яё]+\s+$")
 # a month's name as short as "mai", "mei", "maj" is also a word (Romanian "nu mai pot", "more";
 # Vietnamese "mai", "tomorrow"): a month only beside a figure ("5 mai", "mai 2027")
 _SHORT_MONTH_NEAR = 6
@@ -506,7 +520,11 @@ _SHORT_MONTH_NEAR = 6
 
 def _name(m: re.Match[str]) -> str:
     word = m.group(0)
-    found = _NAMES.get(_fold(word)) or word_in_english(word)
+    found = _NAMES.get(_fold(word))
+    if found is None and not _AFTER_A_NAME.search(m.string, 0, m.start()):
+        # (a name's second word is no weekday inflected: "Nelson Mandela Avenue" is no "Nelson
+        # Monday Avenue", though "manda-" begins the Norwegian "mandag")
+        found = word_in_english(word)
     if found is None:
         return word
     if len(word) <= 3 and found in MONTHS_EN:

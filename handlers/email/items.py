@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 from daemon.events import EmailEvent
 from daemon.memory.types import ItemDraft
-from daemon.state.email_rules import ask_of, due_in, fresh_text, is_offer, promise_of, sentences
+from daemon.state.email_rules import ask_due, ask_of, due_in, fresh_text, is_offer, promise_of, sentences
 from daemon.state.mail_words import reader
 from daemon.state.types import EmailMessage
 from handlers.github.summary import one_line
@@ -131,7 +131,7 @@ def message_from(
         outbound=outbound,
         to_person=to_person,
         ask=ask,
-        ask_due=due_in(reader(event.text)(ask), event.date, tz) if ask else None,
+        ask_due=ask_due(event.text, ask, event.date, tz) if ask else None,
         promise=promise,
         promise_due=due_in(promise, event.date, tz) if promise else None,
     )
@@ -194,7 +194,7 @@ def _kind(sentence: str, outbound: bool, timed: bool = False) -> str | None:
     if _MEETING.search(sentence):
         return "meeting"
     if timed:
-        # a day with its clock is when something is set for the reader, in any language and
+        # a day with its clock in a received mail is when something is set for the reader, in any language and
         # whatever the thing is called ("სამშაბათი, 12 ოქტომბერი, 14:30"; "our packing crew will
         # arrive at your flat on Wednesday 16 May at 13:30"): no list of meeting words holds every
         # visit a service sets by mail. It is the person's only once they accept it
@@ -226,7 +226,11 @@ def drafts_from(
         # hos tannpleier:" then "onsdag 29. mars kl. 11.15" is the appointment's slot
         due = due_in(read(sentence), event.date, tz)
         timed = due is not None and due.astimezone(tz).time() != time(0)
-        kind = _kind(read(f"{lead} {sentence}" if lead else sentence), msg.outbound, timed)
+        # (the person's own mail restates a time it answers — "Tuesday at 14:00 works for me" — and
+        # sets nothing new: their meetings are the ones they name as such)
+        kind = _kind(
+            read(f"{lead} {sentence}" if lead else sentence), msg.outbound, timed and not msg.outbound
+        )
         lead = sentence if sentence.rstrip().endswith((":", "：")) else ""
         if kind is None or due is None:
             continue

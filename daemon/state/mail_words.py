@@ -363,12 +363,23 @@ NO_REPLY = re.compile(
 # says no to something, and is no acceptance read from the absence of an objection
 # (`mail_plans.objects`); a closed class, listed whole rather than by the replies seen
 NEGATION = re.compile(
-    r"\b(?:no|not|never|cannot|can['’]?t|won['’]?t|n[oã]o|non|ne|pas|jamais|nicht|kein\w*|nein|nie|niet|geen|nee"
-    r"|inte|ej|nej|ikke|ikkje|nei|ei|emme|eivät|nije|nemo|нет|не|ні|nem|nincs|nu|hayır|değil|yok"
+    # ("no" only standing alone — "No, …", "no." — for it is Portuguese "in the"; "nu", "nei", "ne"
+    # are "now", "in the", "what" in other languages than the ones they negate in)
+    r"(?:^|(?<=[\s,.;!]))no(?=\s*[,.;!]|\s*$)"
+    r"|\b(?:not|never|cannot|can['’]?t|won['’]?t|n[aã]o|non|pas|jamais|nicht|kein\w*|nein|nie|niet|geen|nee"
+    r"|inte|ej|nej|ikke|ikkje|ei|emme|eivät|nije|nemo|нет|не|ні|nem|nincs|hayır|değil|yok"
     r"|δεν|όχι|μην|nuk|tidak|bukan|belum|hindi|hapana|siwezi|không|chưa|жоқ|емес|yox|deyil|чадахгүй"
     r"|ვერ|არ|չեմ|ոչ|لا|لن|لم|לא|نه|नहीं|না)\b"
-    # (and where words run together: Thai "ไม่", Japanese "ない/ません", Korean "못/않", Chinese 不/没)
-    r"|ไม่|ません|できない|ない[。、]|못|않|不|没",
+    # (and where words run together: Thai "ไม่", Japanese "できない/できません", Korean "못/않", Chinese 不/没)
+    r"|ไม่|できません|できない|못|않|不|没",
+    re.IGNORECASE,
+)
+# ... except in "no problem", which says yes: "kein Problem", "geen probleem", "pas de problème",
+# "sorun yok", "нет проблем", "ei ongelmaa", "nincs gond"
+NO_PROBLEM = re.compile(
+    r"\b(?:kein\w*|geen|pas\s+de|nessun\w*|sem|ingen|ei|nie\s+ma|žádný|nema|nincs|нет|жоқ|no\s+hay|não\s+há)"
+    r"\s+(?:problem\w*|probl[eè]m\w*|ongelma\w*|gond\w*|проблем\w*)"
+    r"|\b(?:problem|sorun|sıkıntı)\s+(?:yok|değil)\b|\bproblem\s+yok\b",
     re.IGNORECASE,
 )
 # ... and in scripts written without spaces (no word boundary to lean on): Thai "กรุณา" / "โปรด"
@@ -512,7 +523,8 @@ def _ask_words(text: str) -> str:
 # Hebrew glues "to", "on", "from" to the word for day: "ליום ראשון" is "יום ראשון" (Sunday)
 _HE_DAY_PREFIX = re.compile(r"(?<![\u0590-\u05ff])[לבמו](?=יום\s)")
 # a capitalised word that is not the sentence's first, just before: the word after it is a name's
-_AFTER_A_NAME = re.compile(r"(?<=[^\s.!?:;])\s+[A-ZÀ-ÞА-ЯЁ][a-zß-ÿа-яё]+\s+$")
+_AFTER_A_NAME = re.compile(r"(?:^|[^\s.!?:;])[ \t]*[A-ZÀ-ÞА-ЯЁ][a-zß-ÿа-яё]+[ \t]+$")
+_NAME_BACK = 60  # characters looked back for it
 # a month's name as short as "mai", "mei", "maj" is also a word (Romanian "nu mai pot", "more";
 # Vietnamese "mai", "tomorrow"): a month only beside a figure ("5 mai", "mai 2027")
 _SHORT_MONTH_NEAR = 6
@@ -521,10 +533,18 @@ _SHORT_MONTH_NEAR = 6
 def _name(m: re.Match[str]) -> str:
     word = m.group(0)
     found = _NAMES.get(_fold(word))
-    if found is None and not _AFTER_A_NAME.search(m.string, 0, m.start()):
-        # (a name's second word is no weekday inflected: "Nelson Mandela Avenue" is no "Nelson
-        # Monday Avenue", though "manda-" begins the Norwegian "mandag")
+    if found is None:
         found = word_in_english(word)
+        # (a capitalised word after a capitalised word is a name's: "Nelson Mandela Avenue" is no
+        # "Nelson Monday Avenue", though "manda-" begins the Norwegian "mandag", nor "Hei Anna" a
+        # Friday; a weekday inside a sentence is written small in the languages these names come
+        # from, and German's capitals are in the lists above)
+        if (
+            found is not None
+            and word[:1].isupper()
+            and _AFTER_A_NAME.search(m.string[max(0, m.start() - _NAME_BACK) : m.start()])
+        ):
+            found = None
     if found is None:
         return word
     if len(word) <= 3 and found in MONTHS_EN:

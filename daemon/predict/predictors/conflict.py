@@ -5,7 +5,7 @@ hour. An event without a time of day takes the hours its sentence names ("the of
 "九点到五点") or, said to take "the whole day" / 全天, the working day; else no hours (a birthday
 clashes with nothing). Time off (a half day, 请假, annual leave: `time_off.py`) frees the
 person's hours: it clashes with nothing, least of all the appointment it was taken for; nor does
-a thing to get done by a time ("papers by Thursday noon"). A clock
+a to-do that relays a mail's ask by a time ("HR mailed, the papers by Thursday noon"). A clock
 written in 24-hour form ("08:00–14:30", "06h00-09h00") ends when written, not at a guessed pm.
 A meeting set by e-mail is one of the person's events once they sent or accepted it
 (`mail_plans.py`): the check runs when the e-mail's item is new and again when the person's reply
@@ -46,7 +46,8 @@ from daemon.predict.base import (
 from daemon.predict.plan_model import reader_for
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import is_own_plan
-from daemon.predict.predictors.upcoming import to_do_by, when_text
+from daemon.predict.predictors import upcoming
+from daemon.predict.predictors.upcoming import when_text
 from daemon.predict.spans import day_span, ends_the_whole_day, span_clause
 from daemon.predict.time_off import is_time_off
 from daemon.predict.timing import day_start, is_timed
@@ -162,9 +163,15 @@ def _theirs(it: ItemView, scope: str, ctx: Ctx) -> bool:
     text = what(it)
     return (
         not frees_hours(it)
-        # a thing to get done by a time ("要交材料，礼拜四中午之前") takes no hours of that time: it
-        # clashes with nothing, least of all the mail that asks for it by then
-        and not (it.due_at is not None and to_do_by(text, it.observed_at or ctx.now, tz, it.due_at))
+        # a to-do that relays a mail's ask ("人事发了封邮件…要交材料，礼拜四中午之前") is that ask: a
+        # thing to hand in by then takes no hours, and clashes with nothing, least of all the mail
+        # (an arrival by a time — "at the airport before 3" — is no such thing and still clashes)
+        and not (
+            it.due_at is not None
+            and upcoming.relays_mail_ask(
+                ctx, scope, text, it.observed_at or it.happened_at or ctx.now, it.due_at
+            )
+        )
         and is_own_plan(it, tz, ctx.now, reader_for(ctx.memory.embedder))
         and not said_when.github_follows(text, ctx.settings.github_login)
         # not a plan someone's e-mail called off or moved since (its reminder says that)

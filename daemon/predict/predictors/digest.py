@@ -8,11 +8,12 @@ message already named (the all-day offsite beside the 14:00 call); nor is an eve
 the hour, which is under way or about to be (its reminder, if any, came before). What waits on the person
 (a review, an assigned issue) appears once its own follow-up was delivered on an earlier day and
 nothing has been said about it for three days: one reminder, then a repeat at that pace, not a
-nag every morning. A digest says at least two things (`AT_LEAST`), or nothing: what it lists is by
-construction what no reminder says — a day without a clock, or a plan the reminder found not worth
-one — so a digest of one line is a reminder of a thing judged not worth a reminder, in a digest's
-clothes. The content is rebuilt at delivery (an event cancelled or a review done since the tick
-drops out; if fewer than two lines are left the digest is withdrawn).
+nag every morning. Events alone are listed only two or more (`AT_LEAST`): what the digest lists
+of the day is by construction what no reminder says — a day without a clock, or a plan the
+reminder found not worth one — so a digest of one event is a reminder of a thing judged not worth
+a reminder, in a digest's clothes. (What waits on the person is the digest's own repeat of a
+follow-up, and goes out alone.) The content is rebuilt at delivery (an event cancelled or a review
+done since the tick drops out; if what is left would not be sent, the digest is withdrawn).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ REPEAT_AFTER = timedelta(days=3)  # what still waits is repeated once its last m
 # person said last night ("doing a shop tomorrow", "明天继续"); the digest is for what was told
 # before, which a night and a day may have pushed out of mind (like a reminder's JUST_SAID)
 FRESH = timedelta(days=1)
-# an overview is of two things or more. Across the first runs of six scenario sets nobody here had
+# an overview of the day is of two events or more. Across the first runs of six scenario sets nobody here had
 # read (blind23, 25–29) the digests were all of one line, and 21 of 23 broke a rule their writers
 # kept (someone else's appointment, a declined invitation, the clash day's event, the day's single
 # appointment repeated); across all 29 blind sets and the own ones at the code of 2026-12-07, 25
@@ -110,6 +111,10 @@ def _content(scope: str, ctx: Ctx) -> tuple[list[ItemView], list[Any]]:
     return events, waiting
 
 
+def _worth_sending(events: list[ItemView], waiting: list[Any]) -> bool:
+    return bool(waiting) or len(events) >= AT_LEAST
+
+
 def _write(s: Suggestion, events: list[ItemView], waiting: list[Any], ctx: Ctx) -> Suggestion:
     tz = ctx.settings.tz
     zh = any(is_cjk(what(e)) for e in events)
@@ -144,7 +149,7 @@ class Digest:
         if not isinstance(trigger, Morning):
             return []
         events, waiting = _content(trigger.scope, ctx)
-        if len(events) + len(waiting) < AT_LEAST:
+        if not _worth_sending(events, waiting):
             return []
         tz = ctx.settings.tz
         day = trigger.at.astimezone(tz).date().isoformat()
@@ -166,6 +171,6 @@ class Digest:
 
     def recheck(self, s: Suggestion, ctx: Ctx) -> Recheck:
         events, waiting = _content(s.scope, ctx)
-        if len(events) + len(waiting) < AT_LEAST:
-            return Recheck(None, "less than two things left for today")
+        if not _worth_sending(events, waiting):
+            return Recheck(None, "nothing waits and fewer than two events are left for today")
         return Recheck(_write(s, events, waiting, ctx))

@@ -53,11 +53,12 @@ REPEAT_AFTER = timedelta(days=3)  # what still waits is repeated once its last m
 # person said last night ("doing a shop tomorrow", "明天继续"); the digest is for what was told
 # before, which a night and a day may have pushed out of mind (like a reminder's JUST_SAID)
 FRESH = timedelta(days=1)
-# an overview of the day is of two events or more. Across the first runs of six scenario sets nobody here had
-# read (blind23, 25–29) the digests were all of one line, and 21 of 23 broke a rule their writers
-# kept (someone else's appointment, a declined invitation, the clash day's event, the day's single
-# appointment repeated); across all 29 blind sets and the own ones at the code of 2026-12-07, 25
-# digests, all of one line, 1 met an expectation (a deadline day, "rego runs out on the 3rd")
+# an overview of the day is of two events or more. In the first runs of six scenario sets nobody
+# here had read (blind23, 25–29) the 23 digests were all of one line, and 20 broke a rule their
+# writers kept (someone else's appointment, a declined invitation, the clash day's event, the
+# day's single appointment repeated); across all 29 blind sets and the own ones at the code of
+# 2026-12-07, 25 digests, all of one line, 1 met an expectation (a deadline day, "rego runs out on
+# the 3rd") — docs/predict.md, "Twenty-fourth session"
 AT_LEAST = 2
 
 

@@ -374,11 +374,13 @@ NEGATION = re.compile(
     r"|ไม่|できません|できない|못|않|不|没",
     re.IGNORECASE,
 )
-# ... except in "no problem", which says yes: "kein Problem", "geen probleem", "pas de problème",
-# "sorun yok", "нет проблем", "ei ongelmaa", "nincs gond"
+# ... except in "no problem" and "no worries", which say yes: "kein Problem", "kein Thema", "geen
+# probleem", "pas de problème", "pas de souci", "sorun yok", "нет проблем", "не проблема", "ei
+# ongelmaa", "ei hätää", "nie ma sprawy", "não tem problema", "nincs gond"
 NO_PROBLEM = re.compile(
-    r"\b(?:kein\w*|geen|pas\s+de|nessun\w*|sem|ingen|ei|nie\s+ma|žádný|nema|nincs|нет|жоқ|no\s+hay|não\s+há)"
-    r"\s+(?:problem\w*|probl[eè]m\w*|ongelma\w*|gond\w*|проблем\w*)"
+    r"\b(?:kein\w*|geen|pas\s+de|nessun\w*|sem|ingen|ei|nie\s+ma|žádný|nema|nincs|нет|не|нема|жоқ|no\s+hay"
+    r"|n[ãa]o\s+(?:h[áa]|tem))"
+    r"\s+(?:problem\w*|probl[eè]m\w*|ongelma\w*|gond\w*|проблем\w*|thema|souci\w*|sprawy|hätää)"
     r"|\b(?:problem|sorun|sıkıntı)\s+(?:yok|değil)\b|\bproblem\s+yok\b",
     re.IGNORECASE,
 )

@@ -121,6 +121,8 @@ def test_a_title_before_a_name_ends_no_sentence(text: str, parts: list[str]) -> 
         ("Bu randevuyu iptal etmem gerekiyor.", True),
         # "no problem" says yes; Portuguese "no" is "in the"
         ("Danke, kein Problem, ich komme.", False),
+        ("Merci, pas de souci, je serai là.", False),
+        ("Спасибо, не проблема, приду.", False),
         ("Obrigada, estarei no local às nove.", False),
     ],
 )

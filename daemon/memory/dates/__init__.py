@@ -149,6 +149,7 @@ from daemon.memory.dates.common import (
     Hit,
     mention,
     monday,
+    only_a_clock,
     planned,
     span_days,
     valid,
@@ -158,7 +159,7 @@ from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.recurrence import Recurrence, recurrence
 from daemon.memory.dates.zones import in_named_zones
 
-__all__ = ["DateMention", "Recurrence", "planned", "recurrence", "resolve_dates", "span_days"]
+__all__ = ["DateMention", "Recurrence", "only_a_clock", "planned", "recurrence", "resolve_dates", "span_days"]
 
 
 def _has_digit(text: str) -> bool:

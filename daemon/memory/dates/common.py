@@ -30,6 +30,22 @@ class DateMention:
     has_clock: bool = False
 
 
+# a date mention that is only a clock ("at 6:45", "7pm", "15:00", "早上七点半"): no day word of its own
+_ONLY_A_CLOCK = re.compile(
+    # ("at at 11:20": a Turkish "saat 11:20'de" as `mail_words` writes it)
+    r"^(?:(?:at|@|around|about|by|from)\s+)*\d{1,2}(?:[:.h]\d{2})?\s*(?:[ap]\.?m\.?|h|o['’]clock)?$"
+    r"|^(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|朝早)?\s*(?:\d{1,2}\s*[:：]\s*\d\d"
+    r"|[零〇一二两三四五六七八九十\d]{1,3}[点點](?:半|一刻|三刻|[零〇一二三四五六七八九十\d]{1,3}分?)?)$",
+    re.IGNORECASE,
+)
+
+
+def only_a_clock(m: DateMention) -> bool:
+    """The mention says an hour and no day: read as today's, the day is whatever its text is about
+    ("wednesday's the course … leaving the yard at 6:45"; "17-ны өдөр (Лхагва гараг) 15:00")."""
+    return bool(_ONLY_A_CLOCK.match(m.text))
+
+
 # ---------------------------------------------------------------------------------------------------
 # Calendar arithmetic on wall-clock dates. Months and years go through relativedelta, which clamps
 # month ends (Jan 31 + 1 month = Feb 29). Days, weeks and weekdays are plain date arithmetic: a

@@ -551,7 +551,7 @@ _BY_BEFORE = re.compile(r"\b(?:by|before|due|no later than)\s+(?:the\s+|this\s+|
 _BY_AFTER = re.compile(r"\s*(?:之前|以前|前(?![天年往面台门]))")
 
 
-def to_do_by(text: str, said: datetime, tz: ZoneInfo, due: datetime) -> bool:
+def _to_do_by(text: str, said: datetime, tz: ZoneInfo, due: datetime) -> bool:
     """The plan's date is a deadline: a thing to get done by then, not an appointment at then. A
     statement that it is done keeps it, as one does a promise."""
     for m in resolve_dates(text, said, tz):
@@ -635,7 +635,7 @@ class Upcoming:
         said = item.observed_at or item.happened_at or ctx.now
         # a timed promise is reminded like an appointment, until the person says it is done; so
         # is a thing to do by a time ("…扫描件加一张白底照片，续工作许可用的，周二中午前")
-        if promise.is_promise(text) or to_do_by(text, said, tz, due):
+        if promise.is_promise(text) or _to_do_by(text, said, tz, due):
             done = promise.kept(ctx, s.scope, item, said)
             if done is not None:
                 return Recheck(None, done)

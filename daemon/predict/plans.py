@@ -125,7 +125,12 @@ _THIRD_EN = re.compile(
     # "gemma's viewing a flat": the 's is "is", glued to the name
     r"|[A-Z][^\W\d_]+(?:'s|’s)\s+\w+ing\b"
     # someone's person: "kai's teacher is out friday", "jim's mom fell"
-    rf"|[^\W\d_]+(?:'s|’s)\s+(?:{_PEOPLE_EN})\b)",
+    rf"|[^\W\d_]+(?:'s|’s)\s+(?:{_PEOPLE_EN})\b"
+    # whoever the subject is, the thing they have is theirs when English says so by its "his",
+    # "her" or "their": "my chum marc-andré has his colonoscopy monday", "the twins have their
+    # recital" — no list of relations to fall out of (not "I have my", "we've got our")
+    r"|(?!(?:i|we|you|u)\b)(?:[^\W\d_][\w'’.-]*\s+){1,4}?(?:has|have|had|got|(?:has|have|'s|’s|'ve|’ve)\s+got"
+    r"|(?:is|are|'s|’s|'re|’re)\s+having)\s+(?:his|her|their)\s)",
     re.IGNORECASE,
 )
 _SELF_EN = re.compile(
@@ -549,7 +554,8 @@ def _takes_part(clause: str, zh: bool) -> bool:
     the train to work": their commute, while someone else has the appointment) unless the clause
     reaches someone ("I'm up at 5 to drive her")."""
     me = _SELF_ZH if zh else _SELF_EN
-    own = _OWNER_ZH.sub("", clause) if zh else clause
+    # (wished well is no part in it: "pray for me", "fingers crossed for us")
+    own = _OWNER_ZH.sub("", clause) if zh else _WISHED_WELL.sub(" ", clause)
     rest = _without_subject(own, zh)
     if zh and rest != own:
         # the verb after a subject taken off is that subject's: "老师带队" is the teacher leading,
@@ -568,6 +574,13 @@ def _takes_part(clause: str, zh: bool) -> bool:
         return False
     routine = (_ROUTINE_ZH if zh else _ROUTINE_EN).search(clause)
     return not routine or bool((_OTHERS_ZH if zh else _OTHERS_EN).search(clause))
+
+
+# the speaker as the one wished well, not one who does anything: "pray for me", "wish us luck"
+_WISHED_WELL = re.compile(
+    r"\b(?:pray(?:ing)?|prayers|fingers\s+crossed|rooting|cheer)\s+for\s+(?:me|us)\b|\bwish\s+(?:me|us)\s+luck\b",
+    re.IGNORECASE,
+)
 
 
 _GOING_ON = re.compile(
@@ -594,6 +607,8 @@ def _does_then(clause: str, zh: bool) -> bool:
     )
 
 
+# no, as people say it in chat whatever language they slip into: "i said non merci", "telt dem naw"
+_NO = r"(?:no|non|nah|naw|nope|nay|nomoa|nein|nee|n[ãa]o|niet)"
 _SKIP_EN = re.compile(
     r"\b(?:(?:i'?m|i am|we'?re|we are|i'?ll be)\s+(?:skipping(?:\s+(?:it|that|this(?:\s+one)?))?(?=\s*(?:[,.;!]|$))"
     r"|giving\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss)|(?:sitting|sit)\s+(?:it|this(?:\s+one)?)\s+out"
@@ -602,14 +617,14 @@ _SKIP_EN = re.compile(
     r"(?!\s+to\b)(?=\s*(?:[,.;!]|$))"
     # ... or said no to it, bailed on it, or stays home instead: "i bailed, too dead", "said no, we're
     # doing trick or treat", "lol absolutely not", "nah, staying in", "not me thank god"
-    r"|(?:i|we)\s+(?:bailed|declined|passed|said\s+no)\b|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))said\s+no\b"
+    rf"|(?:i|we)\s+(?:bailed|declined|passed|said\s+{_NO})\b|(?:(?<=^)|(?<=[,;.!])|(?<=[,;.!]\s))said\s+{_NO}\b"
     r"|(?:turned|turning)\s+(?:it|them|that|this)\s+down|(?:i'?ll|i\s+will)\s+pass\b|count\s+me\s+out"
     # ... or told them they cannot: "the lads want to do theth at the weekend, told them i can't"
     r"|(?:told|texted|messaged|said\s+to)\s+(?:them|her|him|em|'em|everyone|the\s+\w+|[a-z]+)\s+(?:that\s+)?(?:i|we)\s+"
     r"(?:can'?t|cant|cannot|couldn'?t|won'?t|wont|am\s+not|'?m\s+not)(?:\s+(?:make\s+it|come|go|join|do\s+it))?"
     r"(?=\s*(?:[,.;!]|$))|(?:i|we)\s+said\s+(?:i|we)\s+(?:can'?t|cant|couldn'?t|won'?t)(?:\s+(?:make\s+it|come|go))?(?=\s*(?:[,.;!]|$))"
     # ... or told them no ("telt her naw, no this time")
-    r"|(?:told|tell|telt|texted)\s+(?:them|her|him|em|'em|everyone)\s+(?:no|naw|nah|nope|nomoa)\b"
+    rf"|(?:told|tell|telt|texted)\s+(?:them|her|him|em|'em|dem|everyone)\s+{_NO}\b"
     # ... or will: "i said i'll give it a miss this time", "gonna pass, saving my energy"
     r"|(?:i'?ll|i\s+will|gonna|going\s+to)\s+(?:give\s+(?:it|that|this(?:\s+one)?)\s+a\s+miss|sit\s+(?:it|this(?:\s+one)?)\s+out)"
     r"|gonna\s+pass\b"

@@ -114,10 +114,10 @@ _THIRD_EN = re.compile(
     r"We|You|U|Ive|Im|Ill|Id|Weve|Were|Everyone|Everybody|Nobody|Somebody|Someone|It|That|There|Who|"
     r"Just|Finally|Also|Already|Still|Only|Really|Actually|Eventually|Literally|Luckily|Thankfully|"
     r"Somehow|Even|Now|Then|Never|Ever)\b)[A-Z][^\W\d_]+(?:'s|’s)?"
-    # a name told who it is: "Léa (flatmate) has…"
-    r"(?:\s*\([^()]{1,30}\))?\s+"
+    # a name told who it is: "Léa (flatmate) has…", "Anand from the science department flies…"
+    r"(?:\s*\([^()]{1,30}\)|\s+(?:from|in|at|on)\s+(?:the\s+|my\s+|our\s+)?[^\W\d_]+(?:\s+[^\W\d_]+)?)?\s+"
     r"(?:has|had|got|will|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
-    r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|"
+    r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|flies|travels|sits|takes|"
     r"(?:is|'s|’s)\s+(?:\w+ing|off|away|out|on (?:leave|holiday|vacation)|in hospital))\b"
     # ... or with "have" and a him / her for "his" / "her", as Caribbean English says it: "Dwayne have
     # him interview fi di ground crew job" (not "twins have a soccer game": a plural's "have")
@@ -129,8 +129,9 @@ _THIRD_EN = re.compile(
     # whoever the subject is, the thing they have is theirs when English says so by its "his",
     # "her" or "their": "my chum marc-andré has his colonoscopy monday", "the twins have their
     # recital" — no list of relations to fall out of (not "I have my", "we've got our")
+    # (and what they sit, take or do: "Inès in my unit sits her language test thursday")
     r"|(?!(?:i|we|you|u)\b)(?:[^\W\d_][\w'’.-]*\s+){1,4}?(?:has|have|had|got|(?:has|have|'s|’s|'ve|’ve)\s+got"
-    r"|(?:is|are|'s|’s|'re|’re)\s+having)\s+(?:his|her|their)\s)",
+    r"|(?:is|are|'s|’s|'re|’re)\s+having|sits|takes|does|writes|attends)\s+(?:his|her|their)\s)",
     re.IGNORECASE,
 )
 _SELF_EN = re.compile(
@@ -164,6 +165,23 @@ _HYPO_EN = re.compile(
     r"wish|hypothetically|what if|might|could have|would be nice)\b",
     re.IGNORECASE,
 )
+# an "if" that opens a clause of its own after the plan's day was told is about what may go wrong
+# on the way, not a condition on the plan: "we sail wednesday at 7:15am …, my aunties will skin me
+# if I miss the boat", "周六早上七点的船，要是赶不上就完了" (an "if" before the day, or in its clause,
+# still makes a wish of it: "if I ever get to Rome next summer", "I'll go saturday if it's dry")
+_CONDITION_WORDS = frozenset(("if", "unless", "要是", "如果", "假如", "万一"))
+
+
+def _of_what_may_go_wrong(text: str, cue: re.Match[str]) -> bool:
+    day = _DATED.search(text)
+    return (
+        cue.group(0).lower() in _CONDITION_WORDS
+        and day is not None
+        and day.end() <= cue.start()
+        and _SPLIT.search(text, day.end(), cue.start()) is not None
+    )
+
+
 _HYPO_ZH = re.compile(r"要是|如果|假如|假设|万一|哪天|总有一天|有一天|也许|理论上|的话|就好了|梦想|想象|幻想")
 
 _DONE_EN = re.compile(
@@ -417,7 +435,7 @@ def reasons(text: str) -> list[str]:
     )
     if (_VENT_ZH if zh else _VENT_EN).search(t) and not moved:
         out.append("vent")
-    if (_HYPO_ZH if zh else _HYPO_EN).search(t):
+    if any(not _of_what_may_go_wrong(t, m) for m in (_HYPO_ZH if zh else _HYPO_EN).finditer(t)):
         out.append("hypothetical")
     if (_NOTHING_ZH if zh else _NOTHING_EN).search(t):
         out.append("nothing")

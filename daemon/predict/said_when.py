@@ -35,6 +35,9 @@ from daemon.predict.day_parts import DAY_PARTS, day_ahead
 
 # how long the person has, after the time they named, before a nudge is fair
 GRACE = timedelta(hours=1)
+# how long a thing named by the hour it starts at lasts, when the person will get to the work item
+# once it is over ("after the 2pm retro", "等下午三点的组会开完再看"): an hour, as a meeting is booked
+MEETING = timedelta(hours=1)
 # a day named for a work item without a part of it: ask from its early afternoon
 WHOLE_DAY = time(14, 0)
 # how far back the conversation is read for what the person said about an item
@@ -51,7 +54,10 @@ _ANY_REF = re.compile(
     # ... or by the word for it and its number ("PR 57", "review 57")
     r"|(?<![a-z])(?:pr|pull request|review(?:ing)?)\s*#?\s*\d{1,6}(?![\d:.]|\s*(?:am|pm|min|h\b))"
     # ... or as what the person was tagged or asked on ("callum just tagged me on 418")
-    r"|\b(?:tagged|pinged|added|requested|assigned)\s+(?:me\s+)?(?:on|to|for)\s+#?\d{2,6}(?![\d:.]|\s*(?:am|pm|min|h\b))",
+    r"|\b(?:tagged|pinged|added|requested|assigned)\s+(?:me\s+)?(?:on|to|for)\s+#?\d{2,6}(?![\d:.]|\s*(?:am|pm|min|h\b))"
+    # ... or put on it, whoever did ("Faiz wants me on 2614", "they've put me on 1180")
+    # (not a phone number: "call me on 0412 555 019")
+    r"|\bme\s+on\s+#?(?!0)\d{3,6}(?!\d|[:.]\d|\s*\d|\s*(?:am|pm|min|h\b))",
     re.IGNORECASE,
 )
 
@@ -152,6 +158,8 @@ def promised_at(
                 then = then.replace(
                     hour=hour_after.hour + 12 if pm else hour_after.hour, minute=hour_after.minute
                 )
+            elif _starts_a_thing(text, m.start, m.end):
+                then += MEETING  # "after the 2pm retro": after it is over, not once it begins
             found.append((m.start, then + GRACE))
         elif m.value.astimezone(tz).date() > local.date():
             # a day without a time ("tomorrow", "on Friday"): the part of the day the turn names
@@ -314,6 +322,21 @@ _ACT = re.compile(
 )
 _CLAUSE = re.compile(r"[^,;，；。.!！?？\n]+")
 # the doing comes after what the times are of: "开完会再看", "看完再说", "after the meeting"
+# the clock as when a thing starts, the person waiting for it to be over: "after the 2pm retro",
+# "after my 10:30 call", "下午三点的组会开完再看", "两点那个会结束后"; not "after 2pm", "三点以后"
+_AFTER_THE_EN = re.compile(r"\bafter\s+(?:the|my|our|this|that)\s+$", re.IGNORECASE)
+_THING_AFTER_EN = re.compile(r"\s*[a-z][\w-]*", re.IGNORECASE)
+_OVER_ZH = re.compile(
+    r"(?:的|那个|那個|嗰个|嗰個)?[^，。,.！!？?\s\d]{1,8}?(?:开完|開完|结束|結束|散会|散會|完了?再|完之?后|完之?後)"
+)
+
+
+def _starts_a_thing(text: str, start: int, end: int) -> bool:
+    if _AFTER_THE_EN.search(text[max(0, start - 16) : start]):
+        return bool(_THING_AFTER_EN.match(text, end))
+    return bool(_OVER_ZH.match(simplified(text[end : end + 16])))
+
+
 _AFTER_IT = re.compile(r"完[^，。,.]{0,4}?再|之后|以后|后再|\bafter\b|\bonce\b", re.IGNORECASE)
 
 

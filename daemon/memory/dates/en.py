@@ -130,7 +130,9 @@ _SHORT_AFTER = re.compile(
 )
 # ... after a subject it is the verb: "we sat morning till night", "they wed at 3"
 _VERB_AFTER = re.compile(r"(?<!\w)(?:i|we|they|you|he|she|who)\s+\Z")
-_EN_WD_REL_BEFORE = re.compile(r"(?<!\w)(this\s+coming|this\s+past|last|this|next|coming|past)\s+\Z")
+# (a day said after "since" is one gone by: what has gone on since then goes on now — "she's been
+# asking for the rota since Friday", said on a Monday, is the Friday before)
+_EN_WD_REL_BEFORE = re.compile(r"(?<!\w)(this\s+coming|this\s+past|last|this|next|coming|past|since)\s+\Z")
 _EN_WD_WEEK_AFTER = re.compile(r"\s+(?:of\s+)?(last|this|next)\s+week\b")
 # "Tuesday week", "next tue week" (British): that weekday, a week later (not "weekend", "week's")
 _EN_WD_PLUS_WEEK = re.compile(r"\s+week\b(?!['’]s|-)")

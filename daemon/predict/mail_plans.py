@@ -24,7 +24,7 @@ from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
 from daemon.predict.mail_change_model import reader_for
-from daemon.predict.plan_news import accepts, refuses, tied
+from daemon.predict.plan_news import accepts, offers_a_time, refuses, tied
 from daemon.predict.plan_text import sentence_spans
 from daemon.state.email_rules import fresh_text
 from daemon.state.mail_words import NEGATION, NO_PROBLEM, NO_REPLY, as_english_always, foreign
@@ -72,6 +72,48 @@ def agreed(memory: Memory, scope: str, item: ItemView, now: datetime, tz: ZoneIn
         if foreign_thread and not objects(_body(reply), reader_for(memory.embedder)):
             return True
     return False
+
+
+def told_unanswered(memory: Memory, scope: str, item: ItemView, now: datetime) -> datetime | None:
+    """When the mail was sent that told the person the e-mailed meeting `item` as a slot of theirs,
+    asking nothing about it — a practice's confirmation or reminder of what they booked by phone
+    ("potrjujemo vaš termin … četrtek ob 11:15", "Напоминаем, что вы записаны … пятница, 10:40")
+    — while they have not answered in its thread by `now`; else None. Such a slot is theirs as it
+    stands, unless their answer says otherwise (then `agreed` decides)."""
+    if not is_mail_meeting(item) or not tells_a_slot(str(item.l1.get("sentence") or "")):
+        return None
+    thread = item.l1.get("thread")
+    if not isinstance(thread, str) or not thread:
+        return None
+    told = set(item.source_ids)
+    messages = memory.email_messages(scope, thread)
+    setting = next((m for m in messages if m.id in told), None)
+    if setting is None or setting.outbound or not setting.to_person:
+        return None
+    if any(m.outbound and setting.sent_at < m.sent_at <= now for m in messages):
+        return None  # answered: the answer says whether it is theirs
+    return setting.sent_at
+
+
+# an invitation or a request for an answer, as the word lists put it in English
+_ASKS_BACK = re.compile(
+    r"\b(?:invit\w*|rsvp|please (?:confirm|reply|let)|let (?:me|us) know|works? for you|suits? you)\b"
+    # ("would Thursday at 9:20 work")
+    r"|\bwould\b.{1,40}\bwork\b",
+    re.IGNORECASE,
+)
+
+
+def tells_a_slot(sentence: str) -> bool:
+    """A mail's sentence that states a meeting's time rather than offering it: no question, no
+    proposal ("could we", "how about", 能否), no invitation or request for an answer."""
+    text = simplified(as_english_always(sentence))
+    return (
+        bool(text.strip())
+        and "?" not in text
+        and "？" not in text
+        and not (offers_a_time(text) or _ASKS_BACK.search(text))
+    )
 
 
 def _body(text: str) -> str:

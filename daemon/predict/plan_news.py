@@ -124,6 +124,11 @@ def _proposes(sentence: str) -> bool:
     return bool(_PROPOSES.search(sentence))
 
 
+def offers_a_time(sentence: str) -> bool:
+    """The sentence asks for a time rather than setting it ("could we do Wednesday", "能否")."""
+    return _proposes(sentence)
+
+
 def _lone_clock_move(
     text: str,
     mentions: list[DateMention],

@@ -102,8 +102,8 @@ _KIN_EN = (
     r"boss|oga|mom|mum|mama|mother|dad|papa|father|grandma|grandpa|granny|gran|nana|wife|husband|hubby|"
     r"wifey|bae|tita|tito|lola|lolo|kuya|abuela|abuelo|oma|opa|roommate|flatmate|housemate"
 )
-_THIRD_EN = re.compile(
-    rf"^(?:(?:my|our|the)\s+(?:\w+\s+)?(?:{_PEOPLE_EN})(?:'s|’s)?\b|(?:{_KIN_EN})(?:(?:'s|’s)(?!\s+{_FETE_EN}))?\b(?!(?:\s+[^\W\d_]+)?['’]s\s+{_FETE_EN})|(?:he|she|they)\b|"
+# a capitalised word that is no one's name: a day, a month, what a plan is called, the speaker
+_NOT_A_NAME = (
     r"(?!(?:I|I'm|I've|I'll|I'd|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|"
     r"March|April|May|June|July|August|September|October|November|December|Dinner|Lunch|Breakfast|Got|"
     r"Need|Remind|Tomorrow|Today|Tonight|Next|This|Our|My|The|Call|Meeting|Flight|Moving|Picking|Heading|"
@@ -113,15 +113,27 @@ _THIRD_EN = re.compile(
     # "ive got the dentist"), and the adverbs before a verb ("finally got a slot", "just got a call")
     r"We|You|U|Ive|Im|Ill|Id|Weve|Were|Everyone|Everybody|Nobody|Somebody|Someone|It|That|There|Who|"
     r"Just|Finally|Also|Already|Still|Only|Really|Actually|Eventually|Literally|Luckily|Thankfully|"
-    r"Somehow|Even|Now|Then|Never|Ever)\b)[A-Z][^\W\d_]+(?:'s|’s)?"
-    # a name told who it is: "Léa (flatmate) has…", "Anand from the science department flies…"
-    r"(?:\s*\([^()]{1,30}\)|\s+(?:from|in|at|on)\s+(?:the\s+|my\s+|our\s+)?[^\W\d_]+(?:\s+[^\W\d_]+)?)?\s+"
+    r"Somehow|Even|Now|Then|Never|Ever)\b)"
+)
+_THIRD_EN = re.compile(
+    rf"^(?:(?:my|our|the)\s+(?:\w+\s+)?(?:{_PEOPLE_EN})(?:'s|’s)?\b|(?:{_KIN_EN})(?:(?:'s|’s)(?!\s+{_FETE_EN}))?\b(?!(?:\s+[^\W\d_]+)?['’]s\s+{_FETE_EN})|(?:he|she|they)\b|"
+    + _NOT_A_NAME
+    + r"[A-Z][^\W\d_]+(?:'s|’s)?"
+    # a name told who it is: "Léa (flatmate) has…"
+    r"(?:\s*\([^()]{1,30}\))?\s+"
     r"(?:has|had|got|will|flight|birthday|party|wedding|interview|appointment|exam|surgery|"
-    r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|flies|travels|sits|takes|"
+    r"lands|leaves|arrives|moves|starts|goes|gets|needs|wants|"
     r"(?:is|'s|’s)\s+(?:\w+ing|off|away|out|on (?:leave|holiday|vacation)|in hospital))\b"
     # ... or with "have" and a him / her for "his" / "her", as Caribbean English says it: "Dwayne have
     # him interview fi di ground crew job" (not "twins have a soccer game": a plural's "have")
     r"|[A-Z][^\W\d_]+\s+have\s+(?:him|her|dem)\s+\w+"
+    # ... or told where they are from, the name written with its capital: "Anand from the science
+    # department flies to Kochi", "Inès in my unit sits her test" (not "booked on the air chathams flight")
+    + r"|"
+    + _NOT_A_NAME
+    + r"(?-i:[A-Z])[^\W\d_]+\s+(?:from|in|at)\s+(?:the\s+|my\s+|our\s+)?[^\W\d_]+(?:\s+[^\W\d_]+)?\s+"
+    # (verbs of a person, not of the train or bus from somewhere: no "leaves", "takes")
+    r"(?:has|had|flies|travels|sits|(?:is|'s|’s)\s+(?:flying|travelling|traveling|sitting|having))\b"
     # "gemma's viewing a flat": the 's is "is", glued to the name
     r"|[A-Z][^\W\d_]+(?:'s|’s)\s+\w+ing\b"
     # someone's person: "kai's teacher is out friday", "jim's mom fell"

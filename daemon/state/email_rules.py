@@ -70,6 +70,8 @@ _SENTENCE = re.compile(
     r"|\b[a-zа-яё]{1,3}\.(?=[ \t]*(?:\d|,|\())|\b(?:godz|hod|str|tel|ulic)\.(?=[ \t]*\d)|(?<=\d[ \t][a-zа-яё])\.(?=[ \t]+[a-zа-яёą-ž])|\b(?:ул|вул|пр|просп|пл|бул|пер|ul|al|pl|os|str)\.(?=[ \t]+\w)"
     r"|\b(?:Dr|Dra|Mr|Mrs|Ms|Mx|Prof|Sr|Sra|Srta|Hr|Fr|Mme|Mlle)\.(?=[ \t]+[A-ZÀ-ÝА-Я])"
     r"|\b[0-3]?\d\.(?=[ \t]+(?:[a-zà-žа-яё]|(?:Jan|Feb|M[äa]r|Apr|Mai|Jun|Jul|Aug|Sep|Okt|Nov|Dez)))"
+    # ... and a date written day. month. with spaces, as Slovene, Czech or German mail does: "22. 10. 2026"
+    r"|\b[0-3]?\d\.[ \t]*[01]?\d\.(?=[ \t]*\d)"
     r"|[^.!?。！？\n])+[.!?。！？]*|[.!?。！？]+"
 )
 _COURTESY = re.compile(

@@ -20,7 +20,7 @@ from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.state.types import ThreadState
-from handlers.email.items import message_from, resource_text
+from handlers.email.items import drafts_from, message_from, resource_text
 from tests.conftest import FakeClock
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -87,14 +87,21 @@ def receive_mail(memory: Memory, settings: Settings, mail: EmailEvent, mine: fro
     """A received mail handled as the e-mail handler does: stored as an external resource, added to
     its thread, and predicted from."""
     text, _ = resource_text(mail)
+    msg = message_from(mail, mine, settings.tz)
     memory.memorize(
         [
             ResourceIn(
-                id=mail.id, scope=mail.scope, text=text, occurred_at=mail.date, kind="email", trust=EXTERNAL
+                id=mail.id,
+                scope=mail.scope,
+                text=text,
+                occurred_at=mail.date,
+                kind="email",
+                trust=EXTERNAL,
+                drafts=drafts_from(mail, msg, mine, settings.tz),
             )
         ]
     )
-    state = memory.record_email(message_from(mail, mine, settings.tz))
+    state = memory.record_email(msg)
     assert state is not None
     engine.after_email(memory, settings, mail.date, [(state, mail.id)])
     return state

@@ -47,6 +47,7 @@ from daemon.predict.plan_model import reader_for
 from daemon.predict.plan_text import headline
 from daemon.predict.plans import is_own_plan
 from daemon.predict.predictors import upcoming
+from daemon.predict.predictors.email import BEFORE_DEADLINE, NO_HISTORY
 from daemon.predict.predictors.upcoming import when_text
 from daemon.predict.spans import day_span, ends_the_whole_day, span_clause
 from daemon.predict.time_off import is_time_off
@@ -59,6 +60,9 @@ MAIL_HORIZON = timedelta(days=60)  # how far ahead an e-mailed meeting is looked
 # a moment for the person to finish (or correct) what they were saying; people who wrote scenarios
 # blind expected a clash said 10 minutes or more after its evidence, not 5 (blind8–12)
 SETTLE = timedelta(minutes=15)
+# how long a slot only told by mail waits for the person's own answer before its clash is said
+ANSWER_WAIT = NO_HISTORY
+ANSWER_BEFORE = BEFORE_DEADLINE
 # the end's hour and minutes: "to 4", "until 16:30", "- 11.15", "-09h00" (a dash may stand apart: "8:00 – 9:30")
 _EN_END = re.compile(
     r"(?:\b(?:to|until|till)|[-–])\s*(?P<h>\d{1,2})(?:[:.](?P<m>[0-5]\d)|(?P<hf>h)(?P<mh>[0-5]\d)?)?\s*(?:am|pm)?\b",
@@ -159,7 +163,10 @@ def _theirs(it: ItemView, scope: str, ctx: Ctx) -> bool:
         return False
     tz = ctx.settings.tz
     if not said_by_person(it):
-        return mail_plans.agreed(ctx.memory, scope, it, ctx.now, tz)
+        return (
+            mail_plans.agreed(ctx.memory, scope, it, ctx.now, tz)
+            or mail_plans.told_unanswered(ctx.memory, scope, it, ctx.now) is not None
+        )
     text = what(it)
     return (
         not frees_hours(it)
@@ -294,6 +301,12 @@ class Conflict:
             title = f"Conflict {when}: two things at once"
             body = f"These overlap:\n• {la}\n• {lb}\nMove one of them?"
         first = clash  # the overlap begins: after that the clash is no news
+        # a slot only told by mail, not answered yet: the person may answer it themselves first (a
+        # day, as the e-mail follow-up waits with no history; by the eve of the clash at the latest)
+        told = [t for x in (a, b) if (t := mail_plans.told_unanswered(ctx.memory, scope, x, ctx.now))]
+        at = ctx.now + SETTLE
+        if told:
+            at = max(at, min(max(told) + ANSWER_WAIT, first - ANSWER_BEFORE))
         return Suggestion(
             scope=scope,
             kind="conflict",
@@ -304,7 +317,7 @@ class Conflict:
             body=body,
             created_at=ctx.now,
             # a clash that begins within the moment is said at once
-            deliver_at=ctx.now + SETTLE if ctx.now + SETTLE < first else ctx.now,
+            deliver_at=at if at < first else ctx.now,
             expires_at=first,
             evidence=(a.id, b.id),
             source_ids=tuple(dict.fromkeys([*(a.source_ids or ()), *(b.source_ids or ())])),
@@ -320,4 +333,6 @@ class Conflict:
                 return Recheck(None, f"one of the events changed: {gone}")
             if item.due_at is None or item.due_at.timestamp() != datetime.fromisoformat(due).timestamp():
                 return Recheck(None, "one of the events moved")
+            if mail_plans.is_mail_meeting(item) and not _theirs(item, s.scope, ctx):
+                return Recheck(None, "the person's answer to the mail did not take the slot")
         return Recheck(replace(s))

@@ -1,0 +1,155 @@
+"""A mail to the person that tells them a slot — a practice's confirmation or reminder of what they
+booked by phone — is their plan without a reply, and clashes with a day they told in chat; one that
+offers or asks is not theirs until they answer. A date written "22. 10. 2026" ends no sentence.
+
+Written after the code (2026-12-07), in sentences of its own; each case fails on 4a4c422 unless
+marked a guard."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from daemon.config import Settings
+from daemon.events import EmailEvent
+from daemon.memory import Memory
+from daemon.predict import engine
+from daemon.predict.mail_plans import tells_a_slot
+from daemon.predict.outbox import SuggestionOutbox
+from daemon.state.email_rules import sentences
+from tests.conftest import FakeClock
+from tests.predict.conftest import Bus, receive_mail, say
+
+
+@pytest.mark.parametrize(
+    ("sentence", "tells"),
+    [
+        ("Ihr Termin zur Zahnreinigung ist am Donnerstag, 5. März, um 9:20 Uhr.", True),
+        ("Vi bekräftar din tid hos fotterapeuten torsdag 5 mars kl. 9.20.", True),
+        ("Your MRI is booked for Thursday 5 March at 9:20, please arrive 15 minutes early.", True),
+        # guards for what stays unanswered: offered, asked or invited
+        ("Could we move your cleaning to Thursday 5 March at 9:20?", False),
+        ("Would Thursday at 9:20 work for the walkthrough", False),
+        ("You are invited to the open evening on Thursday 5 March at 18:00.", False),
+        ("Please confirm the visit on Thursday 5 March at 9:20 by replying to this mail.", False),
+    ],
+)
+def test_a_sentence_that_tells_a_slot(sentence: str, tells: bool) -> None:
+    assert tells_a_slot(sentence) is tells
+
+
+def test_a_date_with_spaced_dots_ends_no_sentence() -> None:
+    text = "Pozdravljeni,\n\nvaš pregled bo v četrtek, 5. 3. 2026, ob 9:20 v ambulanti na Vošnjakovi.\n\nLep pozdrav"
+    assert any("5. 3. 2026, ob 9:20" in s for s in sentences(text))
+
+
+def _confirmation(when: datetime, text: str, subject: str = "Termin") -> EmailEvent:
+    return EmailEvent(
+        id="m1",
+        scope="alice",
+        sender="Praxis Dr. Brandt <termine@praxis-brandt.example>",
+        to=("alice@home.example",),
+        date=when,
+        subject=subject,
+        thread="t1",
+        labels=("INBOX",),
+        text=text,
+    )
+
+
+async def test_a_confirmed_slot_clashes_with_a_whole_day_told_in_chat(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    say(
+        pmemory,
+        "c1",
+        "thursday is the whole-day first aid course at the red cross hall, 8 till 5, no way out of it",
+        pclock.now,
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(hours=2)
+    receive_mail(
+        pmemory,
+        settings,
+        _confirmation(
+            pclock.now,
+            "Guten Tag,\n\nwir bestätigen Ihren Termin zur Zahnreinigung am Donnerstag, 5. 3. 2026, um 10:40 Uhr."
+            "\n\nPraxis Dr. Brandt",
+        ),
+        frozenset({"alice@home.example"}),
+    )
+    # the person may answer the practice first: not said within the hour
+    pclock.now += timedelta(minutes=30)
+    await outbox.deliver_due()
+    assert not any("onflict" in t for t in bus.titles), bus.titles
+    # ... and said once a day has passed without an answer
+    pclock.now += timedelta(hours=24)
+    await outbox.deliver_due()
+    clash = [b for _, b, _ in bus.sent if "onflict" in b["title"]]
+    assert clash and "10:40" in clash[0]["title"] + clash[0]["body"], bus.titles
+
+
+async def test_a_told_slot_turned_down_by_the_person_clashes_with_nothing(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    say(pmemory, "c1", "thursday is the whole-day first aid course at the red cross hall, 8 till 5", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(hours=2)
+    mine = frozenset({"alice@home.example"})
+    receive_mail(
+        pmemory,
+        settings,
+        _confirmation(
+            pclock.now,
+            "Guten Tag,\n\nwir bestätigen Ihren Termin zur Zahnreinigung am Donnerstag, 5. 3. 2026, um 10:40 Uhr."
+            "\n\nPraxis Dr. Brandt",
+        ),
+        mine,
+    )
+    pclock.now += timedelta(hours=1)
+    reply = EmailEvent(
+        id="m2",
+        scope="alice",
+        sender="Alice <alice@home.example>",
+        to=("termine@praxis-brandt.example",),
+        date=pclock.now,
+        subject="Re: Termin",
+        thread="t1",
+        labels=("SENT",),
+        text="Guten Tag, am Donnerstag kann ich leider nicht, ich bin den ganzen Tag auf einem Kurs. Alice",
+    )
+    receive_mail(pmemory, settings, reply, mine)
+    pclock.now += timedelta(hours=30)
+    await outbox.deliver_due()
+    assert not any("onflict" in t for t in bus.titles), bus.titles
+
+
+async def test_an_offered_slot_waits_for_the_answer(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # guard: an offer left unanswered is not the person's, and clashes with nothing
+    engine.start_cursor(pmemory)
+    say(
+        pmemory,
+        "c1",
+        "thursday is the whole-day first aid course at the red cross hall, 8 till 5, no way out of it",
+        pclock.now,
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(hours=2)
+    receive_mail(
+        pmemory,
+        settings,
+        _confirmation(
+            pclock.now,
+            "Guten Tag,\n\nkönnten Sie am Donnerstag, 5. 3. 2026, um 10:40 Uhr zur Zahnreinigung kommen?"
+            "\n\nPraxis Dr. Brandt",
+        ),
+        frozenset({"alice@home.example"}),
+    )
+    pclock.now += timedelta(hours=30)
+    await outbox.deliver_due()
+    assert not any("onflict" in t for t in bus.titles), bus.titles

@@ -72,6 +72,9 @@ _SENTENCE = re.compile(
     r"|\b[0-3]?\d\.(?=[ \t]+(?:[a-zà-žа-яё]|(?:Jan|Feb|M[äa]r|Apr|Mai|Jun|Jul|Aug|Sep|Okt|Nov|Dez)))"
     # ... and a date written day. month. with spaces, as Slovene, Czech or German mail does: "22. 10. 2026"
     r"|\b[0-3]?\d\.[ \t]*[01]?\d\.(?=[ \t]*\d)"
+    # ... and a year with the dot Croatian, Serbian or Hungarian give it, the sentence going on in
+    # small letters: "na četvrtak, 5. ožujka 2026. u 10:15 sati"
+    r"|\b(?:19|20)\d\d\.(?=[ \t]+[a-zà-žа-яё])"
     r"|[^.!?。！？\n])+[.!?。！？]*|[.!?。！？]+"
 )
 _COURTESY = re.compile(

@@ -283,13 +283,15 @@ _ASK_WORDS = (
         r"|pra[sš]ome|pra[sš]au|palun|pyyd[aä]mme|yst[aä]v[aä]llisesti|l[uü]tfen|sila|vui\s+l[oò]ng"
         r"|נא|אנא|בבקשה|يرجى|الرجاء|من\s+فضلك|कृपया|براہِ\s*کرم|براہ\s+کرم|لطفاً|لطفا"
         # Azerbaijani ("…təqdim etməyiniz xahiş olunur", "zəhmət olmasa"), Georgian, Armenian
-        r"|xahi[şs]\s+(?:edirik|edir[əe]m|olunur)|z[əe]hm[əe]t\s+olmasa|გთხოვთ|խնդրում\s+ենք",
+        r"|xahi[şs]\s+(?:edirik|edir[əe]m|olunur)|z[əe]hm[əe]t\s+olmasa|გთხოვთ|խնդրում\s+ենք"
+        # Portuguese and Spanish thank for what they ask: "Agradeço que nos envie …", "le agradecería que"
+        r"|agrade[cç](?:o|emos|ia|íamos|eria|ería|eríamos)\s+que",
     ),
     (
         "by",
         r"au\s+plus\s+tard(?:\s+le)?|(?:bis\s+)?sp[aä]testens(?:\s+(?:am|bis))?|a\s+m[aá]s\s+tardar(?:\s+el)?"
         r"|entro(?:\s+e\s+non\s+oltre)?(?:\s+il)?|uiterlijk|senast|senest|paling\s+lambat|ten\s+laaste"
-        r"|antes\s+del?|avant\s+le|το\s+αργ[οό]τερο(?:\s+μ[εέ]χρι)?(?:\s+τη[νς]?)?|najkasnije(?:\s+do)?"
+        r"|antes\s+del?|at[eé](?=\s+(?:[àa]s?\s+|o\s+dia\s+|ao\s+)?(?:\d|segunda|ter[cç]a|quarta|quinta|sexta|s[aá]bado|domingo|amanh))|avant\s+le|το\s+αργ[οό]τερο(?:\s+μ[εέ]χρι)?(?:\s+τη[νς]?)?|najkasnije(?:\s+do)?"
         r"|cel\s+t[aâ]rziu(?:\s+p[aâ]n[aă]\s+(?:la|pe))?|najp[oó][zź]niej(?:\s+do)?|nejpozd[eě]ji(?:\s+do)?"
         # ... and more: "не позднее", "не пізніше", "най-късно до", "legkésőbb", "najneskôr (do)",
         # "līdz", "iki", "hiljemalt", "viimeistään", "en geç", "sebelum", "hạn chót", "עד", "قبل", "तक"
@@ -608,6 +610,9 @@ def _english(text: str) -> str:
     # left out; and a weekday in brackets after its date ("March 29 (Wednesday) at 14:20") says
     # nothing the date does not
     text = _LT_YEAR_DAY.sub("", text)
+    # ... and Croatian, Serbian and Hungarian give the year a dot, the sentence going on: "5. ožujka
+    # 2026. u 10:15" → "5 March 2026 at 10:15" (the dot would part the day from its clock)
+    text = _YEAR_DOT.sub("", text)
     text = _BRACKETED_DAY.sub(lambda m: m["d"], text)
     # a weekday and its day and month in figures, as most of Europe writes them: "środę 22.04",
     # "Freitag, 24.04.2026" → "Wednesday 22 April" (not "22:04": a clock after a weekday has its word)
@@ -615,6 +620,7 @@ def _english(text: str) -> str:
 
 
 _LT_YEAR_DAY = re.compile(r"(?<=\d)\s+(?:m|d)\.(?=[\s,(])")
+_YEAR_DOT = re.compile(r"(?<=\b(?:19|20)\d\d)\.(?=[ \t]+(?:at\b|[a-zà-žа-яё]))")
 _BRACKETED_DAY = re.compile(r"(?P<d>\d)\s*\((?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\)")
 _WEEKDAY_DM = re.compile(
     r"\b(?P<wd>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\s*,?\s+(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.?(?:(?P<y>20\d\d)\b)?(?![\d:])"

@@ -1,6 +1,7 @@
 """A mail to the person that tells them a slot — a practice's confirmation or reminder of what they
 booked by phone — is their plan without a reply, and clashes with a day they told in chat; one that
-offers or asks is not theirs until they answer. A date written "22. 10. 2026" ends no sentence.
+offers or asks is not theirs until they answer. A date written "22. 10. 2026" ends no sentence,
+nor does a year with its dot ("5. ožujka 2026. u 10:15"), which no longer parts a day from its clock.
 
 Written after the code (2026-12-07), in sentences of its own; each case fails on 4a4c422 unless
 marked a guard."""
@@ -18,6 +19,7 @@ from daemon.predict import engine
 from daemon.predict.mail_plans import tells_a_slot
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.state.email_rules import sentences
+from daemon.state.mail_words import as_english_always
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, receive_mail, say
 
@@ -95,7 +97,12 @@ async def test_a_told_slot_turned_down_by_the_person_clashes_with_nothing(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
-    say(pmemory, "c1", "thursday is the whole-day first aid course at the red cross hall, 8 till 5", pclock.now)
+    say(
+        pmemory,
+        "c1",
+        "thursday is the whole-day first aid course at the red cross hall, 8 till 5",
+        pclock.now,
+    )
     engine.after_memory(pmemory, settings, pclock.now)
     pclock.now += timedelta(hours=2)
     mine = frozenset({"alice@home.example"})
@@ -153,3 +160,20 @@ async def test_an_offered_slot_waits_for_the_answer(
     pclock.now += timedelta(hours=30)
     await outbox.deliver_due()
     assert not any("onflict" in t for t in bus.titles), bus.titles
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("pregled je pomeren za petak, 12. jun 2026. u 08:30 časova", "Friday, 12 June 2026 at 08:30"),
+        # guard: a year before its month (Hungarian) keeps its dot, and its date
+        ("a vizsga 2026. június 12-én, pénteken 8:30-kor kezdődik", "2026. June 12"),
+    ],
+)
+def test_a_year_with_its_dot_keeps_its_clock(text: str, read: str) -> None:
+    assert read in as_english_always(text)
+
+
+def test_a_year_with_its_dot_ends_no_sentence() -> None:
+    text = "Poštovani,\n\nvaš termin je pomeren na petak, 12. jun 2026. u 08:30 časova, šalter 2.\n\nPozdrav"
+    assert any("2026. u 08:30" in s for s in sentences(text))

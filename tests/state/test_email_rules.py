@@ -323,3 +323,23 @@ def test_a_reply_asked_only_in_a_case(sentence: str, asks_now: bool) -> None:
 )
 def test_what_to_bring_to_an_appointment_asks_no_reply(sentence: str, asks_now: bool) -> None:
     assert asks(sentence) is asks_now
+
+
+@pytest.mark.parametrize(
+    ("text", "ask"),
+    [
+        # Portuguese and Spanish ask by thanking for it, with "até" for "by" (2026-12-07, after the code)
+        (
+            "Bom dia,\n\nAgradecemos que nos remeta o contrato assinado até sexta-feira, às 17h00.\n\nObrigado",
+            "Agradecemos que nos remeta o contrato assinado até sexta-feira, às 17h00.",
+        ),
+        (
+            "Estimado Sr. Ruiz:\n\nLe agradecería que nos envíe las facturas antes del jueves 14.\n\nSaludos",
+            "Le agradecería que nos envíe las facturas antes del jueves 14.",
+        ),
+        # guard: "até" of a closing greeting asks nothing
+        ("Olá Ana,\n\nObrigada pela visita de ontem. Até amanhã!\n\nBeijinhos", None),
+    ],
+)
+def test_asks_by_thanking_for_it(text: str, ask: str | None) -> None:
+    assert ask_of(text) == ask

@@ -18,7 +18,7 @@ from daemon.memory import Memory, ResourceIn
 from daemon.memory.types import ItemDraft, TurnView
 from daemon.predict import PREDICTORS, predictor
 from daemon.predict.base import Ctx, Morning, NewItems, NewTurns, ThreadChanged, Trigger, WorkItemChanged
-from daemon.predict.predictors import patterns, upcoming
+from daemon.predict.predictors import conflict, patterns, upcoming
 from daemon.predict.timing import allowed_at
 from daemon.state.suggestions import PENDING, WITHDRAWN, Suggestion
 from daemon.state.types import ThreadState, WorkItem
@@ -141,10 +141,16 @@ def after_email(
         _recheck_about(ctx, state.scope, (f"thread:{state.thread}",))
         suggestions.extend(_run(ThreadChanged(state.scope, state, event_id), ctx))
     # a mail may call off or move a plan told in chat (predict/plan_news.py): its pending
-    # reminders are read again now, not only when they come up
+    # reminders are read again now, not only when they come up; and a reply may take or turn down
+    # a slot a mail told, whose clash waits for that answer (predictors/conflict.py)
     for scope in {state.scope for state, _ in changes}:
         _recheck(
-            ctx, [s for s in memory.suggestions.of_scope(scope, PENDING) if s.predictor == upcoming.NAME]
+            ctx,
+            [
+                s
+                for s in memory.suggestions.of_scope(scope, PENDING)
+                if s.predictor in (upcoming.NAME, conflict.NAME)
+            ],
         )
     return memory.suggestions.propose(suggestions)
 

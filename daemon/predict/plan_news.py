@@ -22,6 +22,7 @@ plan.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -428,6 +429,11 @@ def maybe_off(n: PlanNews | None) -> bool:
     return n is not None and bool(n.doubt)
 
 
+def _folded(text: str) -> str:
+    """`text` without its accents ("Maârif" → "Maarif"); other scripts as they are."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _sender_names(name: str, address: str) -> set[str]:
     """The words a plan may name its sender by: the sender's name, the address's own part, and
     the organisation its domain names ("zapys@kinetyka.com.ua" is Kinetyka's, whatever script the
@@ -455,8 +461,10 @@ _MAIL_PROVIDERS = frozenset(
 def tied(plan_text: str, mail: str, sender: str, address: str) -> bool:
     """Whether a mail is about the plan told as `plan_text`: its sender is named in the plan
     ("w hannah"), or it names a word of what the plan is about ("小院子", "yoga")."""
-    low = plan_text.lower()
-    if any(re.search(rf"(?<![a-z]){re.escape(n)}(?![a-z])", low) for n in _sender_names(sender, address)):
+    # (accents folded on both sides: "Garage Atlas Maârif" is the garage "Maarif" of the chat)
+    low = _folded(plan_text.lower())
+    names = _sender_names(_folded(sender), address)
+    if any(re.search(rf"(?<![a-z]){re.escape(n)}(?![a-z])", low) for n in names):
         return True
     # read as Simplified: the word cutter knows "单位" and "楼", not "單位" (a Cantonese plan and
     # its agent's mail shared no word read as written)

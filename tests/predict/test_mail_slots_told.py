@@ -2,6 +2,8 @@
 booked by phone — is their plan without a reply, and clashes with a day they told in chat; one that
 offers or asks is not theirs until they answer. A date written "22. 10. 2026" ends no sentence,
 nor does a year with its dot ("5. ožujka 2026. u 10:15"), which no longer parts a day from its clock.
+A reply that takes the told slot says the clash at once; a sender's name ties a mail to the chat's
+plan with its accents or without ("Maârif" / "Maarif").
 
 Written after the code (2026-12-07), in sentences of its own; each case fails on 4a4c422 unless
 marked a guard."""
@@ -17,6 +19,7 @@ from daemon.events import EmailEvent
 from daemon.memory import Memory
 from daemon.predict import engine
 from daemon.predict.mail_plans import tells_a_slot
+from daemon.predict.plan_news import tied
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.state.email_rules import sentences
 from daemon.state.mail_words import as_english_always
@@ -177,3 +180,50 @@ def test_a_year_with_its_dot_keeps_its_clock(text: str, read: str) -> None:
 def test_a_year_with_its_dot_ends_no_sentence() -> None:
     text = "Poštovani,\n\nvaš termin je pomeren na petak, 12. jun 2026. u 08:30 časova, šalter 2.\n\nPozdrav"
     assert any("2026. u 08:30" in s for s in sentences(text))
+
+
+async def test_a_reply_taking_the_told_slot_says_the_clash_at_once(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    say(pmemory, "c1", "thursday is the whole-day first aid course at the red cross hall, 8 till 5", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now += timedelta(hours=2)
+    mine = frozenset({"alice@home.example"})
+    receive_mail(
+        pmemory,
+        settings,
+        _confirmation(
+            pclock.now,
+            "Guten Tag,\n\nwir bestätigen Ihren Termin zur Zahnreinigung am Donnerstag, 5. 3. 2026, um 10:40 Uhr."
+            "\n\nPraxis Dr. Brandt",
+        ),
+        mine,
+    )
+    pclock.now += timedelta(minutes=40)
+    reply = EmailEvent(
+        id="m2",
+        scope="alice",
+        sender="Alice <alice@home.example>",
+        to=("termine@praxis-brandt.example",),
+        date=pclock.now,
+        subject="Re: Termin",
+        thread="t1",
+        labels=("SENT",),
+        text="Vielen Dank, ich komme am Donnerstag. Alice",
+    )
+    receive_mail(pmemory, settings, reply, mine)
+    pclock.now += timedelta(minutes=20)
+    await outbox.deliver_due()
+    assert any("onflict" in t for t in bus.titles), bus.titles
+
+
+@pytest.mark.parametrize(
+    ("plan", "sender"),
+    [
+        ("car service at the Gonçalves garage on monday at 9", "Oficina Goncalves"),
+        ("monday 9am the car goes to Goncalves for its service", "Oficina Gonçalves"),
+    ],
+)
+def test_a_senders_name_ties_with_or_without_its_accents(plan: str, sender: str) -> None:
+    assert tied(plan, "Confirmamos a revisão.", sender, "marcacoes@oficina.example")

@@ -335,4 +335,11 @@ class Conflict:
                 return Recheck(None, "one of the events moved")
             if mail_plans.is_mail_meeting(item) and not _theirs(item, s.scope, ctx):
                 return Recheck(None, "the person's answer to the mail did not take the slot")
+        items = [ctx.memory.item_view(s.scope, x) for x in s.data["items"]]
+        waiting = any(
+            x is not None and mail_plans.told_unanswered(ctx.memory, s.scope, x, ctx.now) for x in items
+        )
+        if not waiting and s.deliver_at > ctx.now + SETTLE:
+            # the person answered the mail that told the slot, taking it: no answer is awaited now
+            return Recheck(replace(s, deliver_at=ctx.now + SETTLE), "the person took the mailed slot")
         return Recheck(replace(s))

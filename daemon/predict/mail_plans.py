@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from daemon.memory import Memory
@@ -26,8 +26,8 @@ from daemon.predict.base import what
 from daemon.predict.mail_change_model import reader_for
 from daemon.predict.plan_news import accepts, offers_a_time, refuses, tied
 from daemon.predict.plan_text import sentence_spans
-from daemon.state.email_rules import fresh_text
-from daemon.state.mail_words import NEGATION, NO_PROBLEM, NO_REPLY, as_english_always, foreign
+from daemon.state.email_rules import asks, fresh_text
+from daemon.state.mail_words import NEGATION, NO_PROBLEM, NO_REPLY, as_english_always, foreign, pleads
 
 
 def is_mail_meeting(item: ItemView) -> bool:
@@ -95,6 +95,23 @@ def told_unanswered(memory: Memory, scope: str, item: ItemView, now: datetime) -
     return setting.sent_at
 
 
+def asks_only_the_slot(memory: Memory, scope: str, thread: str, ask: str, now: datetime) -> bool:
+    """Whether a mail's "ask" is the sentence that tells the person a slot of a meeting ahead
+    ("Напоминаем, что вы записаны … пятница, 18 сентября, 10:40", "obavještavamo Vas da je Vaš termin
+    … premješten … na četvrtak … u 10:15"): it tells, it asks nothing to answer."""
+    said = " ".join(ask.split())
+    return any(
+        is_mail_meeting(it)
+        and it.l1.get("thread") == thread
+        and " ".join(str(it.l1.get("sentence") or "").split()) == said
+        and tells_a_slot(said)
+        for it in memory.due_items(scope, now, now + _AHEAD)
+    )
+
+
+_AHEAD = timedelta(days=366)
+
+
 # an invitation or a request for an answer, as the word lists put it in English
 _ASKS_BACK = re.compile(
     r"\b(?:invit\w*|rsvp|please (?:confirm|reply|let)|let (?:me|us) know|works? for you|suits? you)\b"
@@ -108,11 +125,14 @@ def tells_a_slot(sentence: str) -> bool:
     """A mail's sentence that states a meeting's time rather than offering it: no question, no
     proposal ("could we", "how about", 能否), no invitation or request for an answer."""
     text = simplified(as_english_always(sentence))
+    # (nor one that asks the person to do something by then: "Bitte senden Sie die Unterlagen bis
+    # Mittwoch, 17:00 Uhr", "请于本周五中午12点前将申请表交回" — an ask with its deadline)
     return (
         bool(text.strip())
         and "?" not in text
         and "？" not in text
         and not (offers_a_time(text) or _ASKS_BACK.search(text))
+        and not (pleads(sentence) or asks(sentence) or asks(text))
     )
 
 

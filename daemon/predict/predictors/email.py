@@ -18,6 +18,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from daemon.memory.models.features import shared_words
+from daemon.predict import mail_plans
 from daemon.predict.base import Ctx, Recheck, ThreadChanged, Trigger, short
 from daemon.predict.predictors.promise import is_done, said_apart
 from daemon.state.suggestions import Suggestion
@@ -45,6 +46,8 @@ class EmailFollowUp:
         t = trigger.state
         if not t.waiting_on_person or t.waiting_since is None or t.last_inbound_at is None:
             return []
+        if t.ask and mail_plans.asks_only_the_slot(ctx.memory, t.scope, t.thread, t.ask, ctx.now):
+            return []  # a confirmation or a move of the person's slot: nothing to answer
         asked = next(
             (m for m in reversed(ctx.memory.email_messages(t.scope, t.thread)) if m.id == t.last_message_id),
             None,

@@ -476,3 +476,9 @@ def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
 
 # a clock in 24-hour form, as `mail_words` writes a clock of another language ("15:00")
 _LONE_CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+
+
+def first_clock(sentence: str) -> tuple[int, int] | None:
+    """(hour, minute) of the first clock written in 24-hour form in `sentence` ("at 13:00"), or None."""
+    m = _LONE_CLOCK.search(sentence)
+    return (int(m.group(1)), int(m.group(2))) if m is not None else None

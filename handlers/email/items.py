@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from datetime import time
+from datetime import datetime, time
 from email.utils import getaddresses
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from daemon.events import EmailEvent
+from daemon.memory.dates import only_a_clock, resolve_dates
 from daemon.memory.types import ItemDraft
-from daemon.state.email_rules import ask_due, ask_of, due_in, fresh_text, is_offer, promise_of, sentences
+from daemon.state.email_rules import (
+    ask_due,
+    ask_of,
+    due_in,
+    first_clock,
+    fresh_text,
+    is_offer,
+    promise_of,
+    sentences,
+)
 from daemon.state.mail_words import reader
 from daemon.state.types import EmailMessage
 from handlers.github.summary import one_line
@@ -203,6 +213,16 @@ def _kind(sentence: str, outbound: bool, timed: bool = False) -> str | None:
     return None
 
 
+def _lone_clock(sentence: str, event: EmailEvent, tz: ZoneInfo) -> time | None:
+    """The first clock of a sentence that names a clock and no day ("Please bring her at 13:00,
+    having fasted from 22:00 the night before"), or None. (Its clocks are read as written: the date
+    rules leave those of a sentence told in the past tense alone.)"""
+    if any(not only_a_clock(m) for m in resolve_dates(sentence, event.date, tz)):
+        return None
+    found = first_clock(sentence)
+    return time(*found) if found is not None else None
+
+
 def drafts_from(
     event: EmailEvent, msg: EmailMessage, mine: frozenset[str], tz: ZoneInfo
 ) -> tuple[ItemDraft, ...]:
@@ -221,16 +241,34 @@ def drafts_from(
     # a mail in another language: its meetings and deadlines read in English words, quoted as written
     read = reader(event.text)
     lead = ""
-    for sentence in sentences(fresh_text(event.text)):
+    told = sentences(fresh_text(event.text))
+    joined = False  # the sentence before gave this one's clock to its day
+    for k, sentence in enumerate(told):
+        if joined:
+            joined = False
+            continue
         # a line that ends with a colon announces the one after it: "Vi bekrefter herved din time
         # hos tannpleier:" then "onsdag 29. mars kl. 11.15" is the appointment's slot
         due = due_in(read(sentence), event.date, tz)
         timed = due is not None and due.astimezone(tz).time() != time(0)
+        # ... and a day told without its clock takes the clock the next sentence gives alone:
+        # "We confirm Biscuit's dental surgery for Wednesday 17 May. Please bring her at 13:00."
+        clock = (
+            _lone_clock(read(told[k + 1]), event, tz)
+            if due is not None and not timed and k + 1 < len(told)
+            else None
+        )
+        if due is not None and clock is not None:
+            due = datetime.combine(due.astimezone(tz).date(), clock, tzinfo=tz)
+            timed, joined = True, True
         # (the person's own mail restates a time it answers — "Tuesday at 14:00 works for me" — and
         # sets nothing new: their meetings are the ones they name as such)
+        # (what it is, the day's sentence says: the clock's may go on about "the night before")
         kind = _kind(
             read(f"{lead} {sentence}" if lead else sentence), msg.outbound, timed and not msg.outbound
         )
+        if joined:
+            sentence = f"{sentence} {told[k + 1]}"
         lead = sentence if sentence.rstrip().endswith((":", "：")) else ""
         if kind is None or due is None:
             continue

@@ -11,7 +11,7 @@ marked a guard."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -24,6 +24,7 @@ from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_news import tied
 from daemon.state.email_rules import sentences
 from daemon.state.mail_words import as_english_always
+from handlers.email.items import drafts_from, message_from
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, receive_mail, say
 
@@ -190,7 +191,12 @@ async def test_a_reply_taking_the_told_slot_says_the_clash_at_once(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
-    say(pmemory, "c1", "thursday is the whole-day first aid course at the red cross hall, 8 till 5", pclock.now)
+    say(
+        pmemory,
+        "c1",
+        "thursday is the whole-day first aid course at the red cross hall, 8 till 5",
+        pclock.now,
+    )
     engine.after_memory(pmemory, settings, pclock.now)
     pclock.now += timedelta(hours=2)
     mine = frozenset({"alice@home.example"})
@@ -246,9 +252,26 @@ async def test_a_told_slot_is_no_unanswered_question(
     text: str, pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
-    state = receive_mail(pmemory, settings, _confirmation(pclock.now, text), frozenset({"alice@home.example"}))
+    state = receive_mail(
+        pmemory, settings, _confirmation(pclock.now, text), frozenset({"alice@home.example"})
+    )
     for _ in range(72):  # up to Thursday 08:00, past the eve of the slot the sentence names
         pclock.now += timedelta(hours=1)
         await outbox.deliver_due()
     assert state.ask is not None  # read as an ask: the slot's own sentence, with a date
     assert not any(t.startswith("Unanswered") for t in bus.titles), bus.titles
+
+
+def test_a_day_takes_the_clock_the_next_sentence_gives_alone() -> None:
+    mail = _confirmation(
+        datetime(2026, 3, 2, 9, 0, tzinfo=UTC),
+        "Dear Alice,\n\nYour hearing aid fitting is confirmed for Thursday 5 March 2026. Please come to the "
+        "second floor at 14:30, having stopped using ear drops the day before.\n\nBest wishes",
+    )
+    mine = frozenset({"alice@home.example"})
+    meetings = [
+        d
+        for d in drafts_from(mail, message_from(mail, mine, UTC), mine, UTC)
+        if d.l1.get("kind") == "meeting"
+    ]
+    assert [d.due_at.isoformat() if d.due_at else None for d in meetings] == ["2026-03-05T14:30:00+00:00"]

@@ -121,14 +121,25 @@ _ASKS_BACK = re.compile(
 )
 
 
+# what a slot is told for: an appointment, as the word lists render one in any language ("termin",
+# "записаны", "rendez-vous" → "meeting") or English and Chinese name it — not an ask's deadline
+# ("pakipadala … bago mag-12:00 ng tanghali sa Thursday": send it by then)
+_A_BOOKING = re.compile(
+    r"\b(?:meeting|appointment|appt|booking|booked|reservation|session|consultation|visit|fitting|inspection"
+    r"|surgery|check-?up|scan|exam)\b|预约|预订|面谈|体检|复诊|检查|就诊",
+    re.IGNORECASE,
+)
+
+
 def tells_a_slot(sentence: str) -> bool:
-    """A mail's sentence that states a meeting's time rather than offering it: no question, no
-    proposal ("could we", "how about", 能否), no invitation or request for an answer."""
+    """A mail's sentence that states an appointment's time rather than offering or asking: it names
+    the appointment, and holds no question, no proposal ("could we", "how about", 能否), no
+    invitation or request for an answer."""
     text = simplified(as_english_always(sentence))
     # (nor one that asks the person to do something by then: "Bitte senden Sie die Unterlagen bis
     # Mittwoch, 17:00 Uhr", "请于本周五中午12点前将申请表交回" — an ask with its deadline)
     return (
-        bool(text.strip())
+        bool(_A_BOOKING.search(text))
         and "?" not in text
         and "？" not in text
         and not (offers_a_time(text) or _ASKS_BACK.search(text))

@@ -327,7 +327,9 @@ _ASK_WORDS = (
         r"|time(?:n)?\s+hos|din\s+time|tid(?:en)?\s+hos|din\s+tid|ajanvaraus|vastaanot\w*|id[oő]pont\w*"
         r"|запис\w*|прийом\w*|при[её]м\w*|консультаці\w*|консультаци\w*|rezervac\w*|objedn[aá]v\w*"
         # (Latvian, Lithuanian, Estonian)
-        r"|pierakst\w*|vizit\w*|registracij\w*|vastuv[oõ]t\w*",
+        r"|pierakst\w*|vizit\w*|registracij\w*|vastuv[oõ]t\w*"
+        # (a medical examination, in Croatian, Serbian, Bosnian and Slovene)
+        r"|pregled(?:a|u|om)?",
     ),
 )
 _NEED, _PLEASE, _BY = 0, 2, 3  # which of _ASK_WORDS

@@ -28,6 +28,7 @@ from daemon.predict.plan_news import accepts, offers_a_time, refuses, tied
 from daemon.predict.plan_text import sentence_spans
 from daemon.state.email_rules import asks, fresh_text
 from daemon.state.mail_words import NEGATION, NO_PROBLEM, NO_REPLY, as_english_always, foreign, pleads
+from daemon.state.types import EmailMessage
 
 
 def is_mail_meeting(item: ItemView) -> bool:
@@ -39,14 +40,11 @@ def agreed(memory: Memory, scope: str, item: ItemView, now: datetime, tz: ZoneIn
     """Whether the person sent or, by `now`, accepted the e-mailed meeting `item`."""
     if not is_mail_meeting(item) or item.due_at is None:
         return False
-    thread = item.l1.get("thread")
-    if not isinstance(thread, str) or not thread:
+    found = _set_in(memory, scope, item)
+    if found is None:
         return False
+    messages, setting = found
     told = set(item.source_ids)
-    messages = memory.email_messages(scope, thread)
-    setting = next((m for m in messages if m.id in told), None)
-    if setting is None:
-        return False
     sent_at = setting.sent_at
     foreign_thread: bool | None = None  # read once, when a reply needs it
     answered = False  # the person's first reply after the mail has been read
@@ -82,13 +80,11 @@ def told_unanswered(memory: Memory, scope: str, item: ItemView, now: datetime) -
     stands, unless their answer says otherwise (then `agreed` decides)."""
     if not is_mail_meeting(item) or not tells_a_slot(str(item.l1.get("sentence") or "")):
         return None
-    thread = item.l1.get("thread")
-    if not isinstance(thread, str) or not thread:
+    found = _set_in(memory, scope, item)
+    if found is None:
         return None
-    told = set(item.source_ids)
-    messages = memory.email_messages(scope, thread)
-    setting = next((m for m in messages if m.id in told), None)
-    if setting is None or setting.outbound or not setting.to_person:
+    messages, setting = found
+    if setting.outbound or not setting.to_person:
         return None
     if any(m.outbound and setting.sent_at < m.sent_at <= now for m in messages):
         return None  # answered: the answer says whether it is theirs
@@ -145,6 +141,17 @@ def tells_a_slot(sentence: str) -> bool:
         and not (offers_a_time(text) or _ASKS_BACK.search(text))
         and not (pleads(sentence) or asks(sentence) or asks(text))
     )
+
+
+def _set_in(memory: Memory, scope: str, item: ItemView) -> tuple[list[EmailMessage], EmailMessage] | None:
+    """The messages of the thread an e-mailed meeting was drawn from, and the one that set it."""
+    thread = item.l1.get("thread")
+    if not isinstance(thread, str) or not thread:
+        return None
+    told = set(item.source_ids)
+    messages = list(memory.email_messages(scope, thread))
+    setting = next((m for m in messages if m.id in told), None)
+    return (messages, setting) if setting is not None else None
 
 
 def _body(text: str) -> str:

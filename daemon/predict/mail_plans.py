@@ -101,6 +101,9 @@ def asks_only_the_slot(memory: Memory, scope: str, thread: str, ask: str, now: d
         and it.l1.get("thread") == thread
         and " ".join(str(it.l1.get("sentence") or "").split()) == said
         and tells_a_slot(said)
+        # (and names the appointment: an ask with its deadline in words the request lists miss —
+        # "pakipadala … bago mag-12:00 ng tanghali sa Thursday" — still asks)
+        and _A_BOOKING.search(simplified(as_english_always(said))) is not None
         for it in memory.due_items(scope, now, now + _AHEAD)
     )
 
@@ -117,25 +120,23 @@ _ASKS_BACK = re.compile(
 )
 
 
-# what a slot is told for: an appointment, as the word lists render one in any language ("termin",
-# "записаны", "rendez-vous" → "meeting") or English and Chinese name it — not an ask's deadline
-# ("pakipadala … bago mag-12:00 ng tanghali sa Thursday": send it by then)
+# an appointment named, as the word lists render one in any language ("termin", "записаны",
+# "rendez-vous" → "meeting") or English, Chinese and Japanese name it
 _A_BOOKING = re.compile(
     r"\b(?:meeting|appointment|appt|booking|booked|reservation|session|consultation|visit|fitting|inspection"
-    r"|surgery|check-?up|scan|exam)\b|预约|预订|面谈|体检|复诊|检查|就诊",
+    r"|surgery|check-?up|scan|exam)\b|预约|预订|予約|面谈|体检|复诊|检查|就诊",
     re.IGNORECASE,
 )
 
 
 def tells_a_slot(sentence: str) -> bool:
-    """A mail's sentence that states an appointment's time rather than offering or asking: it names
-    the appointment, and holds no question, no proposal ("could we", "how about", 能否), no
-    invitation or request for an answer."""
+    """A mail's sentence that states a slot's time rather than offering or asking: no question, no
+    proposal ("could we", "how about", 能否), no invitation or request for an answer."""
     text = simplified(as_english_always(sentence))
     # (nor one that asks the person to do something by then: "Bitte senden Sie die Unterlagen bis
     # Mittwoch, 17:00 Uhr", "请于本周五中午12点前将申请表交回" — an ask with its deadline)
     return (
-        bool(_A_BOOKING.search(text))
+        bool(text.strip())
         and "?" not in text
         and "？" not in text
         and not (offers_a_time(text) or _ASKS_BACK.search(text))

@@ -275,3 +275,20 @@ def test_a_day_takes_the_clock_the_next_sentence_gives_alone() -> None:
         if d.l1.get("kind") == "meeting"
     ]
     assert [d.due_at.isoformat() if d.due_at else None for d in meetings] == ["2026-03-05T14:30:00+00:00"]
+
+
+async def test_an_ask_with_its_deadline_in_unread_words_keeps_its_follow_up(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # no appointment in it: "send the receipt by Thursday noon", in Tagalog the request lists miss
+    engine.start_cursor(pmemory)
+    text = (
+        "Magandang araw po,\n\nPara matapos ang inyong aplikasyon, ipadala ang resibo ng bayad at kopya ng "
+        "pasaporte bago mag-12:00 ng tanghali sa Huwebes, Marso 5, 2026.\n\nSalamat po"
+    )
+    state = receive_mail(pmemory, settings, _confirmation(pclock.now, text), frozenset({"alice@home.example"}))
+    for _ in range(72):
+        pclock.now += timedelta(hours=1)
+        await outbox.deliver_due()
+    assert state.ask is not None
+    assert any(t.startswith("Unanswered") for t in bus.titles), bus.titles

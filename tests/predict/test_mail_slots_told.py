@@ -286,7 +286,9 @@ async def test_an_ask_with_its_deadline_in_unread_words_keeps_its_follow_up(
         "Magandang araw po,\n\nPara matapos ang inyong aplikasyon, ipadala ang resibo ng bayad at kopya ng "
         "pasaporte bago mag-12:00 ng tanghali sa Huwebes, Marso 5, 2026.\n\nSalamat po"
     )
-    state = receive_mail(pmemory, settings, _confirmation(pclock.now, text), frozenset({"alice@home.example"}))
+    state = receive_mail(
+        pmemory, settings, _confirmation(pclock.now, text), frozenset({"alice@home.example"})
+    )
     for _ in range(72):
         pclock.now += timedelta(hours=1)
         await outbox.deliver_due()

@@ -321,7 +321,6 @@ _ACT = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"[^,;，；。.!！?？\n]+")
-# the doing comes after what the times are of: "开完会再看", "看完再说", "after the meeting"
 # the clock as when a thing starts, the person waiting for it to be over: "after the 2pm retro",
 # "after my 10:30 call", "下午三点的组会开完再看", "两点那个会结束后"; not "after 2pm", "三点以后"
 _AFTER_THE_EN = re.compile(r"\bafter\s+(?:the|my|our|this|that)\s+$", re.IGNORECASE)
@@ -337,6 +336,7 @@ def _starts_a_thing(text: str, start: int, end: int) -> bool:
     return bool(_OVER_ZH.match(simplified(text[end : end + 16])))
 
 
+# the doing comes after what the times are of: "开完会再看", "看完再说", "after the meeting"
 _AFTER_IT = re.compile(r"完[^，。,.]{0,4}?再|之后|以后|后再|\bafter\b|\bonce\b", re.IGNORECASE)
 
 

@@ -478,7 +478,17 @@ def due_in(sentence: str, at: datetime, tz: ZoneInfo) -> datetime | None:
 _LONE_CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 
 
+_AT_END = re.compile(r"\s*\bat\s*$", re.IGNORECASE)
+
+
 def first_clock(sentence: str) -> tuple[int, int] | None:
-    """(hour, minute) of the first clock written in 24-hour form in `sentence` ("at 13:00"), or None."""
+    """(hour, minute) of the first clock written in 24-hour form in `sentence` ("at 13:00"), or None;
+    None too when it is a deadline's ("send the form by 17:00", "17:00前"): an hour to be done by is
+    no hour to be somewhere at."""
     m = _LONE_CLOCK.search(sentence)
-    return (int(m.group(1)), int(m.group(2))) if m is not None else None
+    # (the word lists write a clock of another language as "at 17:00": "bis spätestens 17 Uhr" is "by at 17:00")
+    if m is None or _BY_BEFORE.search(_AT_END.sub("", sentence[max(0, m.start() - 16) : m.start()])):
+        return None
+    if _BY_AFTER_ZH.match(sentence[m.end() :]):
+        return None
+    return int(m.group(1)), int(m.group(2))

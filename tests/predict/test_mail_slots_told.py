@@ -294,3 +294,17 @@ async def test_an_ask_with_its_deadline_in_unread_words_keeps_its_follow_up(
         await outbox.deliver_due()
     assert state.ask is not None
     assert any(t.startswith("Unanswered") for t in bus.titles), bus.titles
+
+
+def test_a_deadlines_clock_joins_no_day() -> None:
+    # "by 17:00" is an hour to be done by, not the day's appointment
+    mail = _confirmation(
+        datetime(2026, 3, 2, 9, 0, tzinfo=UTC),
+        "Dear Alice,\n\nOur office stays closed on Thursday 5 March 2026 for the inventory. Please send the "
+        "signed lease by 17:00.\n\nBest wishes",
+    )
+    mine = frozenset({"alice@home.example"})
+    drafts = drafts_from(mail, message_from(mail, mine, UTC), mine, UTC)
+    assert not any(
+        d.due_at is not None and d.due_at.isoformat() == "2026-03-05T17:00:00+00:00" for d in drafts
+    ), [(d.l1.get("kind"), d.due_at) for d in drafts]

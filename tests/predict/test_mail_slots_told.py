@@ -68,9 +68,15 @@ def _confirmation(when: datetime, text: str, subject: str = "Termin") -> EmailEv
     )
 
 
-async def test_a_confirmed_slot_clashes_with_a_whole_day_told_in_chat(
-    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
-) -> None:
+MINE = frozenset({"alice@home.example"})
+CONFIRMED = (
+    "Guten Tag,\n\nwir bestätigen Ihren Termin zur Zahnreinigung am Donnerstag, 5. 3. 2026, um 10:40 Uhr."
+    "\n\nPraxis Dr. Brandt"
+)
+
+
+def _course_then_mail(pmemory: Memory, settings: Settings, pclock: FakeClock, text: str) -> None:
+    """Thursday's all-day course told in chat, then, two hours later, the practice's mail `text`."""
     engine.start_cursor(pmemory)
     say(
         pmemory,
@@ -80,16 +86,28 @@ async def test_a_confirmed_slot_clashes_with_a_whole_day_told_in_chat(
     )
     engine.after_memory(pmemory, settings, pclock.now)
     pclock.now += timedelta(hours=2)
-    receive_mail(
-        pmemory,
-        settings,
-        _confirmation(
-            pclock.now,
-            "Guten Tag,\n\nwir bestätigen Ihren Termin zur Zahnreinigung am Donnerstag, 5. 3. 2026, um 10:40 Uhr."
-            "\n\nPraxis Dr. Brandt",
-        ),
-        frozenset({"alice@home.example"}),
+    receive_mail(pmemory, settings, _confirmation(pclock.now, text), MINE)
+
+
+def _reply(when: datetime, text: str) -> EmailEvent:
+    """The person's answer in the practice's thread."""
+    return EmailEvent(
+        id="m2",
+        scope="alice",
+        sender="Alice <alice@home.example>",
+        to=("termine@praxis-brandt.example",),
+        date=when,
+        subject="Re: Termin",
+        thread="t1",
+        labels=("SENT",),
+        text=text,
     )
+
+
+async def test_a_confirmed_slot_clashes_with_a_whole_day_told_in_chat(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    _course_then_mail(pmemory, settings, pclock, CONFIRMED)
     # the person may answer the practice first: not said within the hour
     pclock.now += timedelta(minutes=30)
     await outbox.deliver_due()
@@ -104,39 +122,17 @@ async def test_a_confirmed_slot_clashes_with_a_whole_day_told_in_chat(
 async def test_a_told_slot_turned_down_by_the_person_clashes_with_nothing(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
-    engine.start_cursor(pmemory)
-    say(
-        pmemory,
-        "c1",
-        "thursday is the whole-day first aid course at the red cross hall, 8 till 5",
-        pclock.now,
-    )
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now += timedelta(hours=2)
-    mine = frozenset({"alice@home.example"})
+    _course_then_mail(pmemory, settings, pclock, CONFIRMED)
+    pclock.now += timedelta(hours=1)
     receive_mail(
         pmemory,
         settings,
-        _confirmation(
+        _reply(
             pclock.now,
-            "Guten Tag,\n\nwir bestätigen Ihren Termin zur Zahnreinigung am Donnerstag, 5. 3. 2026, um 10:40 Uhr."
-            "\n\nPraxis Dr. Brandt",
+            "Guten Tag, am Donnerstag kann ich leider nicht, ich bin den ganzen Tag auf einem Kurs. Alice",
         ),
-        mine,
+        MINE,
     )
-    pclock.now += timedelta(hours=1)
-    reply = EmailEvent(
-        id="m2",
-        scope="alice",
-        sender="Alice <alice@home.example>",
-        to=("termine@praxis-brandt.example",),
-        date=pclock.now,
-        subject="Re: Termin",
-        thread="t1",
-        labels=("SENT",),
-        text="Guten Tag, am Donnerstag kann ich leider nicht, ich bin den ganzen Tag auf einem Kurs. Alice",
-    )
-    receive_mail(pmemory, settings, reply, mine)
     pclock.now += timedelta(hours=30)
     await outbox.deliver_due()
     assert not any("onflict" in t for t in bus.titles), bus.titles
@@ -146,24 +142,12 @@ async def test_an_offered_slot_waits_for_the_answer(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     # guard: an offer left unanswered is not the person's, and clashes with nothing
-    engine.start_cursor(pmemory)
-    say(
-        pmemory,
-        "c1",
-        "thursday is the whole-day first aid course at the red cross hall, 8 till 5, no way out of it",
-        pclock.now,
-    )
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now += timedelta(hours=2)
-    receive_mail(
+    _course_then_mail(
         pmemory,
         settings,
-        _confirmation(
-            pclock.now,
-            "Guten Tag,\n\nkönnten Sie am Donnerstag, 5. 3. 2026, um 10:40 Uhr zur Zahnreinigung kommen?"
-            "\n\nPraxis Dr. Brandt",
-        ),
-        frozenset({"alice@home.example"}),
+        pclock,
+        "Guten Tag,\n\nkönnten Sie am Donnerstag, 5. 3. 2026, um 10:40 Uhr zur Zahnreinigung kommen?"
+        "\n\nPraxis Dr. Brandt",
     )
     pclock.now += timedelta(hours=30)
     await outbox.deliver_due()
@@ -190,39 +174,9 @@ def test_a_year_with_its_dot_ends_no_sentence() -> None:
 async def test_a_reply_taking_the_told_slot_says_the_clash_at_once(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
-    engine.start_cursor(pmemory)
-    say(
-        pmemory,
-        "c1",
-        "thursday is the whole-day first aid course at the red cross hall, 8 till 5",
-        pclock.now,
-    )
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now += timedelta(hours=2)
-    mine = frozenset({"alice@home.example"})
-    receive_mail(
-        pmemory,
-        settings,
-        _confirmation(
-            pclock.now,
-            "Guten Tag,\n\nwir bestätigen Ihren Termin zur Zahnreinigung am Donnerstag, 5. 3. 2026, um 10:40 Uhr."
-            "\n\nPraxis Dr. Brandt",
-        ),
-        mine,
-    )
+    _course_then_mail(pmemory, settings, pclock, CONFIRMED)
     pclock.now += timedelta(minutes=40)
-    reply = EmailEvent(
-        id="m2",
-        scope="alice",
-        sender="Alice <alice@home.example>",
-        to=("termine@praxis-brandt.example",),
-        date=pclock.now,
-        subject="Re: Termin",
-        thread="t1",
-        labels=("SENT",),
-        text="Vielen Dank, ich komme am Donnerstag. Alice",
-    )
-    receive_mail(pmemory, settings, reply, mine)
+    receive_mail(pmemory, settings, _reply(pclock.now, "Vielen Dank, ich komme am Donnerstag. Alice"), MINE)
     pclock.now += timedelta(minutes=20)
     await outbox.deliver_due()
     assert any("onflict" in t for t in bus.titles), bus.titles
@@ -252,9 +206,7 @@ async def test_a_told_slot_is_no_unanswered_question(
     text: str, pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
     engine.start_cursor(pmemory)
-    state = receive_mail(
-        pmemory, settings, _confirmation(pclock.now, text), frozenset({"alice@home.example"})
-    )
+    state = receive_mail(pmemory, settings, _confirmation(pclock.now, text), MINE)
     for _ in range(72):  # up to Thursday 08:00, past the eve of the slot the sentence names
         pclock.now += timedelta(hours=1)
         await outbox.deliver_due()
@@ -268,10 +220,9 @@ def test_a_day_takes_the_clock_the_next_sentence_gives_alone() -> None:
         "Dear Alice,\n\nYour hearing aid fitting is confirmed for Thursday 5 March 2026. Please come to the "
         "second floor at 14:30, having stopped using ear drops the day before.\n\nBest wishes",
     )
-    mine = frozenset({"alice@home.example"})
     meetings = [
         d
-        for d in drafts_from(mail, message_from(mail, mine, UTC), mine, UTC)
+        for d in drafts_from(mail, message_from(mail, MINE, UTC), MINE, UTC)
         if d.l1.get("kind") == "meeting"
     ]
     assert [d.due_at.isoformat() if d.due_at else None for d in meetings] == ["2026-03-05T14:30:00+00:00"]
@@ -286,9 +237,7 @@ async def test_an_ask_with_its_deadline_in_unread_words_keeps_its_follow_up(
         "Magandang araw po,\n\nPara matapos ang inyong aplikasyon, ipadala ang resibo ng bayad at kopya ng "
         "pasaporte bago mag-12:00 ng tanghali sa Huwebes, Marso 5, 2026.\n\nSalamat po"
     )
-    state = receive_mail(
-        pmemory, settings, _confirmation(pclock.now, text), frozenset({"alice@home.example"})
-    )
+    state = receive_mail(pmemory, settings, _confirmation(pclock.now, text), MINE)
     for _ in range(72):
         pclock.now += timedelta(hours=1)
         await outbox.deliver_due()
@@ -303,8 +252,7 @@ def test_a_deadlines_clock_joins_no_day() -> None:
         "Dear Alice,\n\nOur office stays closed on Thursday 5 March 2026 for the inventory. Please send the "
         "signed lease by 17:00.\n\nBest wishes",
     )
-    mine = frozenset({"alice@home.example"})
-    drafts = drafts_from(mail, message_from(mail, mine, UTC), mine, UTC)
+    drafts = drafts_from(mail, message_from(mail, MINE, UTC), MINE, UTC)
     assert not any(
         d.due_at is not None and d.due_at.isoformat() == "2026-03-05T17:00:00+00:00" for d in drafts
     ), [(d.l1.get("kind"), d.due_at) for d in drafts]

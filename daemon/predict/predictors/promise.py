@@ -47,11 +47,14 @@ _EN = re.compile(
     r"i must|i should|let me|"
     # a promise told as told: "told Marco I'd send…", "promised Jen I'd drop…", "said I would call",
     # with where the person is said too ("told raewyn at the pines lodge i'd email her…")
-    r"(?:promised|told|said|agreed)(?:\s+[\w()'’-]+){0,6}?\s+(?:i'?d|i’d|i would|to))\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
+    r"(?:promised|told|said|agreed)(?:\s+[\w()'’-]+){0,6}?\s+(?:i'?d|i’d|i would)|"
+    # promised or agreed to do it; not "told her to print the confirmation twice": told someone to do
+    # a thing is theirs to do
+    r"(?:promised|agreed)(?:\s+[\w()'’-]+){0,6}?\s+to)\s+(?:\w+\s+){0,2}?(send|give|finish|write|call|email|e-mail|reply|review|"
     r"share|deliver|submit|get back|return|pay|book|prepare|fix|update|check|follow up|ping|mail|transfer|"
     r"wire|sign|renew|file|post|ship|order|buy|cancel|print|upload|apply|register|confirm|hand in|drop off|"
     r"sort out|draft|test|deploy|merge|publish|clean|repair|text|message|invoice|refund|"
-    r"top up|settle|drop|bring|take back|give back|lend|pick up|fetch)\b",
+    r"top up|settle|drop|bring|take back|give back|lend|pick up|fetch|courier|forward|hand over|hand back)\b",
     re.IGNORECASE,
 )
 _ZH = re.compile(
@@ -303,11 +306,30 @@ def promised_act(thing: str) -> str:
     return named if named != act else f"{act} ({who})"
 
 
-def _own_day(text: str, said: datetime, tz: ZoneInfo) -> datetime | None:
-    """The day the promising sentence names, when the message tells other days too: "IND 终于约上
-    了！下周三…下午3点…。…周一一定把第二章初稿发给导师，我答应她了" promises the draft for Monday,
-    whatever the appointment's Wednesday (the item's due); None when that sentence names none."""
+# a clause with a subject of its own after a comma: "…报价单发给 Payet 先生，他明早要跟工地那边定货",
+# "I'll send the deck tonight, she needs it before friday" — what someone else does or needs
+_THEIR_CLAUSE = re.compile(
+    r"[,，;；]\s*(?=(?:他|她|它|佢)|(?:he|she|they|it)(?:['’](?:s|ll|re|d))?\b)", re.IGNORECASE
+)
+
+
+def promised_part(text: str) -> str:
+    """What the person promised, told in its own words: the promising sentence without a clause
+    after it about what someone else does ("…发给 Payet 先生，他明早要跟工地那边定货" is the quote
+    for tonight, not Payet's order tomorrow morning); the whole sentence when no part of it
+    promises alone."""
     sentence = promised_sentence(text)
+    parts = [p for p in _THEIR_CLAUSE.split(sentence) if p.strip()]
+    return next((p for p in parts if _promises(p)), sentence) if len(parts) > 1 else sentence
+
+
+def _own_day(text: str, said: datetime, tz: ZoneInfo) -> datetime | None:
+    """The day the promise's own words name, when the message tells other days too: "IND 终于约上
+    了！下周三…下午3点…。…周一一定把第二章初稿发给导师，我答应她了" promises the draft for Monday,
+    whatever the appointment's Wednesday (the item's due); "Tonight I'm sending Ms. Kabua the
+    budget. She needs it before her Wednesday meeting" promises it for tonight (the evening
+    still under way); None when those words name no day."""
+    sentence = promised_part(text)
     if sentence == text:
         return None
     # (the day it is for, still ahead: not "today" of what was done this morning, "今天跟 Mr Tan
@@ -317,7 +339,7 @@ def _own_day(text: str, said: datetime, tz: ZoneInfo) -> datetime | None:
         for m in resolve_dates(sentence, said, tz)
         if m.direction == "future" and m.granularity in ("day", "time")
     ]
-    return ahead[0].value if ahead else None
+    return ahead[0].value if ahead else _later_today(sentence, said, tz)
 
 
 def _later_today(text: str, said: datetime, tz: ZoneInfo) -> datetime | None:
@@ -338,6 +360,9 @@ def _later_today(text: str, said: datetime, tz: ZoneInfo) -> datetime | None:
     )
 
 
+_MUST_ZH = re.compile(r"^(?:一定|必须|务必|得|要|会)+(?=[把将给])")
+
+
 def _check_in(item: ItemView, due: datetime, text: str, zh: bool, scope: str, ctx: Ctx) -> Suggestion | None:
     """The one check-in the morning after a promise's day, withdrawn if it was done by then."""
     tz = ctx.settings.tz
@@ -349,7 +374,7 @@ def _check_in(item: ItemView, due: datetime, text: str, zh: bool, scope: str, ct
     # the thing of the sentence that promises, not of another dated one beside it ("…同意书我周一去
     # 医院打印了签。对了老公周一下午去 Fremantle 面试" promises the consent form)
     promised = promised_sentence(text)
-    thing = promised_act(headline(promised, item.observed_at or ctx.now, tz))
+    thing = promised_act(headline(promised_part(text), item.observed_at or ctx.now, tz))
     # the sentences of the promise, not the rest of the turn (what else was done, said or
     # promised then): the promise and the sentence that leads to it
     said = said_apart(text)
@@ -365,7 +390,8 @@ def _check_in(item: ItemView, due: datetime, text: str, zh: bool, scope: str, ct
     )
     if zh:
         day = f"周{'一二三四五六日'[due.weekday()]}"
-        title = f"{day}说好的：{short(thing, 50)}——办好了吗？"
+        # (the act, not how surely it was said: "一定得把报价单发给 Payet 先生" → "把报价单发给…")
+        title = f"{day}说好的：{short(_MUST_ZH.sub('', thing) or thing, 50)}——办好了吗？"
         body = f"你说过：“{quote}”"
     else:
         first, _, rest = thing.partition(" ")

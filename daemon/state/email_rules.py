@@ -269,6 +269,25 @@ def sent_to_a_list(text: str) -> bool:
     return any(_OPT_OUT.search(line) for line in tail)
 
 
+# the mailbox a shop or a list sends its campaigns from ("offers@talabat…", "deals@…", "news@…",
+# "nyhetsbrev@…", "staffnews@…"): the words for a newsletter and an offer, in the languages met,
+# as the whole name or one part of it. Not "sales@", "events@", "hello@", "info@": people write
+# from those and ask for things ("I need your final headcount by Wednesday at noon").
+_CAMPAIGN_BOX = re.compile(
+    r"(?:^|[._+-])(?:news(?:letters?)?|nyhetsbrev|nieuwsbrief|infolettre|boletin|deals?|offers?|ofertas?|"
+    r"offres?|angebote?|promos?|promotions?|promociones|sale|marketing)(?:$|[._+-])"
+    # (a newsletter's name glued to what it is: "staffnews", "clubnewsletter")
+    r"|[a-z]news(?:letters?)?$",
+    re.IGNORECASE,
+)
+
+
+def from_a_campaign_box(sender: str) -> bool:
+    """Mail from a campaign mailbox (`_CAMPAIGN_BOX`, read on the address's local part): it waits
+    on nobody's answer, whatever its sentences ask ("Use code HALF3 before Thursday midnight")."""
+    return bool(_CAMPAIGN_BOX.search(sender.rpartition("@")[0] if "@" in sender else ""))
+
+
 # an invitation to take up an offer, as a list's update words it ("Register by Friday for our free
 # webinar", "Save your seat", 立即报名): nobody waits on this reader's answer to it
 _OFFER = re.compile(

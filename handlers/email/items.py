@@ -24,6 +24,7 @@ from daemon.state.email_rules import (
     due_in,
     first_clock,
     fresh_text,
+    from_a_campaign_box,
     is_offer,
     promise_of,
     sentences,
@@ -111,7 +112,8 @@ def message_from(
     to_person = not outbound and (any(a in mine for a in to) if mine else True)
     # mail Gmail files as promotions, social or list updates waits on nobody's answer, whatever
     # its sentences ask ("不想再收到？")
-    bulk = any(label in BULK_LABELS for label in event.labels)
+    # (so does mail from a shop's campaign mailbox: "offers@…", "news@…")
+    bulk = any(label in BULK_LABELS for label in event.labels) or from_a_campaign_box(addr)
     # (not the ask model on a list's update: it cannot tell "sign up by Friday for our workshop"
     # from a request, which `is_offer` below reads only in English)
     updates = "CATEGORY_UPDATES" in event.labels

@@ -364,3 +364,31 @@ async def test_forgetting_one_mail_rederives_its_thread(deps: Deps, memory: Memo
     assert t.source_ids == ("m-1",) and t.waiting_on_person and t.last_outbound_at is None
     memory.forget("alice", query="budget numbers Thursday")
     assert memory.email_threads("alice") == []  # the thread's last message went: so did the thread
+
+
+@pytest.mark.parametrize(
+    "sender",
+    # written after the change (2026-12-07): a shop's or a list's campaign mailbox
+    [
+        "Kaffeehaus Lindner <angebote@lindner-kaffee.example>",
+        "Riverbend Cinemas <members.news@riverbend.example>",
+    ],
+)
+async def test_a_campaign_mailbox_asks_nothing_whatever_its_sentences_say(
+    sender: str, deps: Deps, memory: Memory
+) -> None:
+    promo = mail(
+        "k-1", sender, [ALICE], "Pick up your free coffee before Sunday 6pm with code REFILL.",
+        "2026-03-03T10:00:00Z", "t-k",
+    )  # fmt: skip
+    await email.handle([promo], deps)
+    t = memory.email_thread("alice", "t-k")
+    assert t is not None and not t.waiting_on_person and t.ask is None
+    # a person's own mailbox at the same shop still asks
+    ask = mail(
+        "k-2", "Lena Lindner <lena@lindner-kaffee.example>", [ALICE],
+        "Send me your card number by Sunday 6pm so I can add the refill.", "2026-03-03T10:05:00Z", "t-l",
+    )  # fmt: skip
+    await email.handle([ask], deps)
+    t2 = memory.email_thread("alice", "t-l")
+    assert t2 is not None and t2.waiting_on_person

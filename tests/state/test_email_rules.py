@@ -248,7 +248,7 @@ def test_an_update_that_only_invites_asks_nothing(text: str, asks: bool) -> None
     event = EmailEvent(
         id="u1",
         scope="s",
-        sender="Updates <news@list.example>",
+        sender="Updates <updates@list.example>",  # (a list's, not a campaign box)
         to=("me@example.com",),
         date=datetime(2026, 6, 2, 8, 0, tzinfo=UTC),
         subject="This week",

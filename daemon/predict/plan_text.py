@@ -757,9 +757,28 @@ _SAID_BY_ZH = re.compile(
 
 
 def _only_a_move(piece: str) -> bool:
-    """The words say that something moved and nothing of what: "they moved me", "it got pushed"."""
+    """The words say that something moved and nothing of what: "they moved me", "it got pushed",
+    or who moved it, with "it" for the thing ("Gestoría bumped it", "the surgery moved us")."""
     terms = activity_terms(piece) - _WHEN_WORDS
-    return bool(terms & _MOVES) and not terms - _MOVE_WORDS
+    return (
+        (bool(terms & _MOVES) and not terms - _MOVE_WORDS)
+        or bool(_MOVED_IT_EN.fullmatch(piece.strip()))
+        # the date's clause is the new time "now" ("…rescheduled it, Friday 8am now"): a time
+        # that is so now was another before
+        or bool(_NOW_ONLY_EN.fullmatch(piece.strip()))
+    )
+
+
+_NOW_ONLY_EN = re.compile(r"(?:(?:it|that)(?:['’]s|\s+is)\s+|is\s+)?now\W*", re.IGNORECASE)
+
+
+# who moved it, and "it" (or the person) for what: the subject is the mover, not the thing moved
+_MOVED_IT_EN = re.compile(
+    r"(?:[\w'’.&-]+\s+){1,4}?(?:(?:has|have|had|'s|’s|'ve|’ve)\s+)?(?:just\s+)?"
+    r"(?:moved|pushed|shifted|bumped|rescheduled|changed|postponed)\s+(?:it|me|us|them|that|things)"
+    r"(?:\s+(?:again|back|forward|up|over|around))?\W*",
+    re.IGNORECASE,
+)
 
 
 def _drop_marks(s: str, zh: bool) -> str:

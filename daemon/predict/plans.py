@@ -153,7 +153,10 @@ _PEOPLE_ZH = PEOPLE_ZH
 _THIRD_ZH = re.compile(
     # (阿 before a relation is Cantonese for the relation itself: 阿妈, 阿老公)
     # (and by their place among siblings: 二舅, 三姨, 大姐, 幺叔)
-    rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|(?:阿|[大二三四五六七幺])?(?:{_PEOPLE_ZH})|他|她|他们|她们|[小老][\u4e00-\u9fff](?![点时])|"
+    # (a name as Chinese calls people, 小王, 老李, 阿芳 — with where they are from before it, "隔壁铺的阿芳",
+    # "楼下的小王", but not the speaker's: "我们组的小王" is still someone else, "我的小组" no name)
+    rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|(?:阿|[大二三四五六七幺])?(?:{_PEOPLE_ZH})|他|她|他们|她们|"
+    r"(?:(?![我咱])[\u4e00-\u9fff]{1,6}的)?[小老阿][\u4e00-\u9fff](?![点时])|"
     # ... and in English, as Chinese chat mixes it in ("my mum 星期四去医院做体检")
     rf"(?i:my\s+(?:{_PEOPLE_EN})\b)|"
     rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH})"
@@ -208,6 +211,9 @@ _DONE_EN = re.compile(
 # push my haircut to thursday", "ugh, the salon moved my haircut to thursday at 5", "复诊改到下周一")
 PLAN_MOVED_EN = re.compile(
     r"\b(?:(?:moved|pushed|shifted|bumped|rescheduled|postponed|brought forward|put off) (?:to|till|until|back)\b|"
+    # moved, and the new time told after it with "now": "Gestoría bumped it — Wednesday half eleven
+    # now", "they've moved it, thursday 9 now"
+    r"(?:moved|pushed|shifted|bumped|rescheduled|changed)\s+(?:it|that|this|us|me|them|things)\b[^.!?]{0,40}?\bnow\b|"
     + _MOVED_TO_TIME
     + r")",
     re.IGNORECASE,

@@ -102,3 +102,25 @@ async def test_a_move_that_names_nothing_with_two_plans_near_moves_neither(
     for when in ("2026-03-05 13:00", "2026-03-05 17:00"):
         pclock.now = at(when)
         assert await outbox.deliver_due() == 1, when
+
+
+async def test_a_move_told_by_who_moved_it_and_the_new_time_now_moves_the_one_plan(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    # written after the change (2026-12-07): the mover is the subject, "it" the thing, the new
+    # time told with "now"
+    await _told(
+        pmemory,
+        settings,
+        pclock,
+        [
+            ("2026-03-02 10:00", "Booked the boiler service at the Hartley Road flat for Thursday at 1pm."),
+            ("2026-03-02 16:30", "British Gas rescheduled it, Friday 8am now. Means another early start."),
+        ],
+    )
+    pclock.now = at("2026-03-05 12:30")  # Thursday, the old slot's day
+    assert await outbox.deliver_due() == 0
+    pclock.now = at("2026-03-06 07:30")  # Friday
+    assert await outbox.deliver_due() == 1
+    [title] = bus.titles
+    assert "08:00" in title and "boiler" in title.lower(), title

@@ -56,6 +56,13 @@ EN_RESCHEDULE = re.compile(
     r"|switch\w*|chang(?:e|ed|es|ing)|brought\s+forward|put\s+off|rebook\w*|retim\w*|swap\w*)\b[^.!?;]*?"
     rf"\b(?:to|till|until|for)\s+{_EN_SLOT}"
 )
+# ... or the new slot told after the move with "now": "British Gas rescheduled it, Friday 8am now"
+EN_MOVED_NOW = re.compile(
+    r"\b(?:re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|mov(?:e|ed|es|ing)|bump\w*|shift\w*|chang(?:e|ed|es|ing)"
+    # (the "now" of the slot's own words, not of another clause: "we moved to berlin on friday and
+    # now im broke")
+    rf"|rebook\w*|swap\w*)\b[^.!?;]*?\b{_EN_SLOT}(?:(?!\b(?:and|but|so)\b)[^.!?;,]){{0,16}}?\bnow\b"
+)
 # ... or the new slot said as what it is now: "class got moved — Bruna can't do friday so it's
 # saturday half 3 instead" (the move is past, the class is ahead)
 EN_INSTEAD = re.compile(rf"\b(?:it's|it is|it'll be|now)\s+(?:on\s+|at\s+)?{_EN_SLOT}[^.!?;]*?\binstead\b")
@@ -97,11 +104,13 @@ EN_CALLED_OFF = re.compile(
 # is monday 6:45am", "the hearing is on tuesday": the coming one, whatever was done to arrange it
 EN_IS_BEFORE = re.compile(r"\b(?:is|are)\s+(?:on\s+)?$")
 _TARGET_WORDS = frozenset(("to", "for", "till", "until"))
-# 过 of experience (去过, 吃过), not the direction of 过来 ("飞过来", coming over) nor the wait of
-# 过几天 / 过两天 ("in a few days"); 了 of a done act, not of 对了 ("oh, and…"), 为了 ("so as
-# to"), 除了 ("besides"), 算了 ("never mind") or 了解 ("understand")
+# 过 of experience (去过, 吃过), not the direction of 过来 / 过去 ("飞过来", coming over; "我过去帮他
+# 抬冰箱", going over — 过去 as "the past" is 过去的, 过去三年) nor the wait of 过几天 / 过两天 ("in a
+# few days"); 了 of a done act, not of 对了 ("oh, and…"), 为了 ("so as to"), 除了 ("besides"), 算了
+# ("never mind") or 了解 ("understand")
 ZH_PAST = re.compile(
-    r"(?<![对为除算])了(?!解)|(?<!不)过(?!来|几|两天|两周|一阵)|已经|刚才|刚刚|上次|昨天|前天|去年|曾经"
+    r"(?<![对为除算])了(?!解)|(?<!不)过(?!来|去(?![的一二两三四五六七八九十几\d])|几|两天|两周|一阵)"
+    r"|已经|刚才|刚刚|上次|昨天|前天|去年|曾经"
     r"|咗"  # Cantonese 了: "send咗", "去咗"
 )
 # 会 "will", not 会 "a meeting" ("组会迟到了十分钟" was late to the group meeting: past)
@@ -204,6 +213,7 @@ def tense(low: str) -> str:
         or EN_GOT_SLOT.search(low)
         or EN_CALLED_OFF.search(low)
         or ("instead" in words and EN_INSTEAD.search(low))
+        or ("now" in words and EN_MOVED_NOW.search(low))
         or EN_WORD_GIVEN.search(low)
     ):
         return "future"

@@ -471,7 +471,34 @@ def tied(plan_text: str, mail: str, sender: str, address: str) -> bool:
     # (a word of one or two Latin letters ties nothing: "ya" is Swahili "of" in the mail and an
     # aside in the chat, "ya zol")
     shared = activity_terms(simplified(plan_text)) & activity_terms(simplified(mail))
-    return any(len(w) > 2 or not w.isascii() for w in shared)
+    return any((len(w) > 2 or not w.isascii()) and not _name_part_in_one(w, plan_text, mail) for w in shared)
+
+
+def _name_part_in_one(word: str, a: str, b: str) -> bool:
+    """The word is part of a name in one text and a common word in the other: "Abel Point Marina"
+    of the chat and "your points on the seagrass beds" of a council's mail share no thing. A name's
+    part is capitalised inside its sentence; the common word is written in lower case."""
+    forms = [_forms(word, t) for t in (a, b)]
+    return any(x == {"name"} and y == {"lower"} for x, y in (forms, forms[::-1]))
+
+
+def _forms(word: str, text: str) -> set[str]:
+    """How `word` (a stem: "point" of "points") is written in `text`: "name" where capitalised after
+    a sentence's first word or inside an address, "lower" where in lower case; sentence-initial
+    uses say neither."""
+    out = set()
+    for m in re.finditer(rf"(?<!\w){re.escape(word)}\w*", text, re.IGNORECASE):
+        gap = text[: m.start()]
+        before = gap.rstrip(" \t")
+        opens = not before.strip() or before[-1] in ".!?:;—–-\n'\"‘“(「"
+        token = re.search(r"\S*$", gap)
+        if "@" in (token.group(0) if token else "") or re.match(r"[\w-]*\.[a-z]{2,}", text[m.end() :]):
+            out.add("name")  # a part of an address or a domain names its owner ("alwaha-clinics.example")
+        elif m.group(0).islower():
+            out.add("lower")
+        elif m.group(0)[:1].isupper() and not opens:
+            out.add("name")
+    return out
 
 
 def names_slot(mail: str, sent: datetime, due: datetime, tz: ZoneInfo) -> bool:

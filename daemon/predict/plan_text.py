@@ -457,8 +457,10 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
     ahead = [m for m in found if m.direction == "future"]
     # the plan's own day, not a week or a month said before it ("next week: wednesday is …")
     first = next((m for m in ahead if m.granularity in ("day", "time")), ahead[0] if ahead else found[0])
-    if first in ahead:
+    if first in ahead and not (first.has_time and not first.has_clock):
         # a time said inside it ("this weekend … 5:45am sunday"): the plan's own date is that one
+        # (not the clock that only refines a part of the day told with the plan: "周六一大早要去矿上，
+        # 司机说五点四十在酒店门口接人" is the trip to the mine, at 05:40)
         first = planned(ahead[ahead.index(first) :], text) or first
     lo, hi = _span_sentence(text, first.start)
     sentence = text[lo:hi]

@@ -42,3 +42,37 @@ def test_a_slot_told_with_now_after_a_move(text: str, day: date) -> None:
 )
 def test_guoqu_as_going_over_is_no_past(text: str, said: str) -> None:
     assert tense(text) == said
+
+
+@pytest.mark.parametrize(
+    ("text", "hour"),
+    [
+        # a start read in the afternoon would come after the end the sentence gives it
+        ("saturday is the shearing at my uncle's, we head off at 5:30 and won't be home till 4", 5),
+        ("Sunday: bus leaves the depot at quarter past six, back by three", 6),
+        # guards: an end after the afternoon start, and an end said with its own pm
+        ("friday at 5, drinks till 11", 17),
+        ("sunday at 3, back home by 5:30", 15),
+    ],
+)
+def test_a_start_is_read_before_the_end_its_sentence_gives(text: str, hour: int) -> None:
+    first = resolve_dates(text, THU, DUB)[0]
+    assert first.value.hour == hour, first
+
+
+@pytest.mark.parametrize(
+    ("text", "hm"),
+    [
+        # minutes of twenty and more need no 分; the clock refines the part of the day told first
+        ("礼拜天一早去机场送我姐，她说六点二十在楼下等我", (6, 20)),
+        ("周五下午开家长会，老师说三点四十到教室", (15, 40)),
+        # guard: a count after 点 is no minute
+        ("周五下午去爬山，集合完大概有三点四十个人", (15, 0)),
+    ],
+)
+def test_a_chinese_clock_with_its_minutes_and_no_fen(text: str, hm: tuple[int, int]) -> None:
+    from daemon.memory.dates import planned
+
+    found = resolve_dates(text, THU, DUB)
+    when = planned(found, text) or found[0]
+    assert (when.value.hour, when.value.minute) == hm, found

@@ -140,10 +140,12 @@ from datetime import date, datetime, timedelta
 from itertools import pairwise
 from zoneinfo import ZoneInfo
 
+from daemon.memory.dates import cues
 from daemon.memory.dates import en as dates_en
 from daemon.memory.dates import zh as dates_zh
 from daemon.memory.dates.common import (
     PERIODS,
+    Clock,
     Ctx,
     DateMention,
     Hit,
@@ -227,7 +229,7 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             # with the auditors so ill look at it wed morning after standup (standup's at half 9)")
             bare = last
         if times and len(bare) == 1:
-            bare[0].clock = times[0].said
+            bare[0].clock = _starts_before_it_ends(ctx, times[0])
             dropped.add(id(times[0]))
             if _DAY_THEN_TIME.fullmatch(ctx.low, bare[0].end, times[0].start):
                 bare[0].end = times[0].end  # "15号 8pm": one mention, one span
@@ -242,6 +244,36 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
         timed = [h for h in group if _day_with_time(h)]
         prev = i
     return [h for h in kept if id(h) not in dropped]
+
+
+# the end the sentence gives what starts at a lone time: "won't be back before five", "till 4:30",
+# "home by 6" (an hour from 1 to 11 without am/pm read in the afternoon, as the end of a day out)
+_END_CLOCK = re.compile(
+    r"\b(?:back|till|til|until|home|return\w*|finish\w*|done|over|wrap\w*\s+up)\s+(?:(?:by|before|at|about|around)\s+)?"
+    r"(?P<h>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven)(?:[:.](?P<m>[0-5]\d))?"
+    r"(?!\s*(?:[ap]\.?m\b|h\b|hours?|mins?|minutes|days?|weeks?|people|of\b)|[:.\d])",
+    re.IGNORECASE,
+)
+_HOURS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven".split())}
+
+
+def _starts_before_it_ends(ctx: Ctx, first: Hit) -> Clock | None:
+    """The clock of a day's first lone time, read so that the thing starts before the end its
+    sentence gives: "We leave at quarter to seven and won't be back before five" leaves at 06:45,
+    not at 18:45 (the afternoon guess for 1–6 without am/pm), since it is back by 17:00."""
+    said = first.said
+    if said is None or not first.ambiguous or said[1] < 13:
+        return said
+    stop = cues.SENTENCE_END.search(ctx.text, first.end)
+    end = _END_CLOCK.search(ctx.low, first.end, stop.start() if stop is not None else len(ctx.low))
+    if end is None:
+        return said
+    h = int(end["h"]) if end["h"].isdigit() else _HOURS[end["h"].lower()]
+    if not 1 <= h <= 11:
+        return said
+    if (said[1], said[2]) > (h + 12, int(end["m"] or 0)):
+        return (said[0], said[1] - 12, said[2])
+    return said
 
 
 # between a day and its time, when the two are one mention: a space, a comma, "at" ("15号 8pm"),

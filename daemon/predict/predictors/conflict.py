@@ -26,7 +26,7 @@ from daemon.memory.dates.en_time import hour_24h
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number as zh_number
 from daemon.memory.types import ItemView
-from daemon.predict import mail_plans, plan_news, said_when
+from daemon.predict import mail_plans, moves, plan_news, said_when
 from daemon.predict.base import (
     HAPPENINGS,
     Ctx,
@@ -206,6 +206,17 @@ def _clash_told_of_twin(scope: str, old: ItemView, new: ItemView, ctx: Ctx) -> b
     return False
 
 
+def _one_plan_moved(scope: str, a: ItemView, b: ItemView, ctx: Ctx) -> bool:
+    """One of the two is the person's word that a plan moved ("the notary's office shifted it,
+    Friday quarter past eleven now"), and the plan it moved is the other's (the office's mail that
+    moved it): one plan, told by its move."""
+    for move, other in ((a, b), (b, a)):
+        moved = moves.moved_plan(ctx, scope, move)
+        if moved is not None and moved.id != other.id and mail_plans.one_plan(moved, other):
+            return True
+    return False
+
+
 def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
     return [it for it in ctx.memory.due_items(scope, lo, hi) if _theirs(it, scope, ctx)]
 
@@ -283,7 +294,11 @@ class Conflict:
             other = span(old, tz)
             if other is None or not (other[0] < end and start < other[1]):
                 continue
-            if mail_plans.one_plan(old, new) or _clash_told_of_twin(scope, old, new, ctx):
+            if (
+                mail_plans.one_plan(old, new)
+                or _one_plan_moved(scope, old, new, ctx)
+                or _clash_told_of_twin(scope, old, new, ctx)
+            ):
                 continue  # one event stored twice, or told by chat and by mail, is no clash
             out.append(self._suggest(scope, old, new, max(start, other[0]), ctx))
         return out

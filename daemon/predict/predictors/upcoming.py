@@ -65,7 +65,7 @@ from daemon.predict.timing import (
     last_allowed_before,
     next_day_start,
 )
-from daemon.state.suggestions import Suggestion
+from daemon.state.suggestions import DELIVERED, PENDING, Suggestion
 
 NAME = "upcoming"
 SHORT_LEAD = timedelta(minutes=30)
@@ -504,6 +504,21 @@ def _reminded_already(ctx: Ctx, s: Suggestion, due: datetime, text: str) -> str 
     return None
 
 
+def _moved_there_by_mail(ctx: Ctx, scope: str, plan: ItemView, due: datetime) -> str | None:
+    """The id of `plan`'s own reminder, pending or delivered, that an e-mail moved to `due`."""
+    for status in (PENDING, DELIVERED):
+        for r in ctx.memory.suggestions.of_scope(scope, status):
+            if (
+                r.predictor == NAME
+                and r.data.get("item_id") == plan.id
+                and r.data.get("moved_by")
+                and isinstance(r.data.get("due_at"), str)
+                and datetime.fromisoformat(r.data["due_at"]).timestamp() == due.timestamp()
+            ):
+                return r.id
+    return None
+
+
 # the chat says a thing came by e-mail: "清关那个代理发邮件来了", "the school emailed", "got a mail from"
 _BY_MAIL = re.compile(
     r"\b(?:e-?mail(?:ed|s)?|mail(?:ed)?|inbox)\b|邮件|郵件|电邮|電郵|来信|來信|email|信箱", re.IGNORECASE
@@ -683,6 +698,11 @@ class Upcoming:
         # a move of a plan told before: what it is and where, as told then (moves.py)
         before = moves.moved_plan(ctx, s.scope, item) if text == what(item) else None
         first = ""  # the plan as first told, when this statement moved it
+        if before is not None and (own := _moved_there_by_mail(ctx, s.scope, before, due)) is not None:
+            # an e-mail moved the plan's own reminder to this very time, and the person's word only
+            # confirms it ("Gestoría bumped it — Wednesday half eleven now"): one plan, one reminder,
+            # the one that holds the mail
+            return Recheck(None, f"the plan's own reminder, moved here by e-mail, tells it: {own}")
         if before is not None:
             said_then = before.observed_at or ctx.now
             thing = headline(what(before), said_then, tz)

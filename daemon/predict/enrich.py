@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
+from daemon.memory.dates import resolve_dates
+from daemon.memory.dates.hant import simplified
 from daemon.memory.types import ItemView
-from daemon.predict.base import Ctx, active, said_by_person, short, what
-from daemon.predict.plans import declines, reasons
+from daemon.predict.base import HAPPENINGS, Ctx, active, cancels, said_by_person, short, what
+from daemon.predict.plan_model import reader_for
+from daemon.predict.plans import declines, is_own_plan, reasons
+from daemon.predict.timing import is_timed
 
 # recall scores are fused ranks plus decay; below this a preference is only "the nearest one"
 MIN_SCORE = 0.35
@@ -71,6 +76,61 @@ def related(ctx: Ctx, scope: str, item: ItemView, limit: int = 2) -> list[Relate
         if not _PREFERS.search(said):
             continue  # a report or a remark the category model filed there, no preference
         out.append(Related(h.item_id, short(what(row), 120), tuple(h.source_ids)))
+        if len(out) >= limit:
+            break
+    return out
+
+
+# a note the person makes to themselves of something not to forget: "gotta remember my fishing
+# license card", "don't let me forget the charger", "矿区进出要那个出入证…这次千万别再忘", "记得带护照"
+_NOTE_TO_SELF = re.compile(
+    r"\b(?:(?:got\s*ta|have\s+to|need\s+to|must|gotta|should)\s+remember|remember\s+(?:to\s+)?(?:bring|take|pack|grab)"
+    r"|don['’]?t\s+(?:let\s+me\s+)?forget|do\s+not\s+forget|mustn['’]?t\s+forget|must\s+not\s+forget"
+    r"|note\s+to\s+self|can['’]?t\s+forget)\b"
+    r"|别忘|別忘|千万别|不能忘|不要忘|记得带|记得拿|别落下|唔好唔记得|唔好漏",
+    re.IGNORECASE,
+)
+# how far before the plan a note to self still reads as being for it
+NOTE_AHEAD = timedelta(days=7)
+
+
+def notes_to_self(ctx: Ctx, scope: str, item: ItemView, due: datetime, limit: int = 2) -> list[Related]:
+    """What the person told themselves not to forget, after telling the plan and before it, with
+    no plan of theirs (told by then) due in between, which it would be for first ("Gotta remember my fishing
+    license card" two days before the ice derby): said again in its reminder, as the note asks.
+    A note that names another day is that day's, not this plan's."""
+    said = item.observed_at or item.happened_at
+    if said is None:
+        return []
+    tz = ctx.settings.tz
+    own = reader_for(ctx.memory.embedder)
+    out: list[Related] = []
+    for turn in ctx.memory.user_turns(scope, max(said, due - NOTE_AHEAD), min(ctx.now, due)):
+        if turn.at <= said or turn.text == what(item) or not _NOTE_TO_SELF.search(simplified(turn.text)):
+            continue
+        day = due.astimezone(tz).date()
+        if any(
+            m.direction == "future" and m.value.astimezone(tz).date() != day
+            for m in resolve_dates(turn.text, turn.at, tz)
+        ):
+            continue  # a note for another day ("tomorrow don't let me forget the charger")
+        between = [
+            p
+            for p in ctx.memory.due_items(scope, turn.at, due - timedelta(minutes=1))
+            if p.id != item.id
+            and p.due_at is not None
+            and p.category in HAPPENINGS
+            and said_by_person(p)
+            and not cancels(p)
+            # (a plan told after the note cannot be what it was for)
+            and (p.observed_at or p.happened_at or ctx.now) < turn.at
+            # (nor one told of the plan's day or a span around it, without an hour before it:
+            # "这周末回国探亲" beside Saturday's 05:40 trip)
+            and (is_timed(p.due_at, tz) or p.due_at.astimezone(tz).date() < due.astimezone(tz).date())
+        ]
+        if any(is_own_plan(p, tz, ctx.now, own) for p in between):
+            continue
+        out.append(Related(turn.id, short(turn.text, 160), (turn.id,)))
         if len(out) >= limit:
             break
     return out

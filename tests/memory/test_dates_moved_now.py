@@ -1,6 +1,8 @@
-"""A new slot told after a move with "now" is ahead ("the garage rescheduled it, tuesday 2pm now"),
-and 过去 as "going over" is no past ("我过去帮她搬"). Sentences written after the code (2026-12-07);
-each case fails on the code before unless marked a guard."""
+"""A new slot told after a move with "now" is ahead ("the garage rescheduled it, tuesday 2pm now");
+过去 as "going over" and 别忘了 ("don't forget") are no past; a start is read before the end its
+sentence gives ("head off at 5:30 and won't be home till 4"); 五点四十 is a clock without 分.
+Sentences written after the code (2026-12-07); each case fails on the code before unless marked a
+guard."""
 
 from __future__ import annotations
 
@@ -76,3 +78,16 @@ def test_a_chinese_clock_with_its_minutes_and_no_fen(text: str, hm: tuple[int, i
     found = resolve_dates(text, THU, DUB)
     when = planned(found, text) or found[0]
     assert (when.value.hour, when.value.minute) == hm, found
+
+
+@pytest.mark.parametrize(
+    ("text", "past"),
+    [
+        ("明早千万别忘了把护照放包里", False),
+        # guards: a day ahead said too, and forgetting that happened
+        ("周六去换证，不要忘了带两张一寸照片", False),
+        ("昨天又忘了带门禁卡", True),
+    ],
+)
+def test_dont_forget_is_no_past(text: str, past: bool) -> None:
+    assert (tense(text) == "past") is past

@@ -107,9 +107,9 @@ _TARGET_WORDS = frozenset(("to", "for", "till", "until"))
 # 过 of experience (去过, 吃过), not the direction of 过来 / 过去 ("飞过来", coming over; "我过去帮他
 # 抬冰箱", going over — 过去 as "the past" is 过去的, 过去三年) nor the wait of 过几天 / 过两天 ("in a
 # few days"); 了 of a done act, not of 对了 ("oh, and…"), 为了 ("so as to"), 除了 ("besides"), 算了
-# ("never mind") or 了解 ("understand")
+# ("never mind"), 了解 ("understand") or 别忘了 / 不要忘了 ("don't forget", said of what is ahead)
 ZH_PAST = re.compile(
-    r"(?<![对为除算])了(?!解)|(?<!不)过(?!来|去(?![的一二两三四五六七八九十几\d])|几|两天|两周|一阵)"
+    r"(?<![对为除算])(?<!别忘)(?<!要忘)(?<!莫忘)了(?!解)|(?<!不)过(?!来|去(?![的一二两三四五六七八九十几\d])|几|两天|两周|一阵)"
     r"|已经|刚才|刚刚|上次|昨天|前天|去年|曾经"
     r"|咗"  # Cantonese 了: "send咗", "去咗"
 )

@@ -716,6 +716,7 @@ class Upcoming:
         if _TIMEISH.search(place):
             place = ""  # "九点到十点": the word after 到 is an end time, not a place
         rel = enrich.related(ctx, s.scope, item)
+        notes = enrich.notes_to_self(ctx, s.scope, item, due)
         linked = plan_news.link(ctx.memory, s.scope, text, said, due, ctx.now, tz)
         url = linked[0] if linked and linked[0] not in told else None
         update = n.update if n is not None else ""  # a new place, by e-mail: the plan stands
@@ -754,6 +755,8 @@ class Upcoming:
                 body += f"\n链接：{url}"
             if rel:
                 body += "\n相关：" + "；".join(r.text for r in rel)
+            if notes:
+                body += "\n你还提醒过自己：" + "；".join(f"“{r.text}”" for r in notes)
         else:
             title = f"Reminder: {when} — {short(thing, 60)}" + (
                 f", at {place}" if place and not update else ""
@@ -776,6 +779,8 @@ class Upcoming:
                 body += f"\nLink: {url}"
             if rel:
                 body += "\nWorth remembering: " + " · ".join(f"you said “{r.text}”" for r in rel)
+            if notes:
+                body += "\nYou also told yourself: " + " · ".join(f"“{r.text}”" for r in notes)
         # the plan as first told is evidence too: what and where are read from it
         first_told = [before] if before is not None else []
         evidence = tuple(dict.fromkeys([*s.evidence, *(b.id for b in first_told), *(r.item_id for r in rel)]))
@@ -784,6 +789,8 @@ class Upcoming:
             mail.append(linked[1])  # the mail the link came in is evidence of it
         told_in = [x for b in first_told for x in (b.source_ids or ())]
         sources = tuple(
-            dict.fromkeys([*s.source_ids, *mail, *told_in, *(x for r in rel for x in r.source_ids)])
+            dict.fromkeys(
+                [*s.source_ids, *mail, *told_in, *(x for r in (*rel, *notes) for x in r.source_ids)]
+            )
         )
         return Recheck(replace(s, title=title, body=body, evidence=evidence, source_ids=sources))

@@ -91,3 +91,21 @@ def test_a_chinese_clock_with_its_minutes_and_no_fen(text: str, hm: tuple[int, i
 )
 def test_dont_forget_is_no_past(text: str, past: bool) -> None:
     assert (tense(text) == "past") is past
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "hm"),
+    [
+        # a sentence without a date between the day's and the lone time's
+        (
+            "My aunt lands Saturday at 2:10, Emirates from Dubai. She won't manage the trains on her own. "
+            "I'll leave the house at 12:45.",
+            date(2026, 3, 7),
+            (12, 45),
+        ),
+        ("周六早上九点半老妈的火车到南站。她腿脚不好。我八点五十从家出发去接", date(2026, 3, 7), (8, 50)),
+    ],
+)
+def test_a_lone_time_after_an_aside_is_the_days(text: str, day: date, hm: tuple[int, int]) -> None:
+    last = resolve_dates(text, THU, DUB)[-1]
+    assert (last.value.date(), (last.value.hour, last.value.minute)) == (day, hm), last

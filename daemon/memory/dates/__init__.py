@@ -196,6 +196,12 @@ def _part_of_a_day(hit: Hit) -> bool:
     return _bare_day(replace(hit, period=None)) and hit.period is not None
 
 
+# a sentence with only a time goes on with the day and time of the one before it, or of the one
+# before that when a sentence without any date stands between ("老爸礼拜四…落地是四点二十。伊英文一句弗会
+# 讲，我一定要到到达口去接。我三点一刻从 Şişli 坐 Havaist 过去": 15:15 on Thursday)
+_ASIDE = 2
+
+
 def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     """A sentence's first lone time becomes the time of its only day expression without one, and
     its other lone times fall on that day too ("Tomorrow from 2pm to 4pm": tomorrow 14:00, and
@@ -211,11 +217,11 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
         times = [h for h in group if h.kind == "time"]
         bare = [h for h in group if _bare_day(h)]
         only_times = len(times) == len(group)
-        if times and only_times and i == prev + 1 and len(before) == 1:
+        if times and only_times and i <= prev + _ASIDE and len(before) == 1:
             # "knee scope is Tuesday. Check in 6am at the Mater": a sentence that gives only a
             # time goes on with the day of the one before
             bare = before
-        elif times and only_times and i == prev + 1 and not before and len(timed) == 1:
+        elif times and only_times and i <= prev + _ASIDE and not before and len(timed) == 1:
             # "Mum lands Thursday at 5:40. I have to leave at 4:30 to get her": the same day, and
             # of a time said without am/pm the reading nearest the one before (04:30, not 16:30)
             _same_day_as(timed[0], times)

@@ -589,8 +589,11 @@ _POINTS_BACK_EN = re.compile(
 # a sentence that announces an arrangement: "finally booked the dentist", "Got the MOT sorted",
 # "体检约好了", "签证面签终于约上了"; what was arranged is what is left
 _ARRANGED_EN = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finally|ugh+|argh+|omg|welp|oh)\b[,!]?\s*)*(?:(?:i|we)\s+)?(?:(?:have|'ve|’ve)\s+)?"
-    r"(?:just\s+|finally\s+)?(?:booked(?:\s+in)?|made|got|scheduled|set up|arranged|confirmed|sorted(?:\s+out)?"
+    # (the ones who booked, the speaker among them: "me n the girls", "the girls and i")
+    r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finally|ugh+|argh+|omg|welp|oh)\b[,!]?\s*)*"
+    r"(?:(?:i|we|me\s+(?:n|and|&)\s+(?:\w+\s+){0,2}?\w+|(?:\w+\s+){0,2}?\w+\s+(?:and|n|&)\s+i)\s+)?(?:(?:have|'ve|’ve)\s+)?"
+    r"(?:just\s+|finally\s+)?(?:booked(?:\s+in)?|got\s+(?:seats|tickets|spots|places)\s+(?:on|for|to)|made|got|scheduled"
+    r"|set up|arranged|confirmed|sorted(?:\s+out)?"
     r"|managed\s+to\s+(?:get|book|grab|snag)|snagged|grabbed|landed"
     r"|signed\s+up\s+(?:for|to)|enrolled\s+(?:in|on)|registered\s+for)\s+"
     # who was booked in is not what: "booked her in at Rose City Animal Clinic" → the clinic

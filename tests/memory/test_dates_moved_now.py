@@ -109,3 +109,15 @@ def test_dont_forget_is_no_past(text: str, past: bool) -> None:
 def test_a_lone_time_after_an_aside_is_the_days(text: str, day: date, hm: tuple[int, int]) -> None:
     last = resolve_dates(text, THU, DUB)[-1]
     assert (last.value.date(), (last.value.hour, last.value.minute)) == (day, hm), last
+
+
+def test_seats_got_for_a_day_an_aside_of_last_week_and_the_next_clock() -> None:
+    # the seats are for a day ahead; the sentence of last week is an aside; the day's time goes on
+    # to the clock of the sentence after it
+    text = (
+        "yesss we got tickets for the gondola ride on sunday. paid for them online last week. "
+        "first car goes up at 7.15am. need to leave the hostel by 6.40"
+    )
+    found = resolve_dates(text, THU, DUB)
+    sunday = [(m.value.date(), m.value.hour, m.value.minute) for m in found if m.direction == "future"]
+    assert sunday == [(date(2026, 3, 8), 7, 15), (date(2026, 3, 8), 6, 40)], found

@@ -88,3 +88,16 @@ async def test_a_move_by_mail_the_person_confirms_in_chat_is_reminded_once(
     await outbox.deliver_due()
     reminders = [b for _, b, _ in bus.sent if b["kind"] == "reminder"]
     assert len(reminders) == 1 and "11:15" in reminders[0]["title"], bus.titles
+
+
+def test_the_headline_of_seats_got_by_the_speaker_and_friends() -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from daemon.predict.plan_text import headline
+
+    tz = ZoneInfo("Australia/Perth")
+    text = "me n my sister finally got tickets for the rottnest snorkel tour on friday, 8.15am from B Shed"
+    assert (
+        headline(text, datetime(2026, 3, 2, 19, 0, tzinfo=tz), tz).lower().startswith("rottnest snorkel tour")
+    )

@@ -197,7 +197,7 @@ def _part_of_a_day(hit: Hit) -> bool:
 
 
 # a sentence with only a time goes on with the day and time of the one before it, or of the one
-# before that when a sentence without any date stands between ("老爸礼拜四…落地是四点二十。伊英文一句弗会
+# before that when a sentence without a day stands between ("老爸礼拜四…落地是四点二十。伊英文一句弗会
 # 讲，我一定要到到达口去接。我三点一刻从 Şişli 坐 Havaist 过去": 15:15 on Thursday)
 _ASIDE = 2
 
@@ -217,6 +217,8 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
         times = [h for h in group if h.kind == "time"]
         bare = [h for h in group if _bare_day(h)]
         only_times = len(times) == len(group)
+        if not times and prev >= 0 and all(h.granularity not in ("day", "time") for h in group):
+            continue  # an aside told of a week or a month ("sorted that with the tour fella last week")
         if times and only_times and i <= prev + _ASIDE and len(before) == 1:
             # "knee scope is Tuesday. Check in 6am at the Mater": a sentence that gives only a
             # time goes on with the day of the one before
@@ -247,7 +249,11 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             # before it is the day it is said: "call at 3pm, and the dentist at 5pm tomorrow")
             _same_day_as(timed[0], [t for t in times if t.start > timed[0].start])
         before = [h for h in bare if h.clock is None] if not times else []
-        timed = [h for h in group if _day_with_time(h)]
+        # (a day of an earlier sentence given its time by this one is the day with a time now:
+        # "…boat trip for saturday. boat leaves at 6.30am. gotta leave burnt pine by 5.45" is 05:45 then)
+        timed = [h for h in group if _day_with_time(h)] or [
+            h for h in bare if h not in group and _day_with_time(h)
+        ]
         prev = i
     return [h for h in kept if id(h) not in dropped]
 

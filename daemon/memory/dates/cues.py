@@ -95,6 +95,10 @@ EN_GOT_SLOT = re.compile(
     r"\bgot\s+(?:us\s+|me\s+|him\s+|her\s+)?(?:an?|the|my|our)\s+(?:[\w-]+\s+){0,3}?(?:appointment|appt|slot"
     r"|booking|reservation|session|consultation|consult|cleaning|check-?up|fitting|viewing)s?\b[^.!?;]*?"
     rf"\b{_EN_SLOT}"
+    # ... or seats, tickets, a table for it: "finally got seats on the phillip island boat trip for saturday"
+    # (what they are for named after them: "got tickets for the gondola ride on sunday")
+    r"|\bgot\s+(?:us\s+|me\s+)?(?:\w+\s+)?(?:seats|tickets|spots|places|a\s+table|a\s+spot|a\s+place)\s+"
+    rf"(?:on|for|to|at)\b[^.!?;]*?\b{_EN_SLOT}"
 )
 # called off: the past tense is the calling off's, the event was ahead ("friday's yoga got cancelled")
 EN_CALLED_OFF = re.compile(

@@ -66,7 +66,15 @@ def names_a_work_item(text: str) -> bool:
     """Whether `text` names a pull request or issue by number ("#512", "api#77"): with GitHub
     connected, what the person says about it moves that item's follow-up, it is no plan or
     promise of its own (one follow-up for one thing, from the source that knows when it is done)."""
-    return bool(_ANY_REF.search(text))
+    return bool(_ANY_REF.search(text) or _A_PR_TO_REVIEW.search(text))
+
+
+# a pull request given to the person to review, told without its number ("家偉丟了一支 PR 給我
+# review，我週三下午 demo 完再來看", "Sam sent me a PR to review"): GitHub's request names it
+_A_PR_TO_REVIEW = re.compile(
+    r"(?<![a-z])(?:pr|pull request)s?(?![a-z])[^。.!?！？]{0,12}?(?<![a-z])review|review(?:ing)?\s+(?:a|the|his|her|their)\s+(?:pr|pull request)(?![a-z])",
+    re.IGNORECASE,
+)
 
 
 def github_follows(text: str, github_login: str | None) -> bool:

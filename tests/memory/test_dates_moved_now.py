@@ -121,3 +121,17 @@ def test_seats_got_for_a_day_an_aside_of_last_week_and_the_next_clock() -> None:
     found = resolve_dates(text, THU, DUB)
     sunday = [(m.value.date(), m.value.hour, m.value.minute) for m in found if m.direction == "future"]
     assert sunday == [(date(2026, 3, 8), 7, 15), (date(2026, 3, 8), 6, 40)], found
+
+
+@pytest.mark.parametrize(
+    ("text", "hour"),
+    [
+        ("saturday is the whole-day first aid course in Naas, bus from the depot at 6:50", 6),
+        ("周日全天在工厂盘点，班车四点四十到宿舍楼下接", 4),
+        # guard: no whole day said, the afternoon guess stands
+        ("saturday the kids' party at the leisure centre, doors at 3:30", 15),
+    ],
+)
+def test_a_whole_day_starts_in_the_morning(text: str, hour: int) -> None:
+    first = resolve_dates(text, THU, DUB)[0]
+    assert first.value.hour == hour, first

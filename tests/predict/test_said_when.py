@@ -242,3 +242,20 @@ def test_a_chinese_clause_with_an_english_doing_word_is_the_persons_doing() -> N
     # language the doing word is in (SAID: Tuesday 12 May, 10:05)
     when = promised_at("#88 今天下午开会，明天下午review一下", SAID, TZ, MORNING)
     assert when is not None and when.date().isoformat() == "2026-05-13", when
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        # written after the change (2026-12-07): a pull request to review, told without its number
+        ("阿哲丟了一支 PR 給我 review，禮拜四早上站會完再看", True),
+        ("Priya sent me a PR to review, I'll get to it friday after lunch", True),
+        # guards: a review of something else, a word that only starts with "pr"
+        ("annual pay review with my manager on friday at 11", False),
+        ("prices review meeting on friday", False),
+    ],
+)
+def test_a_pull_request_to_review_told_without_its_number(text: str, names: bool) -> None:
+    from daemon.predict.said_when import names_a_work_item
+
+    assert names_a_work_item(text) is names

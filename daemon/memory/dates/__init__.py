@@ -266,16 +266,24 @@ _END_CLOCK = re.compile(
     r"(?!\s*(?:[ap]\.?m\b|h\b|hours?|mins?|minutes|days?|weeks?|people|of\b)|[:.\d])",
     re.IGNORECASE,
 )
+_WHOLE_DAY = re.compile(
+    r"\b(?:all[- ]day|whole[- ]day|full[- ]day|day[- ]long)\b|全天|一整天|整天", re.IGNORECASE
+)
 _HOURS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven".split())}
 
 
 def _starts_before_it_ends(ctx: Ctx, first: Hit) -> Clock | None:
     """The clock of a day's first lone time, read so that the thing starts before the end its
     sentence gives: "We leave at quarter to seven and won't be back before five" leaves at 06:45,
-    not at 18:45 (the afternoon guess for 1–6 without am/pm), since it is back by 17:00."""
+    not at 18:45 (the afternoon guess for 1–6 without am/pm), since it is back by 17:00; and in the
+    morning when the message says the thing takes the whole day."""
     said = first.said
     if said is None or not first.ambiguous or said[1] < 13:
         return said
+    if _WHOLE_DAY.search(ctx.low):
+        # a day told to take all of it starts in the morning ("wednesday's the recert course,
+        # whole day. … leaving the yard at 6:45" leaves at 06:45)
+        return (said[0], said[1] - 12, said[2])
     stop = cues.SENTENCE_END.search(ctx.text, first.end)
     end = _END_CLOCK.search(ctx.low, first.end, stop.start() if stop is not None else len(ctx.low))
     if end is None:

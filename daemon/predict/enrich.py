@@ -7,6 +7,9 @@ context, so the recall of that context finds them first. Over the project's scen
 chatter around the event (the morning's cold, a sister's drama, a colleague on leave, a deposit
 paid) but for one (questions to ask at a viewing); the 7 filed as preferences held both real
 preferences and a to-do for the event, and three reports or moods the category model filed there.
+
+A note to self is the other thing said again with a reminder: what the person told themselves not
+to forget before the plan ("gotta remember my fishing license card"), see `notes_to_self`.
 """
 
 from __future__ import annotations
@@ -96,9 +99,9 @@ NOTE_AHEAD = timedelta(days=7)
 
 def notes_to_self(ctx: Ctx, scope: str, item: ItemView, due: datetime, limit: int = 2) -> list[Related]:
     """What the person told themselves not to forget, after telling the plan and before it, with
-    no plan of theirs (told by then) due in between, which it would be for first ("Gotta remember my fishing
-    license card" two days before the ice derby): said again in its reminder, as the note asks.
-    A note that names another day is that day's, not this plan's."""
+    no plan of theirs (told by then) due in between, which it would be for first ("Gotta remember
+    my fishing license card" two days before the ice derby): said again in its reminder, as the
+    note asks. A note that names another day is that day's, not this plan's."""
     said = item.observed_at or item.happened_at
     if said is None:
         return []

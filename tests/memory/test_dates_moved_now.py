@@ -128,8 +128,9 @@ def test_seats_got_for_a_day_an_aside_of_last_week_and_the_next_clock() -> None:
     [
         ("saturday is the whole-day first aid course in Naas, bus from the depot at 6:50", 6),
         ("周日全天在工厂盘点，班车四点四十到宿舍楼下接", 4),
-        # guard: no whole day said, the afternoon guess stands
+        # guards: no whole day said, or said of another thing: the afternoon guess stands
         ("saturday the kids' party at the leisure centre, doors at 3:30", 15),
+        ("spent the whole day at the garage. saturday's the barbecue at Sam's, we head over at 4:30", 16),
     ],
 )
 def test_a_whole_day_starts_in_the_morning(text: str, hour: int) -> None:

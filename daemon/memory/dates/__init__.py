@@ -237,7 +237,7 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             # with the auditors so ill look at it wed morning after standup (standup's at half 9)")
             bare = last
         if times and len(bare) == 1:
-            bare[0].clock = _starts_before_it_ends(ctx, times[0])
+            bare[0].clock = _starts_before_it_ends(ctx, times[0], bare[0])
             dropped.add(id(times[0]))
             if _DAY_THEN_TIME.fullmatch(ctx.low, bare[0].end, times[0].start):
                 bare[0].end = times[0].end  # "15号 8pm": one mention, one span
@@ -272,15 +272,26 @@ _WHOLE_DAY = re.compile(
 _HOURS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven".split())}
 
 
-def _starts_before_it_ends(ctx: Ctx, first: Hit) -> Clock | None:
+def _sentence_of(ctx: Ctx, pos: int) -> str:
+    """The sentence of the message around `pos`, lower-cased."""
+    start = 0
+    for m in cues.SENTENCE_END.finditer(ctx.text):
+        if m.end() > pos:
+            return ctx.low[start : m.end()]
+        start = m.end()
+    return ctx.low[start:]
+
+
+def _starts_before_it_ends(ctx: Ctx, first: Hit, day: Hit) -> Clock | None:
     """The clock of a day's first lone time, read so that the thing starts before the end its
     sentence gives: "We leave at quarter to seven and won't be back before five" leaves at 06:45,
     not at 18:45 (the afternoon guess for 1–6 without am/pm), since it is back by 17:00; and in the
-    morning when the message says the thing takes the whole day."""
+    morning when the day's sentence or the time's says the thing takes the whole day (not "spent
+    the whole day cleaning. dinner friday at 6", of another thing)."""
     said = first.said
     if said is None or not first.ambiguous or said[1] < 13:
         return said
-    if _WHOLE_DAY.search(ctx.low):
+    if _WHOLE_DAY.search(_sentence_of(ctx, day.start)) or _WHOLE_DAY.search(_sentence_of(ctx, first.start)):
         # a day told to take all of it starts in the morning ("wednesday's the recert course,
         # whole day. … leaving the yard at 6:45" leaves at 06:45)
         return (said[0], said[1] - 12, said[2])

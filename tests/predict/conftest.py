@@ -84,6 +84,16 @@ def say(
     )
 
 
+def tell_turns(memory: Memory, settings: Settings, clock: FakeClock, turns: list[tuple[str, str]]) -> None:
+    """Tell each (time, text) in turn from the start of the predictors' cursor, the predictors
+    running after each, as the daemon does after every batch of turns."""
+    engine.start_cursor(memory)
+    for n, (when, text) in enumerate(turns):
+        clock.now = at(when)
+        say(memory, f"m{n}", text, clock.now)
+        engine.after_memory(memory, settings, clock.now)
+
+
 def receive_mail(memory: Memory, settings: Settings, mail: EmailEvent, mine: frozenset[str]) -> ThreadState:
     """A received mail handled as the e-mail handler does: stored as an external resource, added to
     its thread, and predicted from."""

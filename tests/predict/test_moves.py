@@ -6,25 +6,15 @@ from __future__ import annotations
 
 from daemon.config import Settings
 from daemon.memory import Memory
-from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
 from tests.conftest import FakeClock
-from tests.predict.conftest import Bus, at, say
-
-
-async def _told(pmemory: Memory, settings: Settings, pclock: FakeClock, turns: list[tuple[str, str]]) -> None:
-    """Tell each (time, text) in turn, the predictors running after each."""
-    engine.start_cursor(pmemory)
-    for n, (when, text) in enumerate(turns):
-        pclock.now = at(when)
-        say(pmemory, f"m{n}", text, pclock.now)
-        engine.after_memory(pmemory, settings, pclock.now)
+from tests.predict.conftest import Bus, at, tell_turns
 
 
 async def test_a_move_that_shares_only_part_of_a_compound_moves_the_plan(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
-    await _told(
+    tell_turns(
         pmemory,
         settings,
         pclock,
@@ -50,7 +40,7 @@ async def test_a_move_that_shares_only_part_of_a_compound_moves_the_plan(
 async def test_a_move_that_names_nothing_moves_the_one_plan_near_it(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
 ) -> None:
-    await _told(
+    tell_turns(
         pmemory,
         settings,
         pclock,
@@ -71,7 +61,7 @@ async def test_a_move_of_something_else_leaves_the_plan(
     pmemory: Memory, settings: Settings, pclock: FakeClock
 ) -> None:
     # guard (passes on the code before too): the haircut was never told; the dentist stands
-    await _told(
+    tell_turns(
         pmemory,
         settings,
         pclock,
@@ -89,7 +79,7 @@ async def test_a_move_that_names_nothing_with_two_plans_near_moves_neither(
 ) -> None:
     # which plan moved is not known, so both stay (the code before retired the dentist in the
     # memory on a guess, and its reminder with it)
-    await _told(
+    tell_turns(
         pmemory,
         settings,
         pclock,
@@ -109,7 +99,7 @@ async def test_a_move_told_by_who_moved_it_and_the_new_time_now_moves_the_one_pl
 ) -> None:
     # written after the change (2026-12-07): the mover is the subject, "it" the thing, the new
     # time told with "now"
-    await _told(
+    tell_turns(
         pmemory,
         settings,
         pclock,

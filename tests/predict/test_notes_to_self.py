@@ -9,10 +9,9 @@ import pytest
 
 from daemon.config import Settings
 from daemon.memory import Memory
-from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
 from tests.conftest import FakeClock
-from tests.predict.conftest import Bus, at, say
+from tests.predict.conftest import Bus, at, tell_turns
 
 PLAN = "Friday 7:40am I'm on the ferry to Rottnest with the birdwatching club, meeting at B Shed."
 
@@ -25,11 +24,7 @@ async def _reminders(
     pclock: FakeClock,
     turns: list[tuple[str, str]],
 ) -> list[str]:
-    engine.start_cursor(pmemory)
-    for n, (when, text) in enumerate(turns):
-        pclock.now = at(when)
-        say(pmemory, f"c{n}", text, pclock.now)
-        engine.after_memory(pmemory, settings, pclock.now)
+    tell_turns(pmemory, settings, pclock, turns)
     for when in ("2026-03-05 12:00", "2026-03-05 18:00", "2026-03-05 21:45", "2026-03-06 07:30"):
         pclock.now = at(when)  # Thursday, and Friday before the ferry
         await outbox.deliver_due()

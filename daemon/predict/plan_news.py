@@ -117,8 +117,42 @@ def _another_time(sentence: str, sent: datetime, tz: ZoneInfo, due: datetime) ->
     )
 
 
+# a change offered to the reader, not made: "you can reschedule online until Monday 5pm", "it can
+# be cancelled free of charge up to 24 hours before", "Puede reprogramar la cita hasta el martes",
+# "Vous pouvez modifier votre rendez-vous jusqu'à …" — the time after it is when the offer ends.
+# (The modal verbs of the languages `mail_words` reads, left as written by it; a foreign one
+# counts only when no "not" stands beside it: "kan helaas niet doorgaan" changes the plan.)
+_OPTION = re.compile(
+    r"(?<![a-z])(?:you|u)\s+(?:can|may|could|are\s+(?:able|welcome|free)\s+to|have\s+the\s+option\s+to)"
+    r"|(?<![a-z])(?:can|may)\s+(?:also\s+)?be(?![a-z])|(?<![a-z])(?:feel\s+free|possible)\s+to(?![a-z])"
+    r"|(?<![^\W\d_])(?P<foreign>puede[sn]?|podr[aá]n?|podr[eé]is|pouvez|pourrez|peut|peuvent|k[oö]nnen|koennen|kann"
+    r"|pu[oò]|puoi|potete|potr[aà]|pode[ms]?|poder[aá]|kunt|kan|dapat|bisa|boleh)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+_NOT_BESIDE = re.compile(
+    r"(?<![^\W\d_])(?:not|no|non|nicht|kein\w*|niet|pas|ne|n['’]|tidak|tak|ikke|inte|ei)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+_BESIDE = 12  # characters either side of a foreign modal verb looked at for its "not"
+
+
+def _offered(clause: str) -> bool:
+    """Whether the clause offers a change to the reader rather than making it: a modal verb of
+    the reader's option before its first word of change."""
+    cue = _MOVES.search(clause)
+    if cue is None:
+        return False
+    for m in _OPTION.finditer(clause, 0, cue.start()):
+        if m["foreign"] is None:
+            return True
+        if not _NOT_BESIDE.search(clause[max(0, m.start() - _BESIDE) : m.end() + _BESIDE]):
+            return True
+    return False
+
+
 def _moves(sentence: str) -> bool:
-    return bool(_MOVES.search(sentence))
+    """Whether a clause of the sentence says the plan moves (not only how it could be moved)."""
+    return any(_MOVES.search(c) and not _offered(c) for c in _CLAUSE.findall(sentence))
 
 
 def _proposes(sentence: str) -> bool:
@@ -165,7 +199,8 @@ _IF_BEFORE = re.compile(
 )
 
 
-_CLAUSE = re.compile(r"[^,，;；:：.!?。！？\n]+[,，;；:：.!?。！？]*")
+# (a clock's or a date's colon or dot parts no clause: "bis Mittwoch 18:00 Uhr kostenlos verschieben")
+_CLAUSE = re.compile(r"(?:[^,，;；:：.!?。！？\n]|(?<=\d)[:.](?=\d))+[,，;；:：.!?。！？]*")
 # … or opening its sentence: the whole sentence is the condition
 _IF_START = re.compile(rf"^\W*(?:{_IF_ZH}|(?:if|should you|in case)(?![a-z]))", re.IGNORECASE)
 
@@ -177,7 +212,7 @@ def _tells_change(text: str, plan_text: str) -> bool:
     for s in sentence_spans(text):
         if _IF_START.search(s):
             continue  # "If you need to cancel, please call": the whole sentence is the condition
-        if any(_changes(c) or _no_plan(c, plan) for c in _CLAUSE.findall(s)):
+        if any((_changes(c) and not _offered(c)) or _no_plan(c, plan) for c in _CLAUSE.findall(s)):
             return True
     return False
 
@@ -586,7 +621,7 @@ def read_mail(
         return model(sentence) if model is not None else "other"
 
     def moves(sentence: str) -> bool:
-        return _moves(sentence) or reads(sentence) == "move"
+        return _moves(sentence) or (reads(sentence) == "move" and not _offered(sentence))
 
     def proposes(sentence: str) -> bool:
         return _proposes(sentence) or reads(sentence) == "propose"
@@ -599,7 +634,9 @@ def read_mail(
         # (another time asked about tells a change only with its time: "if you need another date,
         # tell us" asks nothing of this plan)
         or any(
-            reads(s) in ("cancel", "move") or (reads(s) == "propose" and _another_time(s, sent, tz, due))
+            reads(s) == "cancel"
+            or (reads(s) == "move" and not _offered(s))
+            or (reads(s) == "propose" and _another_time(s, sent, tz, due))
             for s in sentence_spans(text)
         )
     ):
@@ -659,6 +696,10 @@ def read_mail(
             # not the new plan (unless the person accepts it)
             if proposed is None:
                 proposed = when if m.has_time else when.replace(hour=local_due.hour, minute=local_due.minute)
+            continue
+        if _offered(said_in) and not moves(said_in):
+            # the time an offered change can be asked for until ("you can reschedule until
+            # Tuesday 12:00") is no new time of the plan
             continue
         if (called_off or when.date() == day) and not moves(said_in):
             # another day beside a plan called off ("明天再说", "we'll carry on next Wednesday as

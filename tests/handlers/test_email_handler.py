@@ -392,3 +392,35 @@ async def test_a_campaign_mailbox_asks_nothing_whatever_its_sentences_say(
     await email.handle([ask], deps)
     t2 = memory.email_thread("alice", "t-l")
     assert t2 is not None and t2.waiting_on_person
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        (
+            "Dear Alice,\n\nYour car is booked in for its annual service on Friday 14 March at 8:15am at"
+            " our Station Road workshop.\n\nShould you wish to move the booking, please let us know by"
+            " Thursday 13 March at 4pm, otherwise a cancellation charge applies.\n\nKind regards,"
+            " Hollis Motors",
+            "2025-03-10T10:02:00+00:00",
+        ),
+        (
+            "Hello Alice, this is to confirm your dental cleaning with Dr. Okafor on Tuesday, June 10"
+            " at 3:45 PM. If you need to reschedule, reply or call by Monday, June 9 at 10 AM or a"
+            " $25 fee applies. Thanks, Brightsmile Dental",
+            "2025-06-05T08:30:00-04:00",
+        ),
+    ],
+)
+async def test_a_mails_change_deadline_leaves_its_appointment_standing(
+    deps: Deps, memory: Memory, text: str, date: str
+) -> None:
+    """Two dated sentences of one mail are told together: the deadline for changes retires nothing
+    (it had retired the appointment, which then had no reminder and no clash)."""
+    booking = mail("m-book", "Front desk <desk@example.org>", [ALICE], text, date, subject="Booking")
+    await email.handle([booking], deps)
+    dated = memory.store.con.execute(
+        "SELECT l1 ->> 'kind', superseded_by FROM items WHERE scope = 'alice' AND category = 'events'"
+    ).fetchall()
+    assert sorted(k for k, _ in dated) == ["deadline", "meeting"]
+    assert [s for _, s in dated] == [None, None]

@@ -387,8 +387,12 @@ class BatchDecisions:
             pool[idx.ids[row]] = U.Statement(
                 idx.ids[row], idx.l0[row], idx.categories[row], idx.vectors.matrix[row], cos
             )
+        own = set(d.source_ids)
         for c in batch:
-            if c.speaker == speaker and c.item_id not in plan.gone:
+            # the sentences of one message are told together, so none is news that retires
+            # another ("your appointment is Wednesday at 1:30" then "to reschedule, call by
+            # Tuesday noon")
+            if c.speaker == speaker and c.item_id not in plan.gone and not own & set(c.draft.source_ids):
                 cos = float(c.vector @ vec)
                 if cos >= U.UPDATE_FLOOR:
                     pool[c.item_id] = U.Statement(c.item_id, c.l0, c.category, c.vector, cos)

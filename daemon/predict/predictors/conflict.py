@@ -22,6 +22,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.en_time import hour_24h
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number as zh_number
@@ -217,6 +218,22 @@ def _one_plan_moved(scope: str, a: ItemView, b: ItemView, ctx: Ctx) -> bool:
     return False
 
 
+def _told_apart(a: ItemView, b: ItemView, tz: ZoneInfo) -> bool:
+    """A plan told in chat with its own clock and a mail's meeting that starts an hour or more
+    away from it, the mail no news of the plan (`_theirs` leaves out a plan a mail moved): two
+    things, though they share a word ("下礼拜三…工地验收，一整天。早上六点从 El Alto 出发" and the
+    El Alto customs office's 15:00 inspection) — one plan told twice is told at one time."""
+    mails = [x for x in (a, b) if mail_plans.is_mail_meeting(x)]
+    if len(mails) != 1:
+        return False
+    chat = b if mails[0] is a else a
+    said = chat.observed_at or chat.happened_at
+    if said is None or not any(m.has_clock for m in resolve_dates(what(chat), said, tz)):
+        return False
+    told, mailed = span(chat, tz), span(mails[0], tz)
+    return told is not None and mailed is not None and abs(told[0] - mailed[0]) >= DEFAULT_LENGTH
+
+
 def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
     return [it for it in ctx.memory.due_items(scope, lo, hi) if _theirs(it, scope, ctx)]
 
@@ -295,7 +312,7 @@ class Conflict:
             if other is None or not (other[0] < end and start < other[1]):
                 continue
             if (
-                mail_plans.one_plan(old, new)
+                (mail_plans.one_plan(old, new) and not _told_apart(old, new, tz))
                 or _one_plan_moved(scope, old, new, ctx)
                 or _clash_told_of_twin(scope, old, new, ctx)
             ):

@@ -31,7 +31,10 @@ from daemon.memory.read.bm25 import tokenize
 # a title's full stop ends no sentence: "I'll email Mr. Haddad the photos tonight" is one
 _TITLE_DOT = (
     r"(?:(?<=\b[Mm]r)|(?<=\b[Mm]rs)|(?<=\b[Mm]s)|(?<=\b[Dd]r)|(?<=\b[Pp]rof)|(?<=\b[Ss]t)|(?<=\b[Jj]r)"
-    r"|(?<=\b[Ss]r)|(?<=\bvs))\.(?=\s+\w)"
+    r"|(?<=\b[Ss]r)|(?<=\bvs)"
+    # ... nor an avenue's: "就在Av. Getúlio Vargas那家2º Ofício", "Ave. de la Reforma"
+    # (after a Chinese character too, which is a word's to \b)
+    r"|(?<=(?<![A-Za-z])Av)|(?<=(?<![A-Za-z])Ave)|(?<=(?<![A-Za-z])Avda)|(?<=(?<![A-Za-z])Blvd))\.(?=\s+\w)"
 )
 # (the danda of Bengali and Hindi and the Urdu full stop end a sentence too)
 _SENTENCE = re.compile(rf"(?:[^.!?。！？…।۔\n]|\.(?=[A-Za-z0-9])|{_TITLE_DOT})+[.!?。！？…।۔]*")
@@ -497,6 +500,10 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
         # ... or another clause after the date's, with a subject of its own: "pickle's dental is
         # tuesday and they want her dropped off at 7:15" is the dental
         clause = clause[: after.start()]
+    if not zh:
+        # a date's aside in brackets and the zone a clock is told in say when, not what: "Q3
+        # check-in on Wednesday 22 July at 11:00 Blantyre time (11:00 Stockholm too …)"
+        clause = _ZONE_AFTER_EN.sub("\x00", _DATED_ASIDE.sub("", clause))
     piece = _strip(_drop_marks(clause, zh), zh)
     # what was arranged, not that it was: "booked the ferry out of horseshoe bay" → "Ferry out of
     # horseshoe bay", "港澳通行证续签约上了" → "港澳通行证续签"
@@ -547,6 +554,18 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
         thing = _strip(prior[-1], zh) if prior else ""
         if _enough(thing, zh) and names_a_thing(thing):
             return _cap(thing, zh), moved
+    if not zh and piece and not names_a_thing(piece):
+        # the date's clause says only how full the day is ("wednesday is gone"): the thing is in a
+        # clause after it in the sentence ("the whole day is the district nutrition workshop")
+        after_it = [m.group(0) for m in clause_rx.finditer(cut) if m.start() > cue_at and "\x00" not in m.group(0)]
+        # (or the next sentence, when it says what the day is: "Saturday's toast. it's my niece's …")
+        first_after = _CLAUSE_EN.match(text[hi:])
+        if first_after is not None and _DAY_IS_EN.match(first_after.group(0)):
+            after_it.append(first_after.group(0))
+        for c in after_it:
+            other = _strip(_DAY_IS_EN.sub("", _drop_marks(c, zh)), zh)
+            if _enough(other, zh) and names_a_thing(other):
+                return _cap(other, zh), moved
     said_only = zh and bool(_ONLY_SAID_ZH.fullmatch(piece))
     if zh and _STARTS_ONLY_ZH.fullmatch(simplified(piece)):
         # the clause says only that it starts ("晚上七点半开场"): what starts is
@@ -575,6 +594,16 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
     return _cap(piece if _enough(piece, zh) else _strip(sentence, zh) or text, zh), moved
 
 
+_DATED_ASIDE = re.compile(r"\s*\([^()]*\x00[^()]*\)?")
+_ZONE_AFTER_EN = re.compile(r"\x00\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+time\b")
+
+
+# what a clause says the day is, before the thing: "the whole day is", "it's", "all day is"
+_DAY_IS_EN = re.compile(
+    r"^\W*(?:(?:the\s+)?(?:whole|entire)\s+(?:day|thing)|all\s+day|it)\s*(?:is|'s|’s|will\s+be)\s+", re.IGNORECASE
+)
+
+
 # a clause whose thing is "it", said where or for whom: "it at sportmed on slezská"
 _IT_LEADS_EN = re.compile(r"^it\s+(?:at|on|in|with|for|@)\b", re.IGNORECASE)
 
@@ -593,7 +622,7 @@ _ARRANGED_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finally|ugh+|argh+|omg|welp|oh)\b[,!]?\s*)*"
     r"(?:(?:i|we|me\s+(?:n|and|&)\s+(?:\w+\s+){0,2}?\w+|(?:\w+\s+){0,2}?\w+\s+(?:and|n|&)\s+i)\s+)?(?:(?:have|'ve|’ve)\s+)?"
     r"(?:just\s+|finally\s+)?(?:booked(?:\s+in)?|got\s+(?:seats|tickets|spots|places)\s+(?:on|for|to)|made|got|scheduled"
-    r"|set up|arranged|confirmed|sorted(?:\s+out)?"
+    r"|set up|arranged|confirm(?:ed|ing)|sorted(?:\s+out)?"
     r"|managed\s+to\s+(?:get|book|grab|snag)|snagged|grabbed|landed"
     r"|signed\s+up\s+(?:for|to)|enrolled\s+(?:in|on)|registered\s+for)\s+"
     # who was booked in is not what: "booked her in at Rose City Animal Clinic" → the clinic
@@ -842,7 +871,11 @@ def names_a_thing(thing: str) -> bool:
     "7ish in the evening" a rounded hour; nothing there to remind anyone of."""
     if _DOES_IT_EN.match(thing) or _DOES_IT_ZH.fullmatch(thing.strip(" ，,。.!！~")):
         return False
-    return any(not _ROUGH_HOUR.fullmatch(t) for t in activity_terms(thing) - _WHEN_WORDS - _HOW_BUSY)
+    return any(not _ROUGH_HOUR.fullmatch(t) for t in activity_terms(thing) - _WHEN_WORDS - _HOW_BUSY - _FILLERS)
+
+
+# chat's asides name nothing: "thursday is gone btw"
+_FILLERS = frozenset(tokenize("btw lol tbh ngl fyi imo imho haha ugh omg honestly basically literally"))
 
 
 # a headline that only points at a thing named elsewhere, with a verb that needs it ("Do it after
@@ -865,6 +898,8 @@ _DOES_IT_ZH = re.compile(
 _HOW_BUSY = frozenset(
     tokenize(
         "quiet free busy clear empty chill dead packed hectic mad mental crazy rammed slammed least full"
+        # ... or taken whole: "wednesday is gone, the whole day is the workshop up in Zomba"
+        " gone taken blocked toast wiped"
     )
 )
 _ROUGH_HOUR = re.compile(r"\d+(?:ish|am|pm|h)?")

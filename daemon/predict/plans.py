@@ -150,6 +150,11 @@ _SELF_EN = re.compile(
     r"(?<!not )(?<!n't )(?<!’t )\b(?:I|I'm|I’m|I've|I’ve|I'll|I’ll|I'd|me|we|we're|we’re|us|let's|myself)\b(?!\s+(?:wife|husband))"
 )
 _PEOPLE_ZH = PEOPLE_ZH
+# a group one works or studies in, or a job, said before a name: "我们组小刘", "翻译小刘", "司机老张"
+_THEIR_GROUP_ZH = (
+    r"(?:(?:我们|咱们)?(?:组|部门|公司|班|团队|科室|车队|项目组|办公室)"
+    r"|翻译|司机|助理|秘书|会计|导游|师傅|律师|同学)"
+)
 _THIRD_ZH = re.compile(
     # (阿 before a relation is Cantonese for the relation itself: 阿妈, 阿老公)
     # (and by their place among siblings: 二舅, 三姨, 大姐, 幺叔)
@@ -157,6 +162,8 @@ _THIRD_ZH = re.compile(
     # "楼下的小王", but not the speaker's: "我们组的小王" is still someone else, "我的小组" no name)
     rf"^(?:组里|部门|公司|家里|隔壁|楼下|班上|单位)?(?:我(?:的|们)?\s*(?:{_PEOPLE_ZH})|(?:阿|[大二三四五六七幺])?(?:{_PEOPLE_ZH})|他|她|他们|她们|"
     r"(?:(?![我咱])[\u4e00-\u9fff]{1,6}的)?[小老阿][\u4e00-\u9fff](?![点时])|"
+    # ... or with their group or their job before it, no 的 between: "我们组小刘", "翻译小刘"
+    rf"{_THEIR_GROUP_ZH}\s*[小老阿][\u4e00-\u9fff](?![点时])|"
     # ... and in English, as Chinese chat mixes it in ("my mum 星期四去医院做体检")
     rf"(?i:my\s+(?:{_PEOPLE_EN})\b)|"
     rf"[\u4e00-\u9fff]{{1,3}}的(?:{_PEOPLE_ZH})|(?:我们|公司|部门)(?:的)?(?:{_PEOPLE_ZH})"
@@ -166,7 +173,7 @@ _THIRD_ZH = re.compile(
 # the speaker as a person in the sentence: 我 not followed by a relation (我妈 is the mother)
 _SELF_ZH = re.compile(
     # (not asked or pestered: "一直传讯息问我S弯怎么过" — the speaker does nothing there)
-    rf"(?<!不是)(?<![问催烦吵])我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH})|被)|咱|^带(?!着)|^接(?:我|她|他|孩子|人)|^送(?:我|她|他|孩子)"
+    rf"(?<!不是)(?<![问催烦吵])我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH})|被|们?{_THEIR_GROUP_ZH}\s*[小老阿])|咱|^带(?!着)|^接(?:我|她|他|孩子|人)|^送(?:我|她|他|孩子)"
     # the whole family going or doing, the speaker in it: "全家要一起拜拜" (not "全家都提心吊胆")
     r"|(?:全家|一家人)(?:人)?(?:都)?(?:要|会|得|一起|去|回|出发)"
 )

@@ -43,6 +43,8 @@ EN_FUTURE_PHRASES = (
     "have to",
     "has to",
     "needs to",
+    # "would" contracted: "they said it'd be ready thursday after 2" (not "'d been", a past perfect)
+    "'d be ",
 )
 # Moving an appointment talks about its new (and old) slot, both ahead: "rescheduled for Monday",
 # "moved my haircut from Wednesday to Friday", "pushed back to the 28th". The sentence is future.

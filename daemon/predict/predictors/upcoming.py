@@ -70,7 +70,11 @@ from daemon.state.suggestions import DELIVERED, PENDING, Suggestion
 NAME = "upcoming"
 SHORT_LEAD = timedelta(minutes=30)
 MIN_NOTICE = timedelta(minutes=10)  # a reminder is not worth sending sooner than this after it was said
-_TIMEISH = re.compile(r"\d|[点时分半]$|^(?:[一二两三四五六七八九十]+)[点时]")
+# a "place" that is a time ("到10:30", "到十点"); a place's own number is no time ("2º Ofício", "Gate 4")
+_TIMEISH = re.compile(
+    r"\d{1,2}\s*[:：.]\s*\d\d|\d\s*(?:[ap]\.?m\b|[点點时時]|h\b)|^\W*\d+\W*$|[点时分半]$|^(?:[一二两三四五六七八九十]+)[点时]",
+    re.IGNORECASE,
+)
 JUST_SAID = timedelta(hours=3)  # a reminder this soon after the plan was told only repeats it
 REPEATS = timedelta(hours=1)  # ... and this soon, when the evening before is all that is left
 # a flight is boarded after check-in and the way to the airport: its reminder comes this long

@@ -557,7 +557,9 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
     if not zh and piece and not names_a_thing(piece):
         # the date's clause says only how full the day is ("wednesday is gone"): the thing is in a
         # clause after it in the sentence ("the whole day is the district nutrition workshop")
-        after_it = [m.group(0) for m in clause_rx.finditer(cut) if m.start() > cue_at and "\x00" not in m.group(0)]
+        after_it = [
+            m.group(0) for m in clause_rx.finditer(cut) if m.start() > cue_at and "\x00" not in m.group(0)
+        ]
         # (or the next sentence, when it says what the day is: "Saturday's toast. it's my niece's …")
         first_after = _CLAUSE_EN.match(text[hi:])
         if first_after is not None and _DAY_IS_EN.match(first_after.group(0)):
@@ -600,7 +602,8 @@ _ZONE_AFTER_EN = re.compile(r"\x00\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+time\b")
 
 # what a clause says the day is, before the thing: "the whole day is", "it's", "all day is"
 _DAY_IS_EN = re.compile(
-    r"^\W*(?:(?:the\s+)?(?:whole|entire)\s+(?:day|thing)|all\s+day|it)\s*(?:is|'s|’s|will\s+be)\s+", re.IGNORECASE
+    r"^\W*(?:(?:the\s+)?(?:whole|entire)\s+(?:day|thing)|all\s+day|it)\s*(?:is|'s|’s|will\s+be)\s+",
+    re.IGNORECASE,
 )
 
 
@@ -855,6 +858,49 @@ _AT_PLACE_EN = re.compile(r"\s+(?:at|@)\s+\S.*$", re.IGNORECASE)
 _AT_PLACE_ZH = re.compile(r"^(?:在|到)\s*[^，,\s]{1,12}?\s*(?:那边|那里|这边|这里|附近|门口)\s*")
 
 
+# the person's own words about themselves, said back to them: "MRI slot for my knee" → "MRI slot
+# for your knee" (a suggestion is written for the person, not their words quoted as a title)
+_TO_YOU_EN = {
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "we": "you",
+    "us": "you",
+    "our": "your",
+    "ours": "yours",
+    "ourselves": "yourselves",
+    "i'm": "you're",
+    "i've": "you've",
+    "i'll": "you'll",
+    "i'd": "you'd",
+    "we're": "you're",
+    "we've": "you've",
+    "we'll": "you'll",
+}
+_FIRST_PERSON = re.compile(
+    r"(?<![\w'’])(?:i['’](?:m|ve|ll|d)|we['’](?:re|ve|ll)|ourselves|myself|mine|ours|my|our|me|us|we|i)(?![\w'’])",
+    re.IGNORECASE,
+)
+
+
+def for_them(thing: str) -> str:
+    """An English headline said to the person: their "I", "my", "we" as "you", "your" (a Chinese
+    one as written: "你妈" is no way to say the person's mother)."""
+    if _HAN.search(thing):
+        return thing
+
+    def you(m: re.Match[str]) -> str:
+        said = m.group(0)
+        if len(said) > 1 and said.isupper():
+            return said  # "US embassy", "ME" for Maine: a name, not the speaker
+        to = _TO_YOU_EN[said.lower().replace("’", "'")]
+        return to[:1].upper() + to[1:] if said[:1].isupper() and m.start() == 0 else to
+
+    return _FIRST_PERSON.sub(you, thing)
+
+
 def without_place(thing: str) -> str:
     """`thing` without the place it says it is at, for a plan that moved elsewhere; `thing` when
     that would leave nothing that names it."""
@@ -871,7 +917,9 @@ def names_a_thing(thing: str) -> bool:
     "7ish in the evening" a rounded hour; nothing there to remind anyone of."""
     if _DOES_IT_EN.match(thing) or _DOES_IT_ZH.fullmatch(thing.strip(" ，,。.!！~")):
         return False
-    return any(not _ROUGH_HOUR.fullmatch(t) for t in activity_terms(thing) - _WHEN_WORDS - _HOW_BUSY - _FILLERS)
+    return any(
+        not _ROUGH_HOUR.fullmatch(t) for t in activity_terms(thing) - _WHEN_WORDS - _HOW_BUSY - _FILLERS
+    )
 
 
 # chat's asides name nothing: "thursday is gone btw"

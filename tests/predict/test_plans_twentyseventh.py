@@ -2,7 +2,8 @@
 the thing comes after it ("wednesday is gone, the whole day is the workshop up in Zomba"); a clock's
 zone and a dated aside in brackets are no part of the thing; "Confirming our …" is what was
 confirmed; "Av." ends no sentence; a place's own number is no time; a Chinese name with its group or
-job before it ("我们组小刘", "翻译小刘") is someone else. Sentences written after the
+job before it ("我们组小刘", "翻译小刘") is someone else; an English headline says "your knee", not
+"my knee". Sentences written after the
 code (2026-12-07); each fails on the code before unless marked a guard."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from daemon.predict.plan_text import headline, said_of
+from daemon.predict.plan_text import for_them, headline, said_of
 from daemon.predict.plans import reasons
 from daemon.predict.predictors.upcoming import _TIMEISH
 
@@ -106,3 +107,19 @@ def test_a_name_with_their_group_or_job_before_it_is_someone_elses(text: str) ->
 )
 def test_the_speaker_with_a_named_colleague_still_takes_part(text: str) -> None:
     assert "other" not in reasons(text)
+
+
+@pytest.mark.parametrize(
+    ("thing", "said_back"),
+    [
+        ("Bone scan for my wrist", "Bone scan for your wrist"),
+        ("I'm running the stall with Femi", "You're running the stall with Femi"),
+        ("Our lease signing at the agent's", "Your lease signing at the agent's"),
+        ("Lunch with Thandi and me", "Lunch with Thandi and you"),
+        # guards: a country's letters and Chinese stay as written
+        ("Visa interview at the US embassy", "Visa interview at the US embassy"),
+        ("我妈的复查", "我妈的复查"),
+    ],
+)
+def test_a_headline_is_said_to_the_person(thing: str, said_back: str) -> None:
+    assert for_them(thing) == said_back

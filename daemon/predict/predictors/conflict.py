@@ -45,7 +45,7 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_model import reader_for
-from daemon.predict.plan_text import headline
+from daemon.predict.plan_text import for_them, headline
 from daemon.predict.plans import is_own_plan
 from daemon.predict.predictors import upcoming
 from daemon.predict.predictors.email import BEFORE_DEADLINE, NO_HISTORY
@@ -253,7 +253,7 @@ def _line(item: ItemView, tz: ZoneInfo, zh: bool, ctx: Ctx) -> str:
         who = mail_plans.sender_name(item)
         source = (f"（{who} 的邮件）" if zh else f" ({who}'s e-mail)") if who else ""
         return f"{hours}{short(thing, 70)}{source}"
-    return f"{hours}{short(headline(what(item), item.observed_at or ctx.now, tz), 80)}"
+    return f"{hours}{short(for_them(headline(what(item), item.observed_at or ctx.now, tz)), 80)}"
 
 
 class Conflict:

@@ -23,7 +23,7 @@ from datetime import timedelta
 from typing import Any
 
 from daemon.memory.types import ItemView
-from daemon.predict import plan_news, said_when
+from daemon.predict import mail_plans, plan_news, said_when
 from daemon.predict.base import (
     HAPPENINGS,
     Ctx,
@@ -38,7 +38,7 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_model import reader_for
-from daemon.predict.plan_text import headline
+from daemon.predict.plan_text import for_them, headline
 from daemon.predict.plans import declined_reminder, is_own_plan
 from daemon.predict.predictors import promise, upcoming
 from daemon.predict.predictors.github import ref, waits_for
@@ -123,6 +123,7 @@ def _write(s: Suggestion, events: list[ItemView], waiting: list[Any], ctx: Ctx) 
     for e in events:
         t = due_of(e).astimezone(tz)
         thing = headline(what(e), e.observed_at or ctx.now, tz)
+        thing = thing if mail_plans.is_mail_meeting(e) else for_them(thing)
         lines.append(f"• {t.strftime('%H:%M') + ' ' if is_timed(t, tz) else ''}{short(thing, 90)}")
     for w in waiting:
         why = waits_for(w, ctx.settings.github_login)

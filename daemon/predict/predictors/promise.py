@@ -34,7 +34,7 @@ from daemon.predict.base import (
     what,
 )
 from daemon.predict.plan_text import PEOPLE_ZH as _PEOPLE_ZH
-from daemon.predict.plan_text import headline, said_of, sentences
+from daemon.predict.plan_text import for_them, headline, said_of, sentences
 from daemon.predict.plans import declines
 from daemon.predict.timing import at_local, next_day_start
 from daemon.state.suggestions import Suggestion
@@ -374,7 +374,7 @@ def _check_in(item: ItemView, due: datetime, text: str, zh: bool, scope: str, ct
     # the thing of the sentence that promises, not of another dated one beside it ("…同意书我周一去
     # 医院打印了签。对了老公周一下午去 Fremantle 面试" promises the consent form)
     promised = promised_sentence(text)
-    thing = promised_act(headline(promised_part(text), item.observed_at or ctx.now, tz))
+    thing = for_them(promised_act(headline(promised_part(text), item.observed_at or ctx.now, tz)))
     # the sentences of the promise, not the rest of the turn (what else was done, said or
     # promised then): the promise and the sentence that leads to it
     said = said_apart(text)

@@ -46,6 +46,7 @@ from daemon.predict.base import (
 from daemon.predict.plan_model import reader_for
 from daemon.predict.plan_text import (
     dated_sentences,
+    for_them,
     headline,
     in_another_zone,
     other_days,
@@ -692,6 +693,10 @@ class Upcoming:
         zh = is_cjk(text)
         when = when_text(due.astimezone(tz), ctx.now.astimezone(tz), is_timed(due, tz), zh)
         thing = headline(text, item.observed_at or ctx.now, tz)
+        if not mail_plans.is_mail_meeting(item):
+            thing = for_them(
+                thing
+            )  # the person's "my knee" is "your knee" (a mail's "our clinic" is its own)
         told = said_of(text, item.observed_at or ctx.now, tz)  # what was said of the plan
         quote = short(told, 200)
         if (item.observed_at or ctx.now).astimezone(tz).date() != ctx.now.astimezone(tz).date():
@@ -709,7 +714,7 @@ class Upcoming:
             return Recheck(None, f"the plan's own reminder, moved here by e-mail, tells it: {own}")
         if before is not None:
             said_then = before.observed_at or ctx.now
-            thing = headline(what(before), said_then, tz)
+            thing = for_them(headline(what(before), said_then, tz))
             if not (isinstance(where, str) and where):
                 where = before.l1.get("where")
             first = _without_dates(said_of(what(before), said_then, tz), said_then, tz)

@@ -31,10 +31,10 @@ from daemon.memory.read.bm25 import tokenize
 # a title's full stop ends no sentence: "I'll email Mr. Haddad the photos tonight" is one
 _TITLE_DOT = (
     r"(?:(?<=\b[Mm]r)|(?<=\b[Mm]rs)|(?<=\b[Mm]s)|(?<=\b[Dd]r)|(?<=\b[Pp]rof)|(?<=\b[Ss]t)|(?<=\b[Jj]r)"
-    r"|(?<=\b[Ss]r)|(?<=\bvs)"
-    # ... nor an avenue's: "就在Av. Getúlio Vargas那家2º Ofício", "Ave. de la Reforma"
-    # (after a Chinese character too, which is a word's to \b)
-    r"|(?<=(?<![A-Za-z])Av)|(?<=(?<![A-Za-z])Ave)|(?<=(?<![A-Za-z])Avda)|(?<=(?<![A-Za-z])Blvd))\.(?=\s+\w)"
+    r"|(?<=\b[Ss]r)|(?<=\bvs))\.(?=\s+\w)"
+    # ... nor an avenue's before its name: "就在Av. Getúlio Vargas那家2º Ofício" (after a Chinese
+    # character too, which is a word's to \b; "University Ave. already dreading it" ends one)
+    r"|(?:(?<=(?<![A-Za-z])Av)|(?<=(?<![A-Za-z])Ave)|(?<=(?<![A-Za-z])Avda)|(?<=(?<![A-Za-z])Blvd))\.(?=\s+[A-ZÀ-Þ\d])"
 )
 # (the danda of Bengali and Hindi and the Urdu full stop end a sentence too)
 _SENTENCE = re.compile(rf"(?:[^.!?。！？…।۔\n]|\.(?=[A-Za-z0-9])|{_TITLE_DOT})+[.!?。！？…।۔]*")

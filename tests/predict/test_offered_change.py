@@ -1,7 +1,8 @@
 """A change offered to the reader is no change: "you can reschedule until Wednesday 6pm" names when
 the offer ends, not the plan's new time (predict/plan_news.py `_offered`); and a plan told in chat
 with its own clock is no twin of a mail's meeting hours away from it (predictors/conflict.py
-`_told_apart`). Sentences written after the code."""
+`_told_apart`); a clash held for the answer to a mailed slot holds back none the person's word in
+chat makes now, and goes out only once. Sentences written after the code."""
 
 from __future__ import annotations
 
@@ -151,3 +152,36 @@ async def test_the_appointment_told_in_chat_and_confirmed_by_mail_is_one_plan(  
 ) -> None:
     chat = "booked the shoulder assessment at harbourside physio, wednesday around 2"
     assert await _clashes(chat, CONFIRMATION, pmemory, settings, outbox, bus, pclock) == [], bus.titles
+
+
+async def test_a_mailed_slot_told_in_chat_clashes_now_and_once(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    """The agent's mail sets a viewing nobody has answered yet (its clash waits a day for the
+    answer); the person then tells it in chat: the clash goes out now, and once."""
+    engine.start_cursor(pmemory)
+    pclock.now = at("2026-03-02 09:00")  # Monday
+    say(
+        pmemory,
+        "c1",
+        "thursday is the trade fair in Hanover, all day. train at 6:40, back around 10pm",
+        pclock.now,
+    )
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-02 10:00")
+    agent = "Brandt Immobilien <termine@brandt-immo.example>"
+    viewing = (
+        "Guten Tag, wir bestätigen Ihre Besichtigung der Wohnung Lindenstraße 12 am Donnerstag, 5. März"
+        " um 16:00 Uhr. Mit freundlichen Grüßen, Brandt Immobilien"
+    )
+    receive_mail(pmemory, settings, _mail("m1", agent, "alice@home.example", viewing, 0, ("INBOX",)), MINE)
+    pclock.now = at("2026-03-02 10:30")
+    say(pmemory, "c2", "brandt booked the flat viewing on lindenstraße for thursday at 4 🏠", pclock.now)
+    engine.after_memory(pmemory, settings, pclock.now)
+    pclock.now = at("2026-03-02 11:00")
+    await outbox.deliver_due()
+    first = [b for _, b, _ in bus.sent if b["kind"] == "conflict"]
+    assert len(first) == 1 and "16:00" in first[0]["title"] + first[0]["body"], bus.titles
+    pclock.now = at("2026-03-04 18:00")  # the eve: the mail's held clash is due by now
+    await outbox.deliver_due()
+    assert len([b for _, b, _ in bus.sent if b["kind"] == "conflict"]) == 1, bus.titles

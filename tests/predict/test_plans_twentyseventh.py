@@ -15,6 +15,7 @@ import pytest
 
 from daemon.predict.plan_text import for_them, headline, said_of
 from daemon.predict.plans import reasons
+from daemon.predict.predictors.promise import is_promise
 from daemon.predict.predictors.upcoming import _TIMEISH
 
 TZ = ZoneInfo("Africa/Lusaka")
@@ -123,3 +124,17 @@ def test_the_speaker_with_a_named_colleague_still_takes_part(text: str) -> None:
 )
 def test_a_headline_is_said_to_the_person(thing: str, said_back: str) -> None:
     assert for_them(thing) == said_back
+
+
+@pytest.mark.parametrize(
+    ("text", "promised"),
+    [
+        ("礼拜天早上七点在码头集合，我六点就要从家里出发，好早", False),
+        # guards: 开发 beside a report of done, and a send beside a setting off
+        ("我们组周五开发布会，我负责开发的那部分已经写完了", False),
+        ("我出发前把报价单发给陈经理", True),
+        ("明天我一定把发票发过去", True),
+    ],
+)
+def test_setting_off_is_no_send(text: str, promised: bool) -> None:
+    assert is_promise(text) is promised

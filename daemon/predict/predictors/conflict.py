@@ -192,13 +192,24 @@ def _theirs(it: ItemView, scope: str, ctx: Ctx) -> bool:
     )
 
 
-def _clash_told_of_twin(scope: str, old: ItemView, new: ItemView, ctx: Ctx) -> bool:
+def _clash_told_of_twin(
+    scope: str,
+    old: ItemView,
+    new: ItemView,
+    ctx: Ctx,
+    by: datetime | None = None,
+    delivered_only: bool = False,
+) -> bool:
     """A clash of `old` with another telling of `new`'s plan is already out or going out (the
     interview by e-mail, then "二面约上了！周二下午两点 Google Meet" in chat): one notice per two
-    plans, not one per source."""
-    for status in (PENDING, DELIVERED):
+    plans, not one per source. A pending one counts only when it goes out `by` then: a clash held
+    for the person's answer to a mailed slot does not hold back the one their word in chat makes
+    now (the later one is withdrawn when it is due, `Conflict.recheck`)."""
+    for status in (DELIVERED,) if delivered_only else (PENDING, DELIVERED):
         for s in ctx.memory.suggestions.of_scope(scope, status):
             if s.kind != "conflict" or old.id not in s.evidence or new.id in s.evidence:
+                continue
+            if status == PENDING and by is not None and s.deliver_at > by:
                 continue
             for x in s.evidence:
                 twin = ctx.memory.item_view(scope, x) if x != old.id else None
@@ -311,13 +322,14 @@ class Conflict:
             other = span(old, tz)
             if other is None or not (other[0] < end and start < other[1]):
                 continue
-            if (
-                (mail_plans.one_plan(old, new) and not _told_apart(old, new, tz))
-                or _one_plan_moved(scope, old, new, ctx)
-                or _clash_told_of_twin(scope, old, new, ctx)
+            if (mail_plans.one_plan(old, new) and not _told_apart(old, new, tz)) or _one_plan_moved(
+                scope, old, new, ctx
             ):
                 continue  # one event stored twice, or told by chat and by mail, is no clash
-            out.append(self._suggest(scope, old, new, max(start, other[0]), ctx))
+            notice = self._suggest(scope, old, new, max(start, other[0]), ctx)
+            if _clash_told_of_twin(scope, old, new, ctx, by=notice.deliver_at):
+                continue
+            out.append(notice)
         return out
 
     def _suggest(self, scope: str, a: ItemView, b: ItemView, clash: datetime, ctx: Ctx) -> Suggestion:
@@ -368,6 +380,11 @@ class Conflict:
             if mail_plans.is_mail_meeting(item) and not _theirs(item, s.scope, ctx):
                 return Recheck(None, "the person's answer to the mail did not take the slot")
         items = [ctx.memory.item_view(s.scope, x) for x in s.data["items"]]
+        a, b = items if len(items) == 2 else (None, None)
+        if a is not None and b is not None:
+            for one, other in ((a, b), (b, a)):
+                if _clash_told_of_twin(s.scope, one, other, ctx, delivered_only=True):
+                    return Recheck(None, "the clash went out with another telling of the plan")
         waiting = any(
             x is not None and mail_plans.told_unanswered(ctx.memory, s.scope, x, ctx.now) for x in items
         )

@@ -474,6 +474,7 @@ def spoken_of_since(
     same_day: bool = False,
     about: str | None = None,
     on: datetime | None = None,
+    said_on_its_day: bool = False,
 ) -> ItemView | None:
     """A statement of the person after `since` about the same thing as `item` (and for which
     `says` holds), or None. About the same thing: `words` of its words shared, or one when near
@@ -482,7 +483,9 @@ def spoken_of_since(
     is not Friday's physio there). `about`: the part of the item's text the statement must be
     about (a promise's own sentence, not another told beside it), by default all of it. `on`: the
     day the plan is on now, when that is not the item's own (a move by e-mail: "tonight's yoga is
-    cancelled" said on Tuesday is not the key handover moved from Tuesday to Thursday)."""
+    cancelled" said on Tuesday is not the key handover moved from Tuesday to Thursday). With
+    `said_on_its_day`, one word is enough for a statement said on the item's day before it is due
+    ("居留材料交掉了" on the Wednesday the residency papers are due by noon)."""
     told = about or what(item)
     for h in ctx.memory.recall(told, scope, k=6, ts=ctx.now, reinforce=False):
         if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= since:
@@ -498,7 +501,14 @@ def spoken_of_since(
         if same_day and row.due_at is not None and day is not None and not on_its_day:
             continue
         shared = len(shared_words(told, what(row)) - _NO_THING)
-        if shared >= words or (shared and (h.score >= 0.3 or on_its_day)):
+        told_that_day = (
+            said_on_its_day
+            and day is not None
+            and _same_day(row.observed_at, day, ctx.settings.tz)
+            and row.observed_at is not None
+            and row.observed_at <= day
+        )
+        if shared >= words or (shared and (h.score >= 0.3 or on_its_day or told_that_day)):
             return row
     return None
 
@@ -512,7 +522,9 @@ def kept(ctx: Ctx, scope: str, item: ItemView, said: datetime) -> str | None:
     person about the same thing that says it is done, or a mail they sent that keeps it."""
     promised = promised_sentence(what(item))
     verb = promised_act(promised).split(" ", 1)[0].lower()
-    row = spoken_of_since(ctx, scope, item, said, lambda t: tells_done(t) or did(t, verb), about=promised)
+    row = spoken_of_since(
+        ctx, scope, item, said, lambda t: tells_done(t) or did(t, verb), about=promised, said_on_its_day=True
+    )
     if row is not None:
         return f"kept: {short(what(row), 60)}"
     mail = sent_since(ctx, scope, promised, said)

@@ -1,0 +1,59 @@
+"""A thing to hand in by a time, told done on its own day before it is due, with one word of it:
+no reminder after ("签证那堆东西交掉了" on the Thursday the papers are due by 5pm). Sentences
+written after the code (2026-12-07); the first case fails on 6955bef, the rest are guards."""
+
+from __future__ import annotations
+
+import pytest
+
+from daemon.config import Settings
+from daemon.memory import Memory
+from daemon.predict.outbox import SuggestionOutbox
+from tests.conftest import FakeClock
+from tests.predict.conftest import Bus, at, tell_turns
+
+TO_DO = "学校发通知了，签证续签要护照复印件、在读证明跟两张蓝底照片，礼拜四下午五点前交到国际处。今天先不弄了"
+
+
+async def _reminders(
+    pmemory: Memory,
+    settings: Settings,
+    outbox: SuggestionOutbox,
+    bus: Bus,
+    pclock: FakeClock,
+    later: list[tuple[str, str]],
+) -> list[str]:
+    tell_turns(pmemory, settings, pclock, [("2026-03-02 10:00", TO_DO), *later])
+    for when in ("2026-03-04 18:00", "2026-03-05 11:00", "2026-03-05 16:30"):
+        pclock.now = at(when)  # Wednesday, and Thursday before 5pm
+        await outbox.deliver_due()
+    return [b["title"] for _, b, _ in bus.sent if b["kind"] == "reminder"]
+
+
+async def test_told_done_on_its_day_with_one_word_of_it_ends_the_reminder(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock
+) -> None:
+    got = await _reminders(
+        pmemory, settings, outbox, bus, pclock, [("2026-03-05 09:10", "签证那堆东西交掉了，轻松")]
+    )
+    assert got == [], got
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        # guards: told on its day with the same one word, but not done; and nothing told at all
+        [("2026-03-05 09:10", "签证那堆东西还差照片，中午去拍")],
+        [],
+    ],
+)
+async def test_not_told_done_on_its_day_keeps_the_reminder(
+    pmemory: Memory,
+    settings: Settings,
+    outbox: SuggestionOutbox,
+    bus: Bus,
+    pclock: FakeClock,
+    later: list[tuple[str, str]],
+) -> None:
+    got = await _reminders(pmemory, settings, outbox, bus, pclock, later)
+    assert got, bus.titles

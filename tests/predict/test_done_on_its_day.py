@@ -1,6 +1,7 @@
 """A thing to hand in by a time, told done on its own day before it is due, with one word of it:
 no reminder after ("签证那堆东西交掉了" on the Thursday the papers are due by 5pm). Sentences
-written after the code (2026-12-07); the first case fails on 6955bef, the rest are guards."""
+written after the code (2026-12-07); the first case fails on 6955bef, the rest are guards (the
+past-tense one failed on 2718a0e, which took any past tense on the day for done)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ async def test_told_done_on_its_day_with_one_word_of_it_ends_the_reminder(
     [
         # guards: told on its day with the same one word, but not done; and nothing told at all
         [("2026-03-05 09:10", "签证那堆东西还差照片，中午去拍")],
+        # ... told of in the past tense on its day, but nothing done ("…午饭都没吃上")
+        [("2026-03-05 09:10", "学校今天开会开疯了，午饭都没吃上")],
         [],
     ],
 )

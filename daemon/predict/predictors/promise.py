@@ -522,9 +522,13 @@ def kept(ctx: Ctx, scope: str, item: ItemView, said: datetime) -> str | None:
     person about the same thing that says it is done, or a mail they sent that keeps it."""
     promised = promised_sentence(what(item))
     verb = promised_act(promised).split(" ", 1)[0].lower()
-    row = spoken_of_since(
-        ctx, scope, item, said, lambda t: tells_done(t) or did(t, verb), about=promised, said_on_its_day=True
-    )
+    row = spoken_of_since(ctx, scope, item, said, lambda t: tells_done(t) or did(t, verb), about=promised)
+    if row is None:
+        # ... or with one word of it, on its own day, in the words of a done act (not only any past
+        # tense: "医院今天忙疯了" said on the day of the consent form printed at the hospital)
+        row = spoken_of_since(
+            ctx, scope, item, said, lambda t: is_done(t) or did(t, verb), about=promised, said_on_its_day=True
+        )
     if row is not None:
         return f"kept: {short(what(row), 60)}"
     mail = sent_since(ctx, scope, promised, said)

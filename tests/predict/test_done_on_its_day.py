@@ -60,3 +60,30 @@ async def test_not_told_done_on_its_day_keeps_the_reminder(
 ) -> None:
     got = await _reminders(pmemory, settings, outbox, bus, pclock, later)
     assert got, bus.titles
+
+
+@pytest.mark.parametrize(
+    "evening",
+    [
+        "the new rota is mostly done tbh. also need to water the plants",
+        "the new rota is mostly done. also told mum i'd fix her tap tomorrow",
+    ],
+)
+async def test_a_promise_half_done_the_evening_before_still_gets_its_check_in(
+    pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock, evening: str
+) -> None:
+    """ "mostly done" said the evening before the promised day is no promise kept: nearly is not
+    yet (the first case fails on 6955bef and before; the second on d7c7f7a, which took a done word
+    and two words of the promise on any day)."""
+    turns = [
+        (
+            "2026-03-02 17:00",
+            "told Dara i'd email her the new rota for the cafe tomorrow, she's planning March",
+        ),
+        ("2026-03-02 18:30", evening),
+    ]
+    tell_turns(pmemory, settings, pclock, turns)
+    for when in ("2026-03-03 12:00", "2026-03-04 09:30", "2026-03-04 12:00"):
+        pclock.now = at(when)
+        await outbox.deliver_due()
+    assert any("rota" in b["title"] for _, b, _ in bus.sent if b["kind"] == "follow_up"), bus.titles

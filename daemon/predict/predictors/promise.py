@@ -89,6 +89,8 @@ _ZH = re.compile(
     r"(?:发|给|俾|交|回复|写完|完成|提交|寄|还|转|付|缴|签|续|退|send|email|submit)"
 )
 _DONE_EN = re.compile(
+    # (not "mostly done", "almost finished", "not sent": nearly is not yet)
+    r"(?<!mostly )(?<!almost )(?<!nearly )(?<!half )(?<!partly )(?<!not )(?<!n't )(?<!n’t )(?<!never )"
     r"\b(sent|done|finished|submitted|delivered|shipped|replied|called|paid|booked|emailed|e-mailed|"
     r"handed in|took care)\b",
     re.IGNORECASE,
@@ -484,8 +486,8 @@ def spoken_of_since(
     about (a promise's own sentence, not another told beside it), by default all of it. `on`: the
     day the plan is on now, when that is not the item's own (a move by e-mail: "tonight's yoga is
     cancelled" said on Tuesday is not the key handover moved from Tuesday to Thursday). With
-    `said_on_its_day`, one word is enough for a statement said on the item's day before it is due
-    ("居留材料交掉了" on the Wednesday the residency papers are due by noon)."""
+    `said_on_its_day`, only a statement said on the item's day before it is due counts, and one
+    word is enough ("居留材料交掉了" on the Wednesday the residency papers are due by noon)."""
     told = about or what(item)
     for h in ctx.memory.recall(told, scope, k=6, ts=ctx.now, reinforce=False):
         if h.item_id == item.id or h.occurred_at is None or h.occurred_at <= since:
@@ -508,7 +510,11 @@ def spoken_of_since(
             and row.observed_at is not None
             and row.observed_at <= day
         )
-        if shared >= words or (shared and (h.score >= 0.3 or on_its_day or told_that_day)):
+        if said_on_its_day:
+            if shared and told_that_day:
+                return row
+            continue
+        if shared >= words or (shared and (h.score >= 0.3 or on_its_day)):
             return row
     return None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -92,6 +92,23 @@ def tell_turns(memory: Memory, settings: Settings, clock: FakeClock, turns: list
         clock.now = at(when)
         say(memory, f"m{n}", text, clock.now)
         engine.after_memory(memory, settings, clock.now)
+
+
+def thread_mail(
+    mid: str, sender: str, to: str, text: str, minutes: int, labels: tuple[str, ...], subject: str
+) -> EmailEvent:
+    """A mail of thread "t1" of Alice's, sent `minutes` after Monday 2 March 2026 10:00 (Berlin)."""
+    return EmailEvent(
+        id=mid,
+        scope="alice",
+        sender=sender,
+        to=(to,),
+        date=at("2026-03-02 10:00") + timedelta(minutes=minutes),
+        subject=subject,
+        thread="t1",
+        labels=labels,
+        text=text,
+    )
 
 
 def receive_mail(memory: Memory, settings: Settings, mail: EmailEvent, mine: frozenset[str]) -> ThreadState:

@@ -7,7 +7,7 @@ chat makes now, and goes out only once. Sentences written after the code."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -22,7 +22,7 @@ from daemon.predict.mail_change_model import reader_for
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_news import changes_when, read_mail
 from tests.conftest import FakeClock
-from tests.predict.conftest import Bus, at, receive_mail, say
+from tests.predict.conftest import Bus, at, receive_mail, say, thread_mail
 
 TZ = ZoneInfo("Europe/Vienna")
 # the plan: Thursday 12 November 2026 at 10:00; the mails come on Monday 9 November
@@ -90,17 +90,7 @@ MINE = frozenset({"alice@home.example"})
 
 
 def _mail(mid: str, sender: str, to: str, text: str, minutes: int, labels: tuple[str, ...]) -> EmailEvent:
-    return EmailEvent(
-        id=mid,
-        scope="alice",
-        sender=sender,
-        to=(to,),
-        date=at("2026-03-02 10:00") + timedelta(minutes=minutes),
-        subject="Your appointment on Wednesday",
-        thread="t1",
-        labels=labels,
-        text=text,
-    )
+    return thread_mail(mid, sender, to, text, minutes, labels, "Your appointment on Wednesday")
 
 
 async def _clashes(

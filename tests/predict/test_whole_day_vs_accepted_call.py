@@ -7,8 +7,6 @@ blind32's b32-08 found, so it guards the path end to end)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
 from daemon.config import Settings
@@ -18,7 +16,7 @@ from daemon.predict import engine
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_news import tied
 from tests.conftest import FakeClock
-from tests.predict.conftest import Bus, at, receive_mail, say
+from tests.predict.conftest import Bus, at, receive_mail, say, thread_mail
 
 MINE = frozenset({"alice@home.example"})
 DAY_OUT = (
@@ -32,17 +30,7 @@ INVITE = (
 
 
 def _mail(mid: str, sender: str, to: str, text: str, minutes: int, labels: tuple[str, ...]) -> EmailEvent:
-    return EmailEvent(
-        id=mid,
-        scope="alice",
-        sender=sender,
-        to=(to,),
-        date=at("2026-03-02 10:00") + timedelta(minutes=minutes),
-        subject="Draft bylaw feedback call",
-        thread="t1",
-        labels=labels,
-        text=text,
-    )
+    return thread_mail(mid, sender, to, text, minutes, labels, "Draft bylaw feedback call")
 
 
 async def test_an_accepted_call_clashes_with_a_day_out_told_with_its_hours(  # guard

@@ -44,6 +44,8 @@ def test_a_day_said_taken_is_called_by_the_thing_after_it(text: str, expected: s
             "Quarterly review",
             ("Confirming", "Lagos", "Lusaka"),
         ),
+        # guards (pass on the code before too): "Just confirming …" and a dated aside that the date
+        # rules already cut
         (
             "Just confirming your dental check with Dr Phiri on Friday at 9:30.",
             "dental check",

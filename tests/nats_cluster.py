@@ -21,10 +21,18 @@ from daemon.runtime.nats_server import server_binary
 CLUSTER = "memubot-test"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_ports(n: int) -> list[int]:
+    """`n` distinct free ports: bound all at once, so the system cannot hand one out twice
+    (binding and closing one socket per port, twice in a row, once gave a node's client and route
+    ports the same number, and the cluster never formed)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 async def _quiet(exc: Exception) -> None:
@@ -150,9 +158,11 @@ async def nats_cluster(root: Path, size: int = 3) -> AsyncIterator[Cluster]:
     """`size` nodes, started and JetStream-ready; stopped on exit whatever happened."""
     root.mkdir(parents=True, exist_ok=True)
     cluster = Cluster(root)
+    ports = free_ports(2 * size)
     for i in range(size):
         name = f"n{i + 1}"
-        cluster.nodes.append(Node(name, free_port(), free_port(), root / name, root / f"{name}.log"))
+        client, route = ports[2 * i : 2 * i + 2]
+        cluster.nodes.append(Node(name, client, route, root / name, root / f"{name}.log"))
     try:
         for node in cluster.nodes:
             await cluster.start(node)

@@ -94,6 +94,13 @@ def tell_turns(memory: Memory, settings: Settings, clock: FakeClock, turns: list
         engine.after_memory(memory, settings, clock.now)
 
 
+async def deliver_at(outbox: SuggestionOutbox, clock: FakeClock, times: tuple[str, ...]) -> None:
+    """Let the outbox deliver what is due at each of these times ('2026-03-05 12:00', Berlin)."""
+    for when in times:
+        clock.now = at(when)
+        await outbox.deliver_due()
+
+
 def thread_mail(
     mid: str, sender: str, to: str, text: str, minutes: int, labels: tuple[str, ...], subject: str
 ) -> EmailEvent:

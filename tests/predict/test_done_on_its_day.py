@@ -11,7 +11,7 @@ from daemon.config import Settings
 from daemon.memory import Memory
 from daemon.predict.outbox import SuggestionOutbox
 from tests.conftest import FakeClock
-from tests.predict.conftest import Bus, at, tell_turns
+from tests.predict.conftest import Bus, deliver_at, tell_turns
 
 TO_DO = "学校发通知了，签证续签要护照复印件、在读证明跟两张蓝底照片，礼拜四下午五点前交到国际处。今天先不弄了"
 
@@ -25,9 +25,8 @@ async def _reminders(
     later: list[tuple[str, str]],
 ) -> list[str]:
     tell_turns(pmemory, settings, pclock, [("2026-03-02 10:00", TO_DO), *later])
-    for when in ("2026-03-04 18:00", "2026-03-05 11:00", "2026-03-05 16:30"):
-        pclock.now = at(when)  # Wednesday, and Thursday before 5pm
-        await outbox.deliver_due()
+    # Wednesday, and Thursday before 5pm
+    await deliver_at(outbox, pclock, ("2026-03-04 18:00", "2026-03-05 11:00", "2026-03-05 16:30"))
     return [b["title"] for _, b, _ in bus.sent if b["kind"] == "reminder"]
 
 
@@ -83,7 +82,5 @@ async def test_a_promise_half_done_the_evening_before_still_gets_its_check_in(
         ("2026-03-02 18:30", evening),
     ]
     tell_turns(pmemory, settings, pclock, turns)
-    for when in ("2026-03-03 12:00", "2026-03-04 09:30", "2026-03-04 12:00"):
-        pclock.now = at(when)
-        await outbox.deliver_due()
+    await deliver_at(outbox, pclock, ("2026-03-03 12:00", "2026-03-04 09:30", "2026-03-04 12:00"))
     assert any("rota" in b["title"] for _, b, _ in bus.sent if b["kind"] == "follow_up"), bus.titles

@@ -11,7 +11,7 @@ from daemon.config import Settings
 from daemon.memory import Memory
 from daemon.predict.outbox import SuggestionOutbox
 from tests.conftest import FakeClock
-from tests.predict.conftest import Bus, at, tell_turns
+from tests.predict.conftest import Bus, deliver_at, tell_turns
 
 PLAN = "Friday 7:40am I'm on the ferry to Rottnest with the birdwatching club, meeting at B Shed."
 
@@ -25,9 +25,10 @@ async def _reminders(
     turns: list[tuple[str, str]],
 ) -> list[str]:
     tell_turns(pmemory, settings, pclock, turns)
-    for when in ("2026-03-05 12:00", "2026-03-05 18:00", "2026-03-05 21:45", "2026-03-06 07:30"):
-        pclock.now = at(when)  # Thursday, and Friday before the ferry
-        await outbox.deliver_due()
+    # Thursday, and Friday before the ferry
+    await deliver_at(
+        outbox, pclock, ("2026-03-05 12:00", "2026-03-05 18:00", "2026-03-05 21:45", "2026-03-06 07:30")
+    )
     return [b["title"] + "\n" + b["body"] for _, b, _ in bus.sent if b["kind"] == "reminder"]
 
 

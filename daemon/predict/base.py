@@ -185,5 +185,14 @@ def active(item: ItemView | None) -> str | None:
 
 
 def short(text: str, n: int = 90) -> str:
+    """`text` in at most `n` characters, cut after a whole word where one ends near the cut
+    ("…for the batangas warehouse…", not "…warehouse befor…"); text without spaces (Chinese) at
+    the character."""
     text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+    if len(text) <= n:
+        return text
+    cut = text[: n - 1]
+    space = cut.rfind(" ")
+    if space >= n * 2 // 3 and not text[n - 1].isspace():
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-–—") + "…"

@@ -139,6 +139,10 @@ _STANDING_EN = re.compile(
     # ... or what to bring or wear to the appointment, or when to arrive: done there, not answered
     # ("Please bring the signed quotation.", "Please arrive 10 minutes early")
     r"|(?:please\s+)?(?:remember\s+to\s+)?(?:bring|wear|arrive|park)\b"
+    # ... or what to have at hand there ("Please have your ID handy", "keep the card on hand"; not
+    # "have the budget ready by Thursday", a thing to do)
+    r"|(?:(?:please|kindly)\s+)?(?:remember\s+to\s+)?(?:have|keep)\b[^.!?]{0,60}?"
+    r"\b(?:handy|on hand|to hand|at hand|with you|nearby)\b"
     # ... or how to join it ("Join Zoom Meeting", "Click here to join the Teams call")
     r"|(?:join|click\s+(?:here\s+)?to\s+join)\s+(?:the\s+|our\s+|with\s+)?(?:zoom|microsoft\s+teams|teams|webex"
     r"|google\s+meet|skype|video)\b"

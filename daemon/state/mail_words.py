@@ -392,9 +392,12 @@ NO_PROBLEM = re.compile(
 # (please), "ภายใน" / "ก่อน" (within, before); Korean "주세요", "바랍니다", "부탁드립니다" (please),
 # "까지" (by)
 # and Bengali "অনুগ্রহ করে" / "দয়া করে" (please) and "মধ্যে" (within: by), whose vowel signs end a word where `\b` does not
+# and Japanese "ください" / "お願いします" (not the closing "よろしくお願いいたします") and "までに" (by)
 _UNSPACED = {
-    _PLEASE: r"กรุณา|โปรด|주세요|주십시오|바랍니다|부탁드립니다|অনুগ্রহ\s*করে|অনুগ্রহপূর্বক|দয়া\s*করে|দয়া\s*করে",
-    _BY: r"ภายใน|ก่อน|까지|মধ্যে",
+    _PLEASE: r"กรุณา|โปรด|주세요|주십시오|바랍니다|부탁드립니다|অনুগ্রহ\s*করে|অনুগ্রহপূর্বক|দয়া\s*করে|দয়া\s*করে"
+    # (願 as the Chinese rules read it too, simplified: 愿)
+    r"|ください|下さい|(?<!よろしく)(?<!宜しく)お[願愿]い(?:いた|致)?します|(?<!よろしく)(?<!宜しく)お[願愿]い申し上げます",
+    _BY: r"ภายใน|ก่อน|까지|মধ্যে|までに",
 }
 _ASK = re.compile(
     "|".join(
@@ -415,6 +418,8 @@ _ENGLISH = re.compile(
     re.IGNORECASE,
 )
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+_KANA = re.compile(r"[\u3041-\u3096\u30a1-\u30fa]")  # hiragana and katakana, not the long-vowel mark
+_KANA_FROM = 5  # (a Chinese note may borrow one: "我の")
 
 
 _fold = fold
@@ -428,7 +433,8 @@ _DAY_OF = re.compile(
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 # a day of the month with its East Asian suffix, read as the figure: "16일", "16日"
 _DAY_SUFFIX = re.compile(
-    r"(?<!\d)(?P<d>[0-3]?\d)\s*(?:일|日)(?![^\W\d_])"
+    # (not after 月: "11月13日" is read as the Chinese date it also is)
+    r"(?<![\d月])(?P<d>[0-3]?\d)\s*(?:일|日)(?![^\W\d_])"
     # ... or its case ending after a hyphen: Armenian "18-ին", Hungarian "29-én", "5-ig"
     r"|(?<![\d-])(?P<e>[0-3]?\d)-[^\W\d_]{1,4}(?![^\W\d_])"
 )
@@ -438,10 +444,12 @@ _CHANGE = re.compile(
 
 
 def foreign(text: str) -> bool:
-    """A mail in neither English nor Chinese: Chinese characters absent, and English's most common
-    words fewer than one in twenty of its words."""
+    """A mail in neither English nor Chinese: Chinese characters absent (or written among the
+    kana of Japanese), and English's most common words fewer than one in twenty of its words."""
     if _HAN.search(text):
-        return False
+        # Japanese writes Chinese characters too, between kana of its own, which Chinese never
+        # has ("…までにご提出くださいますようお願いいたします"): a mail in another language
+        return len(_KANA.findall(text)) >= _KANA_FROM
     words = _WORD.findall(text)
     return len(words) >= 8 and len(_ENGLISH.findall(text)) * 20 < len(words)
 

@@ -740,11 +740,13 @@ async def test_a_timed_promise_reminded_like_an_appointment_is_dropped_once_done
 ) -> None:
     engine.start_cursor(pmemory)
     pclock.now = at("2026-03-02 10:00")
-    say(pmemory, "t1", "promised priya the budget numbers by friday 3pm", pclock.now)
+    # (a clock the act happens at: "by friday 3pm" is a deadline, checked on after instead —
+    # tests/predict/test_plans_twentyeighth.py)
+    say(pmemory, "t1", "promised priya i'd go through the budget numbers with her friday at 3pm", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     assert ("reminder", "pending") in kinds(pmemory)
     pclock.now = at("2026-03-04 18:30")
-    say(pmemory, "t2", "ok wrapped up the budget numbers early and sent them over to priya. done", pclock.now)
+    say(pmemory, "t2", "ok went through the budget numbers with priya early, done", pclock.now)
     engine.after_memory(pmemory, settings, pclock.now)
     pclock.now = at("2026-03-06 14:00")
     await outbox.deliver_due()

@@ -36,7 +36,7 @@ from daemon.predict.base import (
 from daemon.predict.plan_text import PEOPLE_ZH as _PEOPLE_ZH
 from daemon.predict.plan_text import for_them, headline, said_of, sentences
 from daemon.predict.plans import declines
-from daemon.predict.timing import at_local, next_day_start
+from daemon.predict.timing import at_local, is_timed, next_day_start
 from daemon.state.suggestions import Suggestion
 from daemon.state.types import EmailMessage
 
@@ -508,10 +508,14 @@ def spoken_of_since(
             and day is not None
             and _same_day(row.observed_at, day, ctx.settings.tz)
             and row.observed_at is not None
-            and row.observed_at <= day
+            # (before it is due: a thing due on a day, with no time, is due all that day: "paid
+            # meralco na via gcash" at 10:15 on the day the bill was promised for)
+            and (row.observed_at <= day or not is_timed(day, ctx.settings.tz))
         )
         if said_on_its_day:
-            if shared and told_that_day:
+            # (the one word a thing, not the giving: "发给" is in "…报关单…发给阿强" and in
+            # "货款电汇好了…拍照发给广州了", two things sent)
+            if told_that_day and any(not w.endswith("给") for w in shared_words(told, what(row)) - _NO_THING):
                 return row
             continue
         if shared >= words or (shared and (h.score >= 0.3 or on_its_day)):

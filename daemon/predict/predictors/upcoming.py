@@ -311,8 +311,11 @@ def _promised_for_a_day(item: ItemView, tz: ZoneInfo) -> bool:
     said = item.observed_at or item.happened_at
     if said is None:
         return False
-    own = [m for m in resolve_dates(promise.promised_sentence(text), said, tz) if m.value == due]
-    return bool(own) and not any(m.has_clock for m in own)
+    sentence = promise.promised_sentence(text)
+    own = [m for m in resolve_dates(sentence, said, tz) if m.value == due]
+    # a clock the promise must be kept by is no time to remind at: "email him the NDA before his
+    # 10 o'clock" is for the morning, and checked on after, as one for a day is
+    return bool(own) and not any(m.has_clock and not _is_deadline(sentence, m) for m in own)
 
 
 def reminder(item: ItemView, scope: str, ctx: Ctx) -> Suggestion | None:
@@ -567,8 +570,30 @@ def _answered(ctx: Ctx, scope: str, item: ItemView, since: datetime) -> bool:
 
 
 # a date said as a deadline: "周二中午前", "by friday noon", "before the 14th", "due thursday"
-_BY_BEFORE = re.compile(r"\b(?:by|before|due|no later than)\s+(?:the\s+|this\s+|next\s+)?$", re.IGNORECASE)
+# ("before his 10 o'clock": the deadline is someone's meeting)
+_BY_BEFORE = re.compile(
+    r"\b(?:by|before|due|no later than)\s+(?:(?:the|this|next|his|her|their|our|my|your)\s+)?$", re.IGNORECASE
+)
 _BY_AFTER = re.compile(r"\s*(?:之前|以前|前(?![天年往面台门]))")
+
+
+# ... and a clock the date reader joined to a day said apart from it ("tomorrow before her 2pm
+# call" is one mention, "tomorrow", at 14:00)
+_BY_CLOCK = re.compile(
+    r"\b(?:by|before|no later than)\s+(?:(?:the|his|her|their|our|my|your)\s+)?\d{1,2}(?:[:.]\d{2})?\s*"
+    r"(?:[ap]\.?m\b|o['’]clock)",
+    re.IGNORECASE,
+)
+
+
+def _is_deadline(text: str, m: DateMention) -> bool:
+    """The date is said as a deadline ("by friday noon", "周二中午前"), not as when a thing happens."""
+    return bool(
+        _BY_AFTER.match(text, m.end)
+        or _BY_BEFORE.search(text, max(0, m.start - 16), m.start)
+        or m.text.lower().startswith("by ")
+        or (m.has_clock and not any(c.isdigit() for c in m.text) and _BY_CLOCK.search(text))
+    )
 
 
 def _to_do_by(text: str, said: datetime, tz: ZoneInfo, due: datetime) -> bool:
@@ -576,9 +601,7 @@ def _to_do_by(text: str, said: datetime, tz: ZoneInfo, due: datetime) -> bool:
     statement that it is done keeps it, as one does a promise."""
     for m in resolve_dates(text, said, tz):
         if m.value == due or m.value.date() == due.astimezone(tz).date():
-            return bool(
-                _BY_AFTER.match(text, m.end) or _BY_BEFORE.search(text, max(0, m.start - 16), m.start)
-            )
+            return _is_deadline(text, m)
     return False
 
 

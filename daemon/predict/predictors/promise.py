@@ -502,7 +502,8 @@ def spoken_of_since(
         on_its_day = same_day and _same_day(row.due_at, day, ctx.settings.tz)
         if same_day and row.due_at is not None and day is not None and not on_its_day:
             continue
-        shared = len(shared_words(told, what(row)) - _NO_THING)
+        common = shared_words(told, what(row)) - _NO_THING
+        shared = len(common)
         told_that_day = (
             said_on_its_day
             and day is not None
@@ -515,7 +516,7 @@ def spoken_of_since(
         if said_on_its_day:
             # (the one word a thing, not the giving: "发给" is in "…报关单…发给阿强" and in
             # "货款电汇好了…拍照发给广州了", two things sent)
-            if told_that_day and any(not w.endswith("给") for w in shared_words(told, what(row)) - _NO_THING):
+            if told_that_day and any(not w.endswith("给") for w in common):
                 return row
             continue
         if shared >= words or (shared and (h.score >= 0.3 or on_its_day)):

@@ -429,7 +429,25 @@ def _new_place(read: str, raw: str, plan_text: str) -> str:
     body = raw.split("\n\n", 1)[-1]
     told = _stems(plan_text)
     street = next((a.group(0) for a in _ADDRESS.finditer(body) if not _told_street(a.group(0), told)), "")
-    return street.rstrip(",")
+    if street:
+        return street.rstrip(",")
+    # (the last: "originally to be held at …, it will now take place at …" names the old place first)
+    held = [h.group("place") or h.group("place_zh") for h in _HELD_AT.finditer(body)]
+    return " ".join(held[-1].split()).strip(" .。,，") if held else ""
+
+
+# ... or, with no label and no street, the place a moved plan "will be held at" now, in the
+# languages mail comes in ("se realizará en el Hangar 3 del Aeropuerto …", "aura lieu à la Maison
+# des Associations", "改在机场三号机库举行"; the last one named): a named place (a capital letter), up to an aside or
+# the sentence's end
+_HELD_AT = re.compile(
+    r"\b(?:(?:will\s+)?(?:be\s+held|take\s+place|takes\s+place)|se\s+(?:realizar[áa]|celebrar[áa]|llevar[áa]\s+a\s+cabo|"
+    r"tiendra|d[ée]roulera)|tendr[áa]\s+lugar|aura\s+lieu|avr[àa]\s+luogo|si\s+terr[àa]|ter[áa]\s+lugar|"
+    r"ser[áa]\s+realizad[ao]|findet)\s+(?:(?:in|at|en|à|au|dans|a|em|no|na|im|presso)\s+)"
+    r"(?:(?:the|el|la|los|las|le|les|il|lo|o|der|dem)\s+|l['’])?"
+    r"(?P<place>[A-ZÀ-Ý][^.;:()\n]{1,80}?)(?=\s*[(.;:\n]|\s*$)"
+    r"|在(?P<place_zh>[^，。；\s在]{2,20}?)(?:举行|举办|进行|召开)"
+)
 
 
 # the end of a sentence after an address: not the point of "ul.", "St.", "Av." (a short word before it)

@@ -249,7 +249,11 @@ _PRONOUN_EN = re.compile(r"\b(?:him|her|them|his|their|he|she|they)\b", re.IGNOR
 _PRONOUN_ZH = re.compile(r"[他她]")
 # a clause about the plan told before it: "it's in room 114", "it'll be at the annex"
 _IT_LEADS = re.compile(
-    r"(?:and\s+|so\s+)?it(?:['’]s|\s+is|['’]ll\s+be|\s+will\s+be)\s+(?:in|at|on|with)\b", re.IGNORECASE
+    r"(?:and\s+|so\s+)?it(?:['’]s|\s+is|['’]ll\s+be|\s+will\s+be)\s+(?:in|at|on|with)\b"
+    # ... or that is a place alone: "thursday at 1:45pm, biometrics for the residency card, at the
+    # immigration office on Medina Ascencio" (not "at least", "at all", "in the end")
+    r"|(?:at|in|on|near|opposite|across\s+from)\s+(?:(?:the|a|an)\b(?!\s+(?:end|meantime|way|other\s+hand)\b)|(?-i:[A-Z]))",
+    re.IGNORECASE,
 )
 # a name inside a clause (a capitalised word after its first character, not "I"): what a pronoun
 # after it most likely points to
@@ -404,7 +408,8 @@ def _clauses_of(
 
     def says_more(i: int) -> bool:
         # "…got put at 2:20 on Wednesday, which is smack in my sleep, it's in room 114 at Harbour
-        # Ridge": a clause up to two after the plan's that opens on "it" says where or with whom
+        # Ridge": a clause up to two after the plan's that opens on "it", or on a place, says where
+        # or with whom
         piece = text[spans[i][0] : spans[i][1]].strip()
         return (
             not zh and bool(_IT_LEADS.match(piece)) and any(dated(*spans[j]) for j in range(max(0, i - 2), i))

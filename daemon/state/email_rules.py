@@ -139,10 +139,12 @@ _STANDING_EN = re.compile(
     # ... or what to bring or wear to the appointment, or when to arrive: done there, not answered
     # ("Please bring the signed quotation.", "Please arrive 10 minutes early")
     r"|(?:please\s+)?(?:remember\s+to\s+)?(?:bring|wear|arrive|park)\b"
-    # ... or what to have at hand there ("Please have your ID handy", "keep the card on hand"; not
-    # "have the budget ready by Thursday", a thing to do)
+    # ... or what to have at hand there, or ready to show there ("Please have your ID handy", "keep
+    # the card on hand", "have the figures ready to share on screen"; not "have the budget ready by
+    # Thursday", a thing to do by a time)
     r"|(?:(?:please|kindly)\s+)?(?:remember\s+to\s+)?(?:have|keep)\b[^.!?]{0,60}?"
-    r"\b(?:handy|on hand|to hand|at hand|with you|nearby)\b"
+    r"\b(?:handy|on hand|to hand|at hand|with you|nearby|ready\s+(?:to\s+(?:share|show|present|walk\s+\w+\s+through)"
+    r"|for\s+(?:the|our|your|this)\s+(?:call|meeting|session|visit|appointment|interview|presentation)))\b"
     # ... or how to join it ("Join Zoom Meeting", "Click here to join the Teams call")
     r"|(?:join|click\s+(?:here\s+)?to\s+join)\s+(?:the\s+|our\s+|with\s+)?(?:zoom|microsoft\s+teams|teams|webex"
     r"|google\s+meet|skype|video)\b"
@@ -232,7 +234,8 @@ def asks(sentence: str) -> bool:
 # thing to hand in or answer.
 _TO_GROUP = re.compile(
     r"^\s*(?:(?:hi|hello|dear|hey)\s+(?:all|everyone|everybody|team|folks|colleagues)\b|all,|team,|"
-    r"各位|大家好|全体|诸位|亲爱的同事们|同事们)",
+    # ("各项目部：", "各部门：", "各单位：": the offices a notice goes to)
+    r"各位|各[\u4e00-\u9fff]{1,6}[：:]|大家好|全体|诸位|亲爱的同事们|同事们)",
     re.IGNORECASE,
 )
 _DELIVER = re.compile(

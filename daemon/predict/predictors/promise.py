@@ -192,16 +192,50 @@ def promised_sentence(text: str) -> str:
 
 def _promises(text: str) -> bool:
     if is_cjk(text):
-        cue = _ZH.search(simplified(text))  # the rules read Traditional as Simplified (答應 as 答应)
+        cues = [_ZH.search(simplified(text))]  # the rules read Traditional as Simplified (答應 as 答应)
     else:
-        cue = (
-            _EN.search(text)
-            or _TOLD_I_WOULD.search(text)
-            or _HAVE_IT_DONE.search(text)
-            or _DOING_EN.search(text)
-        )
+        cues = [r.search(text) for r in (_EN, _TOLD_I_WOULD, _HAVE_IT_DONE, _DOING_EN)]
+    starts = [c.start() for c in cues if c is not None]
+    if not starts:
+        return False
     # (not a no: "同事约周日去骑车，我不去了" promises nothing; nor a condition's consequence)
-    return bool(cue) and not is_done(text) and not declines(text) and not _CONDITION.search(simplified(text))
+    return (
+        not _told_done(_own_clauses(text, min(starts)))
+        and not declines(text)
+        and not _CONDITION.search(simplified(text))
+    )
+
+
+# what commits, in Chinese, to what follows in its clause on a day ahead: "答应老婆明天把水电费交了"
+# promises the bills paid (了 is the act's result, as in "把饭吃了"); only "已经", "刚" say it
+# happened. Not without a day ahead: "上周答应给表妹寄的书今天寄出去了" is the book promised, sent.
+_COMMIT_ZH = re.compile(r"答应|应承|说好|保证|承诺|一定|必须|记得")
+_AHEAD_ZH = re.compile(
+    r"明天|明早|明晚|后天|下(?:个)?(?:周|礼拜|星期|月)|今晚|(?<!上)(?:周|星期|礼拜)[一二三四五六日天]|月底|之前|以前"
+)
+_ALREADY_ZH = re.compile(r"已经|已|刚")
+
+
+def _told_done(own: str) -> bool:
+    """The promise's own clauses say it is done (`is_done`), its first clause read as committed to
+    when it holds a Chinese word of commitment and a day ahead."""
+    first, *rest = _CLAUSE_MARK.split(own, maxsplit=1)
+    t = simplified(first)
+    committed = is_cjk(first) and _COMMIT_ZH.search(t) is not None and _AHEAD_ZH.search(t) is not None
+    return (bool(_ALREADY_ZH.search(t)) if committed else is_done(first)) or any(is_done(r) for r in rest)
+
+
+_CLAUSE_MARK = re.compile(r"[,，;；]")
+
+
+def _own_clauses(text: str, cue: int) -> str:
+    """The clauses of a sentence that tell the promise: from the clause its cue opens in to the
+    end, up to a clause with a subject of its own. A done act before it, or someone else's, is
+    another act: "刚跟 Marcelo 通完电话，答应他明天把…对账单…发过去，他已经催了两次了" promises the
+    statements (the call is done, the chasing is Marcelo's); "…发过去，已经发了" does not."""
+    marks = [m.end() for m in _CLAUSE_MARK.finditer(text, 0, cue)]
+    own = text[marks[-1] if marks else 0 :]
+    return _THEIR_CLAUSE.split(own, maxsplit=1)[0]
 
 
 # the promised act with 了 after it, in its clause: "书今天寄出去了", "模板发给小林了"

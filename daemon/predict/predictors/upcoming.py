@@ -76,6 +76,8 @@ _TIMEISH = re.compile(
     r"\d{1,2}\s*[:：.]\s*\d\d|\d\s*(?:[ap]\.?m\b|[点點时時]|h\b)|^\W*\d+\W*$|[点时分半]$|^(?:[一二两三四五六七八九十]+)[点时]",
     re.IGNORECASE,
 )
+# a "place" that is a title alone: the name after it was not read ("at Mr Özkan's office" → "Mr")
+_TITLE_ALONE = re.compile(r"^(?:Mr|Mrs|Ms|Mx|Dr|Prof|Sr|Sra|St|Mt)\.?$", re.IGNORECASE)
 JUST_SAID = timedelta(hours=3)  # a reminder this soon after the plan was told only repeats it
 REPEATS = timedelta(hours=1)  # ... and this soon, when the evening before is all that is left
 # a flight is boarded after check-in and the way to the airport: its reminder comes this long
@@ -745,7 +747,7 @@ class Upcoming:
         # a place said of the plan, not of another clause of the turn ("… Thanksgiving in Boise …,
         # so I booked her in at the clinic for Tuesday at 4:15")
         place = where if isinstance(where, str) and where and where not in thing and where in told else ""
-        if _TIMEISH.search(place):
+        if _TIMEISH.search(place) or _TITLE_ALONE.match(place):
             place = ""  # "九点到十点": the word after 到 is an end time, not a place
         rel = enrich.related(ctx, s.scope, item)
         notes = enrich.notes_to_self(ctx, s.scope, item, due)

@@ -362,7 +362,18 @@ def said_of(text: str, at: datetime, tz: ZoneInfo) -> str:
     for m in _SENTENCE.finditer(text):
         if m.group(0).strip():
             parts.append((_clauses_of(text, m.start(), m.end(), zh, keeps, dated), keeps(m.start(), m.end())))
+    # a slot with nothing of what it is for ("the traveling dental team is finally coming!! got a
+    # slot wednesday 3:15 at the clinic"): the sentence before says what, and is quoted too
+    first = next((i for i, (_, keep) in enumerate(parts) if keep), 0)
+    if not zh and first > 0 and _SLOT_ALONE.match(thing) and not parts[first - 1][0].rstrip().endswith("?"):
+        parts[first - 1] = (parts[first - 1][0], True)
     return _elide(parts, "" if zh else " ", "" if zh else " ") or text
+
+
+# a headline that names only a booking, not what it is for: "Slot at the clinic", "An appointment"
+_SLOT_ALONE = re.compile(
+    r"^(?:(?:a|an|the|my)\s+)?(?:slot|appt|appointment|booking|spot|reservation)\b", re.IGNORECASE
+)
 
 
 def plan_part(sentence: str, at: datetime, tz: ZoneInfo) -> str:

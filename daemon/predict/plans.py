@@ -232,7 +232,10 @@ PLAN_MOVED_ZH = re.compile(r"(?:改|推|挪|换|延|调|提前|推迟|延期|顺
 # "already" is of the booking, the appointment is ahead
 _BOOKED_EN = re.compile(
     r"\b(?:finally|already|just)\s+(?:(?:managed|got)\s+to\s+)?(?:booked|book|got|get|made|scheduled|reserved|"
-    r"arranged|confirmed|sorted|snagged|grabbed|landed|signed\s+up|registered|enrolled)\b(?!\s+back\b)",
+    r"arranged|confirmed|sorted|snagged|grabbed|landed|signed\s+up|registered|enrolled)\b(?!\s+back\b)"
+    # ... or said after what was booked: "booked my DOT physical finally, wednesday at 2:40"
+    r"|\b(?:booked|scheduled|reserved|arranged|got|made)\s+(?:(?:my|the|a|an|our|his|her|their)\s+)?"
+    r"(?:[\w'’-]+\s+){0,3}?(?:finally|at last)\b",
     re.IGNORECASE,
 )
 _BOOKED_ZH = re.compile(

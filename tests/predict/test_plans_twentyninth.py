@@ -1,6 +1,6 @@
 """Twenty-ninth session (blind35 read): a promise beside a done act of another thing is still a
 promise; what to have ready for the meeting, and a notice to the offices, ask no reply; a moved
-plan's new place "will be held at"; a clause that is the plan's place is quoted with it. Sentences
+plan's new place "will be held at"; a clause that is the plan's place is quoted with it; "booked X finally" is relief; a slot alone is quoted with what it is for. Sentences
 written after the code (2026-12-07); each case fails on 444dfdc unless marked a guard."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from daemon.memory import Memory
 from daemon.predict.outbox import SuggestionOutbox
 from daemon.predict.plan_news import _new_place
 from daemon.predict.plan_text import said_of
+from daemon.predict.plans import _judged, own_plan, reasons
 from daemon.predict.predictors.promise import is_promise
 from daemon.state.email_rules import ask_of, asks
 from tests.conftest import FakeClock
@@ -135,3 +136,28 @@ async def test_a_place_read_as_a_title_alone_is_not_said_as_where(
     assert len(reminders) == 1, [b["title"] for _, b, _ in bus.sent]
     assert not reminders[0]["title"].endswith(", at Dr"), reminders[0]["title"]
     assert "Laugavegur" in reminders[0]["body"], reminders[0]["body"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "own"),
+    [
+        ("booked my smog check finally, thursday at 3:20 at the test-only place on grand ave.", True),
+        ("scheduled my colonoscopy finally. it's on the 28th at 8am", True),
+        # guard: what was done is still done
+        ("finally finished the tax return yesterday at 11pm", False),
+    ],
+)
+def test_finally_after_what_was_booked_is_relief_not_done(sentence: str, own: bool) -> None:
+    said = datetime(2026, 9, 14, 12, 5, tzinfo=LIMA)
+    assert ("done" not in reasons(sentence)) is own
+    if own:
+        assert _judged(sentence, said, LIMA, own_plan)
+
+
+def test_a_slot_with_nothing_of_what_it_is_for_is_quoted_with_the_sentence_before() -> None:
+    said = datetime(2026, 9, 14, 12, 5, tzinfo=LIMA)
+    text = "the visiting audiologist is back in town!! got a slot monday 11:15 at the health centre. about time"
+    assert "audiologist" in said_of(text, said, LIMA)
+    # guard: a plan that says what it is quotes no sentence before it
+    other = "the bakery was out of rye again. eye test friday 9:40 by the church hall"
+    assert "bakery" not in said_of(other, said, LIMA)

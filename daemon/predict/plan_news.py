@@ -314,7 +314,11 @@ def _stands(text: str, plan_text: str, due: datetime, sent: datetime, tz: ZoneIn
 # a mail naming where a moved plan is now ("New location: …", "新地点：…"; other languages through
 # `mail_words`)
 _NEW_PLACE = re.compile(
-    r"\bnew (?:location|venue|address|place)\b|新地点|新地址|地点改|地点变|新场所|新会场|集合场所|集合地点",
+    r"\bnew (?:location|venue|address|place)\b|新地点|新地址|地点改|地点变|新场所|新会场|集合场所|集合地点"
+    # ... or a line labelled with where, in a mail that moves the plan: "Local: Posto SAC Shopping
+    # Barra", "Lugar: …", "Lieu : …", "Ort: …", "Location: …", "地点：…"
+    r"|(?m:^[ \t]*(?:local|lugar|lieu|ort|luogo|sede|endere[çc]o|direcci[óo]n|location|venue|address|地点|地址)"
+    r"[ \t]*(?=[:：]))",
     re.IGNORECASE,
 )
 # … or with no label, the address a moved plan is at now, written as streets are in most of the

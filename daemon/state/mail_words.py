@@ -641,7 +641,9 @@ def _english(text: str) -> str:
     text = _YEAR_DOT.sub("", text)
     text = _BRACKETED_DAY.sub(lambda m: m["d"], text)
     # a weekday and its day and month in figures, as most of Europe writes them: "środę 22.04",
-    # "Freitag, 24.04.2026" → "Wednesday 22 April" (not "22:04": a clock after a weekday has its word)
+    # "Freitag, 24.04.2026" → "Wednesday 22 April" (not "22:04": a clock after a weekday has its word);
+    # and with slashes, as Brazil, Spain or France do: "quinta-feira, 12/03/2026" is 12 March, not
+    # December 3 as an American would read it
     return _WEEKDAY_DM.sub(_day_month, text)
 
 
@@ -649,7 +651,8 @@ _LT_YEAR_DAY = re.compile(r"(?<=\d)\s+(?:m|d)\.(?=[\s,(])")
 _YEAR_DOT = re.compile(r"(?<=\b(?:19|20)\d\d)\.(?=[ \t]+(?:at\b|[a-zà-žа-яё]))")
 _BRACKETED_DAY = re.compile(r"(?P<d>\d)\s*\((?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\)")
 _WEEKDAY_DM = re.compile(
-    r"\b(?P<wd>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\s*,?\s+(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.?(?:(?P<y>20\d\d)\b)?(?![\d:])"
+    r"\b(?P<wd>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\s*,?\s+(?P<d>[0-3]?\d)(?P<sep>[./])(?P<m>[01]?\d)"
+    r"(?:(?P=sep)?(?P<y>20\d\d)\b|\.)?(?![\d:])"
 )
 
 

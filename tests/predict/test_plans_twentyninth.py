@@ -1,7 +1,8 @@
-"""Twenty-ninth session (blind35 read): a promise beside a done act of another thing is still a
-promise; what to have ready for the meeting, and a notice to the offices, ask no reply; a moved
-plan's new place "will be held at"; a clause that is the plan's place is quoted with it; "booked X finally" is relief; a slot alone is quoted with what it is for. Sentences
-written after the code (2026-12-07); each case fails on 444dfdc unless marked a guard."""
+"""Twenty-ninth session (blind35, then blind36 read): a promise beside a done act of another thing
+is still a promise; what to have ready for the meeting, and a notice to the offices, ask no reply;
+a moved plan's new place "will be held at"; a clause that is the plan's place is quoted with it;
+"booked X finally" is relief; a slot alone is quoted with what it is for. Sentences written after
+the code (2026-12-07); each case fails on 444dfdc unless marked a guard."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from daemon.predict.plan_text import said_of
 from daemon.predict.plans import _judged, own_plan, reasons
 from daemon.predict.predictors.promise import is_promise
 from daemon.state.email_rules import ask_of, asks
+from daemon.state.mail_words import as_english_always
 from tests.conftest import FakeClock
 from tests.predict.conftest import Bus, deliver_at, tell_turns
 
@@ -156,8 +158,33 @@ def test_finally_after_what_was_booked_is_relief_not_done(sentence: str, own: bo
 
 def test_a_slot_with_nothing_of_what_it_is_for_is_quoted_with_the_sentence_before() -> None:
     said = datetime(2026, 9, 14, 12, 5, tzinfo=LIMA)
-    text = "the visiting audiologist is back in town!! got a slot monday 11:15 at the health centre. about time"
+    text = (
+        "the visiting audiologist is back in town!! got a slot monday 11:15 at the health centre. about time"
+    )
     assert "audiologist" in said_of(text, said, LIMA)
     # guard: a plan that says what it is quotes no sentence before it
     other = "the bakery was out of rye again. eye test friday 9:40 by the church hall"
     assert "bakery" not in said_of(other, said, LIMA)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("a sua consulta de terça-feira, 10/02/2026, às 9h00", "Tuesday 10 February 2026"),
+        ("su cita del lunes 2/11 a las 8", "Monday 2 November"),
+        # guards: dots as before, and a weekday with no figures after it
+        ("am Donnerstag, 05.03.2026 um 14 Uhr", "Thursday 5 March 2026"),
+        ("vendredi prochain à 10h", "Friday"),
+    ],
+)
+def test_a_foreign_mails_day_and_month_in_figures_are_read_day_first(text: str, read: str) -> None:
+    assert read in as_english_always(text)
+
+
+def test_a_moved_plans_new_place_is_on_the_line_that_labels_it() -> None:
+    mail = (
+        "Olá,\n\nA sua vistoria de quinta-feira, 12/02/2026, às 10h00 foi remarcada.\n\n"
+        "Nova data: sexta-feira, 13/02/2026, às 12h30\nLocal: Pátio do Detran Zona Norte, portão 2\n\n"
+        "Atenciosamente"
+    )
+    assert _new_place(as_english_always(mail), mail, "a vistoria") == "Pátio do Detran Zona Norte, portão 2"

@@ -418,8 +418,8 @@ def _new_place(read: str, raw: str, plan_text: str) -> str:
     """Where a moved plan is now, as the mail writes it: what follows the label naming a new place
     ("Địa điểm mới: xưởng số 2 … tại KCN Sóng Thần", "Miejsce: ul. Marszałkowska 87") to the end of
     its sentence, without asides in brackets; else the first street address of the mail that is
-    not the plan's as told ("La firma será en nuestra oficina de Av. Río Mixcoac 112"); "" when it
-    names none. `read`: the mail as the rules read it (`as_english`; as long as `raw` when only
+    not the plan's as told ("La firma será en nuestra oficina de Av. Río Mixcoac 112"); else the
+    place it "will be held at" (`_HELD_AT`); "" when it names none. `read`: the mail as the rules read it (`as_english`; as long as `raw` when only
     its characters were mapped)."""
     same = read == simplified(raw)  # only its characters mapped: the same places as written
     label = _NEW_PLACE.search(read.split("\n\n", 1)[-1])
@@ -442,8 +442,8 @@ def _new_place(read: str, raw: str, plan_text: str) -> str:
 
 # ... or, with no label and no street, the place a moved plan "will be held at" now, in the
 # languages mail comes in ("se realizará en el Hangar 3 del Aeropuerto …", "aura lieu à la Maison
-# des Associations", "改在机场三号机库举行"; the last one named): a named place (a capital letter), up to an aside or
-# the sentence's end
+# des Associations", "改在机场三号机库举行"; the last one named): a named place (a capital
+# letter), up to an aside or the sentence's end
 _HELD_AT = re.compile(
     r"\b(?:(?:will\s+)?(?:be\s+held|take\s+place|takes\s+place)|se\s+(?:realizar[áa]|celebrar[áa]|llevar[áa]\s+a\s+cabo|"
     r"tiendra|d[ée]roulera)|tendr[áa]\s+lugar|aura\s+lieu|avr[àa]\s+luogo|si\s+terr[àa]|ter[áa]\s+lugar|"

@@ -651,8 +651,9 @@ _LT_YEAR_DAY = re.compile(r"(?<=\d)\s+(?:m|d)\.(?=[\s,(])")
 _YEAR_DOT = re.compile(r"(?<=\b(?:19|20)\d\d)\.(?=[ \t]+(?:at\b|[a-zà-žа-яё]))")
 _BRACKETED_DAY = re.compile(r"(?P<d>\d)\s*\((?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\)")
 _WEEKDAY_DM = re.compile(
-    r"\b(?P<wd>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\s*,?\s+(?P<d>[0-3]?\d)(?P<sep>[./])(?P<m>[01]?\d)"
-    r"(?:(?P=sep)?(?P<y>20\d\d)\b|\.)?(?![\d:])"
+    r"\b(?P<wd>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\s*,?\s+(?P<d>[0-3]?\d)(?:(?P<dot>\.)|/)(?P<m>[01]?\d)"
+    # (the dot after the month is the date's, "22.04."; a slash date's is its sentence's end)
+    r"(?:(?(dot)\.|/)?(?P<y>20\d\d)\b|(?(dot)\.|(?!)))?(?![\d:])"
 )
 
 

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from daemon.memory import Memory
+from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.hant import simplified
 from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
@@ -96,16 +97,33 @@ def asks_only_the_slot(memory: Memory, scope: str, thread: str, ask: str, now: d
     ("Напоминаем, что вы записаны … пятница, 18 сентября, 10:40", "obavještavamo Vas da je Vaš termin
     … premješten … na četvrtak … u 10:15"): it tells, it asks nothing to answer."""
     said = " ".join(ask.split())
+    arrive = _BEFORE_IT_STARTS.search(said) is not None
     return any(
         is_mail_meeting(it)
         and it.l1.get("thread") == thread
-        and " ".join(str(it.l1.get("sentence") or "").split()) == said
-        and tells_a_slot(said)
-        # (and names the appointment: an ask with its deadline in words the request lists miss —
-        # "pakipadala … bago mag-12:00 ng tanghali sa Thursday" — still asks)
-        and _A_BOOKING.search(simplified(as_english_always(said))) is not None
+        and (
+            # ... or how to come to it: "Merci de vous présenter à la gare maritime 45 minutes
+            # avant le départ", "please arrive 15 minutes before your appointment"
+            arrive
+            or (
+                " ".join(str(it.l1.get("sentence") or "").split()) == said
+                and tells_a_slot(said)
+                # (and names the appointment: an ask with its deadline in words the request lists
+                # miss — "pakipadala … bago mag-12:00 ng tanghali sa Thursday" — still asks)
+                and _A_BOOKING.search(simplified(as_english_always(said))) is not None
+            )
+        )
         for it in memory.due_items(scope, now, now + _AHEAD)
     )
+
+
+# a time counted back from the start of the thing ("45 minutes avant le départ", "15 minutes before
+# your appointment", "提前15分钟到"): how to come to it, nothing to answer
+_BEFORE_IT_STARTS = re.compile(
+    r"\b\d+\s*(?:minutes?|mins?|minutos|minuti|minuten|heures?|hours?|horas?|stunden?)\s+"
+    r"(?:avant|before|prior\s+to|antes|vor(?:her)?|prima|earlier|early)\b|提前\s*\d+\s*分钟",
+    re.IGNORECASE,
+)
 
 
 _AHEAD = timedelta(days=366)
@@ -215,13 +233,32 @@ def same_plan(a: ItemView, b: ItemView) -> bool:
     return False
 
 
-def told_twice(a: ItemView, b: ItemView) -> bool:
+def told_twice(a: ItemView, b: ItemView, tz: ZoneInfo | None = None) -> bool:
     """One plan told twice in chat: the same moment, and two words in common ("parents' evening at
     St Jude's on thursday at 6:15", then "swapped my late shift so I can do thursday 6:15 parents
-    evening"). One word is not enough: "call with Acme at 3" and "call with Bob at 3" clash."""
-    return a.due_at is not None and a.due_at == b.due_at and len(shared_words(what(a), what(b))) >= 2
+    evening"). One word is not enough: "call with Acme at 3" and "call with Bob at 3" clash. With
+    the person's `tz`, the moment of one may be another the other names: "present at 10 in the
+    library, there by 9:30" (due 9:30) told again as "10 o'clock in the library, by 9:30" (due 10)."""
+    if a.due_at is None or b.due_at is None:
+        return False
+    shared = len(shared_words(what(a), what(b)))
+    if a.due_at == b.due_at:
+        return shared >= 2
+    # (a clock one names for the other, a word of the thing said in both: "library" above)
+    return (
+        shared >= 1
+        and tz is not None
+        and (a.due_at in _clocks_told(b, tz) or b.due_at in _clocks_told(a, tz))
+    )
 
 
-def one_plan(a: ItemView, b: ItemView) -> bool:
+def _clocks_told(item: ItemView, tz: ZoneInfo) -> set[datetime]:
+    """The moments with a clock that an item's sentence names, as said when it was told."""
+    if item.observed_at is None:
+        return set()
+    return {m.value for m in resolve_dates(what(item), item.observed_at, tz) if m.has_clock}
+
+
+def one_plan(a: ItemView, b: ItemView, tz: ZoneInfo | None = None) -> bool:
     """One event stored twice, told twice in chat, or told by chat and by mail (`same_plan`)."""
-    return what(a) == what(b) or same_plan(a, b) or told_twice(a, b)
+    return what(a) == what(b) or same_plan(a, b) or told_twice(a, b, tz)

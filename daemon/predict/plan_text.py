@@ -137,6 +137,8 @@ def _strip(piece: str, zh: bool) -> str:
 # a clause that names only a place: "at the clinic on high st", "@ the studio"
 _PLACE_ONLY_EN = re.compile(
     r"^(?:at|@)\s+(?:the\s+|a\s+)?\S"
+    # ... or where to be: "gotta be at King's Daughters' in Madison", "need to be in the lobby"
+    r"|^(?:i\s+)?(?:gotta|got\s+to|have\s+to|need\s+to|must|should)\s+be\s+(?:at|in)\s+\S"
     # ... or where, said of the place: "their office is in westlands, mpaka road", "it's at the old mill"
     r"|^(?:(?:their|the|his|her|its|our)\s+(?:office|offices|place|clinic|studio|venue|address|building|hq)"
     r"|it|venue|address|location)\s*(?:is|['’]s)\s+(?:in|at|on|near|by)\s+\S",
@@ -195,6 +197,23 @@ def dated_sentences(text: str, at: datetime, tz: ZoneInfo) -> list[str]:
     day = found[0].value.date()
     spans = [_span_sentence(text, m.start) for m in found if m.value.date() == day]
     return [text[lo:hi].strip() for lo, hi in dict.fromkeys(spans)]
+
+
+def told_on(text: str, at: datetime, tz: ZoneInfo) -> list[str]:
+    """Each sentence `dated_sentences` gives, joined with the sentence right after it when that one
+    names no date of its own: what the day is told in the next breath ("right so thursday's the
+    big one. out on the boat all day with the open water lot, we leave the porto at 7")."""
+    text = " ".join(text.split())
+    found = [m for m in resolve_dates(text, at, tz) if m.direction == "future"]
+    if not found:
+        return []
+    day = found[0].value.date()
+    out = []
+    for lo, hi in dict.fromkeys(_span_sentence(text, m.start) for m in found if m.value.date() == day):
+        nxt = next((m for m in _SENTENCE.finditer(text, hi) if m.group().strip()), None)
+        if nxt is not None and not any(nxt.start() <= m.start < nxt.end() for m in found):
+            out.append(f"{text[lo:hi].strip()} {nxt.group().strip()}")
+    return out
 
 
 def other_days(text: str, at: datetime, tz: ZoneInfo) -> list[tuple[str, DateMention]]:
@@ -578,7 +597,12 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
         ]
         # (or the next sentence, when it says what the day is: "Saturday's toast. it's my niece's …")
         first_after = _CLAUSE_EN.match(text[hi:])
-        if first_after is not None and _DAY_IS_EN.match(first_after.group(0)):
+        if first_after is not None and (
+            _DAY_IS_EN.match(first_after.group(0))
+            # ... or whatever it says, when the date's whole sentence names nothing ("thursday's the
+            # big one. out on the boat all day with the open water lot")
+            or not names_a_thing(_strip(_drop_marks(cut, zh), zh))
+        ):
             after_it.append(first_after.group(0))
         for c in after_it:
             other = _strip(_DAY_IS_EN.sub("", _drop_marks(c, zh)), zh)
@@ -638,18 +662,19 @@ _POINTS_BACK_EN = re.compile(
 # "体检约好了", "签证面签终于约上了"; what was arranged is what is left
 _ARRANGED_EN = re.compile(
     # (the ones who booked, the speaker among them: "me n the girls", "the girls and i")
-    r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finally|ugh+|argh+|omg|welp|oh)\b[,!]?\s*)*"
+    r"^(?:(?:ok(?:ay)?|so|right|yay|woo+|phew|just|finall?y|ugh+|argh+|omg|welp|oh)\b[,!]?\s*)*"
     r"(?:(?:i|we|me\s+(?:n|and|&)\s+(?:\w+\s+){0,2}?\w+|(?:\w+\s+){0,2}?\w+\s+(?:and|n|&)\s+i)\s+)?(?:(?:have|'ve|’ve)\s+)?"
-    r"(?:just\s+|finally\s+)?(?:booked(?:\s+in)?|got\s+(?:seats|tickets|spots|places)\s+(?:on|for|to)|made|got|scheduled"
+    r"(?:just\s+|finall?y\s+)?(?:booked(?:\s+in)?|got\s+(?:seats|tickets|spots|places)\s+(?:on|for|to)|made|got|scheduled"
     r"|set up|arranged|confirm(?:ed|ing)|sorted(?:\s+out)?"
     r"|managed\s+to\s+(?:get|book|grab|snag)|snagged|grabbed|landed"
     r"|signed\s+up\s+(?:for|to)|enrolled\s+(?:in|on)|registered\s+for)\s+"
     # who was booked in is not what: "booked her in at Rose City Animal Clinic" → the clinic
     r"(?:(?:her|him|them|me|us|it)\s+in\s+(?:at|with)\s+)?"
     r"(?:(?:an?|the|my|our)\s+)?(?:appointment\s+(?:for|with|at)\s+(?:(?:an?|the|my|our)\s+)?)?(?P<thing>.+?)"
-    r"(?:\s+(?:sorted|booked|confirmed|(?:is|'s|’s)\s+(?:booked|confirmed|on)))?$",
+    r"(?:\s+(?:sorted|booked|confirmed|on\s+the\s+(?:books|calendar|cal|schedule)|(?:is|'s|’s)\s+(?:booked|confirmed|on)))?$",
     re.IGNORECASE,
 )
+_ON_THE_BOOKS = re.compile(r"\s+on\s+the\s+(?:books|calendar|cal|schedule)\s*$", re.IGNORECASE)
 # ... or sent by someone: "marisol sent over the larkspur kickoff, its tues at 9", "ops invited us to the
 # dr drill"
 _SENT_EN = re.compile(
@@ -753,6 +778,10 @@ def _told_before(before: str, cut: str, cue_at: int, zh: bool) -> str:
     # who called them in for it is whom it is with: "tembo pay called me back for the final round"
     caller = m.groupdict().get("caller") if m.groupdict().get("called") else None
     named = announced[m.start("thing") : m.end("thing")]
+    if not zh and "," in named and _enough(_strip(named.split(",")[0], zh), zh):
+        # (what comes after a comma is another clause: "got the cataract surgery on the books, doc's
+        # office just called")
+        named = _ON_THE_BOOKS.sub("", named.split(",")[0])
     thing = _strip(
         named + (f" {purpose}" if purpose else "") + (f" with {caller.strip()}" if caller else ""), zh
     )
@@ -934,12 +963,15 @@ def names_a_thing(thing: str) -> bool:
     if _DOES_IT_EN.match(thing) or _DOES_IT_ZH.fullmatch(thing.strip(" ，,。.!！~")):
         return False
     return any(
-        not _ROUGH_HOUR.fullmatch(t) for t in activity_terms(thing) - _WHEN_WORDS - _HOW_BUSY - _FILLERS
+        not _ROUGH_HOUR.fullmatch(t)
+        for t in activity_terms(thing) - _WHEN_WORDS - _HOW_BUSY - _FILLERS - _RANKS_ONLY
     )
 
 
 # chat's asides name nothing: "thursday is gone btw"
 _FILLERS = frozenset(tokenize("btw lol tbh ngl fyi imo imho haha ugh omg honestly basically literally"))
+# ... nor does how big the day is: "right so thursday's the big one", "friday is the main event"
+_RANKS_ONLY = frozenset(tokenize("right so big one main huge important special"))
 
 
 # a headline that only points at a thing named elsewhere, with a verb that needs it ("Do it after

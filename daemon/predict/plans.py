@@ -38,7 +38,15 @@ from daemon.memory.models.features import MOVED_TO_TIME as _MOVED_TO_TIME
 from daemon.memory.models.features import shared_words
 from daemon.memory.types import ItemView
 from daemon.predict.base import what
-from daemon.predict.plan_text import PEOPLE_ZH, dated_sentences, headline, names_a_thing, plan_part, sentences
+from daemon.predict.plan_text import (
+    PEOPLE_ZH,
+    dated_sentences,
+    headline,
+    names_a_thing,
+    plan_part,
+    sentences,
+    told_on,
+)
 
 # clause breaks; in Chinese chat a space between two characters is one ("…送别会 新宿的鸟贵族 位子我订的")
 _SPLIT = re.compile(
@@ -772,11 +780,19 @@ def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime, own: Callable[[str]
     # ("tuesday. raining sideways") is talk
     told = dated_sentences(what(item), said, tz)
     return (
-        any(
-            _judged(s, said, tz, own)
-            and not _someone_elses_clause(s, said, tz)
-            and (k == 0 or "other" not in reasons(told[0]) or _reaches(s, told[0]))
-            for k, s in enumerate(told)
+        (
+            any(
+                _judged(s, said, tz, own)
+                and not _someone_elses_clause(s, said, tz)
+                and (k == 0 or "other" not in reasons(told[0]) or _reaches(s, told[0]))
+                for k, s in enumerate(told)
+            )
+            # ... or with the sentence after it, which tells what the day is ("thursday's the big
+            # one. out on the boat all day…")
+            or any(
+                _judged(s, said, tz, own) and not _someone_elses_clause(s, said, tz)
+                for s in told_on(what(item), said, tz)
+            )
         )
         and names_a_thing(headline(what(item), said, tz))
         and not _left_out_after(what(item), said, tz)

@@ -32,8 +32,11 @@ _ZH_DAY_SPAN = re.compile(
     r"(上午|中午|下午|下昼|晏昼|晚上|晚黑|夜晚)?\s*(十[一二]?|[一二两三四五六七八九]|\d{1,2})\s*点(半)?"
 )
 _ZH_AFTER_NOON = ("下午", "下昼", "晏昼", "晚上", "晚黑", "夜晚")
+# (Cantonese 成日 right after its day is that whole day, "禮拜四成日要出海"; else it is "always":
+# "佢成日都遲到")
 _ALL_DAY = re.compile(
-    r"\b(?:all[- ]day|the whole day|whole day|all day long|(?:the\s+)?full[- ]day|day[- ]long)\b|全天|一整天|整天",
+    r"\b(?:all[- ]day|the whole day|whole day|all day long|(?:the\s+)?full[- ]day|day[- ]long)\b|全天|一整天|整天"
+    r"|(?<=[一二三四五六日天])成日(?![都系咁])",
     re.IGNORECASE,
 )
 WORKING_DAY = (9, 18)  # "the whole day" without hours: it takes the working day, not the evening

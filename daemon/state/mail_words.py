@@ -577,11 +577,11 @@ def _name(m: re.Match[str]) -> str:
             found = None
     if found is None:
         return word
-    if len(word) <= 3 and found in MONTHS_EN:
-        near = m.string[max(0, m.start() - _SHORT_MONTH_NEAR) : m.end() + _SHORT_MONTH_NEAR]
-        if not re.search(r"\d", near):
-            return word
-    return found
+    near = m.string[max(0, m.start() - _SHORT_MONTH_NEAR) : m.end() + _SHORT_MONTH_NEAR]
+    # a short month, or a short word in capitals (an agency's letters: "la Opinión de Cumplimiento
+    # del SAT" is no Saturday), is a date's only beside its figures ("SAT 12 OCT")
+    short = (len(word) <= 3 and found in MONTHS_EN) or (len(word) <= 4 and word.isupper())
+    return word if short and not re.search(r"\d", near) else found
 
 
 # "listopad" is November in Polish and Czech, October in Croatian, and CLDR's table leaves it out:
@@ -604,6 +604,14 @@ def _listopad(text: str) -> str:
     return text
 
 
+# the word a timetable puts before its clock ("départ 13h00", "salida 07:45", "Abfahrt 9.10"),
+# read as English's, which makes the clock after it the time of the trip
+_DEPARTS = re.compile(
+    r"\b(?:départ|salida|abfahrt|partenza|partida|vertrek|avgång|afgang|avgang|odjazd|odlet|kalkış|lähtö)\b",
+    re.IGNORECASE,
+)
+
+
 def _english(text: str) -> str:
     text = _TOMORROW.sub(" tomorrow ", _listopad(text.translate(_DIGITS)))
     text = _DATE_WORD.sub("", text)
@@ -617,6 +625,7 @@ def _english(text: str) -> str:
     text = _CLOCK_HM.sub(lambda m: f"at {int(m['h']):02d}:{m['m']}", text)
     text = _UHR.sub(lambda m: f"at {int(m['h']):02d}:{m['m'] or '00'}", text)
     text = _H_CLOCK.sub(lambda m: f"{int(m['h']):02d}:{m['m'] or '00'}", text)
+    text = _DEPARTS.sub("departs", text)
     text = _KO_CLOCK.sub(_ko_clock, text)
     text = _TH_CLOCK.sub(lambda m: f"at {int(m['h']):02d}:{m['m']}", text)
     text = _VI_HALF.sub(_vi_half, text)

@@ -46,8 +46,12 @@ def test_a_24_hour_clock_is_never_moved_by_a_guess(text: str, expected: list[tup
         ("I am on the 5:52 coach to Leeds on tuesday", [(date(2026, 3, 31), "05:52")]),
         ("周一6点12的动车，别忘了带身份证", [(date(2026, 3, 30), "06:12")]),
         ("ferry leaves monday at 4.47, the first crossing", [(date(2026, 3, 30), "04:47")]),
-        # on the five-minute grid it is an arranged time, and the afternoon guess stands
-        ("meet you at the 5:45 coach on tuesday", [(date(2026, 3, 31), "17:45")]),
+        # on the five-minute grid it is an arranged time, and the afternoon guess stands, unless
+        # it names a departure (2026-12-07: "the 5:45 coach" is read as a ticket writes it, as a
+        # departure read twelve hours late is reminded after it has gone), or one home at dusk
+        ("meet you at the 5:45 coach on tuesday", [(date(2026, 3, 31), "05:45")]),
+        ("meet you at the 5:45 coach home on tuesday", [(date(2026, 3, 31), "17:45")]),
+        ("see you at 5:45 on tuesday", [(date(2026, 3, 31), "17:45")]),
         ("dinner at 7.30 on sunday", [(date(2026, 3, 29), "19:30")]),
     ],
 )

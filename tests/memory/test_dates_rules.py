@@ -585,7 +585,7 @@ TODAY_SAT = [(date(2024, 8, 24), None, "present")]
         # the weekday names the event: on that weekday it is today's, in any tense
         ("Saturday's row with my brother was awful", SAT_EVENING),
         ("The row on Saturday was awful, we haven't spoken since", SAT_EVENING),
-        ("Saturday's match kicks off at 3, are you coming?", SAT_MORNING),
+        ("Saturday's match kicks off after lunch, are you coming?", SAT_MORNING),
         ("The farmers' market on Saturday is moving indoors", SAT_MORNING),
         ("周六的比赛几点开始？", SAT_MORNING),
         ("周六的聚会取消了", SAT_MORNING),
@@ -594,6 +594,13 @@ TODAY_SAT = [(date(2024, 8, 24), None, "present")]
 )
 def test_a_weekday_naming_an_event_said_on_that_weekday_is_today(text: str, at: datetime) -> None:
     assert found(text, at) == TODAY_SAT
+
+
+def test_the_bare_hour_said_with_a_weekday_naming_an_event_is_its_time() -> None:
+    # (2026-12-07: a bare "at 3" in the sentence of its day is that day's time, ahead that morning)
+    assert found("Saturday's match kicks off at 3, are you coming?", SAT_MORNING) == [
+        (date(2024, 8, 24), "15:00", "future")
+    ]
 
 
 # --- a clock time of a past incident (issue: "arrived on scene at 08:05", told days later) -----------

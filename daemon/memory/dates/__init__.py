@@ -210,6 +210,7 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
     for hit in kept:
         by_sentence.setdefault(ctx.sentence(hit.start)[0], []).append(hit)
     dropped: set[int] = set()
+    placed: set[int] = set()  # the lone times given a day here
     before: list[Hit] = []  # the bare days of the sentence before, still without a time
     timed: list[Hit] = []  # ... and the days it gave a time of day
     prev = -2
@@ -227,6 +228,7 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             # "Mum lands Thursday at 5:40. I have to leave at 4:30 to get her": the same day, and
             # of a time said without am/pm the reading nearest the one before (04:30, not 16:30)
             _same_day_as(timed[0], times)
+            placed.update(id(t) for t in times)
             before, timed, prev = [], [], i
             continue
         timed = [h for h in group if _day_with_time(h)]
@@ -243,11 +245,14 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
                 bare[0].end = times[0].end  # "15号 8pm": one mention, one span
             for later in times[1:]:
                 later.day, later.clock = bare[0].day, later.said
+                placed.add(id(later))
         elif times and not bare and len(timed) == 1:
             # "flight's 7:05 on the 3rd, which means the 03:50 coach": a lone time after the
             # sentence's one day with a time is that day's, at the reading nearest it (one
             # before it is the day it is said: "call at 3pm, and the dentist at 5pm tomorrow")
-            _same_day_as(timed[0], [t for t in times if t.start > timed[0].start])
+            after = [t for t in times if t.start > timed[0].start]
+            _same_day_as(timed[0], after)
+            placed.update(id(t) for t in after)
         before = [h for h in bare if h.clock is None] if not times else []
         # (a day of an earlier sentence given its time by this one is the day with a time now:
         # "…boat trip for saturday. boat leaves at 6.30am. gotta leave burnt pine by 5.45" is 05:45 then)
@@ -255,7 +260,8 @@ def _lone_times_to_days(ctx: Ctx, kept: list[Hit]) -> list[Hit]:
             h for h in bare if h not in group and _day_with_time(h)
         ]
         prev = i
-    return [h for h in kept if id(h) not in dropped]
+    # (a bare hour no day was named with is no time: "see you at 7" says nothing of a day)
+    return [h for h in kept if id(h) not in dropped and (not h.needs_day or id(h) in placed)]
 
 
 # the end the sentence gives what starts at a lone time: "won't be back before five", "till 4:30",
@@ -542,4 +548,5 @@ def _resolve(text: str, at: datetime, tz: ZoneInfo) -> list[DateMention]:
     kept = _weekdays_of_the_week_named(ctx, kept)
     kept = _undated_past_times(ctx, _lone_times_to_days(ctx, kept))
     _ranges_share_a_day(ctx, kept)
-    return in_named_zones(text, low, [mention(ctx, h) for h in kept], tz)
+    done = frozenset(h.start for h in kept if h.zoned)
+    return in_named_zones(text, low, [mention(ctx, h) for h in kept], tz, done)

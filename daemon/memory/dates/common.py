@@ -174,6 +174,9 @@ class Hit:
     kind: str = "fixed"
     said: Clock | None = None  # a lone time's clock as read next to a date (1-6 → pm)
     ambiguous: bool = False  # a lone time said without am/pm or a part of the day ("at 4:30", 四点半)
+    # a bare hour ("at 7"): a time only on a day its sentence (or the one before) names
+    needs_day: bool = False
+    zoned: bool = False  # a clock told in another place's time, already read as the person's own
 
 
 @dataclass(slots=True)

@@ -284,7 +284,7 @@ EN_HABIT = re.compile(
         (?:every|each)\s+(?:other\s+|second\s+|single\s+)?
             (?:day|morning|afternoon|evening|night|week|weekday|weekend|month|year|{_WD})s?
       | usually|normally|generally|typically|always|often|regularly|routinely|mostly|sometimes
-      | tends?\s+to|used\s+to|daily|nightly|weekly|monthly|everyday|most\s+days
+      | tends?\s+to|used\s+to|daily|nightly|weekly|monthly|everyday|most\s+days|whenever|every\s+time
       | (?:{_WD})s|weekdays|weekends
       | (?:most|on|in\s+the|mostly|some|{_WD})\s+(?:mornings|afternoons|evenings|nights)
       | (?:once|twice|thrice|\w+\s+times)\s+(?:a|per|each|every)\s+(?:day|week|month|year)
@@ -299,7 +299,9 @@ ZH_HABIT = re.compile(
     # "演唱会隔天一定挂掉")
     r"|总是|经常|常常|往往|习惯|向来|一向|老是|工作日|(?:隔周|隔天)(?=[^，。！？；,]{0,6}次)"
     r"|(?:周末|晚上|早上|中午|下午|上午|白天)(?:我们?|他们?|她们?|你们?)?都"
-    r"|[一每](?:周|星期|个星期|礼拜|天|个月|月)[^，。！？；,]{0,6}?[一二两三四五六七八九十\d]+次)"
+    r"|[一每](?:周|星期|个星期|礼拜|天|个月|月)[^，。！？；,]{0,6}?[一二两三四五六七八九十\d]+次"
+    # "whenever it comes to …": "一到周一早上项目群就开始炸", "一到下雨天就堵"
+    r"|一到[^，。！？；,就]{1,10}就)"
 )
 # Present simple with a pronoun subject states a routine: "I run at 6am", "she walks the dog at 7".
 EN_SUBJECT_VERB = re.compile(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from daemon.memory.dates.common import (
     Clock,
@@ -41,9 +42,11 @@ from daemon.memory.dates.en_time import (
     TIME_BEFORE,
     WORD_TIME_ALONE,
     en_clock,
+    four_figures,
     has_word_time,
     written_24h,
 )
+from daemon.memory.dates.zones import zone_before
 
 _EN_NUMBER_WORDS = {
     w: i
@@ -151,10 +154,12 @@ _TITLE_AFTER = re.compile(r"\s+[A-Z][a-z]+\s+[A-Z][a-z]+")
 # Typos of weekday names are caught by edit distance; these words are no typo.
 _NOT_TYPO = frozenset("funday someday holiday birthday weekday workday everyday heyday payday".split())
 _TYPO_TOKEN = re.compile(r"[a-z]{3,9}d[a-z]?y\b")
-# A deadline: the weekday (or date) is the next one on or after today, whatever the tense.
+# A deadline: the weekday (or date) is the next one on or after today, whatever the tense ("by end
+# of day thursday", "COB friday" too).
 _EN_DEADLINE_BEFORE = re.compile(
     r"(?<!\w)(?:until|till|til|by|before|(?:no|not)\s+later\s+than|due(?:\s+(?:on|by))?|through|thru"
-    r"|(?:by\s+)?(?:the\s+)?end\s+of)\s+(?:on\s+)?\Z"
+    r"|(?:by\s+)?(?:the\s+)?end\s+of|(?:by\s+)?(?:the\s+)?(?:end|close)\s+of\s+(?:the\s+)?(?:day|business|play)\s*,?"
+    r"|(?:by\s+)?(?:eod|cob|eob)\s*,?)\s+(?:on\s+)?\Z"
 )
 # ... unless its own clause is a past state that ended then: "I was in Vienna until Friday".
 _EN_UNTIL = re.compile(r"(?<!\w)(?:until|till|til|through|thru)\s")
@@ -232,6 +237,16 @@ _EN_NTH = re.compile(
     r"|percentile|generation|person|day|week|month|year|in\s+line)\b)"
 )
 _EN_NOON = re.compile(r"(?:noon|midday)\b")
+_EN_IS_AT_BEFORE = re.compile(r"(?:\bis|['’]s|\bare|\bwas)\s+\Z")
+_EN_END_BEFORE = re.compile(r"(?<!\w)(?:till|until|til|to|back|home|over|done|finish\w*)\s*\Z")
+# an hour alone after "at" ("at 7", "around 5ish"), not a count or a measure ("at 5 a side", "at 7
+# percent", "at 10 Downing St" is rare enough), nor the start of a longer number or clock
+_EN_BARE_HOUR = re.compile(
+    r"(?<!\w)(?:at|around|about|@)\s+(?P<h>1[0-2]|0?[1-9])(?:ish)?\b"
+    r"(?![:.,/-]?\d|\s*(?:%|percent|°|degrees|people|ppl|persons|of\b|k\b|km|kms|mi\b|miles|mph|kph|mins?\b"
+    r"|minutes|hours?|hrs?\b|days?|weeks?|months?|years?|yrs?|kg|kgs|lbs?|pounds|quid|bucks|dollars|euros|each"
+    r"|a\s+side|[ap]\.?m\b|o['’]?clock|h\b|st\b|nd\b|rd\b|th\b))"
+)
 # The start of a range takes its am/pm from the end: "from 2 to 4pm", "between 9 and 11am".
 _EN_RANGE_START = re.compile(
     r"(?:(?:from|between)\s+)?(?P<h>[0-9]{1,2})(?:[:.](?P<m>[0-5][0-9]))?\s*(?:-|–|—|to|till|til|until|and)\s*"
@@ -265,10 +280,50 @@ _EN_PREP_BEFORE = re.compile(r"(?<!\w)(?:at|around|about|by|from|until|till|@)\s
 # ... or with what happens at it: "11:28 到 King's Cross", "7:05起飞", "9:40 开始", "6:50 集合"
 _ZH_NAMED_AFTER = re.compile(
     r"\s?(?:的|嘅|那班|这班|那趟|这趟|那场|这场|班|趟|场|到站|到达|抵达|到(?![\d零一二两三四五六七八九十])|出发|发车|开车|起飞|降落|落地"
-    r"|开始|开场|开门|集合|见面?|截止|登机|上课|开会)"
+    r"|开始|开场|开门|集合|见面?|截止|登机|上课|开会|开(?![心玩学工刀])|走(?![了过完])|出门)"
 )
 _ZH_CLAUSE_BEFORE = re.compile(r"[\u4e00-\u9fff][，,；;]\s*\Z")
 _EN_THE_BEFORE = re.compile(r"(?<!\w)the\s+\Z")
+# ... or after what happens at it, as timetables and tickets say it: "leaves 6:15", "departs 0540",
+# "boarding 5:40", "doors 7:30", "kicks off 7:45", "wheels up 0540", "show time 0340", "check-in 6:00"
+_EN_EVENT_BEFORE_CLOCK = re.compile(
+    r"(?<!\w)(?:leav(?:es|ing)|depart(?:s|ing|ure)?|board(?:s|ing)|sail(?:s|ing)?|doors(?:\s+open)?"
+    r"|start(?:s|ing)?|begin(?:s|ning)?|kick(?:s|ing)?\s+off|kick-?off|land(?:s|ing)?|arriv(?:es|ing|al)"
+    r"|wheels\s+up|take-?off|takes\s+off|show\s*time|report\s+time|call\s+time|check[-\s]?in|eta|etd"
+    r"|start)(?:\s+time)?(?:\s+(?:is|at))?\s*[:\-–]?\s*\Z"
+)
+
+
+def _here(ctx: Ctx, clk: Clock, zone: str) -> Clock:
+    """A clock told in `zone`, as the person's own clock reads it on the day it was said."""
+    there = datetime.combine(ctx.today, time(clk[1], clk[2]), tzinfo=ZoneInfo(zone)) + timedelta(days=clk[0])
+    here = there.astimezone(ctx.tz)
+    return ((here.date() - ctx.today).days, here.hour, here.minute)
+
+
+def _dawn_departure(ctx: Ctx, start: int, end: int) -> bool:
+    """Whether a clock of 4–6 without am/pm is a departure's, read as written like a ticket's: "the
+    6:05 train", "leaves 6:15", "boarding 5:40". The afternoon guess is for times people arrange;
+    a departure read twelve hours late is reminded after it has gone, one read early only the
+    evening before. Not one that goes home or out at night: "the 5:40 bus home", "the 6:15
+    ferry after work"."""
+    low = ctx.low
+    if not (_EN_VEHICLE_AFTER.match(low, end) or _EN_DEPARTS_BEFORE.search(low, max(0, start - 16), start)):
+        return False
+    lo, hi = ctx.bounds(start)
+    return not _EN_HOMEWARD.search(low, lo, hi)
+
+
+_EN_VEHICLE_AFTER = re.compile(
+    r"\s+(?:train|bus|flight|ferry|coach|boat|tram|shuttle|sailing|crossing|plane|departure|express)\b"
+)
+_EN_DEPARTS_BEFORE = re.compile(
+    r"(?<!\w)(?:leav(?:es|ing)|depart(?:s|ing|ure)?|board(?:s|ing)|sail(?:s|ing)?|wheels\s+up|takes?\s+off"
+    r"|take-?off)(?:\s+(?:is|at))?\s*[:\-–]?\s*\Z"
+)
+_EN_HOMEWARD = re.compile(
+    r"\bhome\b|after\s+(?:work|school|class)|\bton(?:ight|ite)\b|evening|\bnight\b|dinner"
+)
 
 
 def _word_start(low: str, pos: int) -> bool:
@@ -502,10 +557,14 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             if s and text[s - 1] in ":.":
                 continue
             prep = _EN_PREP_BEFORE.search(text, max(0, s - 8), s)
+            act = _EN_EVENT_BEFORE_CLOCK.search(text, max(0, s - 20), s)
+            if m["mz"] and not four_figures(m, bool(prep or act)):
+                continue  # "212 units", "at 1130 Main St": four figures are a clock only as `four_figures` says
             # "the 6:15 ferry", "8:30 retro tomorrow": a clock time that names a thing's time
             # (after "the", or opening a sentence), not a score
             named = m["mc"] and (
                 _EN_THE_BEFORE.search(text, max(0, s - 4), s)
+                or act
                 or ctx.sentence(s)[0] != ctx.sentence(s - 1)[0]
                 # ... as Chinese says it after the clock: "6:55 那班 Amtrak", "7:05的航班"
                 or _ZH_NAMED_AFTER.match(text, m.end())
@@ -526,7 +585,15 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
                 vague = not m["ap"] and not written_24h(m) and tail is None
                 if vague and (evening := evening_clock(ctx, s, clk)) != clk:
                     clk, vague = evening, False
-                hits.append(time_hit(ctx, prep.start() if prep else s, m.end(), clk, "en", vague))
+                if vague and 16 <= clk[1] <= 18 and _dawn_departure(ctx, s, m.end()):
+                    clk, vague = (clk[0], clk[1] - 12, clk[2]), False
+                begin = prep.start() if prep else s
+                if (zone := zone_before(ctx.text, begin)) is not None:
+                    # told in another place's time, apart from its day: that time here (the span
+                    # takes the zone's name; `in_named_zones` leaves a `zoned` hit alone)
+                    clk, begin, vague = _here(ctx, clk, zone[0]), zone[1], False
+                hits.append(time_hit(ctx, begin, m.end(), clk, "en", vague))
+                hits[-1].zoned = zone is not None
     for m in _EN_RANGE_START.finditer(text) if digits else ():
         h, h2, h24 = int(m["h"]), int(m["h2"]), written_24h(m)
         ap = m["ap"] if h <= h2 or h == 12 else ("a" if m["ap"] == "p" else "p")  # "from 11 to 1pm"
@@ -542,6 +609,28 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             if vague and (evening := evening_clock(ctx, m.start(), clk)) != clk:
                 clk, vague = evening, False
             hits.append(time_hit(ctx, m.start(), m.end(), clk, "en", vague))
+    for m in _EN_BARE_HOUR.finditer(text) if digits else ():
+        # "on friday we're meeting them at 7", "thursday's the big one. we leave the porto at 7":
+        # a bare hour after "at" is a time when a day is named with it (`needs_day`)
+        before = text[max(0, m.start() - 40) : m.start()]
+        if (
+            ctx.text[m.end() :].lstrip()[:1].isupper()
+            or _EN_END_BEFORE.search(before)
+            or _EN_IS_AT_BEFORE.search(before)
+            or before.rfind("(") > before.rfind(")")
+        ):
+            # "at 10 Downing Street": a number of a name; "till about 12": an end; "sync is at 10",
+            # "(it's at 10)": the hour of another thing, said of it
+            continue
+        tail = PERIOD_TAIL.match(text, m.end())
+        period = PERIOD_WORD[tail["p"] or tail["n"]] if tail else None
+        if (clk := clock(int(m["h"]), 0, period, None, False)) is not None:
+            vague = tail is None
+            if vague and (evening := evening_clock(ctx, m.start(), clk)) != clk:
+                clk, vague = evening, False
+            hit = time_hit(ctx, m.start(), m.end(), clk, "en", vague)
+            hit.needs_day = True
+            hits.append(hit)
     for m in _EN_NOON.finditer(text) if "noon" in text or "midday" in text else ():
         prep = _EN_PREP_BEFORE.search(text, max(0, m.start() - 8), m.start())
         if prep and _word_start(text, m.start()):

@@ -64,9 +64,11 @@ TIME_ALONE = re.compile(
       | :(?P<mc>[0-5][0-9])(?![0-9A-Za-z_])(?!:[0-9])
       | \.(?P<md>[0-5][0-9])(?![0-9A-Za-z_%])(?!\.[0-9])
       | h(?P<mh>[0-5][0-9])\b
-      | \s*o['’]?clock\b)""",
+      | \s*o['’]?clock\b
+      | (?P<mz>[0-5][0-9])(?P<hrs>\s*(?:hrs?|hours)\b)?(?![0-9A-Za-z_])(?![.,:/-]?[0-9]))""",
     re.VERBOSE,
 )
+# (the last form is the 24-hour clock written as four figures, "0540", "1430 hrs": `four_figures`)
 # ... or written out after a preposition: "at quarter to five", "at half six" (not a bare "at seven").
 WORD_TIME_ALONE = re.compile(rf"(?P<prep>at|around|about|by|until|till|@)\s+(?:{_WORD_TIME})", re.VERBOSE)
 PERIOD_AFTER = re.compile(r"\s+(?:in\s+the\s+)?(?P<p>morning|afternoon|arvo|evening|night)\b")
@@ -89,7 +91,20 @@ def written_24h(m: re.Match[str]) -> bool:
     """Whether a match of the patterns above is a clock in 24-hour form (`hour_24h`)."""
     g = m.groupdict()
     raw = next((g[k] for k in ("h", "hc", "hd", "ho", "hb") if g.get(k)), "")
-    return hour_24h(raw, bool(g.get("hf") or g.get("mh")))
+    return hour_24h(raw, bool(g.get("hf") or g.get("mh") or g.get("mz")))
+
+
+def four_figures(m: re.Match[str], named: bool) -> bool:
+    """Whether a `TIME_ALONE` match of four figures ("0540", "1430") is a clock: the 24-hour clock
+    of rosters, tickets and flight plans, said with "hrs" after it, or zero-led ("0540": no count,
+    year or street number starts with 0) or an hour 13–23, right after a word that `named` its time
+    ("at", "leaves", "show time"), not a year's 19 or 20. Not "212 units", "at 1130 Main St",
+    "starts 2027"."""
+    raw = m["h"]
+    if len(raw) != 2 or int(raw) > 23:
+        return False
+    year = raw in ("19", "20")  # "starts 2027"
+    return bool(m["hrs"]) or (named and (raw.startswith("0") or (int(raw) >= 13 and not year)))
 
 
 def _minutes(words: str) -> int | None:
@@ -147,7 +162,7 @@ def en_clock(m: re.Match[str], period: str | None, after_day: bool = False) -> C
             return None
         if int(m["hx"]) > 23:
             return None
-        return clock(int(m["hx"]), int(m["mx"]), period, None, len(m["hx"]) == 2 and int(m["hx"]) >= 13)
+        return clock(int(m["hx"]), int(m["mx"]), period, None, len(m["hx"]) == 2 and hour_24h(m["hx"]))
     if g.get("bh"):
         return clock(_hour(m["bh"]), 30, period, None, m["bh"].startswith("0"))
     if g.get("wh"):
@@ -159,8 +174,9 @@ def en_clock(m: re.Match[str], period: str | None, after_day: bool = False) -> C
         return clock(_hour(m["wh"]), minute, None if m["wap"] else period, m["wap"], False)
     if "hc" not in g:  # TIME_ALONE: "10:30", "17h30" or "3 o'clock"
         raw = m["h"]
-        said_minute: str = m["mc"] or g.get("mh") or g.get("md") or "0"
-        return clock(int(raw), int(said_minute), period, None, raw.startswith("0") or bool(g.get("mh")))
+        said_minute: str = m["mc"] or g.get("mh") or g.get("md") or g.get("mz") or "0"
+        h24 = raw.startswith("0") or bool(g.get("mh") or g.get("mz"))
+        return clock(int(raw), int(said_minute), period, None, h24)
     raw = m["ho"] or m["hb"]
     if m["hb"] and not m["prep"]:
         return None

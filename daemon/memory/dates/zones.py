@@ -151,12 +151,21 @@ def _named_zone(text: str, low: str, m: DateMention) -> tuple[str, int, int] | N
     return None
 
 
-def in_named_zones(text: str, low: str, found: list[DateMention], tz: ZoneInfo) -> list[DateMention]:
+def zone_before(text: str, pos: int) -> tuple[str, int] | None:
+    """The zone a Chinese "X时间" right before `pos` names, and where that starts: a lone clock told
+    in another place's time, apart from its day ("下周二的，票上写的北京时间10:40开", told in Ürümqi)."""
+    zh = _BEFORE_ZH.search(text, max(0, pos - 8), pos)
+    return (_PLACES_ZH[zh.group(1)], zh.start()) if zh is not None else None
+
+
+def in_named_zones(
+    text: str, low: str, found: list[DateMention], tz: ZoneInfo, done: frozenset[int] = frozenset()
+) -> list[DateMention]:
     """`found` with each clock said in another place's time moved into `tz` (its span taking the
-    zone's name beside it)."""
+    zone's name beside it); those starting at a position in `done` were read so already."""
     out = []
     for m in found:
-        named = _named_zone(text, low, m) if m.has_clock else None
+        named = _named_zone(text, low, m) if m.has_clock and m.start not in done else None
         if named is None:
             out.append(m)
             continue

@@ -26,6 +26,7 @@ from daemon.memory.dates import resolve_dates
 from daemon.memory.dates.en_time import hour_24h
 from daemon.memory.dates.hant import simplified
 from daemon.memory.dates.zh import number as zh_number
+from daemon.memory.read.bm25 import tokenize
 from daemon.memory.types import ItemView
 from daemon.predict import mail_plans, moves, plan_news, said_when
 from daemon.predict.base import (
@@ -249,6 +250,10 @@ def _plans(ctx: Ctx, scope: str, lo: datetime, hi: datetime) -> list[ItemView]:
     return [it for it in ctx.memory.due_items(scope, lo, hi) if _theirs(it, scope, ctx)]
 
 
+# "Re: ", "Fwd: ", "AW: ", "RES: " before a subject
+_REPLY_PREFIX = re.compile(r"^(?:(?:re|aw|fwd?|wg|res|enc|答复|回复|转发)\s*[:：]\s*)+", re.IGNORECASE)
+
+
 def _line(item: ItemView, tz: ZoneInfo, zh: bool, ctx: Ctx) -> str:
     """One of the two events in words written for it: its hours, what it is, and for a meeting
     set by e-mail, whose mail it is ("11:00 Flat inspection (Markus Leitner's e-mail)")."""
@@ -261,6 +266,10 @@ def _line(item: ItemView, tz: ZoneInfo, zh: bool, ctx: Ctx) -> str:
     if mail_plans.is_mail_meeting(item):
         said = str(item.l1.get("sentence") or item.l1.get("subject") or what(item))
         thing = headline(said, item.observed_at or ctx.now, tz)
+        subject = str(item.l1.get("subject") or "")
+        if len(tokenize(thing)) < 2 and subject:
+            # a sentence that only agrees ("Thursday 3pm works, talk then") says what by its subject
+            thing = _REPLY_PREFIX.sub("", subject)
         who = mail_plans.sender_name(item)
         source = (f"（{who} 的邮件）" if zh else f" ({who}'s e-mail)") if who else ""
         return f"{hours}{short(thing, 70)}{source}"
@@ -322,7 +331,7 @@ class Conflict:
             other = span(old, tz)
             if other is None or not (other[0] < end and start < other[1]):
                 continue
-            if (mail_plans.one_plan(old, new) and not _told_apart(old, new, tz)) or _one_plan_moved(
+            if (mail_plans.one_plan(old, new, tz) and not _told_apart(old, new, tz)) or _one_plan_moved(
                 scope, old, new, ctx
             ):
                 continue  # one event stored twice, or told by chat and by mail, is no clash

@@ -61,7 +61,7 @@ _ZH = re.compile(
     # not "约我": someone asking me to meet is an appointment ("客户经理约我周四打电话"), not a promise,
     # nor 我 as anyone's object ("préfecture 把我周三的 rdv 取消了 说会再发新的 convocation");
     # not "我妈", "我哥": 我 before a relation is that person, not the speaker ("我妈周三要回诊")
-    rf"(?:(?<![约把将被给让叫帮])我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH}))(?:会|要|得|来|一定|负责|答应|应承)?|答应|应承|说好了?|保证|承诺)"
+    rf"(?:(?<![约把将被给让叫帮])我(?!(?:的|们的)?\s*(?:{_PEOPLE_ZH}))(?:会|要|得|来|一定|负责|答应|应承)?|答应|应承|(?:说|讲)(?:好|定)了?|保证|承诺)"
     # 回 as "reply", not 回诊 (a follow-up visit), 回家, 回来, 回去, 回国
     # (还 as "give back", not "still": "我平时这个点还在做梦")
     # (发 as "send", not 出发 "set off" or 开发: "我 5 點就要從瓜地馬拉市出發" promises nothing)
@@ -79,7 +79,7 @@ _ZH = re.compile(
     # 周三下班前把文档更新一下" (not "我就答应了": agreeing to what was asked is no act of one's own);
     # 应承 is the Cantonese word for it ("我应承咗星期五之前睇完"), and 将 its 把 ("应承咗 Don Ramiro
     # 听日将…发俾佢")
-    r"|(?:答应|应承|说好|保证|承诺)[了咗]?[^。；;！!？?\n]{0,20}?(?:把|将|帮|之前|前|以前)"
+    r"|(?:答应|应承|说好|讲好|说定|讲定|保证|承诺)[了咗]?[^。；;！!？?\n]{0,20}?(?:把|将|帮|之前|前|以前)"
     # ... or to do it on a day: "还答应俺娘周四晚上视频" (a promise to someone, not one's own appointment)
     r"|(?:答应|应承)[了咗]?[^。；;！!？?\n]{1,12}?(?:周[一二三四五六日天]|礼拜[一二三四五六日天]|星期[一二三四五六日天]|明天|今晚|后天)"
     # an obligation said without its subject, as Chinese leaves it: "明天一定要把价格表发给 Tony";
@@ -111,8 +111,12 @@ _TURNS_TO = re.compile(
 
 # "promised Dana I'd get her the numbers": whatever the verb, the frame makes it a promise; so
 # does promising someone a thing ("promised ramesh the load-test numbers by monday")
+# ("told joanna at the housing office id get her…": chat's "id" is I'd, not "my id card"; a wish is
+# no promise: "told him i'd love to")
 _TOLD_I_WOULD = re.compile(
-    r"\b(?:promised|told|agreed with)(?:\s+[\w()]+){1,4}?\s+(?:i'?d|i’d|i would)\s+(?!never\b|not\b|have\b|be\b)\w+"
+    r"\b(?:promised|told|agreed with)(?:\s+[\w()'’-]+){1,8}?\s+"
+    r"(?:i'd|i’d|i would|(?<!\bmy\s)(?<!\bthe\s)(?<!\ban\s)(?<!\byour\s)(?<!\bher\s)(?<!\bhis\s)id(?!\s+(?:card|number|badge|photo|check)))"
+    r"\s+(?!never\b|not\b|have\b|be\b|love\b|like\b|rather\b|prefer\b|probably\b|maybe\b|think\b|guess\b)\w+"
     r"|\bpromised(?:\s+[\w()-]+){1,3}?\s+(?:the|a|an|my|our|some|those|these|his|her|their)\s+\w+",
     re.IGNORECASE,
 )
@@ -209,7 +213,7 @@ def _promises(text: str) -> bool:
 # what commits, in Chinese, to what follows in its clause on a day ahead: "答应老婆明天把水电费交了"
 # promises the bills paid (了 is the act's result, as in "把饭吃了"); only "已经", "刚" say it
 # happened. Not without a day ahead: "上周答应给表妹寄的书今天寄出去了" is the book promised, sent.
-_COMMIT_ZH = re.compile(r"答应|应承|说好|保证|承诺|一定|必须|记得")
+_COMMIT_ZH = re.compile(r"答应|应承|[说讲](?:好|定)|保证|承诺|一定|必须|记得")
 _AHEAD_ZH = re.compile(
     r"明天|明早|明晚|后天|下(?:个)?(?:周|礼拜|星期|月)|今晚|(?<!上)(?:周|星期|礼拜)[一二三四五六日天]|月底|之前|以前"
 )
@@ -257,17 +261,42 @@ def is_done(text: str) -> bool:
 # words that commit to something: a statement with one is a promise, not a report of one kept
 # ("told Rui I'd send the sponsor list" is another promise, not the report of one kept)
 _COMMITS = re.compile(
-    r"答应|说好|保证|承诺|\b(?:promised?|i'll|i’ll|i will|i'd|i’d|i would|going to|gonna)\b", re.IGNORECASE
+    r"答应|[说讲](?:好|定)|保证|承诺|\b(?:promised?|i'll|i’ll|i will|i'd|i’d|i would|going to|gonna)\b",
+    re.IGNORECASE,
+)
+
+
+# what says the act has not happened: "still haven't sent", "didn't get round to", "forgot to
+# call", "还没发", "忘了交"
+_NOT_YET = re.compile(
+    r"\b(?:not|never|yet|forgot|forgotten|no\s+time|(?:have|has|did|was|were|could|wo|ca|do)nt)\b|n['’]t\b|还没|没有|没能|没来得及|没空|忘了|忘记|尚未|还未",
+    re.IGNORECASE,
 )
 
 
 def tells_done(text: str) -> bool:
-    """A later statement of the person that reports the thing as happened: the words of a done
-    act, or any past tense ("dropped the drill back at Jen's", "模板发给小林了") in a statement
-    that commits to nothing itself ("还答应了老王周六帮他搬家" is another promise)."""
+    """A later statement of the person that reports the thing as happened: a clause with the words
+    of a done act, or any past tense ("dropped the drill back at Jen's", "模板发给小林了"), and none
+    that says something did not happen ("still haven't sent the form" is the promise still open), in
+    a statement that commits to nothing itself ("还答应了老王周六帮他搬家" is another promise)."""
     if _COMMITS.search(simplified(text)):  # 答應 as 答应
         return False
-    return is_done(text) or tense(text.lower()) == "past"
+    # (a past clause beside one that says it did not happen is no report: "didn't manage to ring
+    # the plumber today, work was mental")
+    told = [
+        (is_done(c) or tense(c.lower()) == "past", bool(_NOT_YET.search(simplified(c))))
+        for c in _clauses(text)
+    ]
+    return any(done and not no for done, no in told) and not any(done and no for done, no in told)
+
+
+def reports_done(text: str) -> bool:
+    """A clause of `text` in the words of a done act that says nothing of it not happening."""
+    return any(is_done(c) and not _NOT_YET.search(simplified(c)) for c in _clauses(text))
+
+
+def _clauses(text: str) -> list[str]:
+    return _CLAUSE.findall(text) or [text]
 
 
 _CLAUSE = re.compile(r"[^,;.!?，；。！？]+")
@@ -572,7 +601,13 @@ def kept(ctx: Ctx, scope: str, item: ItemView, said: datetime) -> str | None:
         # ... or with one word of it, on its own day, in the words of a done act (not only any past
         # tense: "医院今天忙疯了" said on the day of the consent form printed at the hospital)
         row = spoken_of_since(
-            ctx, scope, item, said, lambda t: is_done(t) or did(t, verb), about=promised, said_on_its_day=True
+            ctx,
+            scope,
+            item,
+            said,
+            lambda t: reports_done(t) or did(t, verb),
+            about=promised,
+            said_on_its_day=True,
         )
     if row is not None:
         return f"kept: {short(what(row), 60)}"

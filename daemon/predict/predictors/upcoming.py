@@ -136,11 +136,17 @@ def when_text(due: datetime, now: datetime, timed: bool, zh: bool) -> str:
     return f"{day} at {hhmm}" if timed else day
 
 
+_LEADS_TO_DATE = re.compile(r"\s*\b(?:for|on|at|by|from|until|till|this|next)\s*\Z", re.IGNORECASE)
+
+
 def _without_dates(text: str, at: datetime, tz: ZoneInfo) -> str:
     """A quote without its date phrases: the plan as first told names its old time, which is
     no longer its time ("…周四下午五点在新公寓做 Wohnungsübergabe…" → "…在新公寓做 Wohnungsübergabe…")."""
     for m in reversed(resolve_dates(text, at, tz)):
-        text = text[: m.start] + text[m.end :]
+        # (with the word that led to it: "booked the ferry for thursday, the 8:30 crossing" is no
+        # "booked the ferry for, the 8:30 crossing")
+        lead = _LEADS_TO_DATE.search(text, 0, m.start)
+        text = text[: lead.start() if lead else m.start] + text[m.end :]
     return re.sub(r"\s+([,，。.])", r"\1", re.sub(r"([,，])\s*[,，]", r"\1", " ".join(text.split())))
 
 
@@ -496,20 +502,24 @@ def _names(ctx: Ctx, scope: str, clash: Suggestion, item: ItemView) -> bool:
     return any(t is not None and mail_plans.one_plan(t, item) for t in twins)
 
 
-def _reminded_already(ctx: Ctx, s: Suggestion, due: datetime, text: str) -> str | None:
+def _reminded_already(ctx: Ctx, s: Suggestion, item: ItemView, due: datetime, text: str) -> str | None:
     """The title of a reminder delivered for another item due at the same moment and naming a
     word of this plan, or None: one plan told twice ("physio thursday 4:30 at the Norwood
     clinic", moved to Tuesday 7:30 by the clinic's e-mail, then "physio's moved to tuesday
-    7:30am ugh" in chat) is reminded once."""
+    7:30am ugh" in chat) is reminded once; so is one told again with the other of its two times
+    ("present at 10 in the library, there by 9:30", then "10 o'clock in the library, by 9:30")."""
     for r in ctx.memory.suggestions.of_scope(s.scope, "delivered"):
         if (
-            r.predictor == NAME
-            and r.id != s.id
-            and r.data.get("item_id") != s.data.get("item_id")
-            and isinstance(r.data.get("due_at"), str)
-            and datetime.fromisoformat(r.data["due_at"]) == due
-            and shared_words(text, f"{r.title}\n{r.body}")
+            r.predictor != NAME
+            or r.id == s.id
+            or r.data.get("item_id") == s.data.get("item_id")
+            or not isinstance(r.data.get("due_at"), str)
         ):
+            continue
+        if datetime.fromisoformat(r.data["due_at"]) == due and shared_words(text, f"{r.title}\n{r.body}"):
+            return r.title
+        other = ctx.memory.item_view(s.scope, str(r.data.get("item_id")))
+        if other is not None and mail_plans.told_twice(other, item, ctx.settings.tz):
             return r.title
     return None
 
@@ -565,8 +575,18 @@ def _answered(ctx: Ctx, scope: str, item: ItemView, since: datetime) -> bool:
     the event alone answers nothing: "伴郎的衣服取回来了，明天就看我的了" looks forward to the
     wedding and leaves the medical at 15:00 where it was (blind23: the clash stood, and a reminder
     after the notice was noise)."""
+    told = what(item)
+    # (in one sentence with a word of the event: "gonna miss the muppet" after "my mate flies back
+    # tomorrow" settles no boat day that is "back around 5")
     return (
-        promise.spoken_of_since(ctx, scope, item, since, lambda t: bool(_SETTLES.search(t)), words=1)
+        promise.spoken_of_since(
+            ctx,
+            scope,
+            item,
+            since,
+            lambda t: any(_SETTLES.search(s) and shared_words(s, told) for s in promise.said_apart(t)),
+            words=1,
+        )
         is not None
     )
 
@@ -712,7 +732,7 @@ class Upcoming:
             return Recheck(
                 None, f"the ask of the e-mail it tells of has its own follow-up: {short(relayed, 60)}"
             )
-        twin = _reminded_already(ctx, s, due, text)
+        twin = _reminded_already(ctx, s, item, due, text)
         if twin is not None:
             return Recheck(None, f"the same plan was reminded: {short(twin, 60)}")
         zh = is_cjk(text)

@@ -599,9 +599,9 @@ def _headline(text: str, at: datetime, tz: ZoneInfo) -> tuple[str, bool]:
         first_after = _CLAUSE_EN.match(text[hi:])
         if first_after is not None and (
             _DAY_IS_EN.match(first_after.group(0))
-            # ... or whatever it says, when the date's whole sentence names nothing ("thursday's the
-            # big one. out on the boat all day with the open water lot")
-            or not names_a_thing(_strip(_drop_marks(cut, zh), zh))
+            # ... or whatever it says, when the date's whole sentence says only how big the day is
+            # ("thursday's the big one. out on the boat all day with the open water lot")
+            or ranks_only(_strip(_drop_marks(cut, zh), zh))
         ):
             after_it.append(first_after.group(0))
         for c in after_it:
@@ -966,6 +966,13 @@ def names_a_thing(thing: str) -> bool:
         not _ROUGH_HOUR.fullmatch(t)
         for t in activity_terms(thing) - _WHEN_WORDS - _HOW_BUSY - _FILLERS - _RANKS_ONLY
     )
+
+
+def ranks_only(thing: str) -> bool:
+    """A headline that says only how big the day is ("right so 's the big one", "the main one"):
+    what the day is for is told next."""
+    terms = activity_terms(thing) - _WHEN_WORDS - _HOW_BUSY - _FILLERS
+    return bool(terms) and terms <= _RANKS_ONLY
 
 
 # chat's asides name nothing: "thursday is gone btw"

@@ -44,6 +44,7 @@ from daemon.predict.plan_text import (
     headline,
     names_a_thing,
     plan_part,
+    ranks_only,
     sentences,
     told_on,
 )
@@ -789,9 +790,19 @@ def is_own_plan(item: ItemView, tz: ZoneInfo, now: datetime, own: Callable[[str]
             )
             # ... or with the sentence after it, which tells what the day is ("thursday's the big
             # one. out on the boat all day…")
-            or any(
-                _judged(s, said, tz, own) and not _someone_elses_clause(s, said, tz)
-                for s in told_on(what(item), said, tz)
+            # (not when the day's sentence is someone else's: "jess has a 5:50am flight wednesday.
+            # i am NOT up at 4" stays Jess's)
+            # (only when the day's own sentence says only how big the day is: "packing tmrw night.
+            # is a 20kg hold bag overkill" is judged as "packing tmrw night")
+            or (
+                bool(told)
+                and ranks_only(headline(told[0], said, tz))
+                and "other" not in reasons(told[0])
+                and not _someone_elses_clause(told[0], said, tz)
+                and any(
+                    _judged(s, said, tz, own) and not _someone_elses_clause(s, said, tz)
+                    for s in told_on(what(item), said, tz)
+                )
             )
         )
         and names_a_thing(headline(what(item), said, tz))

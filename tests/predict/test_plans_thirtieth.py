@@ -47,7 +47,8 @@ def test_told_someone_id_do_it(text: str, promised: bool) -> None:
         ("保险单还没寄给小陈，明天一定", False),
         ("昨天忘了把押金转给房东", False),
         # guards: a report of done with a "no" beside it, and plain reports
-        ("rang the plumber, no dramas, he's coming monday", True),
+        ("rang the plumber, no dramas", True),
+        ("还有明天一定得把电费转给物业，上个月晚了三天被罚了款", False),
         ("water bill paid 👍", True),
         ("押金已经转给房东了，不用担心", True),
     ],

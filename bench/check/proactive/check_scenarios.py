@@ -95,6 +95,10 @@ def check(path, seen_ids):
         errs.append("config.quiet_hours missing or malformed")
         quiet = None
 
+    # a scope names a bus subject (DESIGN.md): the daemon dead-letters one with "." or a space in it
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", str(doc["scope"])):
+        errs.append(f"scope {doc['scope']!r} may hold only letters, digits, '_' and '-'")
+
     events = doc["events"]
     if not 6 <= len(events) <= 14:
         errs.append(f"{len(events)} events, want 6-14")

@@ -237,6 +237,8 @@ _EN_NTH = re.compile(
     r"|percentile|generation|person|day|week|month|year|in\s+line)\b)"
 )
 _EN_NOON = re.compile(r"(?:noon|midday)\b")
+_EN_TURNS_TO = re.compile(r"\W*(?:anyway|anyways|anyhow|btw|by\s+the\s+way|oh\s+and|unrelated(?:ly)?)\b")
+_EN_NOT_BEFORE = re.compile(r"\b(?:not|never|no\s+way)\b|n['’]t\b")
 _EN_IS_AT_BEFORE = re.compile(r"(?:\bis|['’]s|\bare|\bwas)\s+\Z")
 _EN_END_BEFORE = re.compile(r"(?<!\w)(?:till|until|til|to|back|home|over|done|finish\w*)\s*\Z")
 # an hour alone after "at" ("at 7", "around 5ish"), not a count or a measure ("at 5 a side", "at 7
@@ -618,9 +620,12 @@ def candidates(ctx: Ctx, digits: bool) -> list[Hit]:
             or _EN_END_BEFORE.search(before)
             or _EN_IS_AT_BEFORE.search(before)
             or before.rfind("(") > before.rfind(")")
+            or _EN_NOT_BEFORE.search(re.split(r"[,;.!?]", before)[-1])
+            or _EN_TURNS_TO.match(text, ctx.bounds(m.start())[0])
         ):
             # "at 10 Downing Street": a number of a name; "till about 12": an end; "sync is at 10",
-            # "(it's at 10)": the hour of another thing, said of it
+            # "(it's at 10)": the hour of another thing, said of it; "i am NOT up at 4": no time kept;
+            # "… anyway TGIF, pau hana at 5": a sentence that turns to something else
             continue
         tail = PERIOD_TAIL.match(text, m.end())
         period = PERIOD_WORD[tail["p"] or tail["n"]] if tail else None

@@ -97,7 +97,7 @@ def asks_only_the_slot(memory: Memory, scope: str, thread: str, ask: str, now: d
     ("Напоминаем, что вы записаны … пятница, 18 сентября, 10:40", "obavještavamo Vas da je Vaš termin
     … premješten … na četvrtak … u 10:15"): it tells, it asks nothing to answer."""
     said = " ".join(ask.split())
-    arrive = _BEFORE_IT_STARTS.search(said) is not None
+    arrive = _BEFORE_IT_STARTS.search(said) is not None and not _SEND_BEFORE.search(said)
     return any(
         is_mail_meeting(it)
         and it.l1.get("thread") == thread
@@ -126,6 +126,13 @@ _BEFORE_IT_STARTS = re.compile(
 )
 
 
+# ... but not what to send by then: "please submit the signed form 48 hours before your appointment"
+_SEND_BEFORE = re.compile(
+    r"\b(?:send|submit|return|upload|reply|respond|confirm|sign|fill|complete|pay|email|e-mail|forward"
+    r"|envoy\w*|transmett\w*|envi(?:ar|e|en|ame|arnos|e[mn])|mand(?:ar|e|en|ame)|schick\w*|übermittel\w*"
+    r"|invia\w*|inviare|pagar|payer|zahl\w*)\b|发|交|提交|寄|回复|确认",
+    re.IGNORECASE,
+)
 _AHEAD = timedelta(days=366)
 
 

@@ -100,7 +100,7 @@ def test_a_foreign_mails_capitals_and_departures(mail: str, read: str, not_read:
 
 
 def test_a_mail_that_says_how_to_come_to_a_slot_asks_nothing() -> None:
-    from daemon.predict.mail_plans import _BEFORE_IT_STARTS
+    from daemon.predict.mail_plans import _BEFORE_IT_STARTS, _SEND_BEFORE
 
     for told in (
         "Bitte seien Sie 20 Minuten vor Ihrem Termin an der Rezeption.",
@@ -110,6 +110,10 @@ def test_a_mail_that_says_how_to_come_to_a_slot_asks_nothing() -> None:
         assert _BEFORE_IT_STARTS.search(told), told
     # guard: a reply asked for within hours is no way to come to anything
     assert not _BEFORE_IT_STARTS.search("Please reply within 48 hours by email with the signed form.")
+    # guard: what to send by a time before the slot is still asked for
+    assert _SEND_BEFORE.search("Please submit the signed consent form 48 hours before your appointment.")
+    assert _SEND_BEFORE.search("Merci de nous envoyer le formulaire 48 heures avant le rendez-vous.")
+    assert not _SEND_BEFORE.search("Merci de vous présenter à la gare maritime 45 minutes avant le départ.")
 
 
 def test_one_plan_told_again_with_its_other_hour_is_one_plan() -> None:

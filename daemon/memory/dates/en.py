@@ -242,7 +242,8 @@ _EN_NOT_BEFORE = re.compile(r"\b(?:not|never|no\s+way)\b|n['’]t\b")
 _EN_IS_AT_BEFORE = re.compile(r"(?:\bis|['’]s|\bare|\bwas)\s+\Z")
 _EN_END_BEFORE = re.compile(r"(?<!\w)(?:till|until|til|to|back|home|over|done|finish\w*)\s*\Z")
 # an hour alone after "at" ("at 7", "around 5ish"), not a count or a measure ("at 5 a side", "at 7
-# percent", "at 10 Downing St" is rare enough), nor the start of a longer number or clock
+# percent"), nor the start of a longer number or clock (a name after it, "at 10 Downing St", and an
+# end, a negation or another thing's hour before it are ruled out where it is read)
 _EN_BARE_HOUR = re.compile(
     r"(?<!\w)(?:at|around|about|@)\s+(?P<h>1[0-2]|0?[1-9])(?:ish)?\b"
     r"(?![:.,/-]?\d|\s*(?:%|percent|°|degrees|people|ppl|persons|of\b|k\b|km|kms|mi\b|miles|mph|kph|mins?\b"
